@@ -1,0 +1,56 @@
+"""meter-dashboard: test-set budgets for adaptive ML development.
+
+Notebook API (imports are lazy, so ``import meter_dashboard`` stays light and the
+computational functions never pull in Panel):
+
+>>> import meter_dashboard as md
+>>> md.plan(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10).labels["incremental"]
+38005
+
+Components for Jupyter (``md.Planner()``, ``md.Session()``, ``md.CI()``, ``md.Ladder()``,
+``md.Compare()``, ``md.Approve()``) are Panel ``Viewer`` objects over the same models the
+CLI uses.
+"""
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> "module:attribute"
+_EXPORTS = {
+    # the meter engine and planner model
+    "plan": "meter_dashboard.plan:plan",
+    "PlanResult": "meter_dashboard.plan:PlanResult",
+    "MeterPlan": "meter_dashboard.plan:MeterPlan",
+    "VARIANTS": "meter_dashboard.bounds.meter:VARIANTS",
+    "InputError": "meter_dashboard._validation:InputError",
+    # session replay
+    "read_trace": "meter_dashboard.trace:read_trace",
+    "replay": "meter_dashboard.session:replay",
+    "SessionModel": "meter_dashboard.session:SessionModel",
+    # notebook components
+    "Planner": "meter_dashboard.views.planner:Planner",
+    "Session": "meter_dashboard.views.session:Session",
+    "CI": "meter_dashboard.views.ci:CI",
+    "Ladder": "meter_dashboard.views.ladder:Ladder",
+    "Compare": "meter_dashboard.views.compare:Compare",
+    "Approve": "meter_dashboard.views.approve:Approve",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    try:
+        target = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'meter_dashboard' has no attribute {name!r}") from None
+    module_name, attribute = target.split(":")
+    value = getattr(importlib.import_module(module_name), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_EXPORTS))

@@ -1,0 +1,75 @@
+"""The ``meter-dashboard`` command line.
+
+Each verb lives in its own module under ``meter_dashboard.cli`` and exposes
+``register(subparsers)``, which adds its sub-parser(s) with ``set_defaults(run=...)``.
+A bad input anywhere ends in exit status 2 with one line on stderr naming the parameter,
+the rule and the value given (never a traceback).
+
+No module here imports Panel at import time; only ``serve`` starts the dashboard, and it
+imports Panel inside its ``run`` function.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .._validation import InputError
+from ._common import fail
+
+# Order is the order of ``meter-dashboard --help``.
+COMMAND_MODULES = (
+    "plan",
+    "replay",
+    "ci",
+    "ladder",
+    "compare",
+    "approve",
+    "serve",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line on stderr and exit status 2."""
+
+    def error(self, message):  # pragma: no cover - exercised through main()
+        fail(message, prog=self.prog)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="meter-dashboard",
+        description=(
+            "How many labelled test examples does adaptive ML development need? "
+            "ease.ml/meter label counts, trace replay, ease.ml/ci, Ladder, SRGP and P(A>B)."
+        ),
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:  # a verb not built yet
+            if exc.name == f"{__name__}.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 0
+    try:
+        result = args.run(args)
+    except InputError as exc:
+        fail(str(exc), prog=f"meter-dashboard {args.command}")
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"cannot read input: {exc}", prog=f"meter-dashboard {args.command}")
+    return int(result or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

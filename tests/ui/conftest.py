@@ -1,0 +1,133 @@
+"""Browser-test fixtures: one dashboard server per test session, Debian's chromium via Playwright.
+
+- ``server``: base URL (``http://127.0.0.1:PORT``) of ``meter-dashboard serve`` serving every page.
+- ``browser``: headless chromium (``/usr/bin/chromium``), never a downloaded browser.
+- ``page``: a fresh page; ``page.console_errors`` collects console errors and page errors;
+  a screenshot is kept in ``tests/ui/artifacts/`` when a test fails.
+- ``open_page`` fixture: ``open_page(page, server, path, selector)`` navigates and waits until
+  Panel has rendered; ``relevant_errors`` filters console errors worth failing for.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.ui
+
+CHROMIUM = os.environ.get("METER_DASHBOARD_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).parent / "artifacts"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/ui" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.ui)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server():
+    port = _free_port()
+    log = open(ARTIFACTS.parent / ".server.log", "w") if ARTIFACTS.parent.exists() else subprocess.DEVNULL
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "meter_dashboard", "serve", "--port", str(port), "--address", "127.0.0.1",
+         "--no-show", "--allow-websocket-origin", f"127.0.0.1:{port}"],
+        stdout=log, stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"dashboard server exited with {proc.returncode}; see tests/ui/.server.log")
+        try:
+            with urllib.request.urlopen(base + "/", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("dashboard server did not start within 90 s")
+        time.sleep(0.3)
+    yield base
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, "rep_" + rep.when, rep)
+
+
+@pytest.fixture
+def page(browser, request):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.console_errors = []
+    pg.on("console", lambda msg: pg.console_errors.append(msg.text) if msg.type == "error" else None)
+    pg.on("pageerror", lambda exc: pg.console_errors.append(str(exc)))
+    pg.set_default_timeout(20_000)
+    yield pg
+    rep = getattr(request.node, "rep_call", None)
+    if rep is not None and rep.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        try:
+            pg.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+        except Exception:  # noqa: BLE001 - best effort
+            pass
+    context.close()
+
+
+def _open_page(page, server: str, path: str, ready_selector: str | None = None):
+    """Go to ``server + path`` and wait until Panel rendered (and ``ready_selector`` shows)."""
+    page.goto(server + path, wait_until="domcontentloaded")
+    page.wait_for_function("() => window.Bokeh !== undefined && Bokeh.documents && Bokeh.documents.length > 0",
+                           timeout=60_000)
+    if ready_selector:
+        page.locator(ready_selector).first.wait_for(state="visible", timeout=60_000)
+    return page
+
+
+def _relevant_errors(errors):
+    """Console errors that come from the page (not from blocked network fetches of fonts)."""
+    return [e for e in errors if "net::ERR" not in e and "favicon" not in e]
+
+
+@pytest.fixture
+def open_page():
+    """``open_page(page, server, "/planner?delta=0.1", ".label-count-regular")``."""
+    return _open_page
+
+
+@pytest.fixture
+def relevant_errors():
+    """``relevant_errors(page.console_errors)``: errors worth failing a test for."""
+    return _relevant_errors
