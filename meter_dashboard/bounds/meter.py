@@ -302,9 +302,37 @@ def labels(variant: str, epsilon, delta, steps, *, signals: int | None = None, t
     return int(total) if total.ndim == 0 else total
 
 
-def all_labels(epsilon, delta, steps, **kwargs) -> dict:
-    """``{variant: labels(variant, ...)}`` for every variant in :data:`VARIANTS`."""
-    return {v: labels(v, epsilon, delta, steps, **kwargs) for v in VARIANTS}
+def all_labels(epsilon, delta, steps, *, variants=VARIANTS, **kwargs) -> dict:
+    """``{variant: labels(variant, ...)}`` for several variants, solved in one batch.
+
+    Same arguments as :func:`labels`.  The union-bound terms of every variant are padded
+    to a common width and stacked, so the whole table (or every curve at once) is one
+    vectorized root solve instead of one per variant.
+    """
+    signals = kwargs.pop("signals", None)
+    tenants = kwargs.pop("tenants", 1)
+    tenant_steps = kwargs.pop("tenant_steps", None)
+    reverts = kwargs.pop("reverts", None)
+    if kwargs:
+        raise TypeError(f"unexpected arguments: {', '.join(kwargs)}")
+    eps, d, t = _prepare(epsilon, delta, steps, signals)
+    if reverts is not None and t.ndim == 0:
+        validate_reverts(reverts, int(t))
+    parts = [_union_terms(v, eps, t, tenants, tenant_steps, reverts) for v in variants]
+    width = max(a.shape[-1] for a, _, _ in parts)
+    shape = np.broadcast_shapes(d.shape, *(np.broadcast_shapes(a.shape[:-1], b.shape[:-1]) for a, b, _ in parts))
+    a_all = np.full((len(parts),) + shape + (width,), -np.inf)
+    b_all = np.ones((len(parts),) + shape + (width,))
+    for i, (a, b, _) in enumerate(parts):
+        j = a.shape[-1]
+        a_all[i, ..., :j] = np.broadcast_to(a, shape + (j,))
+        b_all[i, ..., :j] = np.broadcast_to(b, shape + (j,))
+    n = smallest_integer_satisfying(a_all, b_all, np.log(d))
+    out = {}
+    for i, (v, (_, _, repeat)) in enumerate(zip(variants, parts)):
+        total = np.asarray(n[i] * (np.asarray(repeat).astype(np.int64) if v == "resampling" else 1), dtype=np.int64)
+        out[v] = int(total) if total.ndim == 0 else total
+    return out
 
 
 # --------------------------------------------------------------------------- inverse questions
