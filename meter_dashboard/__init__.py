@@ -17,14 +17,14 @@ import importlib
 
 __version__ = "0.1.0"
 
-# public name -> "module:attribute"
+# Imported eagerly (numpy, scipy, param; no Panel): importing the submodule
+# ``meter_dashboard.plan`` would otherwise rebind ``md.plan`` from the function to the module.
+from ._validation import InputError
+from .bounds.meter import VARIANTS
+from .plan import MeterPlan, PlanResult, plan
+
+# public name -> "module:attribute", imported on first use
 _EXPORTS = {
-    # the meter engine and planner model
-    "plan": "meter_dashboard.plan:plan",
-    "PlanResult": "meter_dashboard.plan:PlanResult",
-    "MeterPlan": "meter_dashboard.plan:MeterPlan",
-    "VARIANTS": "meter_dashboard.bounds.meter:VARIANTS",
-    "InputError": "meter_dashboard._validation:InputError",
     # session replay
     "read_trace": "meter_dashboard.trace:read_trace",
     "replay": "meter_dashboard.session:replay",
@@ -38,7 +38,7 @@ _EXPORTS = {
     "Approve": "meter_dashboard.views.approve:Approve",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(list(_EXPORTS) + ["InputError", "MeterPlan", "PlanResult", "VARIANTS", "plan"])
 
 
 def __getattr__(name):

@@ -1,0 +1,150 @@
+"""``meter-dashboard plan``: label counts for every meter variant (one T, or a curve over T)."""
+from __future__ import annotations
+
+import math
+
+from .._validation import InputError, check_int, parse_int_list, parse_number_list
+from ._common import add_format_option, emit, table
+
+EXAMPLE = "meter-dashboard plan --epsilon 0.01,0.02,0.03,0.04,0.05 --delta 0.01 --steps 10"
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="test labels each meter variant needs",
+        description="How many labelled test examples support T adaptive development steps within "
+        "tolerances eps_1..eps_m with probability 1 - delta, for every ease.ml/meter variant "
+        "(single_model, no_adaptivity, resampling, regular, incremental).",
+        epilog=f"example: {EXAMPLE}",
+    )
+    p.add_argument("--epsilon", required=True, help="eps_1,...,eps_m (non-decreasing), or one eps with --signals")
+    p.add_argument("--delta", required=True, help="failure probability in (0, 1)")
+    p.add_argument("--steps", required=True, help="T, or an inclusive range A:B for a curve")
+    p.add_argument("--signals", default=None, help="m, the number of signals, when one eps is given")
+    p.add_argument("--tenants", default=None, help="tenants sharing T evenly (non-communicating)")
+    p.add_argument("--tenant-steps", default=None, help="steps per tenant, e.g. 5,5 (must sum to T)")
+    p.add_argument("--reverts", default=None, help="revert steps fixed in advance, e.g. 1,2,3")
+    p.add_argument("--budget", default=None, help="a label budget: largest T, smallest eps_1, confidence")
+    p.add_argument("--seconds-per-label", default="2", help="labeling time per example (default 2 s)")
+    p.add_argument("--labelers", default="1", help="labelers working in parallel (default 1)")
+    p.add_argument("--cost-per-hour", default=None, help="cost of one labeler-hour (optional)")
+    add_format_option(p)
+    p.set_defaults(run=run)
+
+
+def _parse_steps(text: str):
+    """``"10"`` -> 10; ``"1:100"`` -> range(1, 101)."""
+    text = str(text).strip()
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) != 2:
+            raise InputError("--steps", "a whole number T or an inclusive range A:B", text)
+        lo = check_int("--steps", parts[0].strip() or "x", minimum=1)
+        hi = check_int("--steps", parts[1].strip() or "x", minimum=1)
+        if hi < lo:
+            raise InputError("--steps", "a range A:B with A <= B", text)
+        if hi - lo > 1_000_000:
+            raise InputError("--steps", "a range of at most 1,000,001 steps", text)
+        return list(range(lo, hi + 1))
+    return check_int("--steps", text, minimum=1)
+
+
+def _float(name, text) -> float:
+    """One number from a flag (never evaluated: ``float()`` only)."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise InputError(name, "a number", text) from None
+    if not math.isfinite(value):
+        raise InputError(name, "a finite number", text)
+    return value
+
+
+def run(args) -> int:
+    import importlib
+
+    plan_module = importlib.import_module("meter_dashboard.plan")
+    from ..bounds import meter
+
+    epsilon = parse_number_list("--epsilon", args.epsilon)
+    delta = _float("--delta", args.delta)
+    steps = _parse_steps(args.steps)
+    signals = check_int("--signals", args.signals, minimum=1, maximum=1000) if args.signals is not None else None
+    tenants = check_int("--tenants", args.tenants, minimum=1) if args.tenants is not None else 1
+    tenant_steps = parse_int_list("--tenant-steps", args.tenant_steps) if args.tenant_steps else None
+    reverts = parse_int_list("--reverts", args.reverts) if args.reverts else None
+    if tenant_steps and args.tenants is not None and len(tenant_steps) != tenants:
+        raise InputError("--tenants", f"the number of --tenant-steps values ({len(tenant_steps)})", args.tenants)
+
+    if isinstance(steps, list):  # a curve over T
+        if tenant_steps:
+            raise InputError("--tenant-steps", "omitted for a range of steps (use --tenants to split each T evenly)",
+                             args.tenant_steps)
+        eps = epsilon * signals if (signals and len(epsilon) == 1) else epsilon
+        if signals and len(epsilon) not in (1, signals):
+            raise InputError("--signals", f"the number of --epsilon values ({len(epsilon)})", args.signals)
+        if reverts:
+            meter.validate_reverts(reverts, max(steps))
+        curves = plan_module.curve(eps, _checked_delta(delta), steps, tenants=tenants, reverts=reverts)
+        payload = {
+            "steps": steps,
+            "labels": {v: curves[v].tolist() for v in meter.VARIANTS},
+            "inputs": {"epsilon": list(map(float, eps)), "delta": delta, "tenants": tenants,
+                       "reverts": reverts or []},
+        }
+        if reverts:
+            payload["notes"] = [plan_module.REVERT_CAVEAT, "Reverts count once T reaches their step."]
+        rows = [[t] + [int(curves[v][i]) for v in meter.VARIANTS] for i, t in enumerate(steps)]
+        text = table(["steps"] + list(meter.VARIANTS), rows)
+        if reverts:
+            text += "\n\n" + plan_module.REVERT_CAVEAT
+        emit(args, payload, text)
+        return 0
+
+    budget = check_int("--budget", args.budget, minimum=1) if args.budget is not None else None
+    cost = _float("--cost-per-hour", args.cost_per_hour) if args.cost_per_hour is not None else None
+    result = plan_module.plan(
+        epsilon, delta, steps, signals=signals, tenants=tenants, tenant_steps=tenant_steps, reverts=reverts,
+        budget=budget, seconds_per_label=_float("--seconds-per-label", args.seconds_per_label),
+        labelers=check_int("--labelers", args.labelers, minimum=1), cost_per_hour=cost,
+    )
+    emit(args, result.to_dict(), _table_text(result))
+    return 0
+
+
+def _checked_delta(delta):
+    from .._validation import check_probability
+
+    return check_probability("--delta", delta)
+
+
+def _table_text(result) -> str:
+    from ..bounds.meter import VARIANTS
+    from ..plan import VARIANT_NOTES
+
+    headers = ["variant", "labels", "x fewer than resampling", "labeler-hours", "method"]
+    rows = [[v, result.labels[v], round(result.savings[v], 2), round(result.labeler_hours[v], 1), VARIANT_NOTES[v]]
+            for v in VARIANTS]
+    if result.cost is not None:
+        headers.insert(4, "cost")
+        for row, v in zip(rows, VARIANTS):
+            row.insert(4, round(result.cost[v], 2))
+    eps = ", ".join(f"{e:g}" for e in result.epsilon)
+    head = f"epsilon = [{eps}]  delta = {result.delta:g}  steps = {result.steps}"
+    if len(result.tenant_steps) > 1:
+        head += f"  tenant_steps = {','.join(map(str, result.tenant_steps))}"
+    if result.reverts:
+        head += f"  reverts = {','.join(map(str, result.reverts))}"
+    out = [head, "", table(headers, rows), "", result.sentence()]
+    if result.budget is not None:
+        out += ["", f"With a budget of {result.budget:,} labels:"]
+        brows = []
+        for v in VARIANTS:
+            t = result.max_steps[v]
+            brows.append([v, "more than 10^12" if t == math.inf else int(t), result.min_epsilon[v],
+                          result.confidence[v]])
+        out.append(table(["variant", "largest T", "smallest eps_1", f"confidence at T = {result.steps}"], brows,
+                         align="lrrr"))
+    out += [""] + [f"note: {n}" for n in result.notes]
+    return "\n".join(out)
