@@ -1,0 +1,206 @@
+"""P(A>B): is pipeline A really better than pipeline B across runs?
+
+Symbols (Bouthillier et al. [1], mapped once): ``a[i]``, ``b[i]`` = the performance of
+pipelines A and B in run i (higher is better; a run = one seed/data split), ``N`` =
+``runs`` = the number of pairs (the paper's k in Eq. 9, N in Appendix C.3); ``gamma``
+= the threshold of a meaningful improvement (H1: P(A>B) = gamma); ``alpha`` = the
+confidence interval's error rate (CI level 1 - alpha) and the false-positive rate of
+the sample-size rule; ``beta`` = its false-negative rate; ``K`` = ``resamples``.
+
+Pure numpy/scipy: no files, no Panel.
+
+References
+----------
+.. [1] X. Bouthillier, P. Delaunay, M. Bronzi, et al. "Accounting for Variance in
+   Machine Learning Benchmarks". MLSys 2021. Section 4.1 (Eq. 9, the decision),
+   Appendix C.3 (Noether's sample size, Figure C.1), C.4 (computing P(A>B), random
+   pairing), C.5 (percentile bootstrap), C.6 (the three conclusions).
+.. [2] G. E. Noether. "Sample size determination for some common nonparametric
+   tests". JASA 82(398), 1987.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import norm
+
+from .._validation import InputError, check_int, check_probability
+
+__all__ = [
+    "CONCLUSIONS",
+    "p_a_gt_b",
+    "bootstrap_distribution",
+    "bootstrap_ci",
+    "decide",
+    "noether_runs",
+    "noether_real",
+    "pair_at_random",
+    "validate_runs",
+    "check_gamma",
+]
+
+#: The three conclusions of Appendix C.6, in order of strength.
+CONCLUSIONS = ("not_significant", "significant_not_meaningful", "significant_and_meaningful")
+
+
+def check_gamma(gamma) -> float:
+    """gamma as a float in (0.5, 1): a meaningful P(A>B) is more than a coin flip."""
+    try:
+        value = float(gamma)
+    except (TypeError, ValueError):
+        raise InputError("gamma", "a number in (0.5, 1)", gamma) from None
+    if not (0.5 < value < 1.0):
+        raise InputError("gamma", "a number in (0.5, 1)", gamma)
+    return value
+
+
+def validate_runs(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """Two equally long 1-d float arrays of finite performances, at least 2 pairs."""
+    a = np.asarray(a, dtype=float).ravel()
+    b = np.asarray(b, dtype=float).ravel()
+    if a.size != b.size:
+        raise InputError("runs", "pairs: as many runs of A as of B (pair unpaired runs at random)",
+                         f"{a.size} runs of A and {b.size} of B")
+    if a.size < 2:
+        raise InputError("runs", "at least 2 pairs of runs", a.size)
+    for name, arr in (("a", a), ("b", b)):
+        if not np.all(np.isfinite(arr)):
+            bad = int(np.argmax(~np.isfinite(arr)))
+            raise InputError(name, "finite numbers", arr[bad].item(), location=f"run {bad + 1}")
+    return a, b
+
+
+def p_a_gt_b(a, b) -> float:
+    """P(A>B), the proportion of runs in which A beats B (Eq. 9 [1]_).
+
+    ``(1/N) sum_i I{a_i > b_i}``; a tie counts as *not* A > B (the indicator is
+    strict).
+    """
+    a, b = validate_runs(a, b)
+    return float(np.mean(a > b))
+
+
+def bootstrap_distribution(a, b, resamples: int = 10_000, seed: int = 0) -> np.ndarray:
+    """K percentile-bootstrap replicates of P(A>B) (Appendix C.5 [1]_).
+
+    Each replicate resamples the N pairs with replacement and recomputes P(A>B).
+    Only whether each pair is a win matters, and a pair drawn uniformly from the N is
+    a win with probability p = P(A>B); so a replicate's win count is exactly
+    Binomial(N, p), which is what is drawn (one draw per replicate instead of N).
+
+    Parameters
+    ----------
+    a, b : array_like, shape (N,)
+        Paired performances (higher is better).
+    resamples : int
+        K >= 1.
+    seed : int
+        Seed of numpy's PCG64 generator.
+
+    Returns
+    -------
+    ndarray, shape (K,)
+    """
+    a, b = validate_runs(a, b)
+    k = check_int("resamples", resamples, minimum=1, maximum=10**8)
+    seed = check_int("seed", seed, minimum=0)
+    n = a.size
+    wins = int(np.sum(a > b))
+    rng = np.random.default_rng(seed)
+    return rng.binomial(n, wins / n, size=k) / n
+
+
+def bootstrap_ci(a, b, alpha: float = 0.05, resamples: int = 10_000, seed: int = 0) -> tuple[float, float]:
+    """The percentile-bootstrap confidence interval of P(A>B) at level 1 - alpha.
+
+    The alpha/2 and 1 - alpha/2 percentiles of :func:`bootstrap_distribution`
+    (Appendix C.5 [1]_; numpy's default linear interpolation between order
+    statistics).
+    """
+    alpha = check_probability("alpha", alpha)
+    reps = bootstrap_distribution(a, b, resamples, seed)
+    lower, upper = np.quantile(reps, [alpha / 2.0, 1.0 - alpha / 2.0])
+    return float(lower), float(upper)
+
+
+def decide(lower: float, upper: float, gamma: float = 0.75) -> str:
+    """The conclusion of Appendix C.6 [1]_ from a confidence interval [lower, upper].
+
+    - ``lower <= 0.5``: ``"not_significant"`` (noise alone could explain it);
+    - else ``upper <= gamma``: ``"significant_not_meaningful"``;
+    - else: ``"significant_and_meaningful"`` (A is better than B).
+    """
+    gamma = check_gamma(gamma)
+    if lower <= 0.5:
+        return CONCLUSIONS[0]
+    if upper <= gamma:
+        return CONCLUSIONS[1]
+    return CONCLUSIONS[2]
+
+
+def _check_rate(name, value):
+    value = check_probability(name, value)
+    if value >= 0.5:
+        raise InputError(name, "in (0, 0.5)", value)
+    return value
+
+
+def noether_real(alpha=0.05, beta=0.05, gamma=0.75):
+    """Noether's bound before rounding: ``((z_{1-alpha} - z_beta) / (sqrt(6) (1/2 - gamma)))^2``.
+
+    Appendix C.3 [1]_ (Noether [2]_), with ``z_q = Phi^{-1}(q)``.  Broadcasts.
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    beta = np.asarray(beta, dtype=float)
+    gamma = np.asarray(gamma, dtype=float)
+    if alpha.ndim == 0:
+        _check_rate("alpha", float(alpha))
+    elif np.any(~((alpha > 0) & (alpha < 0.5))):
+        raise InputError("alpha", "in (0, 0.5)", alpha.tolist())
+    if beta.ndim == 0:
+        _check_rate("beta", float(beta))
+    elif np.any(~((beta > 0) & (beta < 0.5))):
+        raise InputError("beta", "in (0, 0.5)", beta.tolist())
+    if gamma.ndim == 0:
+        check_gamma(float(gamma))
+    elif np.any(~((gamma > 0.5) & (gamma < 1))):
+        raise InputError("gamma", "numbers in (0.5, 1)", gamma.tolist())
+    z = norm.isf(alpha) - norm.ppf(beta)  # Phi^{-1}(1 - alpha) - Phi^{-1}(beta), accurate in the tails
+    return (z / (math.sqrt(6.0) * (0.5 - gamma))) ** 2
+
+
+def noether_runs(alpha=0.05, beta=0.05, gamma=0.75):
+    """Runs needed to detect P(A>B) > gamma reliably: the smallest integer N >= Noether's bound.
+
+    Appendix C.3 [1]_: ``N >= ((Phi^{-1}(1 - alpha) - Phi^{-1}(beta)) /
+    (sqrt(6) (1/2 - gamma)))^2``.  A bound within 1e-9 (relative) above an integer
+    counts as that integer (binary rounding of the quantiles).  Broadcasts.
+
+    Examples
+    --------
+    >>> noether_runs(0.05, 0.05, 0.75)   # Appendix C.3, Figure C.1's red star
+    29
+    """
+    real = np.asarray(noether_real(alpha, beta, gamma))
+    n = np.ceil(real * (1.0 - 1e-9)).astype(np.int64)
+    n = np.maximum(n, 1)
+    return int(n) if n.ndim == 0 else n
+
+
+def pair_at_random(a, b, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Pair unpaired runs at random (Appendix C.4 [1]_).
+
+    Both samples are shuffled (seeded) and the i-th of each form pair i; with unequal
+    counts the extra runs of the larger sample (the last ones after shuffling) are
+    left out, so ``min(len(a), len(b))`` pairs result.  The generator is seeded with
+    ``[seed, 1]``, a stream independent of the bootstrap's (seeded with ``seed``).
+    """
+    a = np.asarray(a, dtype=float).ravel()
+    b = np.asarray(b, dtype=float).ravel()
+    seed = check_int("seed", seed, minimum=0)
+    rng = np.random.default_rng([seed, 1])
+    a = a[rng.permutation(a.size)]
+    b = b[rng.permutation(b.size)]
+    n = min(a.size, b.size)
+    return a[:n], b[:n]

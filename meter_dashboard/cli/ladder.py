@@ -1,0 +1,133 @@
+"""``meter-dashboard ladder`` and ``ladder-size``: replay a leaderboard, size its test set.
+
+    meter-dashboard ladder LOSSES.csv [--step ETA] [--format table|json]
+    meter-dashboard ladder-size --epsilon E --step ETA --submissions K --delta D
+    meter-dashboard ladder-size --total-error T --submissions K --delta D   (best split)
+
+No Panel import: the models and bounds only.
+"""
+from __future__ import annotations
+
+import math
+
+from .._validation import InputError
+from ._common import add_format_option, emit, table
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "ladder",
+        help="replay a leaderboard with the Ladder (scores it would release beside the exact ones)",
+        description="Replay per-example losses (CSV: one row per test example, one column per submission, header = "
+        "submission names, values in [0, 1]) through the Ladder of Blum & Hardt.  Without --step: the "
+        "parameter-free Ladder (Algorithm 2); with --step ETA: the fixed-step Ladder (Algorithm 1).  "
+        "JSON keys: scores (released score per submission), naive (exact empirical losses).",
+    )
+    p.add_argument("losses", metavar="LOSSES.csv", help="per-example loss file")
+    p.add_argument("--step", default=None, help="eta in (0, 1] for the fixed-step Ladder (default: parameter-free)")
+    p.add_argument("--delta", default="0.05",
+                   help="1 - confidence for the leaderboard-error guarantee of this test set (default 0.05)")
+    add_format_option(p)
+    p.set_defaults(run=run_ladder)
+
+    q = sub.add_parser(
+        "ladder-size",
+        help="test labels for k submissions with leaderboard error eps + eta (Lemma 4)",
+        description="The smallest test set for which the Ladder's leaderboard error stays within epsilon + step "
+        "with probability 1 - delta over k submissions: exp(-2 eps^2 n + (1/eta + 2) log(4k/eta) + 1) < delta "
+        "(Lemma 4).  With --total-error instead of --epsilon/--step: the split eps + eta needing the fewest "
+        "labels.  JSON key: labels.",
+    )
+    q.add_argument("--epsilon", default=None, help="eps in (0, 1), the statistical part of the error")
+    q.add_argument("--step", default=None, help="eta in (0, 1], the Ladder's step")
+    q.add_argument("--total-error", default=None, help="eps + eta in (0, 1): choose the step that needs fewest labels")
+    q.add_argument("--submissions", required=True, help="k, the number of submissions (>= 1)")
+    q.add_argument("--delta", default="0.05", help="failure probability in (0, 1) (default 0.05)")
+    add_format_option(q)
+    q.set_defaults(run=run_size)
+
+
+def _number(name, text):
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise InputError(name, "a number", text) from None
+    if math.isnan(value):
+        raise InputError(name, "a number", text)
+    return value
+
+
+def run_ladder(args) -> int:
+    from .. import ladder as model
+    from ..bounds.ladder import leaderboard_error
+    from .._validation import check_probability
+
+    step = None if args.step is None else _number("--step", args.step)
+    if step is not None and not (0 < step <= 1):
+        raise InputError("--step", "a number in (0, 1]", args.step)
+    delta = check_probability("--delta", _number("--delta", args.delta))
+    tbl = model.read_losses(args.losses)
+    result = model.ladder(tbl, step)
+    total, eta, eps = leaderboard_error(result.examples, result.submissions, delta)
+    payload = result.to_dict()
+    payload["releases"] = result.releases
+    payload["guarantee"] = {"leaderboard_error": total, "step": eta, "epsilon": eps, "delta": delta}
+    how = "parameter-free Ladder (Algorithm 2)" if step is None else f"Ladder with step {step:g} (Algorithm 1)"
+    rows = [
+        [name, float(naive), float(best), float(score), "new" if improved else ""]
+        for name, naive, best, score, improved in zip(result.names, result.naive, result.best_naive, result.scores,
+                                                     result.improved)
+    ]
+    text = (
+        f"{how}: {result.submissions} submissions on {result.examples:,} test examples, "
+        f"{result.releases} scores released\n\n"
+        + table(["submission", "naive loss", "naive best", "Ladder score", "released"], rows, align="lrrrl")
+        + f"\n\nLemma 4: these {result.examples:,} labels keep the leaderboard error below {total:.4g} "
+        f"(eta = {eta:.3g}) with confidence {1 - delta:.3g}."
+    )
+    emit(args, payload, text)
+    return 0
+
+
+_FLAGS = {"epsilon": "--epsilon", "step": "--step", "submissions": "--submissions", "delta": "--delta",
+          "total_error": "--total-error"}
+
+
+def run_size(args) -> int:
+    try:
+        return _run_size(args)
+    except InputError as exc:
+        if exc.parameter in _FLAGS:
+            raise InputError(_FLAGS[exc.parameter], exc.rule, exc.got, location=exc.location) from None
+        raise
+
+
+def _run_size(args) -> int:
+    from .. import ladder as model
+
+    if args.total_error is not None:
+        if args.epsilon is not None or args.step is not None:
+            raise InputError("--total-error", "given without --epsilon and --step (it chooses them)",
+                             args.total_error)
+        total = _number("--total-error", args.total_error)
+        size = model.best_step(total, _int("--submissions", args.submissions), _number("--delta", args.delta))
+        note = f"best split of eps + eta = {total:g}"
+    else:
+        if args.epsilon is None or args.step is None:
+            missing = "--epsilon" if args.epsilon is None else "--step"
+            raise InputError(missing, "given (or use --total-error to choose the split)", None)
+        size = model.ladder_size(_number("--epsilon", args.epsilon), _number("--step", args.step),
+                                 _int("--submissions", args.submissions), _number("--delta", args.delta))
+        note = "Lemma 4"
+    payload = size.to_dict()
+    rows = [["labels", size.labels], ["epsilon", size.epsilon], ["step", size.step],
+            ["total error", size.total_error], ["submissions", size.submissions], ["delta", size.delta]]
+    text = (f"Ladder test-set size ({note}):\n\n" + table(["", "value"], rows, align="lr"))
+    emit(args, payload, text)
+    return 0
+
+
+def _int(name, text):
+    from .._validation import check_int
+
+    return check_int(name, text, minimum=1)
