@@ -10,8 +10,14 @@ from __future__ import annotations
 import importlib
 
 import panel as pn
+from panel.theme.fast import Fast
 
 from .views._style import ACCENT, ensure_css
+
+# Panel's Fast design links the Open Sans web font from Google Fonts.  The dashboard must
+# render offline (air-gapped meeting rooms, CI) without failed requests in the console,
+# so the served pages use the system sans-serif stack instead (see ``font`` below).
+Fast._resources = {**Fast._resources, "font": {}}
 
 #: name -> (title, module).  The URL of each page is /<name>.
 PAGES = {
@@ -71,6 +77,8 @@ def build(name: str):
         accent_base_color=ACCENT,
         header_background=ACCENT,
         theme_toggle=False,
+        # No web fonts: the page must render offline (and in air-gapped meeting rooms).
+        font="'Helvetica Neue', Arial, 'DejaVu Sans', sans-serif",
         main_layout=None,
         sidebar_width=340,
     )

@@ -455,6 +455,7 @@ class MeterPlan(param.Parameterized):
     curves = param.Dict(default={}, doc="{'steps': T array, variant: labels array} for the curve over T.")
     sweep_curves = param.Dict(default={}, doc="{'x': values, variant: labels array} for the sweep plot.")
     error = param.String(default="", doc="Why the current inputs are not valid ('' when they are).")
+    error_parameter = param.String(default="", doc="The input the error is about (e.g. 'epsilon', 'reverts').")
 
     def __init__(self, **params):
         if "epsilon" in params and np.ndim(params["epsilon"]) == 0:
@@ -522,13 +523,16 @@ class MeterPlan(param.Parameterized):
                              reverts=self.reverts or None)
         except InputError as exc:
             self._last_error_args = (exc.parameter, exc.rule, exc.got)
-            self.error = str(exc)
+            with param.parameterized.batch_call_watchers(self):
+                self.error_parameter = exc.parameter
+                self.error = str(exc)
             return
         self._last_error_args = None
         with param.parameterized.batch_call_watchers(self):
             self.result = result
             self.curves = {"steps": t_axis, **curves}
             self.sweep_curves = {"x": x, "parameter": self.sweep_parameter, **swept}
+            self.error_parameter = ""
             self.error = ""
 
     # -- URL state

@@ -44,15 +44,15 @@ table.md-table td.num { text-align:right; }
 table.md-table tr.md-recommended td { background:#fff8e6; font-weight:600; }
 """
 
-_css_loaded = False
-
-
 def ensure_css() -> None:
-    """Register the shared stylesheet once per process (works in notebooks and servers)."""
-    global _css_loaded
-    if not _css_loaded:
+    """Register the shared stylesheet for the current session (or the notebook).
+
+    ``pn.config`` is session-aware: a value set while serving one browser session applies
+    to that session only, so this checks the current config every time instead of
+    remembering a process-wide flag (which left every session after the first unstyled).
+    """
+    if CSS not in pn.config.raw_css:
         pn.config.raw_css = list(pn.config.raw_css) + [CSS]
-        _css_loaded = True
 
 
 def fmt_int(value) -> str:
