@@ -51,9 +51,9 @@ COMPARE_EXAMPLES = {
 _CONCLUSION_TEXT = {
     "not_significant": "Not significant: noise alone could explain the difference (the interval reaches 0.5).",
     "significant_not_meaningful": "Significant but not meaningful: A beats B more often than chance, "
-                                  "but not often enough (the interval stays at or below gamma).",
+                                  "but not often enough (the interval stays at or below γ).",
     "significant_and_meaningful": "Significant and meaningful: A is better than B "
-                                  "(the interval is above 0.5 and reaches beyond gamma).",
+                                  "(the interval is above 0.5 and reaches beyond γ).",
 }
 
 
@@ -330,9 +330,7 @@ class CompareModel(param.Parameterized):
         except InputError as exc:
             self.error = str(exc)
             return
-        with param.parameterized.discard_events(self):
-            self.paired = table.complete_rows
-        self.table = table
+        self.param.update(paired=table.complete_rows, table=table)
 
     def load(self, source, name: str | None = None) -> bool:
         """Load runs from a path, bytes (an upload) or a (a, b) pair of arrays.
@@ -356,11 +354,8 @@ class CompareModel(param.Parameterized):
         except (OSError, ValueError, TypeError) as exc:
             self.error = f"cannot read {name or 'the runs'}: {exc}"
             return False
-        with param.parameterized.discard_events(self):
-            self.example = "uploaded file"
-            if not table.complete_rows:
-                self.paired = False
-        self.table = table
+        # A new file starts paired when every row has both values (uncheck for independent runs).
+        self.param.update(example="uploaded file", paired=table.complete_rows, table=table)
         return True
 
     @param.depends("table", "paired", "gamma", "alpha", "beta", "resamples", "seed", watch=True, on_init=True)

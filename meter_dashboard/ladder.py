@@ -498,9 +498,7 @@ class LadderReplayModel(param.Parameterized):
         except (OSError, ValueError) as exc:
             self.error = f"cannot read {name or 'the file'}: {exc}"
             return False
-        with param.parameterized.discard_events(self):
-            self.example = "uploaded file"
-        self.table = table
+        self.param.update(example="uploaded file", table=table)
         return True
 
     @property
