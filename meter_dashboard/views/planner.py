@@ -107,11 +107,11 @@ class Planner(pn.viewable.Viewer):
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self):
         p = self.plan
-        self.preset = pn.widgets.Select(name="Presets", options=[_PRESET_PLACEHOLDER] + list(PRESETS),
+        self.preset = pn.widgets.Select(label="Presets", options=[_PRESET_PLACEHOLDER] + list(PRESETS),
                                         value=_PRESET_PLACEHOLDER, sizing_mode="stretch_width")
         self.preset.param.watch(self._on_preset, "value")
 
-        self.signals = pn.widgets.IntInput(name="Signals m", value=p.signals, start=1, end=20, width=110,
+        self.signals = pn.widgets.IntInput(label="Signals m", value=p.signals, start=1, end=20, width=110,
                                           css_classes=["signals-input"])
         self.signals.param.watch(self._on_signals, "value")
         self.meter_table = pn.widgets.Tabulator(
@@ -130,46 +130,46 @@ class Planner(pn.viewable.Viewer):
         self.meter_error = pn.pane.HTML("", css_classes=["error-meter", "planner-error"], sizing_mode="stretch_width", margin=(0, 5))
 
         self.delta = pn.widgets.EditableFloatSlider.from_param(
-            p.param.delta, name="δ (failure probability)", start=0.001, end=0.2, step=0.001, fixed_start=1e-12,
+            p.param.delta, label="δ (failure probability)", start=0.001, end=0.2, step=0.001, fixed_start=1e-12,
             fixed_end=0.999, format="0.[000000]", throttled=True, sizing_mode="stretch_width",
             css_classes=["delta-input"])
         self.steps = pn.widgets.EditableIntSlider.from_param(
-            p.param.steps, name="T (development steps)", start=1, end=200, fixed_start=1, fixed_end=100_000,
+            p.param.steps, label="T (development steps)", start=1, end=200, fixed_start=1, fixed_end=100_000,
             throttled=True, sizing_mode="stretch_width", css_classes=["steps-input"])
 
-        self.tenants = pn.widgets.IntInput.from_param(p.param.tenants, name="Tenants", start=1, width=110)
-        self.tenant_steps = pn.widgets.TextInput(name="Steps per tenant (optional)", placeholder="e.g. 5,5",
+        self.tenants = pn.widgets.IntInput.from_param(p.param.tenants, label="Tenants", start=1, width=110)
+        self.tenant_steps = pn.widgets.TextInput(label="Steps per tenant (optional)", placeholder="e.g. 5,5",
                                                  value=",".join(map(str, p.tenant_steps)), sizing_mode="stretch_width",
                                                  css_classes=["tenant-steps-input"])
         self.tenant_steps.param.watch(self._on_tenant_steps_text, "value")
         self.tenants_error = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5),
                                           css_classes=["error-tenants", "planner-error"])
 
-        self.revert_budget = pn.widgets.IntInput.from_param(p.param.revert_budget, name="Reverts B", start=0,
+        self.revert_budget = pn.widgets.IntInput.from_param(p.param.revert_budget, label="Reverts B", start=0,
                                                             width=110)
-        self.reverts = pn.widgets.TextInput(name="Revert steps (fixed in advance)", placeholder="e.g. 1,2,3",
+        self.reverts = pn.widgets.TextInput(label="Revert steps (fixed in advance)", placeholder="e.g. 1,2,3",
                                             value=",".join(map(str, p.reverts)), sizing_mode="stretch_width",
                                             css_classes=["reverts-input"])
         self.reverts.param.watch(self._on_reverts_text, "value")
         self.reverts_error = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5),
                                           css_classes=["error-reverts", "planner-error"])
 
-        self.seconds = pn.widgets.FloatInput.from_param(p.param.seconds_per_label, name="Seconds per label",
+        self.seconds = pn.widgets.FloatInput.from_param(p.param.seconds_per_label, label="Seconds per label",
                                                         start=0.01, step=0.5, width=140)
-        self.labelers = pn.widgets.IntInput.from_param(p.param.labelers, name="Labelers", start=1, width=100)
-        self.cost = pn.widgets.FloatInput.from_param(p.param.cost_per_hour, name="Cost per labeler-hour (optional)",
+        self.labelers = pn.widgets.IntInput.from_param(p.param.labelers, label="Labelers", start=1, width=100)
+        self.cost = pn.widgets.FloatInput.from_param(p.param.cost_per_hour, label="Cost per labeler-hour (optional)",
                                                      start=0, placeholder="e.g. 25", sizing_mode="stretch_width")
-        self.budget = pn.widgets.IntInput.from_param(p.param.budget, name="Label budget (what we have)",
+        self.budget = pn.widgets.IntInput.from_param(p.param.budget, label="Label budget (what we have)",
                                                      start=1, step=1000, sizing_mode="stretch_width",
                                                      css_classes=["budget-input"])
-        self.sweep = pn.widgets.RadioButtonGroup.from_param(p.param.sweep_parameter, name="Second plot against",
+        self.sweep = pn.widgets.RadioButtonGroup.from_param(p.param.sweep_parameter, label="Second plot against",
                                                             options=_SWEEP_BUTTONS,
-                                                            button_type="light")
+                                                            color="light")
         self.other_errors = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5),
                                          css_classes=["error-other", "planner-error"])
 
         self.csv_download = pn.widgets.FileDownload(callback=self._csv, filename="meter-plan.csv",
-                                                    label="Download table (CSV)", button_type="primary",
+                                                    label="Download table (CSV)", color="primary",
                                                     sizing_mode="stretch_width")
         self.share = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["share-link"])
 
