@@ -51,6 +51,7 @@ __all__ = [
     "ADAPTIVITIES",
     "MODES",
     "DEFAULT_CONDITION",
+    "PRESETS",
     "ci_labels",
     "ci_curves",
     "CIResult",
@@ -899,7 +900,7 @@ def replay_ci(condition, trace, *, mode: str = "fp-free", steps: int = 32, relia
             warnings.append(f"The trace has {total:,} test examples; the condition needs {plan.labels:,} labels "
                             f"({adaptivity} adaptivity, {steps} steps): the reliability guarantee does not hold.")
     else:
-        active = "deployed model"
+        active = "deployed"
     for i, name in enumerate(trace.commits):
         loc = f"commit {i + 1} ({name})"
         disagreements = None
@@ -943,6 +944,36 @@ def replay_ci(condition, trace, *, mode: str = "fp-free", steps: int = 32, relia
         warnings.append(f"{which} more than p = {p:g} of the predictions: the optimized (Bennett) test set is "
                         "not valid for them.")
     return CIReplay(cond.canonical(), mode, steps, alarm_on, tuple(rows), trace.examples, required, tuple(warnings))
+
+
+# ============================================================================ presets
+#: The paper's settings, by where they appear (name -> CIModel parameter values).
+PRESETS = {
+    "Pattern 1, Section 4.1.1 (about 67K labels, 6,771 per commit)": dict(
+        condition=DEFAULT_CONDITION, reliability=0.9999, adaptivity="full", mode="fp-free", steps=32,
+        difference_bound=None),
+    "Section 2.2 script: n - o > 0.02 +/- 0.01, full": dict(
+        condition="n - o > 0.02 +/- 0.01", reliability=0.9999, adaptivity="full", mode="fp-free", steps=32,
+        difference_bound=None),
+    "Section 3.3: n > 0.8 +/- 0.05, full (6,279)": dict(
+        condition="n > 0.8 +/- 0.05", reliability=0.9999, adaptivity="full", mode="fn-free", steps=32,
+        difference_bound=None),
+    "Public calculator: n - o > 0.1 +/- 0.1, 0.99, full (5,496)": dict(
+        condition="n - o > 0.1 +/- 0.1", reliability=0.99, adaptivity="full", mode="fp-free", steps=32,
+        difference_bound=None),
+    "F3 milestones: n - o > 0.1 +/- 0.01, firstChange": dict(
+        condition="n - o > 0.1 +/- 0.01", reliability=0.9999, adaptivity="firstChange", mode="fp-free", steps=32,
+        difference_bound=None),
+    "F4 no big changes: d < 0.1 +/- 0.01, fn-free": dict(
+        condition="d < 0.1 +/- 0.01", reliability=0.9999, adaptivity="full", mode="fn-free", steps=32,
+        difference_bound=None),
+    "Figure 5 adaptive: n - o > 0.018 +/- 0.022, p = 0.1 known (5,204)": dict(
+        condition="n - o > 0.018 +/- 0.022", reliability=0.998, adaptivity="full", mode="fp-free", steps=7,
+        difference_bound=0.1, check_difference_bound=False),
+    "Figure 5 non-adaptive: n - o > 0.02 +/- 0.02, p = 0.1 known (4,713)": dict(
+        condition="n - o > 0.02 +/- 0.02", reliability=0.998, adaptivity="none", mode="fp-free", steps=7,
+        difference_bound=0.1, check_difference_bound=False),
+}
 
 
 # ============================================================================ the param model
@@ -1016,6 +1047,13 @@ class CIModel(param.Parameterized):
         self.trace_error = ""
         self.trace = trace
         return True
+
+    def apply_preset(self, name: str) -> None:
+        """Load one of :data:`PRESETS` (the paper's settings)."""
+        if name not in PRESETS:
+            raise InputError("preset", "one of " + ", ".join(PRESETS), name)
+        values = {"check_difference_bound": True, **PRESETS[name]}
+        self.param.update(**values)
 
     def curve_axis(self) -> np.ndarray:
         top = int(min(max(64, 2 * self.steps), 4096))

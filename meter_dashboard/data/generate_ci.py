@@ -119,9 +119,8 @@ def write_commits(rng, path: Path) -> None:
 
 
 def main() -> None:
-    rng = np.random.default_rng(SEED)
-    write_predictions(rng, HERE / "ci_predictions.csv")
-    write_commits(rng, HERE / "ci_commits.csv")
+    write_predictions(np.random.default_rng(SEED), HERE / "ci_predictions.csv")
+    write_commits(np.random.default_rng(SEED + 1), HERE / "ci_commits.csv")
     print(f"wrote {HERE / 'ci_predictions.csv'} and {HERE / 'ci_commits.csv'}")
 
 
