@@ -1,4 +1,6 @@
-"""Browser-test fixtures: one dashboard server per test session, Debian's chromium via Playwright.
+"""Shared fixtures: one dashboard server per test session, Debian's chromium via Playwright.
+
+Used by the browser tests (tests/ui) and the browser-latency benchmarks (tests/benchmarks).
 
 - ``server``: base URL (``http://127.0.0.1:PORT``) of ``meter-dashboard serve`` serving every page.
 - ``browser``: headless chromium (``/usr/bin/chromium``), never a downloaded browser.
@@ -19,10 +21,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.ui
-
 CHROMIUM = os.environ.get("METER_DASHBOARD_CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = Path(__file__).parent / "artifacts"
+ARTIFACTS = Path(__file__).parent / "ui" / "artifacts"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
@@ -41,7 +41,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def server():
     port = _free_port()
-    log = open(ARTIFACTS.parent / ".server.log", "w") if ARTIFACTS.parent.exists() else subprocess.DEVNULL
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = open(ARTIFACTS / "server.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "meter_dashboard", "serve", "--port", str(port), "--address", "127.0.0.1",
          "--no-show", "--allow-websocket-origin", f"127.0.0.1:{port}"],
@@ -51,7 +52,7 @@ def server():
     deadline = time.monotonic() + 90
     while True:
         if proc.poll() is not None:
-            raise RuntimeError(f"dashboard server exited with {proc.returncode}; see tests/ui/.server.log")
+            raise RuntimeError(f"dashboard server exited with {proc.returncode}; see tests/ui/artifacts/server.log")
         try:
             with urllib.request.urlopen(base + "/", timeout=2) as r:
                 if r.status == 200:

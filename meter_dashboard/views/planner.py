@@ -193,7 +193,8 @@ class Planner(pn.viewable.Viewer):
         self.curve_fig = fig
         self.curve_pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["planner-curve"])
         self.sweep_source = ColumnDataSource({"x": [1]})
-        self.sweep_pane = pn.pane.Bokeh(self._sweep_figure(self.plan.sweep_parameter), sizing_mode="stretch_width")
+        self._sweep_parameter = self.plan.sweep_parameter
+        self.sweep_pane = pn.pane.Bokeh(self._sweep_figure(self._sweep_parameter), sizing_mode="stretch_width")
 
     def _add_lines(self, fig, source):
         renderers = []
@@ -393,7 +394,7 @@ class Planner(pn.viewable.Viewer):
         if not s:
             return
         data = {"x": np.asarray(s["x"]), **{v: np.asarray(s[v]) for v in VARIANTS}}
-        if getattr(self, "_sweep_parameter", None) != s["parameter"]:
+        if self._sweep_parameter != s["parameter"]:
             self._sweep_parameter = s["parameter"]
             self.sweep_source = ColumnDataSource(data)
             self.sweep_pane.object = self._sweep_figure(s["parameter"])

@@ -1,0 +1,40 @@
+"""Browser latency of the planner, measured with Playwright in Debian chromium (reported, never asserted).
+
+Run with:  python -m pytest tests/benchmarks/test_bench_planner_browser.py --benchmark-enable
+- first render: navigation until the regular count is on screen;
+- round trip: type a new δ and press Enter until the new regular count is on screen.
+"""
+from __future__ import annotations
+
+import itertools
+
+from playwright.sync_api import expect
+
+from meter_dashboard.bounds import meter as M
+
+NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
+URL = "/planner?epsilon=0.01,0.02,0.03,0.04,0.05&delta=0.01&steps=10"
+
+
+def test_planner_first_render(benchmark, page, server, open_page):
+    def render():
+        open_page(page, server, URL, ".label-count-regular")
+
+    benchmark.pedantic(render, rounds=3, iterations=1)
+    expect(page.locator(".label-count-regular").first).to_have_text("100,033")
+
+
+def test_planner_round_trip_delta_to_number(benchmark, page, server, open_page):
+    open_page(page, server, URL, ".label-count-regular")
+    deltas = itertools.cycle(["0.05", "0.02", "0.1", "0.01"])
+    box = page.locator(".delta-input input").first
+    cell = page.locator(".label-count-regular").first
+
+    def change():
+        value = next(deltas)
+        expected = f"{M.labels('regular', NONUNIFORM, float(value), 10):,}"
+        box.fill(value)
+        box.press("Enter")
+        expect(cell).to_have_text(expected, timeout=20_000)
+
+    benchmark.pedantic(change, rounds=12, iterations=1)
