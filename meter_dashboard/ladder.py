@@ -424,7 +424,12 @@ def _summarize(curves: bounds.AttackCurves, labels, step, seed, trials) -> Attac
             out = np.where(counts > 0, np.nansum(np.where(ok, arr, 0.0), axis=0) / np.maximum(counts, 1), np.nan)
         return out
 
-    done_trials = int(np.all(np.isfinite(curves.naive_public), axis=1).sum())
+    complete = np.all(np.isfinite(curves.naive_public), axis=1)
+    done_trials = int(complete.sum())
+    if done_trials:  # a cancelled run: average the trials that finished, drop the partial one
+        curves = curves._replace(**{name: getattr(curves, name)[complete] for name in
+                                    ("naive_public", "ladder_public", "naive_holdout", "ladder_holdout",
+                                     "naive_selected", "ladder_selected")})
     return AttackResult(
         labels=int(labels), step=step, seed=int(seed), trials=max(done_trials, 1) if curves.done else 0,
         submissions=curves.submissions, naive_public=mean(curves.naive_public),

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -73,36 +74,40 @@ TIE_TOLERANCE = 1e-9
 LADDER_VARIANTS = ("fixed_step", "parameter_free")
 
 
-def _clean(x: float) -> float:
-    """Drop binary noise from a released multiple (``3 * 0.1`` -> ``0.3``): 15 digits."""
-    if not math.isfinite(x):
-        return float(x)
-    return float(f"{x:.15g}")
+def _as_fraction(step) -> Fraction:
+    """The step as an exact rational: the decimal a person typed (``0.1`` is 1/10), or ``1/n`` itself."""
+    if isinstance(step, Fraction):
+        return step
+    return Fraction(repr(float(step)))
 
 
 def round_to_multiple(x, step):
     """``[x]_eta``: ``x`` rounded to the nearest integer multiple of ``step``.
 
     Halves round up; ``x / step`` within :data:`TIE_TOLERANCE` (relative) of a half
-    counts as the half (``0.25 / 0.1`` is ``2.4999999999999996`` in binary).  The result
-    is cleaned to 15 significant digits so ``[0.3]_0.1`` is ``0.3``, not
-    ``0.30000000000000004``.
+    counts as the half (``0.25 / 0.1`` is ``2.4999999999999996`` in binary).  The
+    multiple ``index * step`` is formed in exact rational arithmetic (the step as the
+    decimal it was written as, or a :class:`fractions.Fraction` such as ``1/n``) and
+    then converted, so ``[0.3]_0.1`` is ``0.3``, not ``0.30000000000000004``, and
+    ``[1/26]_{1/26}`` is exactly ``1/26``.
 
     Parameters
     ----------
     x : float or array_like
-    step : float
-        The multiple, ``eta`` in Algorithm 1 or ``1/n`` in Algorithm 2 [1]_.
+    step : float or Fraction
+        The multiple, ``eta`` in Algorithm 1 or ``Fraction(1, n)`` in Algorithm 2 [1]_.
 
     Returns
     -------
     float or ndarray
     """
+    exact = _as_fraction(step)
     x = np.asarray(x, dtype=float)
-    q = x / step
+    q = x / float(exact)
     index = np.floor(q + 0.5 + TIE_TOLERANCE * np.maximum(1.0, np.abs(q)))
-    out = np.vectorize(_clean, otypes=[float])(index * step) if x.ndim else _clean(float(index * step))
-    return out
+    if x.ndim == 0:
+        return float(int(index) * exact)
+    return np.array([float(int(i) * exact) for i in index.ravel()]).reshape(x.shape)
 
 
 # --------------------------------------------------------------------------- the mechanism
@@ -136,7 +141,7 @@ class LadderState:
         improved = loss < threshold - TIE_TOLERANCE * max(1.0, abs(threshold)) if math.isfinite(threshold) else True
         if not improved:
             return self.score, False, threshold
-        multiple = self.step if self.step is not None else 1.0 / self.n
+        multiple = self.step if self.step is not None else Fraction(1, self.n)
         return float(round_to_multiple(loss, multiple)), True, threshold
 
     def submit(self, loss: float, losses: np.ndarray | None = None) -> tuple[float, bool, float]:
