@@ -1,0 +1,4 @@
+"""`panel serve apps/session.py` serves the session replay at /session."""
+from meter_dashboard.pages import build
+
+build("session").servable()
