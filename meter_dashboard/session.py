@@ -362,8 +362,11 @@ def _replay(trace: Trace, plan: MeterPlan, variant: str) -> ReplayResult:
 
     # -- chains (the trace's tenants, in order of first submission) and the incremental signal
     names = trace.tenant_names
-    codes = np.asarray([names.index(t) for t in trace.tenants], dtype=np.int64) if len(names) > 1 \
-        else np.zeros(n_steps, dtype=np.int64)
+    if len(names) > 1:
+        lookup = {name: j for j, name in enumerate(names)}
+        codes = np.fromiter((lookup[t] for t in trace.tenants), dtype=np.int64, count=n_steps)
+    else:
+        codes = np.zeros(n_steps, dtype=np.int64)
     inc = np.empty(n_steps, dtype=np.int64)
     tenant_used = np.empty(n_steps, dtype=np.int64)
     for j in range(len(names)):
@@ -379,29 +382,23 @@ def _replay(trace: Trace, plan: MeterPlan, variant: str) -> ReplayResult:
     eps_inc = eps[inc - 1]
     eps_shown = eps_inc if variant == "incremental" else eps_reg
 
-    # -- budgets: T overall; each tenant's share when the plan has several tenants
+    # -- budgets: T overall; each tenant's share when the plan has several tenants.  A step's
+    #    "plan position" is where the plan's convention (tenant 1's chain first) puts it.
     multi_plan = len(plan_tenants) > 1
-    tenant_budget = []
-    plan_position = []  # the step's position in the plan's convention (tenant 1's chain first)
-    offsets = np.concatenate([[0], np.cumsum(plan_tenants)])
-    for i in range(n_steps):
-        j = int(codes[i])
-        if multi_plan:
-            if j < len(plan_tenants):
-                tenant_budget.append(plan_tenants[j])
-                plan_position.append(int(offsets[j]) + int(tenant_used[i]))
-            else:
-                tenant_budget.append(None)
-                plan_position.append(None)
-        else:
-            tenant_budget.append(T if len(names) == 1 else None)
-            plan_position.append(int(used[i]))
-    within = used <= T
-    for i, b in enumerate(tenant_budget):
-        if b is not None and tenant_used[i] > b:
-            within[i] = False
-        if multi_plan and b is None:
-            within[i] = False
+    if multi_plan:
+        shares = np.asarray(plan_tenants, dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(shares)])
+        known = codes < shares.size
+        safe = np.minimum(codes, shares.size - 1)
+        budget_arr = np.where(known, shares[safe], -1)
+        plan_position = np.where(known, offsets[safe] + tenant_used, -1)
+    else:
+        budget_arr = np.full(n_steps, T if len(names) == 1 else -1, dtype=np.int64)
+        plan_position = used.copy()
+    tenant_budget = tuple(None if b < 0 else int(b) for b in budget_arr.tolist())
+    within = (used <= T) & ((budget_arr < 0) | (tenant_used <= budget_arr))
+    if multi_plan:
+        within &= budget_arr >= 0
 
     labels_needed = {v: int(result.labels[v]) for v in METERS}
     needed = labels_needed[variant]
@@ -463,19 +460,20 @@ def _replay(trace: Trace, plan: MeterPlan, variant: str) -> ReplayResult:
             level="note", details={"tenants": list(names)}))
 
     # reverts fixed in advance
-    revert_positions = {plan_position[i] for i in range(n_steps) if trace.reverted[i] and plan_position[i] is not None}
-    reached = {p: i for i, p in enumerate(plan_position) if p is not None}
+    reverted = trace.reverted
+    revert_positions = set(plan_position[reverted & (plan_position > 0)].tolist())
     for p in plan_reverts:
-        if p in reached and p not in revert_positions:
-            i = reached[p]
+        hits = np.flatnonzero(plan_position == p)
+        if hits.size and p not in revert_positions:
+            i = int(hits[0])
             alarms.append(Alarm(
                 "revert_not_taken",
                 f"The plan counted on a revert at step position {p} (fixed in advance), but step "
                 f"{int(steps[i])} was not reverted: the label count assumed that revert, so the guarantee does "
                 f"not cover this history. Replan without it (or with the reverts that happened).",
                 **at(i), details={"position": p}))
-    unplanned = [int(steps[i]) for i in range(n_steps)
-                 if trace.reverted[i] and (plan_position[i] is None or plan_position[i] not in plan_reverts)]
+    planned = np.isin(plan_position, np.asarray(plan_reverts, dtype=np.int64)) & (plan_position > 0)
+    unplanned = steps[reverted & ~planned].tolist()
     if unplanned:
         notes.append(Alarm(
             "unplanned_reverts",

@@ -576,11 +576,11 @@ def _parse_csv(text: str, name: str) -> Trace:
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = None
     header_row = 0
-    rows = []
+    records, row_nos = [], []
     try:
         for record in reader:
             row_no = reader.line_num
-            if not record or all(not c.strip() for c in record):
+            if not record or (not record[0].strip() and all(not c.strip() for c in record)):
                 continue
             if header is None:
                 header = [_normalize_name(c) for c in record]
@@ -598,15 +598,54 @@ def _parse_csv(text: str, name: str) -> Trace:
             if len(record) > len(header):
                 raise InputError("fields", f"{len(header)} per row, like the header (quote text that contains "
                                  f"'{delimiter}')", raw(f"{len(record)} fields"), location=f"row {row_no}")
-            rows.append(_csv_row(record, row_no, index, header, val_col, test_col))
+            records.append(record)
+            row_nos.append(row_no)
     except csv.Error as exc:
         raise InputError("trace", "well-formed CSV", raw(str(exc)), location=f"row {reader.line_num}") from None
     if header is None:  # pragma: no cover - guarded by the empty check
         raise InputError("trace", "a CSV file with a header", raw("no rows"))
-    if not rows:
+    if not records:
         raise InputError("trace", "at least one step below the header", raw("only the header"),
                          location=f"row {header_row}")
+    fast = _csv_fast(records, index, len(header), metric, name, ignored)
+    if fast is not None:
+        return fast
+    # Something is off: parse cell by cell, which names the row and column of the first problem.
+    rows = [_csv_row(record, row_no, index, header, val_col, test_col) for record, row_no in zip(records, row_nos)]
     return _build(rows, metric, "tenant" in index, name, None, ignored)
+
+
+def _csv_fast(records, index, width, metric, name, ignored) -> Trace | None:
+    """Vectorized parsing of a well-formed CSV body; None when any cell needs a closer look."""
+    if any(len(r) != width for r in records):
+        return None
+    columns = list(zip(*records))
+    val_col, test_col = SCORE_COLUMNS[metric]
+    try:
+        step_f = np.array(columns[index["step"]], dtype=float)
+        val = np.array(columns[index[val_col]], dtype=float)
+        test = np.array(columns[index[test_col]], dtype=float)
+    except ValueError:
+        return None
+    with np.errstate(invalid="ignore"):
+        ok = (np.all(np.isfinite(step_f)) and np.all(step_f >= 0) and np.all(step_f == np.floor(step_f))
+              and np.all((val >= 0) & (val <= 1)) and np.all((test >= 0) & (test <= 1)))
+    if not ok or np.any(np.diff(step_f) <= 0):
+        return None
+    tenants = ()
+    if "tenant" in index:
+        tenants = tuple(c.strip() for c in columns[index["tenant"]])
+        if any(not t or len(t) > _MAX_TENANT_CHARS for t in tenants):
+            return None
+    reverted = np.zeros(len(records), dtype=bool)
+    if "reverted" in index:
+        flags = [c.strip().lower() for c in columns[index["reverted"]]]
+        if any(f not in _TRUE and f not in _FALSE for f in flags):
+            return None
+        reverted = np.fromiter((f in _TRUE for f in flags), dtype=bool, count=len(flags))
+    descriptions = tuple(c.strip() for c in columns[index["description"]]) if "description" in index else ()
+    return Trace(steps=step_f.astype(np.int64), val=val, test=test, metric=metric, tenants=tenants, reverted=reverted,
+                 descriptions=descriptions, name=name, ignored_columns=tuple(ignored))
 
 
 def _csv_row(record, row_no, index, header, val_col, test_col):

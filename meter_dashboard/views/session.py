@@ -99,6 +99,8 @@ class Session(pn.viewable.Viewer):
                  sync_url: bool = False, **params):
         plan_params = {k: params.pop(k) for k in list(params) if k in MeterPlan.param and k != "name"}
         model_params = {k: params.pop(k) for k in list(params) if k in ("variant", "example", "test_size")}
+        if plan_params.get("tenant_steps") and "tenants" not in plan_params:
+            plan_params["tenants"] = len(plan_params["tenant_steps"])
         if model is None:
             if plan is None and plan_params:
                 plan = MeterPlan(**{**_default_plan_values(), **plan_params})
@@ -222,8 +224,10 @@ class Session(pn.viewable.Viewer):
         test_dots = fig.scatter("step", "test", source=self.score_source, color=PALETTE[1], size=7, marker="square")
         rev = fig.scatter("step", "val", source=self.revert_source, size=15, marker="x", color="#8a1c00", line_width=2.5)
         fig.scatter("step", "test", source=self.revert_source, size=15, marker="x", color="#8a1c00", line_width=2.5)
-        fig.add_layout(Legend(items=[("validation", [val, val_dots]), ("test", [test, test_dots]), ("reverted", [rev])],
-                              location="top_left", orientation="horizontal", border_line_color=None), "above")
+        self.score_legend = Legend(items=[("validation", [val, val_dots]), ("test", [test, test_dots]),
+                                          ("reverted", [rev])],
+                                   location="top_left", orientation="horizontal", border_line_color=None)
+        fig.add_layout(self.score_legend, "above")
         fig.add_tools(HoverTool(renderers=[val_dots, test_dots], tooltips=[
             ("step", "@step"), ("tenant", "@tenant"), ("validation", "@val{0.0000}"), ("test", "@test{0.0000}"),
             ("|val − test|", "@gap{0.0000}"), ("reverted", "@reverted")]))
@@ -480,6 +484,7 @@ class Session(pn.viewable.Viewer):
                                       reverted=["yes" if v else "no" for v in t.reverted])
         rv = np.flatnonzero(t.reverted)
         self.revert_source.data = dict(step=t.steps[rv].tolist(), val=t.val[rv].tolist(), test=t.test[rv].tolist())
+        self.score_legend.items[2].visible = bool(rv.size)
         self.score_fig.yaxis.axis_label = t.metric
         self.signal_source.data = dict(step=steps, signal=r.signal.tolist(), incremental=r.incremental_signal.tolist(),
                                        tenant=[x or "—" for x in t.tenants], gap=r.empirical_overfitting.tolist())
@@ -542,7 +547,7 @@ class Session(pn.viewable.Viewer):
         shown_signal = d["incremental_signal"] if r.variant == "incremental" else d["signal"]
         close = "]" if hi == 1.0 else ")"
         iclose = "]" if ihi == 1.0 else ")"
-        eps_sub = f"ε{shown_signal} of the {r.variant} meter, prob. {1 - r.settings['delta']:.6g}"
+        eps_sub = f"ε{_sub(shown_signal)} of the {r.variant} meter, prob. {1 - r.settings['delta']:.6g}"
         cards = [
             headline_html("Step", str(d["step"]), f"{who}position {d['position']} of {len(r)}"
                           + (" · reverted" if d["reverted"] else ""), "session-step"),
@@ -589,6 +594,11 @@ class Session(pn.viewable.Viewer):
 
 
 # ============================================================================ helpers
+def _sub(k: int) -> str:
+    """3 -> '₃' (subscript digits for ε_i)."""
+    return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
 def _default_plan_values() -> dict:
     from ..plan import PRESETS
     from ..session import DEFAULT_PRESET
