@@ -102,12 +102,16 @@ class Compare(pn.viewable.Viewer):
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self):
         m = self.model
-        self.example = pn.widgets.Select.from_param(m.param.example, name="Runs file", sizing_mode="stretch_width")
-        self.upload = pn.widgets.FileInput(accept=".csv,text/csv", sizing_mode="stretch_width", multiple=False)
+        self.example = pn.widgets.Select.from_param(m.param.example, name="Runs file", sizing_mode="stretch_width",
+                                                    css_classes=["compare-example"])
+        self.upload = pn.widgets.FileInput(accept=".csv,text/csv", sizing_mode="stretch_width", multiple=False,
+                                           css_classes=["compare-upload"])
         self.upload.param.watch(self._on_upload, "value")
-        self.paired = pn.widgets.Checkbox.from_param(m.param.paired, name="Rows are paired runs (same seeds/split)")
+        self.paired = pn.widgets.Checkbox.from_param(m.param.paired, name="Rows are paired runs (same seeds/split)",
+                                                     css_classes=["compare-paired"])
         self.gamma = pn.widgets.FloatInput.from_param(m.param.gamma, name="γ (meaningful threshold)", start=0.501,
-                                                      end=0.999, step=0.01, sizing_mode="stretch_width")
+                                                      end=0.999, step=0.01, sizing_mode="stretch_width",
+                                                      css_classes=["compare-gamma"])
         self.alpha = pn.widgets.FloatInput.from_param(m.param.alpha, name="α (interval level 1 − α)", start=0.001,
                                                       end=0.499, step=0.01, sizing_mode="stretch_width")
         self.beta = pn.widgets.FloatInput.from_param(m.param.beta, name="β (false negatives)", start=0.001,

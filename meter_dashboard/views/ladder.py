@@ -114,13 +114,15 @@ class Ladder(pn.viewable.Viewer):
     # ------------------------------------------------------------------ replay
     def _build_replay(self):
         r = self.replay
-        self.example = pn.widgets.Select.from_param(r.param.example, name="Loss file", sizing_mode="stretch_width")
-        self.upload = pn.widgets.FileInput(accept=".csv,text/csv", sizing_mode="stretch_width", multiple=False)
+        self.example = pn.widgets.Select.from_param(r.param.example, name="Loss file", sizing_mode="stretch_width",
+                                                    css_classes=["ladder-example"])
+        self.upload = pn.widgets.FileInput(accept=".csv,text/csv", sizing_mode="stretch_width", multiple=False,
+                                           css_classes=["ladder-upload"])
         self.upload.param.watch(self._on_upload, "value")
         self.variant = pn.widgets.RadioBoxGroup.from_param(r.param.variant, options=_VARIANT_LABELS_INV,
-                                                           name="Ladder", inline=False)
+                                                           name="Ladder", inline=False, css_classes=["ladder-variant"])
         self.step = pn.widgets.FloatInput.from_param(r.param.step, name="Step η", start=1e-6, end=1.0,
-                                                     step=0.005, sizing_mode="stretch_width")
+                                                     step=0.005, sizing_mode="stretch_width", css_classes=["ladder-step"])
         self.delta = pn.widgets.FloatInput.from_param(r.param.delta, name="δ for the error guarantee", start=1e-6,
                                                       end=0.999, step=0.01, sizing_mode="stretch_width")
         self.replay_error = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["ladder-error"])
@@ -235,11 +237,12 @@ class Ladder(pn.viewable.Viewer):
         s = self.size
         self.size_epsilon = pn.widgets.FloatInput.from_param(s.param.epsilon, name="ε (statistical error)",
                                                              start=1e-6, end=0.999, step=0.005,
-                                                             sizing_mode="stretch_width")
+                                                             sizing_mode="stretch_width", css_classes=["size-epsilon"])
         self.size_step = pn.widgets.FloatInput.from_param(s.param.step, name="η (the Ladder's step)", start=1e-6,
                                                           end=1.0, step=0.005, sizing_mode="stretch_width")
         self.size_submissions = pn.widgets.IntInput.from_param(s.param.submissions, name="k (submissions)", start=1,
-                                                               sizing_mode="stretch_width")
+                                                               sizing_mode="stretch_width",
+                                                               css_classes=["size-submissions"])
         self.size_delta = pn.widgets.FloatInput.from_param(s.param.delta, name="δ (failure probability)",
                                                            start=1e-9, end=0.999, step=0.01,
                                                            sizing_mode="stretch_width")
@@ -303,13 +306,15 @@ class Ladder(pn.viewable.Viewer):
                                                             end=1_000_000, step=500, sizing_mode="stretch_width")
         self.attack_submissions = pn.widgets.IntInput.from_param(a.param.submissions, name="k up to (probes)",
                                                                  start=1, end=10_000, step=50,
-                                                                 sizing_mode="stretch_width")
+                                                                 sizing_mode="stretch_width",
+                                                                 css_classes=["attack-submissions"])
         self.attack_variant = pn.widgets.RadioBoxGroup.from_param(a.param.variant, options=_VARIANT_LABELS_INV,
                                                                   inline=False)
         self.attack_step = pn.widgets.FloatInput.from_param(a.param.step, name="Step η", start=1e-6, end=1.0,
                                                             step=0.005, sizing_mode="stretch_width")
         self.attack_trials = pn.widgets.IntInput.from_param(a.param.trials, name="Trials (averaged)", start=1,
-                                                            end=200, sizing_mode="stretch_width")
+                                                            end=200, sizing_mode="stretch_width",
+                                                            css_classes=["attack-trials"])
         self.attack_seed = pn.widgets.IntInput.from_param(a.param.seed, name="Seed", start=0,
                                                           sizing_mode="stretch_width")
         self.run_button = pn.widgets.Button(name="Run the attack", button_type="primary", sizing_mode="stretch_width",
@@ -344,13 +349,21 @@ class Ladder(pn.viewable.Viewer):
         self.attack_fig = fig
         self.attack_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-attack-plot"])
 
-    @pn.io.with_lock  # the result watcher updates a Bokeh ColumnDataSource directly
     async def _run_attack(self):
-        await self.attack.arun()
+        """Run the simulation without holding the document lock, so Cancel clicks get through.
 
-    @pn.io.with_lock
+        Panel components update safely from here; the plot's Bokeh data source is set in
+        a next-tick callback of the session's document (which runs with the lock).
+        """
+        doc = pn.state.curdoc
+        self._defer_doc = doc if doc is not None and doc.session_context is not None else None
+        try:
+            await self.attack.arun()
+        finally:
+            self._defer_doc = None
+
     async def _on_run_click(self, event):
-        await self.attack.arun()
+        await self._run_attack()
 
     def _on_attack_state(self, *events):
         a = self.attack
@@ -366,8 +379,13 @@ class Ladder(pn.viewable.Viewer):
         if res is None:
             self.attack_source.data = {"k": [], "naive": [], "ladder": [], "holdout": [], "reference": []}
             return
-        self.attack_source.data = {"k": res.submissions, "naive": res.naive_public, "ladder": res.ladder_public,
-                                   "holdout": res.naive_holdout, "reference": res.reference}
+        data = {"k": res.submissions, "naive": res.naive_public, "ladder": res.ladder_public,
+                "holdout": res.naive_holdout, "reference": res.reference}
+        doc = getattr(self, "_defer_doc", None)
+        if doc is not None:
+            doc.add_next_tick_callback(lambda: setattr(self.attack_source, "data", data))
+        else:
+            self.attack_source.data = data
         if not res.computed:
             return
         v = res.at()
