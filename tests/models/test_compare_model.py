@@ -64,3 +64,18 @@ def test_beta_changes_runs_needed_and_the_curve():
     assert m.size.runs < 29
     g, runs = m.curve()
     assert g.size == runs.size and np.all(np.diff(runs) <= 0)
+
+
+def test_notebook_component_over_the_model():
+    import meter_dashboard as md
+
+    view = md.Compare((np.arange(30.0) + 0.5, np.arange(30.0)), gamma=0.8, resamples=1000)
+    assert view.model.gamma == 0.8
+    assert 'data-conclusion="significant_and_meaningful"' in view.headlines.object
+    assert "compare-conclusion" in view.headlines.object
+    view.model.gamma = 0.99
+    assert 'data-conclusion="significant_and_meaningful"' in view.headlines.object  # CI [1, 1]: 1 > 0.99
+    view.model.load(b"a,b\n1,2\n2,3\n3,4\n")
+    assert 'data-conclusion="not_significant"' in view.headlines.object
+    assert list(view.curve_source.data["gamma"])[0] == pytest.approx(0.55)
+    assert view.__panel__() is view.__panel__()

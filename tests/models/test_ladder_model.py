@@ -131,3 +131,22 @@ def test_attack_model_async_run_to_the_end_matches_the_sync_run():
     b.run()
     np.testing.assert_array_equal(a.result.ladder_public, b.result.ladder_public)
     assert a.progress == 1.0
+
+
+# --------------------------------------------------------------------------- the notebook component
+def test_notebook_component_over_the_models():
+    import meter_dashboard as md
+
+    view = md.Ladder(ml.example_path("ladder_ties.csv").read_bytes(), step=0.25, run_attack=False)
+    assert view.replay.variant == "fixed_step" and view.replay.step == 0.25
+    html = view.replay_table.object
+    assert html.count("ladder-score") == 5          # one hook per released score
+    assert view.replay_source.data["score"].tolist() == [0.75, 0.75, 0.25, 0.25, 0.25]
+    view.replay.variant = "parameter_free"
+    assert view.replay_source.data["score"].tolist() == [0.75, 0.75, 0.25, 0.25, 0.25]
+    assert not view.step.visible
+    view.attack.param.update(labels=300, submissions=20, trials=1)
+    view.attack.run()
+    assert len(view.attack_source.data["k"]) == 20
+    assert "attack-naive" in view.attack_headlines.object
+    assert view.__panel__() is view.__panel__()      # the layout is built once
