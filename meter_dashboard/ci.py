@@ -248,40 +248,54 @@ def _arrays(condition: Condition, delta, steps, adaptivity: str, setup: _Setup):
         return out
     shares = setup.shares
     opt, methods, unl = [], [], []
-    bennett_all = bool(setup.labeled) and setup.p is not None
+    shape = np.shape(out["baseline"])
+    all_bennett = np.full(shape, bool(setup.labeled) and setup.p is not None)
     for i, c in enumerate(clauses):
         log_count = log_s + math.log(shares) + math.log(len(c.coefficients))
-        hoeff = _ci.hoeffding_labels(float(c.weight), float(c.tolerance), delta, log_count)
+        hoeff = np.asarray(_ci.hoeffding_labels(float(c.weight), float(c.tolerance), delta, log_count))
         if i in setup.unlabeled:
-            opt.append(np.zeros_like(np.asarray(hoeff)))
+            opt.append(np.zeros_like(hoeff))
             unl.append(hoeff)
-            methods.append("unlabeled")
+            methods.append(np.full(shape, "unlabeled"))
             continue
-        unl.append(np.zeros_like(np.asarray(hoeff)))
+        unl.append(np.zeros_like(hoeff))
         if i in setup.difference and setup.p is not None:
             eps = float(c.tolerance / abs(c.difference_scale))
-            benn = _ci.bennett_labels(eps, setup.p, delta, log_s + math.log(shares))
-            use_bennett = np.asarray(benn) <= np.asarray(hoeff)
+            benn = np.asarray(_ci.bennett_labels(eps, setup.p, delta, log_s + math.log(shares)))
+            use_bennett = benn <= hoeff
             opt.append(np.where(use_bennett, benn, hoeff))
             methods.append(np.where(use_bennett, "bennett", "hoeffding"))
-            bennett_all = bennett_all and bool(np.all(use_bennett))
+            all_bennett = all_bennett & use_bennett
         else:
             opt.append(hoeff)
-            methods.append("hoeffding")
-            bennett_all = False
+            methods.append(np.full(shape, "hoeffding"))
+            all_bennett = np.zeros(shape, dtype=bool)
     check = None
     if setup.check_tolerance is not None:
         check = _ci.hoeffding_labels(1.0, float(setup.check_tolerance), delta, log_s + math.log(shares))
     optimized = np.max(np.asarray(opt), axis=0)
     unlabeled = np.max(np.asarray(unl + ([check] if check is not None else [])), axis=0)
-    out.update(optimized_clauses=opt, methods=methods, unlabeled_clauses=unl, check=check,
-               optimized=optimized, unlabeled=unlabeled)
     if not setup.labeled:
-        out["per_commit"] = np.zeros_like(optimized)
-    elif bennett_all:
-        out["per_commit"] = _ci.active_labels(setup.p, optimized)
+        per_commit = np.zeros(shape)
+    elif setup.p is None:
+        per_commit = np.full(shape, np.nan)
     else:
-        out["per_commit"] = None
+        per_commit = np.where(all_bennett, _ci.active_labels(setup.p, optimized), np.nan)
+    # The plan is chosen from the settings alone, before any data: where the optimizations
+    # do not reduce the labels (a loose bound whose check costs a share of delta), the
+    # baseline plan is the better choice and is used.
+    use = optimized < out["baseline"]
+    baseline_clauses = [np.asarray(x) for x in baseline]
+    out.update(
+        used=use,
+        optimized_clauses=[np.where(use, o, bc) for o, bc in zip(opt, baseline_clauses)],
+        unlabeled_clauses=[np.where(use, u, 0) for u in unl],
+        methods=[np.where(use, mth, "hoeffding") for mth in methods],
+        check=check,
+        optimized=np.where(use, optimized, out["baseline"]),
+        unlabeled=np.where(use, unlabeled, 0),
+        per_commit=np.where(use, per_commit, np.nan),
+    )
     return out
 
 
@@ -477,7 +491,7 @@ def ci_labels(condition=DEFAULT_CONDITION, reliability: float = 0.9999, adaptivi
         if setup.applies:
             entry["optimized"] = int(arr["optimized"])
             entry["unlabeled"] = int(arr["unlabeled"])
-            entry["labels_per_commit"] = None if arr["per_commit"] is None else int(arr["per_commit"])
+            entry["labels_per_commit"] = None if np.isnan(arr["per_commit"]) else int(arr["per_commit"])
         by[a] = entry
     chosen = arrays[adaptivity]
     clause_plans = []
@@ -507,9 +521,12 @@ def ci_labels(condition=DEFAULT_CONDITION, reliability: float = 0.9999, adaptivi
     if per_commit is not None:
         per_work = float(work[j])
     notes = list(setup.notes)
-    if setup.applies and setup.p is not None:
+    if setup.applies and not bool(chosen["used"]):
+        notes.append("The optimizations do not reduce the labels for these settings (the variance bound is too "
+                     "loose for its cost), so the optimized plan is the baseline plan.")
+    elif setup.applies and setup.p is not None:
         notes.append(f"Variance bound p = {setup.p:g} from the {setup.p_source}.")
-    if setup.applies and per_commit is None and setup.labeled:
+    if setup.applies and bool(chosen["used"]) and per_commit is None and setup.labeled:
         notes.append("Active labeling needs every labeled clause to be of the form n - o > C +/- D with a "
                      "variance bound; this condition has a clause that needs all labels.")
     if adaptivity == "firstChange":
@@ -544,8 +561,7 @@ def ci_curves(condition, reliability, steps, mode: str = "fp-free", *, differenc
         out[a] = {
             "baseline": np.asarray(arr["baseline"]),
             "optimized": np.asarray(arr["optimized"]) if setup.applies else None,
-            "labels_per_commit": (np.asarray(arr["per_commit"]) if setup.applies and arr.get("per_commit") is not None
-                                  else None),
+            "labels_per_commit": np.asarray(arr["per_commit"], dtype=float) if setup.applies else None,
         }
     return out
 
@@ -859,7 +875,7 @@ class CIReplay:
 
 def replay_ci(condition, trace, *, mode: str = "fp-free", steps: int = 32, reliability: float = 0.9999,
               adaptivity: str = "full", difference_bound=None, check_difference_bound: bool = True,
-              alarm_on: str = "pass") -> CIReplay:
+              alarm_on: str = "pass", plan: CIResult | None = None) -> CIReplay:
     """Replay a commit trace: pass/fail per commit and the new-testset alarm of each adaptivity.
 
     The old model ``o`` of each commit is the *active* model: the last commit that passed
@@ -870,7 +886,8 @@ def replay_ci(condition, trace, *, mode: str = "fp-free", steps: int = 32, relia
     budget, whichever comes first.  Each alarm starts a new test set for that adaptivity.
 
     ``reliability``, ``adaptivity`` and the difference bound only serve the check that a
-    predictions trace has enough examples, and the variance-bound check per commit.
+    predictions trace has enough examples, and the variance-bound check per commit;
+    ``plan`` may pass the :class:`CIResult` of exactly these settings to skip recomputing it.
     """
     cond = _as_condition(condition)
     if not isinstance(trace, CITrace):
@@ -878,8 +895,13 @@ def replay_ci(condition, trace, *, mode: str = "fp-free", steps: int = 32, relia
     mode = _check_choice("mode", mode, MODES)
     steps = check_int("steps", steps, minimum=1)
     alarm_on = _check_choice("alarm_on", alarm_on, ("pass", "fail"))
-    plan = ci_labels(cond, reliability, adaptivity, steps, mode, difference_bound=difference_bound,
-                     check_difference_bound=check_difference_bound)
+    same = plan is not None and (plan.condition, plan.mode, plan.steps, plan.adaptivity, plan.delta,
+                                 plan.difference_bound) == (cond.canonical(), mode, steps, adaptivity,
+                                                            delta_from_reliability(reliability),
+                                                            _check_difference_bound(difference_bound))
+    if not same:
+        plan = ci_labels(cond, reliability, adaptivity, steps, mode, difference_bound=difference_bound,
+                         check_difference_bound=check_difference_bound)
     p = plan.variance_bound
     warnings = []
     required = {"labels": plan.labels, "optimized": plan.optimized, "adaptivity": adaptivity}
@@ -1091,7 +1113,8 @@ class CIModel(param.Parameterized):
             replay = replay_ci(self.parsed, self.trace, mode=self.mode, steps=self.steps,
                                reliability=self.reliability, adaptivity=self.adaptivity,
                                difference_bound=self.difference_bound,
-                               check_difference_bound=self.check_difference_bound, alarm_on=self.alarm_on)
+                               check_difference_bound=self.check_difference_bound, alarm_on=self.alarm_on,
+                               plan=self.result)
         except InputError as exc:
             self.param.update(trace_error=str(exc), replay=None)
             return

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from decimal import Decimal
 from fractions import Fraction
 
@@ -231,7 +232,7 @@ class Clause:
     def coefficient(self, variable: str) -> Fraction:
         return dict(self.coefficients).get(variable, Fraction(0))
 
-    @property
+    @cached_property
     def weight(self) -> Fraction:
         """``W = sum_v |a_v| r_v`` with every range r_v = 1 (n, o, d lie in [0, 1])."""
         return sum((abs(a) for _, a in self.coefficients), Fraction(0))
@@ -266,6 +267,10 @@ class Clause:
 
     def canonical(self) -> str:
         """The clause in normal form, e.g. ``n - 1.1 * o > 0.01 +/- 0.01``."""
+        return self._canonical
+
+    @cached_property
+    def _canonical(self) -> str:
         return (f"{self.left_text()} {self.comparison} {format_number(self.threshold)} "
                 f"+/- {format_number(self.tolerance)}")
 

@@ -50,7 +50,6 @@ import math
 import numpy as np
 
 from .._validation import InputError
-from ._numeric import smallest_integer_satisfying
 
 __all__ = [
     "ADAPTIVITIES",
@@ -138,11 +137,21 @@ def _log_delta(delta) -> np.ndarray:
 
 
 def _smallest(log_count, rate, log_delta):
-    """Smallest integer n with ``exp(log_count - rate * n) < exp(log_delta)``, batched."""
-    a, b, t = np.broadcast_arrays(np.asarray(log_count, dtype=float), np.asarray(rate, dtype=float),
+    """Smallest integer n >= 0 with ``log_count - rate * n < log_delta``, batched.
+
+    One exponential term, so the real root ``(log_count - log_delta) / rate`` is closed form;
+    the integer is then made exact (n satisfies the strict inequality, n - 1 does not).
+    """
+    a, r, t = np.broadcast_arrays(np.asarray(log_count, dtype=float), np.asarray(rate, dtype=float),
                                   np.asarray(log_delta, dtype=float))
-    n = smallest_integer_satisfying(a[..., None], b[..., None], t)
-    n = np.maximum(n, 0)
+    n = np.maximum(np.floor((a - t) / r) + 1.0, 0.0)
+    for _ in range(8):  # rounding can misplace the floor by one label at most; loop for safety
+        too_small = a - r * n >= t
+        too_big = (n >= 1) & (a - r * (n - 1.0) < t)
+        if not (np.any(too_small) or np.any(too_big)):
+            break
+        n = n + too_small - too_big
+    n = n.astype(np.int64)
     return int(n) if n.ndim == 0 else n
 
 

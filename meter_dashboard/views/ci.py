@@ -123,10 +123,10 @@ class CI(pn.viewable.Viewer):
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self, trace: str):
         m = self.model
-        self.preset = pn.widgets.Select(name="Paper settings", options=[_PRESET_PLACEHOLDER] + list(PRESETS),
+        self.preset = pn.widgets.Select(label="Paper settings", options=[_PRESET_PLACEHOLDER] + list(PRESETS),
                                         value=_PRESET_PLACEHOLDER, sizing_mode="stretch_width")
         self.preset.param.watch(self._on_preset, "value")
-        self.condition = pn.widgets.TextInput(name="Condition", value=m.condition, value_input=m.condition,
+        self.condition = pn.widgets.TextInput(label="Condition", value=m.condition, value_input=m.condition,
                                               placeholder="n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01",
                                               sizing_mode="stretch_width", css_classes=["ci-condition"])
         self.condition.param.watch(self._on_typed, "value_input")
@@ -137,39 +137,39 @@ class CI(pn.viewable.Viewer):
             + ". Combine with <code>+</code> <code>-</code> and constant factors <code>1.1 * o</code>; compare with "
               "<code>&gt;</code> or <code>&lt;</code>, a threshold and <code>+/-</code> tolerance; join clauses "
               "with <code>/\\</code>.</div>", margin=(0, 5))
-        self.reliability = pn.widgets.FloatInput.from_param(m.param.reliability, name="Reliability (1 − δ)",
+        self.reliability = pn.widgets.FloatInput.from_param(m.param.reliability, label="Reliability (1 − δ)",
                                                             start=0.5, end=0.9999999, step=0.0001,
                                                             format="0.[0000000]", sizing_mode="stretch_width")
-        self.adaptivity = pn.widgets.RadioButtonGroup.from_param(m.param.adaptivity, name="Adaptivity",
-                                                                 button_type="light", sizing_mode="stretch_width")
-        self.mode = pn.widgets.RadioButtonGroup.from_param(m.param.mode, name="Mode", button_type="light",
+        self.adaptivity = pn.widgets.RadioButtonGroup.from_param(m.param.adaptivity, label="Adaptivity",
+                                                                 color="light", sizing_mode="stretch_width")
+        self.mode = pn.widgets.RadioButtonGroup.from_param(m.param.mode, label="Mode", color="light",
                                                            sizing_mode="stretch_width")
-        self.steps = pn.widgets.EditableIntSlider.from_param(m.param.steps, name="Steps H (commits per test set)",
+        self.steps = pn.widgets.EditableIntSlider.from_param(m.param.steps, label="Steps H (commits per test set)",
                                                              start=1, end=128, fixed_start=1, fixed_end=100_000,
                                                              throttled=True, sizing_mode="stretch_width")
-        self.use_bound = pn.widgets.Checkbox(name="Known upper bound p on d (Pattern 2)",
+        self.use_bound = pn.widgets.Checkbox(label="Known upper bound p on d (Pattern 2)",
                                              value=m.difference_bound is not None)
-        self.bound = pn.widgets.FloatInput(name="p (bound on d)", value=m.difference_bound or 0.1, start=0.0001,
+        self.bound = pn.widgets.FloatInput(label="p (bound on d)", value=m.difference_bound or 0.1, start=0.0001,
                                            end=1.0, step=0.01, width=110, disabled=m.difference_bound is None)
         self.check_bound = pn.widgets.Checkbox.from_param(m.param.check_difference_bound,
-                                                          name="check p on unlabeled data",
+                                                          label="check p on unlabeled data",
                                                           margin=(30, 5, 5, 10))
         self.use_bound.param.watch(self._on_bound, "value")
         self.bound.param.watch(self._on_bound, "value")
         self.model.param.watch(self._on_model_bound, ["difference_bound"])
-        self.seconds = pn.widgets.FloatInput.from_param(m.param.seconds_per_label, name="Seconds per label",
+        self.seconds = pn.widgets.FloatInput.from_param(m.param.seconds_per_label, label="Seconds per label",
                                                         start=0.01, step=0.5, width=140)
-        self.labelers = pn.widgets.IntInput.from_param(m.param.labelers, name="Labelers", start=1, width=100)
+        self.labelers = pn.widgets.IntInput.from_param(m.param.labelers, label="Labelers", start=1, width=100)
         self.other_errors = _html("", margin=(0, 5))
 
-        self.example = pn.widgets.Select(name="Commit trace", options=list(_EXAMPLES),
+        self.example = pn.widgets.Select(label="Commit trace", options=list(_EXAMPLES),
                                          value=next((k for k, v in _EXAMPLES.items() if v == trace), "No trace"),
                                          width=330)
         self.example.param.watch(self._on_example, "value")
         self.upload = pn.widgets.FileInput(accept=".csv", multiple=False, width=260)
         self.upload.param.watch(self._on_upload, "value")
-        self.alarm_on = pn.widgets.RadioButtonGroup.from_param(m.param.alarm_on, name="firstChange alarm on",
-                                                               button_type="light", width=160)
+        self.alarm_on = pn.widgets.RadioButtonGroup.from_param(m.param.alarm_on, label="firstChange alarm on",
+                                                               color="light", width=160)
 
     # ------------------------------------------------------------------ outputs
     def _build_outputs(self):
