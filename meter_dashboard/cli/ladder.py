@@ -82,8 +82,10 @@ def run_ladder(args) -> int:
         f"{how}: {result.submissions} submissions on {result.examples:,} test examples, "
         f"{result.releases} scores released\n\n"
         + table(["submission", "naive loss", "naive best", "Ladder score", "released"], rows, align="lrrrl")
-        + f"\n\nLemma 4: these {result.examples:,} labels keep the leaderboard error below {total:.4g} "
-        f"(eta = {eta:.3g}) with confidence {1 - delta:.3g}."
+        + (f"\n\nLemma 4: these {result.examples:,} labels keep the leaderboard error below {total:.4g} "
+           f"(eta = {eta:.3g}) with confidence {1 - delta:.3g}." if total < 1 else
+           f"\n\nLemma 4: {result.examples:,} labels are too few for a useful guarantee over "
+           f"{result.submissions} submissions (the smallest error bound, {total:.3g}, is above 1).")
     )
     emit(args, payload, text)
     return 0

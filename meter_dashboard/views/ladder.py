@@ -198,9 +198,13 @@ class Ladder(pn.viewable.Viewer):
         ]
         if guarantee is not None:
             total, eta, eps = guarantee
-            cards.append(headline_html("Leaderboard error ≤", _fmt(total, 3),
-                                       f"Lemma 4, confidence {1 - r.delta:.3g} (η = {eta:.3g})",
-                                       css_class="ladder-guarantee"))
+            if total < 1:
+                cards.append(headline_html("Leaderboard error ≤", _fmt(total, 3),
+                                           f"Lemma 4, confidence {1 - r.delta:.3g} (η = {eta:.3g})",
+                                           css_class="ladder-guarantee"))
+            else:
+                cards.append(headline_html("Leaderboard error ≤", "—",
+                                           "Lemma 4: too few labels for a useful bound", css_class="ladder-guarantee"))
         self.replay_headlines.object = _headlines(cards)
         withheld = k - res.releases
         self.replay_sentence.object = (

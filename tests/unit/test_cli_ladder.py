@@ -106,3 +106,11 @@ def test_ladder_verbs_do_not_import_panel():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_tiny_test_sets_get_no_meaningless_guarantee(capsys):
+    assert main(["ladder", TIES]) == 0
+    text = capsys.readouterr().out
+    assert "too few for a useful guarantee" in text and "keep the leaderboard error below" not in text
+    assert main(["ladder", LEADERBOARD]) == 0
+    assert "keep the leaderboard error below 0.238" in capsys.readouterr().out
