@@ -18,6 +18,7 @@ Algorithm 1, Eqs. 1-7).  This module adds what a person works with:
 """
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import math
@@ -56,6 +57,12 @@ EXAMPLES = {
     "adversary": ("approve_adversary.csv", "approve_adversary_prespecified.csv",
                   "50 modifications by a developer overfitting 100 reused test examples "
                   "(the original model is the best one)"),
+}
+
+#: The settings each example was made for (applied when the example is chosen on a model).
+EXAMPLE_SETTINGS = {
+    "refits": dict(margin=0.0, margin_step=0.01),  # Section 3.2: delta grows by 0.01 AUC per approval
+    "adversary": dict(margin=0.0, margin_step=0.0),  # the path was generated with margin 0
 }
 
 _MAX_NAME = 80
@@ -508,6 +515,8 @@ class ApproveModel(param.Parameterized):
                 self.error = "No uploaded trace yet: choose a CSV file (first column the original model's loss)."
             return
         trace, pres = load_example(self.example)
+        with param.parameterized.discard_events(self):
+            self.param.update(**EXAMPLE_SETTINGS.get(self.example, {}))
         self.param.update(trace=trace, prespecified=pres, trace_error="", prespecified_error="")
         self._recompute()
 
@@ -594,6 +603,16 @@ class ApprovalSimulation(param.Parameterized):
         if self.running:
             self.status = "cancelling..."
 
+    def _simulate(self, progress, extra):
+        function = srgp.simulate_fwer if self.kind == "fwer" else srgp.simulate_power
+        return function(list(self.methods), replicates=self.replicates, steps=self.steps, test_size=self.test_size,
+                        alpha=self.alpha, seed=self.seed, progress=progress, should_stop=self._stop.is_set, **extra)
+
+    def _finish(self, result):
+        status = (f"cancelled after {result.completed} of {result.replicates} replicates" if result.cancelled
+                  else f"done: {result.completed} replicates")
+        self.param.update(result=result, status=status, progress=1.0 if not result.cancelled else self.progress)
+
     def run(self, **extra):
         """Run the simulation (blocking); returns the SimulationResult (also in ``result``)."""
         if not self._lock.acquire(blocking=False):
@@ -604,20 +623,49 @@ class ApprovalSimulation(param.Parameterized):
             self.param.update(running=True, progress=0.0, error="", status="starting...")
 
             def progress(fraction, message):
-                self.progress = float(min(max(fraction, 0.0), 1.0))
-                self.status = message
+                self.param.update(progress=float(min(max(fraction, 0.0), 1.0)), status=message)
 
-            function = srgp.simulate_fwer if self.kind == "fwer" else srgp.simulate_power
             try:
-                result = function(list(self.methods), replicates=self.replicates, steps=self.steps,
-                                  test_size=self.test_size, alpha=self.alpha, seed=self.seed, progress=progress,
-                                  should_stop=self._stop.is_set, **extra)
+                result = self._simulate(progress, extra)
             except InputError as exc:
-                self.param.update(error=str(exc), status="", running=False)
+                self.param.update(error=str(exc), status="")
                 return None
-            status = (f"cancelled after {result.completed} of {result.replicates} replicates" if result.cancelled
-                      else f"done: {result.completed} replicates")
-            self.param.update(result=result, status=status, progress=1.0 if not result.cancelled else self.progress)
+            self._finish(result)
+            return result
+        finally:
+            self.running = False
+            self._lock.release()
+
+    async def arun(self, poll: float = 0.25, **extra):
+        """Run in a worker thread; ``progress``/``status`` are updated from the caller's event loop.
+
+        The worker only writes plain attributes; every parameter event happens on the
+        loop's thread, so a served page can update its widgets safely and a Cancel click
+        (which calls :meth:`cancel`) gets through while the simulation runs.
+        """
+        if not self._lock.acquire(blocking=False):
+            self.error = "A simulation is already running."
+            return None
+        try:
+            self._stop.clear()
+            self.param.update(running=True, progress=0.0, error="", status="starting...")
+            box = {"progress": 0.0, "status": "starting..."}
+
+            def progress(fraction, message):
+                box["progress"] = float(min(max(fraction, 0.0), 1.0))
+                box["status"] = message
+
+            task = asyncio.ensure_future(asyncio.to_thread(self._simulate, progress, extra))
+            while not task.done():
+                await asyncio.wait({task}, timeout=poll)
+                if not self._stop.is_set():
+                    self.param.update(progress=box["progress"], status=box["status"])
+            try:
+                result = task.result()
+            except InputError as exc:
+                self.param.update(error=str(exc), status="")
+                return None
+            self._finish(result)
             return result
         finally:
             self.running = False

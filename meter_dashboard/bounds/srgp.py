@@ -309,6 +309,22 @@ def _merge_identical(lower, upper, corr):
     return lo[keep], hi[keep], corr[np.ix_(keep, keep)]
 
 
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _log_interval_scalar(lo: float, hi: float) -> float:
+    """Scalar :func:`_log_interval` (fast inside quadrature)."""
+    if not hi > lo:
+        return -math.inf
+    if hi <= 0:
+        a, b = float(log_ndtr(hi)), float(log_ndtr(lo))
+        return a + math.log1p(-math.exp(b - a)) if b > -math.inf else a
+    if lo >= 0:
+        a, b = float(log_ndtr(-lo)), float(log_ndtr(-hi))
+        return a + math.log1p(-math.exp(b - a)) if b > -math.inf else a
+    return math.log1p(-(float(ndtr(lo)) + float(ndtr(-hi))))
+
+
 def _log_box_2d(lo, hi, rho) -> float:
     """``log P(lo < (X, Y) < hi)`` for a standard bivariate normal, |rho| < 1.
 
@@ -319,19 +335,19 @@ def _log_box_2d(lo, hi, rho) -> float:
     mass = _log_interval(lo, hi)
     a, b = (0, 1) if mass[0] <= mass[1] else (1, 0)
     s = math.sqrt(1.0 - rho * rho)
-    la, ha = max(lo[a], -_Z_FAR), min(hi[a], _Z_FAR)
+    la, ha = max(float(lo[a]), -_Z_FAR), min(float(hi[a]), _Z_FAR)
     if not ha > la:
         return -math.inf
+    lb, hb = float(lo[b]), float(hi[b])
 
-    def g(x):
-        x = np.asarray(x, dtype=float)
-        return stats.norm.logpdf(x) + _log_interval((lo[b] - rho * x) / s, (hi[b] - rho * x) / s)
+    def g(x: float) -> float:
+        return -0.5 * x * x - _LOG_SQRT_2PI + _log_interval_scalar((lb - rho * x) / s, (hb - rho * x) / s)
 
     cuts = [la, ha]
     if rho != 0:
-        cuts += [c / rho for c in (lo[b], hi[b]) if math.isfinite(c)]
+        cuts += [c / rho for c in (lb, hb) if math.isfinite(c)]
     grid = np.linspace(la, ha, 257)
-    values = g(grid)
+    values = -0.5 * grid * grid - _LOG_SQRT_2PI + _log_interval((lb - rho * grid) / s, (hb - rho * grid) / s)
     peak = int(np.argmax(values))
     anchor = float(values[peak])
     if not math.isfinite(anchor):
@@ -341,8 +357,7 @@ def _log_box_2d(lo, hi, rho) -> float:
     total = 0.0
     for x0, x1 in zip(cuts[:-1], cuts[1:]):
         if x1 > x0:
-            part, _ = integrate.quad(lambda x: math.exp(float(g(x)) - anchor), x0, x1,
-                                     epsabs=0.0, epsrel=1e-10, limit=200)
+            part, _ = integrate.quad(lambda x: math.exp(g(x) - anchor), x0, x1, epsabs=0.0, epsrel=1e-10, limit=200)
             total += part
     return anchor + math.log(total) if total > 0 else -math.inf
 

@@ -1,0 +1,3 @@
+from meter_dashboard.pages import build
+
+build("approve").servable()
