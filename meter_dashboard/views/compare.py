@@ -13,7 +13,8 @@ import io
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import BoxAnnotation, ColumnDataSource, HoverTool, Label, Legend, NumeralTickFormatter, Slope, Span
+from bokeh.models import (BoxAnnotation, ColumnDataSource, HoverTool, Label, Legend, FixedTicker, NumeralTickFormatter,
+                          Slope, Span)
 from bokeh.plotting import figure
 
 from ..compare import COMPARE_EXAMPLES, CompareModel
@@ -21,6 +22,8 @@ from ._style import PALETTE, ensure_css, error_html, esc, fmt_int, headline_html
 
 BLUE, ORANGE, GREEN, VERMILLION = PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[5]
 GREY = "#777777"
+#: 1-2-5 ticks for log axes of counts (Bokeh shows the ones inside the range).
+_LOG_TICKS = [m * 10**e for e in range(0, 13) for m in (1, 2, 5)]
 
 _TITLES = {
     "not_significant": "Not significant",
@@ -202,6 +205,7 @@ class Compare(pn.viewable.Viewer):
                                      ("runs you have", [have])],
                               location="top_right", background_fill_alpha=0.85))
         fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
+        fig.yaxis.ticker = FixedTicker(ticks=_LOG_TICKS)
         fig.toolbar.logo = None
         self.curve_fig = fig
         self.curve_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-size-plot"])

@@ -15,7 +15,7 @@ import math
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, HoverTool, Legend, NumeralTickFormatter, Span
+from bokeh.models import ColumnDataSource, HoverTool, Legend, FixedTicker, NumeralTickFormatter, Span
 from bokeh.plotting import figure
 
 from ..ladder import (
@@ -27,6 +27,8 @@ from ._style import PALETTE, ensure_css, error_html, esc, fmt_int, headline_html
 
 BLUE, ORANGE, GREEN, PINK, SKY, VERMILLION = PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[3], PALETTE[4], PALETTE[5]
 GREY = "#777777"
+#: 1-2-5 ticks for log axes of counts (Bokeh shows the ones inside the range).
+_LOG_TICKS = [m * 10**e for e in range(0, 13) for m in (1, 2, 5)]
 
 _VARIANT_LABELS = {"parameter_free": "Parameter-free (Algorithm 2)", "fixed_step": "Fixed step η (Algorithm 1)"}
 
@@ -263,6 +265,7 @@ class Ladder(pn.viewable.Viewer):
                           legend_field="what")
         fig.add_tools(HoverTool(renderers=[line, pts], tooltips=[("η", "@eta{0.0000}"), ("labels", "@labels{0,0}")]))
         fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
+        fig.yaxis.ticker = FixedTicker(ticks=_LOG_TICKS)
         fig.legend.location = "top_center"
         fig.toolbar.logo = None
         self.size_fig = fig
@@ -278,7 +281,7 @@ class Ladder(pn.viewable.Viewer):
             headline_html("Labels needed", fmt_int(size.labels),
                           f"ε = {size.epsilon:g}, η = {size.step:g}, k = {size.submissions:,}, δ = {size.delta:g}",
                           css_class="ladder-labels"),
-            headline_html("With the best η", fmt_int(best.labels),
+            headline_html("With the best step", fmt_int(best.labels),
                           f"η = {best.step:.4f}, ε = {best.epsilon:.4f} (same total {best.total_error:g})",
                           css_class="ladder-best-labels"),
         ])
