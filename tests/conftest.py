@@ -71,8 +71,13 @@ def server():
         proc.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Headless chromium for one test module.
+
+    Module scope, not session: Playwright's sync API keeps an asyncio loop running in
+    the main thread while it is open, which would break later tests that call
+    ``asyncio.run`` (the models' async simulations)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
