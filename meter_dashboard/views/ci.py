@@ -13,7 +13,7 @@ import math
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, FixedTicker, HoverTool, Legend, NumeralTickFormatter, Span
+from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker, HoverTool, Legend, NumeralTickFormatter, Span
 from bokeh.plotting import figure
 
 from ..ci import (
@@ -227,7 +227,8 @@ class CI(pn.viewable.Viewer):
         rfig.scatter("x", "n", source=self.replay_source, color="color", size=9, legend_label="n (commit)")
         rfig.add_tools(HoverTool(tooltips=[("commit", "@commit"), ("n", "@n{0.0000}"), ("o", "@o{0.0000}"),
                                            ("signal", "@signal")]))
-        rfig.legend.location = "top_left"
+        rfig.legend.location = "bottom_right"
+        rfig.xaxis.ticker = BasicTicker(min_interval=1)
         rfig.toolbar.logo = None
         self._alarm_spans = []
         self.replay_fig = rfig
@@ -349,8 +350,10 @@ class CI(pn.viewable.Viewer):
             per_sub = ("needs a clause n − o with a variance bound" if r.labels_per_commit is None
                        else f"active labeling · {_hours(r.per_commit_hours)} per commit")
             cards.append(headline_html("Labels per commit", per, per_sub, "ci-labels-per-commit"))
-            cards.append(headline_html("Unlabeled examples", fmt_int(r.unlabeled), "for the clauses over d",
-                                       "ci-unlabeled"))
+            unl_sub = "for the clauses over d" if r.unlabeled else "none needed"
+            if r.unlabeled and r.difference_bound is not None and "checked" in r.variance_source:
+                unl_sub = "to check p and the clauses over d"
+            cards.append(headline_html("Unlabeled examples", fmt_int(r.unlabeled), unl_sub, "ci-unlabeled"))
         self.headlines.object = banner + '<div style="display:flex;gap:12px;flex-wrap:wrap">' + "".join(cards) + "</div>"
         self.sentence.object = f'<p class="md-sentence">{esc(r.sentence())}</p>'
         self.table.object = _adaptivity_table(r)
@@ -484,11 +487,15 @@ def _clause_table(r) -> str:
 
 
 def _replay_summary(rep, m) -> str:
-    parts = [f"<b>{len(rep.rows)}</b> commits, <b>{rep.passes}</b> passed ({esc(rep.mode)})."]
+    source = m.trace.source if m.trace is not None and m.trace.source else "the trace"
+    parts = [f"<b>{esc(source)}</b>: <b>{len(rep.rows)}</b> commits, <b>{rep.passes}</b> passed ({esc(rep.mode)})."]
     for a in ADAPTIVITIES:
         alarms = rep.alarms(a)
-        text = ", ".join(str(x) for x in alarms[:12]) + (" …" if len(alarms) > 12 else "") if alarms else "none"
-        parts.append(f"New-testset alarm ({esc(a)}): after commit{'s' if len(alarms) != 1 else ''} {esc(text)}.")
+        if alarms:
+            text = ", ".join(str(x) for x in alarms[:12]) + (" …" if len(alarms) > 12 else "")
+            parts.append(f"New-testset alarm ({esc(a)}): after commit{'s' if len(alarms) != 1 else ''} {esc(text)}.")
+        else:
+            parts.append(f"New-testset alarm ({esc(a)}): none yet.")
     parts.append(f"Dashed lines in the plot: the alarms of the chosen adaptivity ({esc(m.adaptivity)}).")
     if rep.examples is not None:
         need = rep.required.get("optimized") or rep.required.get("labels")
