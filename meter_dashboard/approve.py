@@ -480,10 +480,11 @@ class ApproveModel(param.Parameterized):
                 self.prespecified_error = str(exc)
                 pres = None
         self._uploaded = (trace, pres)
-        with param.parameterized.discard_events(self):
-            self.example = "uploaded"
-        self.param.update(trace=trace, prespecified=pres)
-        self._recompute()
+        if self.example != "uploaded":
+            self.example = "uploaded"  # _load_example picks up the uploaded trace and recomputes
+        else:
+            self.param.update(trace=trace, prespecified=pres)
+            self._recompute()
         return True
 
     def load_prespecified(self, source, *, name: str | None = None) -> bool:
@@ -515,9 +516,12 @@ class ApproveModel(param.Parameterized):
                 self.error = "No uploaded trace yet: choose a CSV file (first column the original model's loss)."
             return
         trace, pres = load_example(self.example)
-        with param.parameterized.discard_events(self):
-            self.param.update(**EXAMPLE_SETTINGS.get(self.example, {}))
-        self.param.update(trace=trace, prespecified=pres, trace_error="", prespecified_error="")
+        self._holding = True  # one recomputation for the new trace and its settings, not one per setting
+        try:
+            self.param.update(trace=trace, prespecified=pres, trace_error="", prespecified_error="",
+                              **EXAMPLE_SETTINGS.get(self.example, {}))
+        finally:
+            self._holding = False
         self._recompute()
 
     # -- derived results -------------------------------------------------------------
@@ -530,7 +534,7 @@ class ApproveModel(param.Parameterized):
     @param.depends("method", "alpha", "success_weight", "margin", "margin_step", "seed", "failure_threshold",
                    "pres_share", "pres_first_share", "max_conditioning", "compare_methods", watch=True)
     def _recompute(self):
-        if self.trace is None:
+        if self.trace is None or getattr(self, "_holding", False):
             return
         options = self.options()
         try:

@@ -156,6 +156,8 @@ class Approve(pn.viewable.Viewer):
                          power=power or ApprovalSimulation(kind="power", replicates=10))
         ensure_css()
         _ensure_approve_css()
+        doc = pn.state.curdoc
+        self._doc = doc if doc is not None and doc.session_context is not None else None
         self._build_inputs()
         self._build_decisions()
         self._build_compare()
@@ -450,7 +452,7 @@ class Approve(pn.viewable.Viewer):
             factors = [METHOD_LABELS[m] for m in METHODS]
             bar_src = ColumnDataSource({"label": [], "fwer": [], "lower": [], "upper": [], "color": []})
             fig = figure(height=320, sizing_mode="stretch_width", x_range=FactorRange(*factors),
-                         y_axis_label="FWER (rate of approving ≥ 1 bad modification)",
+                         y_axis_label="FWER",
                          tools="save,reset", toolbar_location="above",
                          title="Figure 3 (middle): error rate per procedure, ± 2 Monte Carlo standard errors")
             fig.vbar(x="label", top="fwer", width=0.7, source=bar_src, color="color")
@@ -571,7 +573,13 @@ class Approve(pn.viewable.Viewer):
                     src.data = ({"x": time, "y": res.curves["holdout_auc"][m], "y2": res.curves["holdout_auc"][m]}
                                 if m in methods else {"x": [], "y": [], "y2": []})
 
-        pn.state.execute(update)
+        doc = self._doc if self._doc is not None else pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            # a Bokeh source must change under the document lock; the simulation's result may
+            # arrive from an async callback that does not hold it
+            doc.add_next_tick_callback(update)
+        else:
+            update()
 
     # ------------------------------------------------------------------ layout
     def _simulation_section(self, kind: str):
@@ -589,8 +597,7 @@ class Approve(pn.viewable.Viewer):
                     "improvements; the margin grows by 0.01 AUC after each approval. More approvals = more power.")
         settings = pn.Column(w["replicates"], w["seed"], w["steps"], w["test_size"], w["alpha"],
                              pn.Row(w["run"], w["cancel"]), w["progress"], w["status"], width=260)
-        results = pn.Column(w["table"], pn.Row(w["fig_pane"], w["curve_pane"], sizing_mode="stretch_width"),
-                            sizing_mode="stretch_width")
+        results = pn.Column(w["table"], w["fig_pane"], w["curve_pane"], sizing_mode="stretch_width")
         return pn.Column(pn.pane.HTML(f"<h2>{esc(title)}</h2><p class='md-note'>{esc(text)}</p>",
                                       sizing_mode="stretch_width"),
                          pn.Row(settings, results, sizing_mode="stretch_width"),
