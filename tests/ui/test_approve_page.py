@@ -1,0 +1,113 @@
+"""The /approve page in a real browser (Playwright + Debian chromium)."""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+import meter_dashboard.approve as ap
+
+pytestmark = pytest.mark.ui
+
+MAIN = "td.approve-decision:not(.approve-compare)"
+
+
+def text(page, selector: str) -> str:
+    return page.locator(selector).first.inner_text().strip()
+
+
+def decisions(page) -> list[bool]:
+    cells = page.locator(MAIN)
+    return [cells.nth(i).get_attribute("data-approved") == "true" for i in range(cells.count())]
+
+
+def test_decisions_method_switch_and_levels(page, server, open_page, relevant_errors):
+    open_page(page, server, "/approve", MAIN)
+    model = ap.ApproveModel()  # the page's defaults: refits example, fsSRGP, alpha 0.1, margin step 0.01
+    expected = model.result
+    expect(page.locator(MAIN)).to_have_count(15, timeout=30_000)
+    assert decisions(page) == expected.approved.tolist()
+    assert text(page, ".approve-count") == f"{expected.approvals} of 15"
+    assert text(page, ".approve-first-level") == "0.08"  # 0.8 x alpha: the first edge from the start
+    assert text(page, ".approve-fwer") == "≤ 0.1"
+
+    # switch to Bonferroni over the tree: every test at 0.1 / (2**15 - 1) = 3.05e-6
+    page.locator(".approve-method select").first.select_option(label="Bonferroni")
+    bonf = ap.approve(model.trace, "bonferroni", margin_step=0.01)
+    expect(page.locator(".approve-count").first).to_have_text(f"{bonf.approvals} of 15", timeout=30_000)
+    assert decisions(page) == bonf.approved.tolist()
+    assert text(page, ".approve-first-level") == "3.05e-06"
+
+    # alpha typed in: bonfSRGP's first level is 0.8 x 0.05
+    page.locator(".approve-method select").first.select_option(label="bonfSRGP")
+    box = page.locator(".approve-alpha input").first
+    box.fill("0.05")
+    box.press("Enter")
+    expect(page.locator(".approve-first-level").first).to_have_text("0.04", timeout=30_000)
+    page.wait_for_function("() => window.location.search.includes('alpha=0.05')")
+    srgp = ap.approve(model.trace, "bonf-srgp", alpha=0.05, margin_step=0.01)
+    assert decisions(page) == srgp.approved.tolist()
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_overfitting_example_side_by_side(page, server, open_page, relevant_errors):
+    open_page(page, server, "/approve?example=adversary&method=naive", MAIN)
+    naive = ap.approve(ap.load_example("adversary")[0], "naive")
+    expect(page.locator(".approve-count").first).to_have_text(f"{naive.approvals} of 50", timeout=60_000)
+    assert naive.approvals >= 2
+    assert text(page, ".approve-fwer") == "not controlled"
+    page.get_by_text("Compare procedures", exact=True).first.click()
+    for method in ap.METHODS:
+        cells = page.locator(f"td.approve-compare[data-method='{method}']")
+        expect(cells).to_have_count(50)
+        approved = page.locator(f"td.approve-compare[data-method='{method}'][data-approved='true']").count()
+        if method == "naive":
+            assert approved == naive.approvals
+        else:  # every procedure that controls the FWER refuses the overfit modifications
+            assert approved == 0, method
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_upload_a_trace_then_a_malformed_one(page, server, open_page, relevant_errors, tmp_path):
+    open_page(page, server, "/approve", MAIN)
+    good = tmp_path / "mine.csv"
+    good.write_text("orig,m1,m2,m3\n1.0,0.5,1.1,0.5\n1.0,0.4,0.9,0.4\n1.0,0.6,1.1,0.6\n1.0,0.5,0.9,0.5\n")
+    page.locator(".approve-upload input[type=file]").first.set_input_files(str(good))
+    expect(page.locator(MAIN)).to_have_count(3, timeout=30_000)
+    # fsSRGP on the hand-checked trace (see tests/unit/test_cli_approve.py): m1 and m3 approved, margin step 0.01
+    assert decisions(page) == [True, False, True]
+    expect(page.locator(".approve-example select").first).to_have_value("Uploaded file")
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("orig,m1\n1,0.5\n1,oops\n")
+    page.locator(".approve-upload input[type=file]").first.set_input_files(str(bad))
+    expect(page.locator(".md-error").first).to_have_text(
+        "line 3, column 2: loss (m1) must be a finite number; got 'oops'", timeout=30_000)
+    assert decisions(page) == [True, False, True]  # the last good trace stays
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_simulation_runs_with_progress_and_can_be_cancelled(page, server, open_page, relevant_errors):
+    open_page(page, server, "/approve", MAIN)
+    page.get_by_text("Simulations", exact=True).first.click()
+    for selector, value in ((".approve-fwer-replicates input", "2"), (".approve-fwer-steps input", "6")):
+        box = page.locator(selector).first
+        box.fill(value)
+        box.press("Enter")
+    page.locator(".approve-fwer-run button").first.click()
+    cells = page.locator("td.approve-sim-fwer")
+    expect(cells).to_have_count(6, timeout=120_000)
+    expect(page.locator(".approve-fwer-status").first).to_contain_text("done: 2 replicates")
+    expected = ap.ApprovalSimulation(kind="fwer", replicates=2, steps=6).run()
+    for i, method in enumerate(ap.METHODS):
+        assert cells.nth(i).get_attribute("data-method") == method
+        assert float(cells.nth(i).inner_text()) == pytest.approx(expected.fwer[method])
+
+    box = page.locator(".approve-power-replicates input").first
+    box.fill("500")
+    box.press("Enter")
+    page.locator(".approve-power-run button").first.click()
+    expect(page.locator(".approve-power-cancel button").first).to_be_enabled(timeout=30_000)
+    page.locator(".approve-power-cancel button").first.click()
+    expect(page.locator(".approve-power-status").first).to_contain_text("cancelled after", timeout=60_000)
+    expect(page.locator(".approve-power-run button").first).to_be_enabled()
+    assert relevant_errors(page.console_errors) == []
