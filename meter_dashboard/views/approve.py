@@ -258,7 +258,7 @@ class Approve(pn.viewable.Viewer):
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["approve-table"])
         self.decision_source = ColumnDataSource({"test": [], "p": [], "level": [], "name": [], "decision": [],
                                                  "color": [], "fill": []})
-        fig = figure(height=300, sizing_mode="stretch_width", y_axis_type="log", x_axis_label="test (in order)",
+        fig = figure(height=340, sizing_mode="stretch_width", y_axis_type="log", x_axis_label="test (in order)",
                      y_axis_label="probability (log scale)", tools="pan,wheel_zoom,box_zoom,reset,save",
                      toolbar_location="above", title="p-value of each test against the level it was held to")
         level = fig.step("test", "level", source=self.decision_source, mode="center", line_width=2.5,
@@ -267,9 +267,9 @@ class Approve(pn.viewable.Viewer):
                           fill_color="fill", line_width=2)
         fig.add_tools(HoverTool(renderers=[pts], tooltips=[("test", "@test: @name"), ("p-value", "@p{0.000e}"),
                                                            ("level", "@level{0.000e}"), ("", "@decision")]))
-        fig.add_layout(Legend(items=[("level (approve when the p-value is at or below)", [level]),
-                                     ("p-value (filled: approved)", [pts])], location="bottom_left",
-                              background_fill_alpha=0.85))
+        fig.add_layout(Legend(items=[("level: approve when the p-value is at or below", [level]),
+                                     ("p-value (filled: approved)", [pts])], location="center",
+                              background_fill_alpha=0.85), "below")
         fig.toolbar.logo = None
         self.decision_fig = fig
         self.decision_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["approve-decision-plot"])
@@ -434,9 +434,9 @@ class Approve(pn.viewable.Viewer):
         w["seed"] = pn.widgets.IntInput.from_param(sim.param.seed, name="Seed", start=0, sizing_mode="stretch_width")
         w["alpha"] = pn.widgets.FloatInput.from_param(sim.param.alpha, name="α", start=1e-6, end=0.999, step=0.01,
                                                       sizing_mode="stretch_width")
-        w["run"] = pn.widgets.Button(name="Run simulation", button_type="primary", sizing_mode="stretch_width",
+        w["run"] = pn.widgets.Button(label="Run simulation", color="primary", sizing_mode="stretch_width",
                                      css_classes=[f"approve-{kind}-run"])
-        w["cancel"] = pn.widgets.Button(name="Cancel", button_type="warning", sizing_mode="stretch_width",
+        w["cancel"] = pn.widgets.Button(label="Cancel", color="warning", sizing_mode="stretch_width",
                                         disabled=True, css_classes=[f"approve-{kind}-cancel"])
 
         async def run(event, sim=sim):

@@ -254,3 +254,23 @@ def test_simulation_model_shows_input_errors():
     sim = ap.ApprovalSimulation(kind="fwer", replicates=1, steps=200)
     assert sim.run() is None
     assert "steps must be at most" in sim.error and not sim.running
+
+
+# --------------------------------------------------------------------------- the notebook component
+def test_notebook_component_follows_its_model():
+    import meter_dashboard as md
+
+    view = md.Approve(_trace_bytes(), method="bonf-srgp", alpha=0.2)
+    assert view.__panel__() is view.__panel__() and view.sidebar() is not None  # built once
+    assert view.table.object.count("class='approve-decision") == 3
+    assert "0.16" in view.headlines.object  # 0.8 x 0.2
+    view.model.method = "naive"
+    assert "not controlled" in view.headlines.object
+    assert view.compare_table.object.count("data-method='naive'") == 3
+    assert list(view.decision_source.data["test"]) == [1, 2, 3]
+    # a simulation run in a notebook (no server document) fills the plots directly
+    view.fwer.param.update(replicates=1, steps=4, methods=["naive", "bonferroni"])
+    view.fwer.run()
+    bars = view._fwer_widgets["bar_source"].data
+    assert bars["label"] == ["BinaryThres (naive)", "Bonferroni"] and len(bars["fwer"]) == 2
+    assert "data-method='bonferroni'" in view._fwer_widgets["table"].object
