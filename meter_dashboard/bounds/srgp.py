@@ -122,7 +122,9 @@ __all__ = [
     "fit_logistic",
     "simulate_fwer",
     "simulate_power",
+    "SimulationResult",
     "SimulationCancelled",
+    "MAX_CONDITIONING",
 ]
 
 #: Procedure names used everywhere (code, CLI, URL, CSS), in the paper's order.
