@@ -14,6 +14,7 @@ import numpy as np
 
 __all__ = [
     "InputError",
+    "check_number",
     "check_probability",
     "check_positive",
     "check_int",
@@ -86,6 +87,17 @@ def _as_float(name: str, value) -> float:
         raise InputError(name, "a number", value) from None
     if math.isnan(result):
         raise InputError(name, "a number", value)
+    return result
+
+
+def check_number(name: str, value) -> float:
+    """``value`` (a flag's text, a cell, a widget value) as a finite float.
+
+    Never evaluates text: ``float()`` only.  NaN is "not a number"; infinities are refused.
+    """
+    result = _as_float(name, value)
+    if not math.isfinite(result):
+        raise InputError(name, "a finite number", value)
     return result
 
 

@@ -10,6 +10,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 import numpy as np
 
@@ -90,7 +91,7 @@ def emit(args, payload: dict, text: str) -> None:
         sys.stdout.write(text.rstrip("\n") + "\n")
 
 
-def fail(message: str, prog: str = "meter-dashboard") -> "NoReturn":  # noqa: F821
+def fail(message: str, prog: str = "meter-dashboard") -> NoReturn:
     """One line on stderr, exit status 2 (the convention for bad input)."""
     sys.stderr.write(f"{prog}: error: {message}\n")
     raise SystemExit(2)

@@ -4,7 +4,7 @@ No Panel import here (the CLI runs in CI pipelines).
 """
 from __future__ import annotations
 
-from .._validation import InputError, raw
+from .._validation import InputError, check_number, raw
 from ._common import add_format_option, emit, table
 
 _FLAGS = {
@@ -65,20 +65,15 @@ def _renamed(exc: InputError) -> InputError:
     return InputError(name, exc.rule, got, location=exc.location)
 
 
-def _number(name: str, text):
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        raise InputError(name, "a number", text) from None
 
 
 def run(args) -> int:
     from .. import ci as _ci  # numpy/scipy/param only
 
     try:
-        difference_bound = None if args.difference_bound is None else _number("--difference-bound",
+        difference_bound = None if args.difference_bound is None else check_number("--difference-bound",
                                                                                args.difference_bound)
-        seconds = _number("--seconds-per-label", args.seconds_per_label)
+        seconds = check_number("--seconds-per-label", args.seconds_per_label)
         result = _ci.ci_labels(args.condition, args.reliability, args.adaptivity, args.steps, args.mode,
                                difference_bound=difference_bound,
                                check_difference_bound=not args.assume_difference_bound,

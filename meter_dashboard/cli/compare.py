@@ -7,9 +7,8 @@ No Panel import: the models and bounds only.
 """
 from __future__ import annotations
 
-import math
 
-from .._validation import InputError
+from .._validation import InputError, check_number
 from ._common import add_format_option, emit, table
 
 
@@ -46,14 +45,6 @@ def register(sub) -> None:
     q.set_defaults(run=run_size)
 
 
-def _number(name, text):
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise InputError(name, "a number", text) from None
-    if math.isnan(value):
-        raise InputError(name, "a number", text)
-    return value
 
 
 def _rename(exc: InputError, names: dict) -> InputError:
@@ -70,7 +61,7 @@ def run_compare(args) -> int:
     from .. import compare as model
     from .._validation import check_int
 
-    gamma, alpha, beta = (_number(f, v) for f, v in (("--gamma", args.gamma), ("--alpha", args.alpha),
+    gamma, alpha, beta = (check_number(f, v) for f, v in (("--gamma", args.gamma), ("--alpha", args.alpha),
                                                       ("--beta", args.beta)))
     resamples = check_int("--resamples", args.resamples, minimum=1, maximum=10**7)
     seed = check_int("--seed", args.seed, minimum=0)
@@ -107,8 +98,8 @@ def run_size(args) -> int:
     from .. import compare as model
 
     try:
-        size = model.sample_size(_number("--alpha", args.alpha), _number("--beta", args.beta),
-                                 _number("--gamma", args.gamma))
+        size = model.sample_size(check_number("--alpha", args.alpha), check_number("--beta", args.beta),
+                                 check_number("--gamma", args.gamma))
     except InputError as exc:
         raise _rename(exc, _FLAGS) from None
     rows = [["runs", size.runs], ["Noether's bound", size.real], ["alpha", size.alpha], ["beta", size.beta],

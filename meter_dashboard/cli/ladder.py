@@ -8,9 +8,8 @@ No Panel import: the models and bounds only.
 """
 from __future__ import annotations
 
-import math
 
-from .._validation import InputError
+from .._validation import InputError, check_number
 from ._common import add_format_option, emit, table
 
 
@@ -47,14 +46,6 @@ def register(sub) -> None:
     q.set_defaults(run=run_size)
 
 
-def _number(name, text):
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise InputError(name, "a number", text) from None
-    if math.isnan(value):
-        raise InputError(name, "a number", text)
-    return value
 
 
 def run_ladder(args) -> int:
@@ -62,10 +53,10 @@ def run_ladder(args) -> int:
     from ..bounds.ladder import leaderboard_error
     from .._validation import check_probability
 
-    step = None if args.step is None else _number("--step", args.step)
+    step = None if args.step is None else check_number("--step", args.step)
     if step is not None and not (0 < step <= 1):
         raise InputError("--step", "a number in (0, 1]", args.step)
-    delta = check_probability("--delta", _number("--delta", args.delta))
+    delta = check_probability("--delta", check_number("--delta", args.delta))
     tbl = model.read_losses(args.losses)
     result = model.ladder(tbl, step)
     total, eta, eps = leaderboard_error(result.examples, result.submissions, delta)
@@ -111,15 +102,15 @@ def _run_size(args) -> int:
         if args.epsilon is not None or args.step is not None:
             raise InputError("--total-error", "given without --epsilon and --step (it chooses them)",
                              args.total_error)
-        total = _number("--total-error", args.total_error)
-        size = model.best_step(total, _int("--submissions", args.submissions), _number("--delta", args.delta))
+        total = check_number("--total-error", args.total_error)
+        size = model.best_step(total, _int("--submissions", args.submissions), check_number("--delta", args.delta))
         note = f"best split of eps + eta = {total:g}"
     else:
         if args.epsilon is None or args.step is None:
             missing = "--epsilon" if args.epsilon is None else "--step"
             raise InputError(missing, "given (or use --total-error to choose the split)", None)
-        size = model.ladder_size(_number("--epsilon", args.epsilon), _number("--step", args.step),
-                                 _int("--submissions", args.submissions), _number("--delta", args.delta))
+        size = model.ladder_size(check_number("--epsilon", args.epsilon), check_number("--step", args.step),
+                                 _int("--submissions", args.submissions), check_number("--delta", args.delta))
         note = "Lemma 4"
     payload = size.to_dict()
     rows = [["labels", size.labels], ["epsilon", size.epsilon], ["step", size.step],

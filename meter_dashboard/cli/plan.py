@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from .._validation import InputError, check_int, parse_int_list, parse_number_list
+from .._validation import InputError, check_int, check_number, parse_int_list, parse_number_list
 from ._common import add_format_option, emit, table
 
 EXAMPLE = "meter-dashboard plan --epsilon 0.01,0.02,0.03,0.04,0.05 --delta 0.01 --steps 10"
@@ -50,15 +50,6 @@ def _parse_steps(text: str):
     return check_int("--steps", text, minimum=1)
 
 
-def _float(name, text) -> float:
-    """One number from a flag (never evaluated: ``float()`` only)."""
-    try:
-        value = float(str(text).strip())
-    except ValueError:
-        raise InputError(name, "a number", text) from None
-    if not math.isfinite(value):
-        raise InputError(name, "a finite number", text)
-    return value
 
 
 def run(args) -> int:
@@ -68,7 +59,7 @@ def run(args) -> int:
     from ..bounds import meter
 
     epsilon = parse_number_list("--epsilon", args.epsilon)
-    delta = _float("--delta", args.delta)
+    delta = check_number("--delta", args.delta)
     steps = _parse_steps(args.steps)
     signals = check_int("--signals", args.signals, minimum=1, maximum=1000) if args.signals is not None else None
     tenants = check_int("--tenants", args.tenants, minimum=1) if args.tenants is not None else 1
@@ -103,10 +94,10 @@ def run(args) -> int:
         return 0
 
     budget = check_int("--budget", args.budget, minimum=1) if args.budget is not None else None
-    cost = _float("--cost-per-hour", args.cost_per_hour) if args.cost_per_hour is not None else None
+    cost = check_number("--cost-per-hour", args.cost_per_hour) if args.cost_per_hour is not None else None
     result = plan_module.plan(
         epsilon, delta, steps, signals=signals, tenants=tenants, tenant_steps=tenant_steps, reverts=reverts,
-        budget=budget, seconds_per_label=_float("--seconds-per-label", args.seconds_per_label),
+        budget=budget, seconds_per_label=check_number("--seconds-per-label", args.seconds_per_label),
         labelers=check_int("--labelers", args.labelers, minimum=1), cost_per_hour=cost,
     )
     emit(args, result.to_dict(), _table_text(result))
