@@ -138,7 +138,7 @@ class Session(pn.viewable.Viewer):
         options = {info.title: key for key, info in EXAMPLES.items()}
         options[_UPLOADED] = _UPLOADED
         current = m.example if m.example is not None else (_UPLOADED if m.trace is not None else None)
-        self.example = pn.widgets.Select(name="Example trace", options=options, value=current or list(options.values())[0],
+        self.example = pn.widgets.Select(label="Example trace", options=options, value=current or list(options.values())[0],
                                          sizing_mode="stretch_width", css_classes=["example-select"])
         self.example.param.watch(self._on_example, "value")
         self.upload = pn.widgets.FileDropper(
@@ -155,29 +155,29 @@ class Session(pn.viewable.Viewer):
             '<code>"test_size"</code>.</div>', sizing_mode="stretch_width", margin=(0, 5))
         self.trace_error = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["trace-error"], margin=(0, 5))
         self.trace_status = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["trace-status"], margin=(0, 5))
-        self.test_size = pn.widgets.IntInput.from_param(m.param.test_size, name="Test-set size n (labels)",
+        self.test_size = pn.widgets.IntInput.from_param(m.param.test_size, label="Test-set size n (labels)",
                                                         start=1, placeholder="e.g. 5509", sizing_mode="stretch_width",
                                                         css_classes=["test-size-input"])
 
         self.variant = pn.widgets.RadioButtonGroup.from_param(
-            m.param.variant, name="Meter", options={"Incremental meter": "incremental", "Regular meter": "regular"},
-            button_type="light", sizing_mode="stretch_width", css_classes=["variant-input"])
-        self.epsilon = pn.widgets.TextInput(name="ε per signal (ε₁ ≤ … ≤ ε_m)", value=_nums(p.epsilon),
+            m.param.variant, label="Meter", options={"Incremental meter": "incremental", "Regular meter": "regular"},
+            color="light", sizing_mode="stretch_width", css_classes=["variant-input"])
+        self.epsilon = pn.widgets.TextInput(label="ε per signal (ε₁ ≤ … ≤ ε_m)", value=_nums(p.epsilon),
                                             sizing_mode="stretch_width", css_classes=["epsilon-input"])
         self.epsilon.param.watch(self._on_epsilon_text, "value")
-        self.ranges = pn.widgets.TextInput(name="Range boundaries 0 = r₀ < … < r_m = 1", value=_nums(p.ranges),
+        self.ranges = pn.widgets.TextInput(label="Range boundaries 0 = r₀ < … < r_m = 1", value=_nums(p.ranges),
                                            sizing_mode="stretch_width", css_classes=["ranges-input"])
         self.ranges.param.watch(self._on_ranges_text, "value")
-        self.delta = pn.widgets.FloatInput.from_param(p.param.delta, name="δ (failure probability)", step=0.01,
+        self.delta = pn.widgets.FloatInput.from_param(p.param.delta, label="δ (failure probability)", step=0.01,
                                                       start=1e-12, end=0.999999, sizing_mode="stretch_width",
                                                       css_classes=["delta-input"])
-        self.steps = pn.widgets.IntInput.from_param(p.param.steps, name="T (budget of steps)", start=1,
+        self.steps = pn.widgets.IntInput.from_param(p.param.steps, label="T (budget of steps)", start=1,
                                                     sizing_mode="stretch_width", css_classes=["steps-input"])
-        self.tenant_steps = pn.widgets.TextInput(name="Steps per tenant (optional)", placeholder="e.g. 12,8",
+        self.tenant_steps = pn.widgets.TextInput(label="Steps per tenant (optional)", placeholder="e.g. 12,8",
                                                  value=_ints(p.tenant_steps), sizing_mode="stretch_width",
                                                  css_classes=["tenant-steps-input"])
         self.tenant_steps.param.watch(self._on_tenant_steps_text, "value")
-        self.reverts = pn.widgets.TextInput(name="Revert steps fixed in advance (optional)", placeholder="e.g. 9",
+        self.reverts = pn.widgets.TextInput(label="Revert steps fixed in advance (optional)", placeholder="e.g. 9",
                                             value=_ints(p.reverts), sizing_mode="stretch_width",
                                             css_classes=["reverts-input"])
         self.reverts.param.watch(self._on_reverts_text, "value")
@@ -185,20 +185,20 @@ class Session(pn.viewable.Viewer):
         self.planner_link = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-link"], margin=(0, 5))
 
         # replay controls
-        self.first_button = pn.widgets.Button(name="◀◀ First", width=95, css_classes=["first-step"])
-        self.back_button = pn.widgets.Button(name="◀ Back", width=90, css_classes=["step-back"])
-        self.play_button = pn.widgets.Button(name="▶ Play", width=100, button_type="primary", css_classes=["play-button"])
-        self.forward_button = pn.widgets.Button(name="Forward ▶", width=100, css_classes=["step-forward"])
-        self.last_button = pn.widgets.Button(name="Last ▶▶", width=95, css_classes=["last-step"])
+        self.first_button = pn.widgets.Button(label="◀◀ First", width=95, css_classes=["first-step"])
+        self.back_button = pn.widgets.Button(label="◀ Back", width=90, css_classes=["step-back"])
+        self.play_button = pn.widgets.Button(label="▶ Play", width=100, color="primary", css_classes=["play-button"])
+        self.forward_button = pn.widgets.Button(label="Forward ▶", width=100, css_classes=["step-forward"])
+        self.last_button = pn.widgets.Button(label="Last ▶▶", width=95, css_classes=["last-step"])
         self.first_button.on_click(lambda e: self._stop_and(self.model.first))
         self.back_button.on_click(lambda e: self._stop_and(self.model.step_back))
         self.forward_button.on_click(lambda e: self._stop_and(self.model.step_forward))
         self.last_button.on_click(lambda e: self._stop_and(self.model.last))
         self.play_button.on_click(self._on_play)
-        self.slider = pn.widgets.IntSlider(name="Position in the trace", start=1, end=2, value=1,
+        self.slider = pn.widgets.IntSlider(label="Position in the trace", start=1, end=2, value=1,
                                            sizing_mode="stretch_width", css_classes=["step-slider"])
-        self.slider.param.watch(self._on_slider, "value_throttled")
-        self.jump = pn.widgets.IntInput(name="Go to step", value=None, placeholder="step", width=110,
+        self.slider.param.watch(self._on_slider, "value")
+        self.jump = pn.widgets.IntInput(label="Go to step", value=None, placeholder="step", width=110,
                                         css_classes=["jump-input"])
         self.jump.param.watch(self._on_jump, "value")
         self.jump_error = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["jump-error"], margin=(0, 5))
@@ -324,7 +324,8 @@ class Session(pn.viewable.Viewer):
         if event.new == _UPLOADED or event.new == self.model.example:
             return
         self._stop()
-        self.model.load_example(event.new)
+        with pn.io.hold():
+            self.model.load_example(event.new)
 
     def _on_upload(self, event):
         for name, data in (event.new or {}).items():
@@ -334,7 +335,8 @@ class Session(pn.viewable.Viewer):
             self._stop()
             if isinstance(data, str):  # FileDropper decodes text/* files; the model reads bytes
                 data = data.encode("utf-8")
-            self.model.load(data, name=name)
+            with pn.io.hold():  # one batch of changes: a click right after sees the new trace everywhere
+                self.model.load(data, name=name)
 
     def _on_status(self, *_):
         m = self.model
@@ -424,7 +426,8 @@ class Session(pn.viewable.Viewer):
     # ------------------------------------------------------------------ replay controls
     def _stop_and(self, action):
         self._stop()
-        action()
+        with pn.io.hold():
+            action()
 
     def _on_play(self, _event=None):
         if self._play_callback is not None:
@@ -435,20 +438,24 @@ class Session(pn.viewable.Viewer):
             return
         if m.position >= len(m.result) - 1:
             m.first()
-        self.play_button.name = "⏸ Pause"
+        self.play_button.label = "❚❚ Pause"
         self._play_callback = pn.state.add_periodic_callback(self._tick, period=self.play_interval)
 
     def _tick(self):
-        if not self.model.step_forward():
+        with pn.io.hold():
+            moved = self.model.step_forward()
+        if not moved:
             self._stop()
 
     def _stop(self):
         if self._play_callback is not None:
             self._play_callback.stop()
             self._play_callback = None
-        self.play_button.name = "▶ Play"
+        self.play_button.label = "▶ Play"
 
     def _on_slider(self, event):
+        if getattr(self, "_moving_slider", False):
+            return
         if event.new is not None and self.model.result is not None:
             self._stop()
             self.model.position = min(max(int(event.new) - 1, 0), len(self.model.result) - 1)
@@ -466,6 +473,10 @@ class Session(pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ rendering
     def _on_result(self, *_):
+        with pn.io.hold():
+            self._render_result()
+
+    def _render_result(self):
         r = self.model.result
         if r is None:
             self.title.object = '<div class="md-note">Load a trace to replay it.</div>'
@@ -511,10 +522,18 @@ class Session(pn.viewable.Viewer):
             self.signal_budget.location = edge
         self.gauge.param.update(ranges=list(r.settings["ranges"]), epsilon=list(r.settings["epsilon"]),
                                 meter_name=METER_TITLES[r.variant])
-        self.slider.param.update(start=1, end=max(len(t), 2), disabled=len(t) < 2)
+        self._moving_slider = True
+        try:
+            self.slider.param.update(start=1, end=max(len(t), 2), disabled=len(t) < 2)
+        finally:
+            self._moving_slider = False
         self._on_position()
 
     def _on_position(self, *_):
+        with pn.io.hold():
+            self._render_position()
+
+    def _render_position(self):
         m = self.model
         r = m.result
         if r is None:
@@ -523,7 +542,11 @@ class Session(pn.viewable.Viewer):
         d = r.step(i)
         t = r.trace
         if self.slider.value != i + 1:
-            self.slider.value = i + 1
+            self._moving_slider = True
+            try:
+                self.slider.value = i + 1
+            finally:
+                self._moving_slider = False
         self.score_cursor.location = d["step"]
         self.signal_cursor.location = d["step"]
         sup = d["supported_epsilon"] if r.short_of_labels else None
@@ -570,12 +593,15 @@ class Session(pn.viewable.Viewer):
         loc = pn.state.location
         query = dict(parse_qsl((loc.search or "").lstrip("?"), keep_blank_values=True))
         query = {k: v for k, v in query.items() if k in _SESSION_QUERY_KEYS}
+        problem = ""
         try:
             self.model.update_from_query(query)
         except InputError as exc:
-            self.model.error = f"The link's settings were not applied: {exc}"
+            problem = f"The link's settings were not applied: {exc}"
         if self.model.trace is None:
             self.model.load_example("emocontext")
+        if problem:
+            self.model.error = problem
         pn.state.onload(self._url_loaded)
 
     def _url_loaded(self):

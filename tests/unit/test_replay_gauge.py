@@ -1,0 +1,59 @@
+"""The meter gauge's drawing helpers (piecewise-linear axis, colours) and the session view's wiring, no browser."""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from meter_dashboard.views.meter_gauge import MeterGauge, display_position, signal_colors
+
+RANGES = [0, 0.005, 0.01, 0.02, 0.05, 1]
+
+
+def test_boundaries_sit_at_equal_steps_and_values_inside_their_segment():
+    assert display_position(RANGES, RANGES).tolist() == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    # 0.0161 lies in [0.01, 0.02): 61% of the way through segment 3 -> (2 + 0.61) / 5
+    assert np.isclose(display_position([0.0161], RANGES)[0], (2 + 0.61) / 5)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=2, max_size=40))
+def test_the_axis_is_monotone(values):
+    v = np.sort(np.asarray(values))
+    pos = display_position(v, RANGES)
+    assert np.all(np.diff(pos) >= 0) and pos.min() >= 0 and pos.max() <= 1
+
+
+def test_colours_are_distinct():
+    for m in (1, 2, 5, 8, 12, 40):
+        colors = signal_colors(m)
+        assert len(colors) == m and len(set(colors)) == m
+
+
+def test_gauge_draws_the_step_it_is_given():
+    g = MeterGauge(empirical_overfitting=0.0161, signal=3, incremental_signal=4, epsilon_shown=0.04,
+                   supported_epsilon=0.08)
+    segments = g._segments.data
+    assert segments["number"] == ["1", "2", "3", "4", "5"]
+    assert segments["alpha"][2] == 1.0 and segments["line_width"][3] > 1  # this step solid, worst so far outlined
+    bars = g._bars.data
+    assert np.isclose(bars["right"][0], (2 + 0.61) / 5)  # the solid bar ends at the gap
+    assert np.isclose(bars["right"][1], display_position([0.04], RANGES)[0])  # the grey bar at eps_4
+    assert len(g._hatch.data["left"]) == 1  # what the labels support, hatched
+    assert g._marks.data["text"] == ["this step", "worst so far"]
+    g.param.update(ranges=[0, 0.5, 1], epsilon=[0.01, 0.02], signal=1, incremental_signal=1, supported_epsilon=None)
+    assert g._segments.data["number"] == ["1", "2"] and g._hatch.data["left"] == []
+
+
+def test_session_view_renders_the_models_step():
+    from meter_dashboard.views.session import Session
+
+    view = Session(example="emocontext")
+    assert 'meter-signal">3<' in view.cards.object and 'meter-epsilon">0.03<' in view.cards.object
+    view.model.step_back()
+    assert 'session-step">7<' in view.cards.object and 'meter-signal">2<' in view.cards.object
+    assert not view.model.load(b"step,val_accuracy,test_accuracy\n1,0.5,x\n", name="<b>bad</b>.csv")
+    assert "row 2, column 3 (test_accuracy)" in view.trace_error.object
+    assert 'session-step">7<' in view.cards.object  # the previous trace stays
+    view.model.load(b"step,val_accuracy,test_accuracy\n1,0.5,0.4\n", name="<script>x</script>.csv")
+    assert "<script>" not in view.title.object and "&lt;script&gt;" in view.title.object
