@@ -1,7 +1,7 @@
 """``meter-dashboard replay``: what the meter would have said at every step of a trace."""
 from __future__ import annotations
 
-from .._validation import InputError, check_int, parse_int_list, parse_number_list
+from .._validation import InputError, check_int, check_probability, parse_int_list, parse_number_list
 from ._common import add_format_option, emit, table
 
 EXAMPLE = ("meter-dashboard replay --example emocontext --ranges 0,0.005,0.01,0.02,0.05,1 "
@@ -59,12 +59,7 @@ def _plan_values(args, trace_len: int) -> dict:
         values["ranges"] = validate_ranges(parse_number_list("--ranges", args.ranges), len(epsilon))
     else:
         values["ranges"] = resize_ranges((0.0, 0.005, 0.01, 0.02, 0.05, 1.0), len(epsilon))
-    try:
-        values["delta"] = float(str(args.delta).strip())
-    except ValueError:
-        raise InputError("--delta", "a number in (0, 1)", args.delta) from None
-    if not 0 < values["delta"] < 1:
-        raise InputError("--delta", "a number in (0, 1)", args.delta)
+    values["delta"] = check_probability("--delta", str(args.delta).strip())
     values["steps"] = check_int("--steps", args.steps, minimum=1) if args.steps is not None else trace_len
     if args.tenant_steps:
         values["tenant_steps"] = parse_int_list("--tenant-steps", args.tenant_steps)

@@ -64,7 +64,8 @@ def test_variant_regular(capsys):
     [
         (["--example", "emocontext", "--epsilon", "0.05,0.01", "--ranges", "0,0.1,1"], "epsilon must be non-decreasing"),
         (["--example", "emocontext", "--ranges", "0,0.5,1"], "ranges must be m + 1 = 6 boundaries"),
-        (["--example", "emocontext", "--delta", "2"], "--delta must be a number in (0, 1); got '2'"),
+        (["--example", "emocontext", "--delta", "2"], "--delta must be in (0, 1); got '2'"),
+        (["--example", "emocontext", "--delta", "nan"], "--delta must be a number; got 'nan'"),
         (["--example", "emocontext", "--steps", "0"], "--steps must be a whole number >= 1; got '0'"),
         (["--example", "emocontext", "--test-size", "abc"], "--test-size must be a whole number; got 'abc'"),
         (["--example", "nope"], "example must be one of emocontext, synthetic_overfitting; got 'nope'"),
