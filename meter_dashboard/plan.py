@@ -573,10 +573,12 @@ class MeterPlan(param.Parameterized):
         return urlencode(self.to_query(), safe=",")
 
     @staticmethod
-    def parse_query(query) -> dict:
+    def parse_query(query, current_ranges=None) -> dict:
         """Validated parameter values from a query string or mapping (unknown keys ignored).
 
-        Raises :class:`InputError` naming the key, the rule and the value.
+        When the query gives ``epsilon`` but no ``ranges``, the ranges are ``current_ranges``
+        (or the defaults) resized to the new number of signals.  Raises
+        :class:`InputError` naming the key, the rule and the value.
         """
         if isinstance(query, str):
             query = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
@@ -595,7 +597,7 @@ class MeterPlan(param.Parameterized):
         if "ranges" in q:
             out["ranges"] = validate_ranges(parse_number_list("ranges", q["ranges"]))
         elif "epsilon" in out:
-            out["ranges"] = resize_ranges(DEFAULT_RANGES, len(out["epsilon"]))
+            out["ranges"] = resize_ranges(current_ranges or DEFAULT_RANGES, len(out["epsilon"]))
         if "delta" in q:
             out["delta"] = check_probability("delta", q["delta"])
         if "steps" in q:
@@ -629,6 +631,6 @@ class MeterPlan(param.Parameterized):
 
     def update_from_query(self, query) -> None:
         """Apply a URL query to this plan (raises InputError and changes nothing if invalid)."""
-        values = self.parse_query(query)
+        values = self.parse_query(query, current_ranges=self.ranges)
         if values:
             self.param.update(**values)

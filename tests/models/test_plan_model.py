@@ -151,3 +151,11 @@ def test_max_steps_inf_is_reported_not_crashing():
     r = md.plan(0.2, delta=0.01, steps=10, signals=2, budget=10**7)
     assert r.max_steps["incremental"] == math.inf
     assert r.to_dict()["budget"]["max_steps"]["incremental"] is None
+
+
+def test_query_with_epsilon_only_keeps_the_current_ranges():
+    p = MeterPlan(ranges=[0, 0.01, 0.02, 0.03, 0.1, 1])
+    p.update_from_query("epsilon=0.01,0.02,0.03,0.04,0.05")
+    assert p.ranges == [0, 0.01, 0.02, 0.03, 0.1, 1]
+    p.update_from_query("epsilon=0.01,0.02,0.03")
+    assert p.ranges == [0.0, 0.01, 0.02, 1.0] and p.error == ""
