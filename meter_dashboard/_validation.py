@@ -93,9 +93,12 @@ def _as_float(name: str, value) -> float:
 def check_number(name: str, value) -> float:
     """``value`` (a flag's text, a cell, a widget value) as a finite float.
 
-    Never evaluates text: ``float()`` only.  NaN is "not a number"; infinities are refused.
+    Never evaluates text: ``float()`` only.  NaN and infinities are refused.
     """
-    result = _as_float(name, value)
+    try:
+        result = float(value)
+    except (TypeError, ValueError):
+        raise InputError(name, "a number", value) from None
     if not math.isfinite(result):
         raise InputError(name, "a finite number", value)
     return result

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from .._validation import InputError, raw
+from .._validation import InputError, check_int, check_number, raw
 from ._common import add_format_option, emit, table
 
 METHOD_CHOICES = ("naive", "bonferroni", "weighted-bonferroni", "bonf-srgp", "fs-srgp", "pres-srgp")
@@ -64,21 +64,8 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _number(name: str, text) -> float:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise InputError(name, "a number", text) from None
-    if not math.isfinite(value):
-        raise InputError(name, "a finite number", text)
-    return value
 
 
-def _whole(name: str, text) -> int:
-    value = _number(name, text)
-    if value != int(value):
-        raise InputError(name, "a whole number", text)
-    return int(value)
 
 
 def _renamed(exc: InputError) -> InputError:
@@ -94,17 +81,17 @@ def run(args) -> int:
     if method not in METHOD_CHOICES:
         raise InputError("--method", "one of " + ", ".join(METHOD_CHOICES), args.method)
     options = dict(
-        alpha=_number("--alpha", args.alpha),
-        success_weight=_number("--success-weight", args.success_weight),
-        margin=_number("--margin", args.margin),
-        margin_step=_number("--margin-step", args.margin_step),
-        seed=_whole("--seed", args.seed),
-        failure_threshold=_whole("--failure-threshold", args.failure_threshold),
-        pres_share=_number("--pres-share", args.pres_share),
-        max_conditioning=_whole("--max-conditioning", args.max_conditioning),
+        alpha=check_number("--alpha", args.alpha),
+        success_weight=check_number("--success-weight", args.success_weight),
+        margin=check_number("--margin", args.margin),
+        margin_step=check_number("--margin-step", args.margin_step),
+        seed=check_int("--seed", args.seed),
+        failure_threshold=check_int("--failure-threshold", args.failure_threshold),
+        pres_share=check_number("--pres-share", args.pres_share),
+        max_conditioning=check_int("--max-conditioning", args.max_conditioning),
     )
     if args.steps is not None:
-        options["steps"] = _whole("--steps", args.steps)
+        options["steps"] = check_int("--steps", args.steps)
     trace = _approve.read_modification_trace(args.trace)
     prespecified = None
     if args.prespecified is not None:
