@@ -92,9 +92,7 @@ class Planner(pn.viewable.Viewer):
         self._build_widgets()
         self._build_outputs()
         self._build_plots()
-        self.plan.param.watch(self._on_result, ["result", "error", "error_parameter"])
-        self.plan.param.watch(self._on_curves, ["curves"])
-        self.plan.param.watch(self._on_sweep, ["sweep_curves"])
+        self.plan.param.watch(self._on_outputs, ["result", "error", "error_parameter", "curves", "sweep_curves"])
         self.plan.param.watch(self._on_meter_inputs, ["epsilon", "ranges"])
         self.plan.param.watch(self._on_lists, ["tenant_steps", "reverts"])
         self._on_result()
@@ -344,6 +342,17 @@ class Planner(pn.viewable.Viewer):
             pane.object = error_html(text)
 
     # ------------------------------------------------------------------ output handlers
+    def _on_outputs(self, *events):
+        """One model change -> one batch of view updates (a single message to the browser)."""
+        changed = {e.name for e in events}
+        with pn.io.hold():
+            if changed & {"result", "error", "error_parameter"}:
+                self._on_result()
+            if "curves" in changed:
+                self._on_curves()
+            if "sweep_curves" in changed:
+                self._on_sweep()
+
     def _on_result(self, *_):
         self._render_errors()
         r = self.plan.result
