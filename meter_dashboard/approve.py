@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import param
 
+from ._files import read_text
 from ._validation import InputError, raw
 from .bounds import srgp
 from .bounds.srgp import METHOD_LABELS, METHODS, normalize_method
@@ -97,20 +98,6 @@ class ModificationTrace:
                 f"source={self.source!r})")
 
 
-def _read_text(source) -> tuple[str, str]:
-    if isinstance(source, (bytes, bytearray)):
-        data = bytes(source)
-        label = "uploaded file"
-    elif hasattr(source, "read"):
-        data = source.read()
-        label = getattr(source, "name", "file")
-    else:
-        path = Path(os.fspath(source))
-        data = path.read_bytes()
-        label = path.name
-    if isinstance(data, bytes):
-        data = data.decode("utf-8-sig")
-    return data, str(label)
 
 
 def read_modification_trace(source, *, parameter: str = "trace") -> ModificationTrace:
@@ -130,7 +117,7 @@ def read_modification_trace(source, *, parameter: str = "trace") -> Modification
     InputError
         With the row and column of the first bad value.
     """
-    text, label = _read_text(source)
+    text, label = read_text(source, parameter=parameter)
     rows = []
     line_numbers = []
     for number, row in enumerate(csv.reader(io.StringIO(text)), start=1):

@@ -41,6 +41,7 @@ from fractions import Fraction
 import numpy as np
 import param
 
+from ._files import read_text
 from ._validation import InputError, check_int, check_positive, format_value, raw
 from .bounds import ci as _ci
 from .bounds.ci import ADAPTIVITIES, MODES
@@ -731,18 +732,16 @@ def _read_frame(source):
     if isinstance(source, pd.DataFrame):
         return source.astype(str), "DataFrame"
     name = ""
-    if isinstance(source, (bytes, bytearray)):
-        buffer = io.StringIO(bytes(source).decode("utf-8-sig"))
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        text, _ = read_text(bytes(source), parameter="trace")
     elif isinstance(source, (str, os.PathLike)) and ("\n" not in str(source)):
         name = os.fspath(source)
-        with open(name, encoding="utf-8-sig") as fh:
-            buffer = io.StringIO(fh.read())
+        text, _ = read_text(source, parameter="trace")
     elif isinstance(source, str):
-        buffer = io.StringIO(source)
+        text = source
     else:
-        buffer = io.StringIO(source.read() if hasattr(source, "read") else str(source))
-        if isinstance(buffer.getvalue(), bytes):  # pragma: no cover
-            buffer = io.StringIO(buffer.getvalue().decode("utf-8-sig"))
+        text, _ = read_text(source, parameter="trace")
+    buffer = io.StringIO(text)
     try:
         frame = pd.read_csv(buffer, dtype=str, keep_default_na=False, skipinitialspace=True)
     except Exception as exc:  # noqa: BLE001 - pandas raises several parser errors

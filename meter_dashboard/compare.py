@@ -25,7 +25,8 @@ import param
 
 from ._validation import InputError, check_int, check_probability
 from .bounds import compare as bounds
-from .ladder import csv_rows, data_file, read_text
+from ._files import read_text
+from .ladder import csv_rows, data_file
 
 __all__ = [
     "COMPARE_EXAMPLES",
@@ -117,7 +118,7 @@ def parse_runs(text: str, source: str = "") -> RunsTable:
 
 def read_runs(source) -> RunsTable:
     """Read a runs CSV from a path, bytes (an upload) or an open file."""
-    text, name = read_text(source)
+    text, name = read_text(source, parameter="runs")
     return parse_runs(text, name)
 
 
@@ -339,7 +340,7 @@ class CompareModel(param.Parameterized):
         """
         try:
             if isinstance(source, (bytes, bytearray)):
-                table = parse_runs(read_text(source)[0], name or "uploaded file")
+                table = parse_runs(read_text(source, parameter="runs")[0], name or "uploaded file")
             elif isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
                 table = read_runs(source)
             elif isinstance(source, RunsTable):

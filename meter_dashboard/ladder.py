@@ -25,11 +25,11 @@ import math
 import os
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 
 import numpy as np
 import param
 
+from ._files import read_text
 from ._validation import InputError, check_int, check_probability
 from .bounds import ladder as bounds
 
@@ -60,21 +60,6 @@ LADDER_EXAMPLES = {
 
 
 # --------------------------------------------------------------------------- reading files
-def read_text(source) -> tuple[str, str]:
-    """``(text, display name)`` of a file path, bytes (an upload) or an open file."""
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data, name = bytes(source), "uploaded file"
-    elif hasattr(source, "read"):
-        data, name = source.read(), getattr(source, "name", "file")
-    else:
-        path = Path(os.fspath(source))
-        data, name = path.read_bytes(), path.name
-    if isinstance(data, str):
-        return data, str(name)
-    try:
-        return data.decode("utf-8-sig"), str(name)
-    except UnicodeDecodeError:
-        raise InputError("file", "UTF-8 text (a CSV file)", "binary data", location=str(name)) from None
 
 
 def csv_rows(text: str):
@@ -170,7 +155,7 @@ def parse_losses(text: str, source: str = "") -> LossTable:
 
 def read_losses(source) -> LossTable:
     """Read a per-example loss CSV from a path, bytes (an upload) or an open file."""
-    text, name = read_text(source)
+    text, name = read_text(source, parameter="losses")
     return parse_losses(text, name)
 
 
@@ -493,7 +478,7 @@ class LadderReplayModel(param.Parameterized):
         """
         try:
             if isinstance(source, (bytes, bytearray)):
-                table = parse_losses(read_text(source)[0], name or "uploaded file")
+                table = parse_losses(read_text(source, parameter="losses")[0], name or "uploaded file")
             else:
                 table = _as_table(source)
                 bounds.replay(table.losses[:, :1], 0.5)  # validates shape and range

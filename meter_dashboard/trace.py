@@ -43,6 +43,7 @@ from importlib import resources
 
 import numpy as np
 
+from ._files import MAX_UPLOAD_BYTES, check_size, decode_text
 from ._validation import InputError, check_int, format_value, raw
 
 __all__ = [
@@ -59,7 +60,7 @@ __all__ = [
 
 #: Uploads and files larger than this are refused before they are parsed (10 MiB,
 #: about 200,000 steps of CSV).
-MAX_TRACE_BYTES = 10 * 1024 * 1024
+MAX_TRACE_BYTES = MAX_UPLOAD_BYTES
 
 #: metric -> (validation column, test column)
 SCORE_COLUMNS = {
@@ -326,7 +327,7 @@ def read_trace(source, *, format: str | None = None, test_size=None, name: str |
         if not os.path.isfile(path):
             raise InputError("trace", "an existing file", path)
         size = os.path.getsize(path)
-        _check_size(size, max_bytes)
+        check_size(size, max_bytes, "trace")
         with open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
         trace = parse_trace(data, format=format or _format_from_name(path), name=name or os.path.basename(path),
@@ -356,11 +357,11 @@ def parse_trace(data, *, format: str | None = None, name: str = "trace",
     """Validate the content of a trace file (``bytes`` or already decoded ``str``)."""
     if isinstance(data, str):
         text = data
-        _check_size(len(text.encode("utf-8")), max_bytes)
+        check_size(len(text.encode("utf-8")), max_bytes, "trace")
     else:
         data = bytes(data)
-        _check_size(len(data), max_bytes)
-        text = _decode(data)
+        check_size(len(data), max_bytes, "trace")
+        text = decode_text(data, "trace", "CSV or JSON")
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
@@ -374,38 +375,10 @@ def parse_trace(data, *, format: str | None = None, name: str = "trace",
 
 
 # ============================================================================ bytes and formats
-def _check_size(size: int, max_bytes: int) -> None:
-    if size > max_bytes:
-        shown = _human_bytes(size)
-        if not shown.endswith(" bytes"):
-            shown += f" ({size:,} bytes)"
-        raise InputError("trace", f"a file of at most {_human_bytes(max_bytes)}", raw(shown))
 
 
-def _human_bytes(size: int) -> str:
-    if size >= 1024 * 1024:
-        return f"{size / (1024 * 1024):.1f} MiB".replace(".0 MiB", " MiB")
-    if size >= 1024:
-        return f"{size / 1024:.1f} KiB".replace(".0 KiB", " KiB")
-    return f"{size} bytes"
 
 
-def _decode(data: bytes) -> str:
-    if data.startswith(b"PK\x03\x04"):
-        raise InputError("trace", "a CSV or JSON text file (save a spreadsheet as CSV, UTF-8)",
-                         raw("a ZIP archive (an .xlsx workbook?)"))
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputError("trace", "UTF-8 text (save the file as CSV UTF-8)", raw("UTF-16 text"), location="byte 1")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        start = exc.start
-        line = data.count(b"\n", 0, start) + 1
-        col = start - (data.rfind(b"\n", 0, start) + 1) + 1
-        bad = data[start:exc.end].hex(" ")
-        raise InputError("trace", "UTF-8 text (save the file as CSV UTF-8 or JSON)",
-                         raw(f"byte(s) {bad} that are not UTF-8"),
-                         location=f"line {line}, byte {col}") from None
 
 
 def _format_from_name(name) -> str | None:

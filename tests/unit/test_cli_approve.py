@@ -101,7 +101,7 @@ def test_bad_files_exit_2_with_one_line(tmp_path, small, capsys):
     short.write_text("orig,p1\n1,0.5\n1,0.5\n")
     cases = [
         ([str(bad)], "line 3, column 2: loss (m1) must be a finite number; got 'oops'"),
-        ([str(tmp_path / "missing.csv")], "cannot read input"),
+        ([str(tmp_path / "missing.csv")], "trace must be an existing file; got '" + str(tmp_path / "missing.csv") + "'"),
         ([small, "--method", "pres-srgp", "--prespecified", str(short)], "prespecified must be 4 rows"),
     ]
     for args, message in cases:

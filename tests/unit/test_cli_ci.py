@@ -110,7 +110,7 @@ BAD_ARGS = [
     (["--condition", "n > 0.8 +/- 0.1", "--difference-bound", "x"], "--difference-bound must be a number"),
     (["--condition", "n > 0.8 +/- 0.1", "--labelers", "0"], "--labelers must be a whole number >= 1"),
     (["--condition", "n > 0.8 +/- 0.1", "--seconds-per-label", "-1"], "--seconds-per-label must be"),
-    (["--condition", "n > 0.8 +/- 0.1", "--trace", "/nonexistent/trace.csv"], "cannot read input"),
+    (["--condition", "n > 0.8 +/- 0.1", "--trace", "/nonexistent/trace.csv"], "/nonexistent/trace.csv: --trace must be an existing file; got '/nonexistent/trace.csv'"),
 ]
 
 

@@ -78,7 +78,7 @@ def test_compare_size(capsys):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["compare", "/no/such.csv"], "cannot read input"),
+    (["compare", "/no/such.csv"], "runs must be an existing file; got '/no/such.csv'"),
     (["compare", PAIRED, "--gamma", "0.4"], "--gamma must be a number in (0.5, 1)"),
     (["compare", PAIRED, "--alpha", "x"], "--alpha must be a number"),
     (["compare", PAIRED, "--alpha", "0.7"], "--alpha must be in (0, 0.5)"),

@@ -70,7 +70,7 @@ def test_ladder_size_json_and_best_split(capsys):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["ladder", "/no/such/file.csv"], "cannot read input"),
+    (["ladder", "/no/such/file.csv"], "losses must be an existing file; got '/no/such/file.csv'"),
     (["ladder", TIES, "--step", "0"], "--step must be"),
     (["ladder", TIES, "--step", "abc"], "--step must be a number"),
     (["ladder-size", "--epsilon", "2", "--step", "0.1", "--submissions", "3"], "--epsilon must be in (0, 1)"),

@@ -243,3 +243,21 @@ def test_any_valid_csv_parses_and_the_gap_is_the_rounded_difference(pairs):
     expected = [abs(v - t) for v, t in pairs]
     assert np.allclose(trace.empirical_overfitting, expected, rtol=0, atol=1e-12)
     assert np.all((trace.empirical_overfitting >= 0) & (trace.empirical_overfitting <= 1))
+
+
+def test_every_file_reader_shares_the_upload_rules():
+    """Loss files, run files, modification and commit traces get the trace's size and encoding checks."""
+    import meter_dashboard.approve as approve
+    import meter_dashboard.ci as ci
+    import meter_dashboard.compare as compare
+    import meter_dashboard.ladder as ladder
+    from meter_dashboard._files import MAX_UPLOAD_BYTES
+
+    readers = [ladder.read_losses, compare.read_runs, approve.read_modification_trace, ci.read_ci_trace]
+    for read in readers:
+        with pytest.raises(InputError, match=r"line 2, byte 3: .* must be UTF-8 text"):
+            read(b"a,b\n0.\xff,1\n")
+        with pytest.raises(InputError, match=r"must be a file of at most 10 MiB"):
+            read(b"a,b\n" + b"0,1\n" * (MAX_UPLOAD_BYTES // 4 + 1))
+        with pytest.raises(InputError, match=r"xlsx"):
+            read(b"PK\x03\x04 spreadsheet")
