@@ -18,17 +18,17 @@ import importlib
 __version__ = "0.1.0"
 
 # Imported eagerly (numpy, scipy, param; no Panel): importing the submodule
-# ``meter_dashboard.plan`` would otherwise rebind ``md.plan`` from the function to the module.
+# ``meter_dashboard.models.plan`` would otherwise rebind ``md.plan`` from the function to the module.
 from ._validation import InputError
 from .bounds.meter import VARIANTS
-from .plan import MeterPlan, PlanResult, plan
+from .models.plan import MeterPlan, PlanResult, plan
 
 # public name -> "module:attribute", imported on first use
 _EXPORTS = {
     # session replay
-    "read_trace": "meter_dashboard.trace:read_trace",
-    "replay": "meter_dashboard.session:replay",
-    "SessionModel": "meter_dashboard.session:SessionModel",
+    "read_trace": "meter_dashboard.models.trace:read_trace",
+    "replay": "meter_dashboard.models.session:replay",
+    "SessionModel": "meter_dashboard.models.session:SessionModel",
     # notebook components
     "Planner": "meter_dashboard.views.planner:Planner",
     "Session": "meter_dashboard.views.session:Session",

@@ -74,7 +74,7 @@ def _renamed(exc: InputError) -> InputError:
 
 
 def run(args) -> int:
-    from .. import approve as _approve  # numpy/scipy/param only
+    from ..models import approve as _approve  # numpy/scipy/param only
     from ..bounds.srgp import METHOD_LABELS
 
     method = str(args.method).strip().lower()

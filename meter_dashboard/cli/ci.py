@@ -68,7 +68,7 @@ def _renamed(exc: InputError) -> InputError:
 
 
 def run(args) -> int:
-    from .. import ci as _ci  # numpy/scipy/param only
+    from ..models import ci as _ci  # numpy/scipy/param only
 
     try:
         difference_bound = None if args.difference_bound is None else check_number("--difference-bound",

@@ -58,7 +58,7 @@ _FLAGS = {"gamma": "--gamma", "alpha": "--alpha", "beta": "--beta", "resamples":
 
 
 def run_compare(args) -> int:
-    from .. import compare as model
+    from ..models import compare as model
     from .._validation import check_int
 
     gamma, alpha, beta = (check_number(f, v) for f, v in (("--gamma", args.gamma), ("--alpha", args.alpha),
@@ -95,7 +95,7 @@ def run_compare(args) -> int:
 
 
 def run_size(args) -> int:
-    from .. import compare as model
+    from ..models import compare as model
 
     try:
         size = model.sample_size(check_number("--alpha", args.alpha), check_number("--beta", args.beta),

@@ -49,7 +49,7 @@ def register(sub) -> None:
 
 
 def run_ladder(args) -> int:
-    from .. import ladder as model
+    from ..models import ladder as model
     from ..bounds.ladder import leaderboard_error
     from .._validation import check_probability
 
@@ -96,7 +96,7 @@ def run_size(args) -> int:
 
 
 def _run_size(args) -> int:
-    from .. import ladder as model
+    from ..models import ladder as model
 
     if args.total_error is not None:
         if args.epsilon is not None or args.step is not None:

@@ -53,10 +53,8 @@ def _parse_steps(text: str):
 
 
 def run(args) -> int:
-    import importlib
-
-    plan_module = importlib.import_module("meter_dashboard.plan")
     from ..bounds import meter
+    from ..models import plan as plan_module
 
     epsilon = parse_number_list("--epsilon", args.epsilon)
     delta = check_number("--delta", args.delta)
@@ -112,7 +110,7 @@ def _checked_delta(delta):
 
 def _table_text(result) -> str:
     from ..bounds.meter import VARIANTS
-    from ..plan import VARIANT_NOTES
+    from ..models.plan import VARIANT_NOTES
 
     headers = ["variant", "labels", "x fewer than resampling", "labeler-hours", "method"]
     rows = [[v, result.labels[v], round(result.savings[v], 2), round(result.labeler_hours[v], 1), VARIANT_NOTES[v]]

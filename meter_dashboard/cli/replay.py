@@ -44,7 +44,7 @@ def register(sub) -> None:
 
 
 def _plan_values(args, trace_len: int) -> dict:
-    from ..plan import resize_ranges, validate_ranges
+    from ..models.plan import resize_ranges, validate_ranges
 
     epsilon = parse_number_list("--epsilon", args.epsilon)
     values: dict = {}
@@ -74,9 +74,9 @@ def _plan_values(args, trace_len: int) -> dict:
 
 
 def run(args) -> int:
-    from ..plan import MeterPlan
-    from ..session import _replay
-    from ..trace import load_example, read_trace
+    from ..models.plan import MeterPlan
+    from ..models.session import _replay
+    from ..models.trace import load_example, read_trace
 
     if (args.trace is None) == (args.example is None):
         raise InputError("TRACE", "a trace file, or --example NAME (one of the two)",

@@ -1,8 +1,8 @@
 """The /approve page: approve or deny model modifications on a reused test set.
 
 :class:`Approve` is a ``pn.viewable.Viewer`` over an
-:class:`~meter_dashboard.approve.ApproveModel` (the trace and the chosen procedure) and two
-:class:`~meter_dashboard.approve.ApprovalSimulation` models (Section 3.1 and 3.2 of Feng et
+:class:`~meter_dashboard.models.approve.ApproveModel` (the trace and the chosen procedure) and two
+:class:`~meter_dashboard.models.approve.ApprovalSimulation` models (Section 3.1 and 3.2 of Feng et
 al.).  Widgets come from the models' parameters, the layout is built once and updated in
 place, and every number comes from the models.
 """
@@ -16,7 +16,7 @@ import param
 from bokeh.models import ColumnDataSource, FactorRange, HoverTool, Legend, LegendItem, Span, Whisker
 from bokeh.plotting import figure
 
-from ..approve import EXAMPLES, METHOD_LABELS, METHODS, ApprovalSimulation, ApproveModel
+from ..models.approve import EXAMPLES, METHOD_LABELS, METHODS, ApprovalSimulation, ApproveModel
 from ._style import ensure_css, error_html, esc, headline_html
 
 #: One colour per procedure (Okabe-Ito), the same in every plot and table.
@@ -125,7 +125,7 @@ class Approve(pn.viewable.Viewer):
     sync_url : bool
         Keep the procedure's settings in the page URL (served pages).
     **settings
-        Any other :class:`~meter_dashboard.approve.ApproveModel` parameter (alpha, margin, ...).
+        Any other :class:`~meter_dashboard.models.approve.ApproveModel` parameter (alpha, margin, ...).
 
     Examples
     --------

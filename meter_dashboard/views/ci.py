@@ -1,6 +1,6 @@
 """The ease.ml/ci page: how many labels a CI condition needs, and a commit trace replayed.
 
-:class:`CI` is a ``pn.viewable.Viewer`` over a :class:`~meter_dashboard.ci.CIModel`:
+:class:`CI` is a ``pn.viewable.Viewer`` over a :class:`~meter_dashboard.models.ci.CIModel`:
 widgets made from the model's parameters (the condition is validated as you type),
 headline numbers, a table of baseline and optimized counts per adaptivity, the clause
 breakdown, a Bokeh plot of labels against steps (updated in place), and the replay of a
@@ -16,7 +16,7 @@ import param
 from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker, HoverTool, Legend, NumeralTickFormatter, Span
 from bokeh.plotting import figure
 
-from ..ci import (
+from ..models.ci import (
     ADAPTIVITIES,
     ADAPTIVITY_TITLES,
     ASSUMPTIONS,
@@ -27,7 +27,7 @@ from ..ci import (
     CIModel,
     example_trace,
 )
-from ..ci_grammar import VARIABLE_NAMES
+from ..models.ci_grammar import VARIABLE_NAMES
 from ._style import CSS, PALETTE, ensure_css, error_html, esc, fmt_int, headline_html
 
 #: One colour per adaptivity, shared by the plot and the tables.

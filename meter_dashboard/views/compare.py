@@ -1,7 +1,7 @@
 """The P(A>B) page: is pipeline A really better than B, and how many runs does it take?
 
 :class:`Compare` is a ``pn.viewable.Viewer`` over a
-:class:`~meter_dashboard.compare.CompareModel`: widgets from the model's parameters,
+:class:`~meter_dashboard.models.compare.CompareModel`: widgets from the model's parameters,
 headline numbers, the bootstrap distribution against 0.5 and gamma, the runs
 themselves, and Noether's runs-needed curve (Bouthillier et al. 2021, Figure C.1).
 It computes nothing itself.
@@ -17,7 +17,7 @@ from bokeh.models import (BoxAnnotation, ColumnDataSource, HoverTool, Label, Leg
                           Slope, Span)
 from bokeh.plotting import figure
 
-from ..compare import COMPARE_EXAMPLES, CompareModel
+from ..models.compare import COMPARE_EXAMPLES, CompareModel
 from ._style import PALETTE, ensure_css, error_html, esc, fmt_int, headline_html
 
 BLUE, ORANGE, GREEN, VERMILLION = PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[5]

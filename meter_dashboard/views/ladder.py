@@ -1,9 +1,9 @@
 """The Ladder page: replay a leaderboard, size its test set, watch the boosting attack.
 
 :class:`Ladder` is a ``pn.viewable.Viewer`` over three models from
-:mod:`meter_dashboard.ladder` (:class:`~meter_dashboard.ladder.LadderReplayModel`,
-:class:`~meter_dashboard.ladder.LadderSizeModel`,
-:class:`~meter_dashboard.ladder.BoostingAttackModel`).  Widgets come from the models'
+:mod:`meter_dashboard.models.ladder` (:class:`~meter_dashboard.models.ladder.LadderReplayModel`,
+:class:`~meter_dashboard.models.ladder.LadderSizeModel`,
+:class:`~meter_dashboard.models.ladder.BoostingAttackModel`).  Widgets come from the models'
 parameters, the layout is built once and updated in place, and every number comes from
 the models.
 """
@@ -18,7 +18,7 @@ import param
 from bokeh.models import ColumnDataSource, HoverTool, Legend, FixedTicker, NumeralTickFormatter, Span
 from bokeh.plotting import figure
 
-from ..ladder import (
+from ..models.ladder import (
     BoostingAttackModel,
     LadderReplayModel,
     LadderSizeModel,

@@ -1,6 +1,6 @@
 """The planner page: live label counts for every meter variant.
 
-:class:`Planner` is a ``pn.viewable.Viewer`` over a :class:`~meter_dashboard.plan.MeterPlan`.
+:class:`Planner` is a ``pn.viewable.Viewer`` over a :class:`~meter_dashboard.models.plan.MeterPlan`.
 It holds widgets made from the plan's parameters, a results table, headline numbers,
 two Bokeh plots updated in place (their ranges follow the data until the user zooms,
 then keep the zoom), the assumptions in words, downloads and URL sharing.  It computes
@@ -19,7 +19,7 @@ from bokeh.models import ColumnDataSource, HoverTool, Legend, NumeralTickFormatt
 from bokeh.plotting import figure
 
 from .._validation import InputError, parse_int_list
-from ..plan import (
+from ..models.plan import (
     ASSUMPTION,
     PRESETS,
     REVERT_CAVEAT,

@@ -1,8 +1,8 @@
 """The session page: replay a development trace through the five-colour meter.
 
 :class:`Session` is a ``pn.viewable.Viewer`` over a
-:class:`~meter_dashboard.session.SessionModel`, which holds the planner's
-:class:`~meter_dashboard.plan.MeterPlan`.  It shows, for the step being replayed, the
+:class:`~meter_dashboard.models.session.SessionModel`, which holds the planner's
+:class:`~meter_dashboard.models.plan.MeterPlan`.  It shows, for the step being replayed, the
 regular and incremental signals, the eps they guarantee and the budget used; the meter
 itself (:class:`~meter_dashboard.views.meter_gauge.MeterGauge`); the history of scores
 and signals (the paper's Figures 3a and 3c); the alarms; and a window of the step table.
@@ -25,9 +25,9 @@ from bokeh.models import BoxAnnotation, ColumnDataSource, HoverTool, Legend, Ran
 from bokeh.plotting import figure
 
 from .._validation import InputError, parse_int_list, parse_number_list
-from ..plan import ASSUMPTION, REVERT_CAVEAT, TENANT_CAVEAT, MeterPlan, resize_ranges
-from ..session import METER_TITLES, METERS, SessionModel
-from ..trace import EXAMPLES, MAX_TRACE_BYTES
+from ..models.plan import ASSUMPTION, REVERT_CAVEAT, TENANT_CAVEAT, MeterPlan, resize_ranges
+from ..models.session import METER_TITLES, METERS, SessionModel
+from ..models.trace import EXAMPLES, MAX_TRACE_BYTES
 from ._style import PALETTE, ensure_css, error_html, esc, fmt_int, headline_html
 from .meter_gauge import MeterGauge, signal_colors
 
@@ -626,8 +626,8 @@ def _sub(k: int) -> str:
 
 
 def _default_plan_values() -> dict:
-    from ..plan import PRESETS
-    from ..session import DEFAULT_PRESET
+    from ..models.plan import PRESETS
+    from ..models.session import DEFAULT_PRESET
 
     return dict(PRESETS[DEFAULT_PRESET])
 

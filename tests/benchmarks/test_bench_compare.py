@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import meter_dashboard.compare as mc
+import meter_dashboard.models.compare as mc
 from meter_dashboard.bounds import compare as C
 
 RNG = np.random.default_rng(0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import meter_dashboard.ladder as ml
+import meter_dashboard.models.ladder as ml
 from meter_dashboard.bounds import ladder as L
 
 RNG = np.random.default_rng(0)

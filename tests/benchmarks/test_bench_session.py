@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from meter_dashboard.session import SessionModel, replay
-from meter_dashboard.trace import MAX_TRACE_BYTES, read_trace
+from meter_dashboard.models.session import SessionModel, replay
+from meter_dashboard.models.trace import MAX_TRACE_BYTES, read_trace
 
 FIG3 = dict(ranges=[0, 0.005, 0.01, 0.02, 0.05, 1], epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.1)
 STEPS = 50_000

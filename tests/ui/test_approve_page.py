@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-import meter_dashboard.approve as ap
+import meter_dashboard.models.approve as ap
 
 pytestmark = pytest.mark.ui
 
@@ -73,7 +73,7 @@ def test_upload_a_trace_then_a_malformed_one(page, server, open_page, relevant_e
     good.write_text("orig,m1,m2,m3\n1.0,0.5,1.1,0.5\n1.0,0.4,0.9,0.4\n1.0,0.6,1.1,0.6\n1.0,0.5,0.9,0.5\n")
     page.locator(".approve-upload input[type=file]").first.set_input_files(str(good))
     expect(page.locator(MAIN)).to_have_count(3, timeout=30_000)
-    # fsSRGP on the hand-checked trace (see tests/unit/test_cli_approve.py): m1 and m3 approved, margin step 0.01
+    # fsSRGP on the hand-checked trace (see tests/cli/test_approve.py): m1 and m3 approved, margin step 0.01
     assert decisions(page) == [True, False, True]
     expect(page.locator(".approve-example select").first).to_have_value("Uploaded file")
 

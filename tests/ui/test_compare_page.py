@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-import meter_dashboard.compare as mc
+import meter_dashboard.models.compare as mc
 
 pytestmark = pytest.mark.ui
 

@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-import meter_dashboard.ladder as ml
+import meter_dashboard.models.ladder as ml
 
 pytestmark = pytest.mark.ui
 
@@ -44,7 +44,7 @@ def test_upload_with_ties_then_a_bad_file(page, server, open_page, tmp_path):
     good = tmp_path / "ties.csv"
     good.write_bytes(ml.example_path("ladder_ties.csv").read_bytes())
     page.locator(".ladder-upload input[type=file]").first.set_input_files(str(good))
-    # hand replay with eta = 0.25 (tests/unit/test_ladder.py): ties at the threshold are not released
+    # hand replay with eta = 0.25 (tests/bounds/test_ladder.py): ties at the threshold are not released
     expect(page.locator(".ladder-score")).to_have_count(5)
     assert scores(page) == ["0.75", "0.75", "0.25", "0.25", "0.25"]
     bad = tmp_path / "bad.csv"

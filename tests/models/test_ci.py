@@ -1,0 +1,172 @@
+"""The ease.ml/ci param model (no widgets) and its notebook component (no browser)."""
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+import pytest
+
+import meter_dashboard as md
+from meter_dashboard._validation import InputError
+from meter_dashboard.models.ci import DEFAULT_CONDITION, PRESETS, CIModel, example_trace
+
+
+def test_defaults_are_the_papers_pattern_1_setting():
+    m = CIModel()
+    assert m.condition == DEFAULT_CONDITION and m.reliability == 0.9999 and m.adaptivity == "full"
+    r = m.result
+    assert (r.labels, r.optimized, r.labels_per_commit) == (655_547, 67_706, 6_771)  # Section 4.1.1: about 67K
+    assert m.error == "" and m.error_column is None
+
+
+def test_inputs_recompute_results_and_curves():
+    m = CIModel(condition="n - o > 0.1 +/- 0.1", reliability=0.99)
+    assert m.result.labels == 5496  # public calculator
+    m.adaptivity = "none"
+    assert m.result.labels == 1753  # Figure 2, F2 none
+    m.param.update(reliability=0.9999, condition="n > 0.8 +/- 0.05", adaptivity="full")
+    assert m.result.labels == 6279  # Section 3.3
+    m.steps = 10
+    assert list(m.curves["steps"][:3]) == [1, 2, 3] and len(m.curves["steps"]) == 64
+    assert m.curves["full"]["baseline"][9] == m.result.labels
+    assert m.curves["full"]["optimized"] is None
+
+
+def test_invalid_condition_keeps_last_result_and_points_at_the_column():
+    m = CIModel(condition="n - o > 0.1 +/- 0.1", reliability=0.99)
+    m.condition = "n - o >> 0.1 +/- 0.1"
+    assert m.error.startswith("column 8: condition must be well-formed")
+    assert m.error_column == 8
+    assert m.result.labels == 5496 and m.parsed.canonical() == "n - o > 0.1 +/- 0.1"
+    m.condition = "n - o > 0.05 +/- 0.1"
+    assert m.error == "" and m.error_column is None and m.result.labels == 5496
+    m.condition = "n - o > 0.05 +/- 0.05"
+    assert m.result.labels == 21_984  # Figure 2, F2 full, 0.99, 0.05
+
+
+def test_constructor_refuses_a_bad_condition():
+    with pytest.raises(InputError) as info:
+        CIModel(condition="n >")
+    assert info.value.parameter == "condition"
+
+
+def test_param_bounds_refuse_bad_values_at_assignment():
+    m = CIModel()
+    with pytest.raises(ValueError):
+        m.reliability = 1.0
+    with pytest.raises(ValueError):
+        m.steps = 0
+    with pytest.raises(ValueError):
+        m.adaptivity = "sometimes"
+    assert m.result.labels == 655_547
+
+
+def test_difference_bound_and_check():
+    m = CIModel(condition="n - o > 0.018 +/- 0.022", reliability=0.998, steps=7)
+    assert m.result.optimized is None
+    m.difference_bound = 0.1
+    checked = m.result.optimized
+    m.check_difference_bound = False
+    assert m.result.optimized == 5204 < checked  # Figure 5, p = 0.1 known in advance
+    m.difference_bound = None
+    assert m.result.optimized is None
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_applies_cleanly(name):
+    m = CIModel()
+    m.apply_preset(name)
+    assert m.error == "" and m.result is not None
+    for key, value in PRESETS[name].items():
+        assert getattr(m, key) == value
+
+
+def test_preset_numbers_from_the_paper():
+    m = CIModel()
+    m.apply_preset("Section 3.3: n > 0.8 +/- 0.05, full (6,279)")
+    assert m.result.labels == 6279
+    m.apply_preset("Figure 5 non-adaptive: n - o > 0.02 +/- 0.02, p = 0.1 known (4,713)")
+    assert m.result.optimized == 4713
+    m.apply_preset("Pattern 1, Section 4.1.1 (about 67K labels, 6,771 per commit)")
+    assert m.check_difference_bound is True and m.result.optimized == 67_706
+    with pytest.raises(InputError):
+        m.apply_preset("nope")
+
+
+def test_trace_replay_follows_the_condition_and_mode():
+    m = CIModel()
+    assert m.replay is None
+    m.trace = example_trace()
+    first = m.replay
+    assert len(first.rows) == 40 and first.condition == DEFAULT_CONDITION
+    m.mode = "fn-free"
+    assert m.replay.mode == "fn-free" and m.replay.passes >= first.passes
+    m.condition = "n - o > 0.05 +/- 0.01 /\\ d < 0.1 +/- 0.01"
+    assert m.replay.condition == "n - o > 0.05 +/- 0.01 /\\ d < 0.1 +/- 0.01"
+    m.alarm_on = "fail"
+    assert m.replay.alarm_on == "fail"
+    m.trace = None
+    assert m.replay is None
+
+
+def test_load_trace_errors_keep_the_old_trace():
+    m = CIModel(trace=example_trace())
+    assert m.load_trace(b"commit,n,o,d\nx,0.8,0.7,0.05\n", name="mine.csv")
+    assert m.trace.source == "mine.csv" and len(m.replay.rows) == 1
+    assert not m.load_trace(b"commit,n,o,d\nx,zero,0.7,0.05\n", name="bad.csv")
+    assert m.trace_error.startswith("bad.csv: line 2, column 'n': n must be a number in [0, 1]")
+    assert m.trace.source == "mine.csv"
+    # a trace missing a variable the condition needs: the replay error is reported, results stay
+    assert m.load_trace(b"commit,n,o\nx,0.8,0.7\n", name="nod.csv")
+    assert "d must be a number in [0, 1]" in m.trace_error and m.replay is None
+    assert m.result.labels == 655_547
+
+
+def test_curve_axis_scales_with_steps():
+    m = CIModel(steps=32)
+    assert m.curve_axis()[-1] == 64
+    m.steps = 5000
+    axis = m.curve_axis()
+    assert axis[-1] == 4096 and len(axis) <= 400 and np.all(np.diff(axis) > 0)
+
+
+# --------------------------------------------------------------------------- the component (no browser)
+def test_notebook_component():
+    view = md.CI(condition="n - o > 0.1 +/- 0.1", reliability=0.99)
+    assert isinstance(view.model, CIModel)
+    layout = view.__panel__()
+    assert not isinstance(layout, pn.template.base.BaseTemplate)
+    assert pn.panel(view).get_root() is not None
+    assert 'ci-labels">5,496<' in view.headlines.object
+    assert 'ci-count-none">1,753<' in view.table.object
+    assert view.model.replay is not None and len(view.model.replay.rows) == 40  # the shipped example trace
+
+
+def test_component_shows_errors_beside_the_condition_and_keeps_numbers():
+    view = md.CI(condition="n - o > 0.1 +/- 0.1", reliability=0.99)
+    view.condition.value_input = "n - o > 0.1 +/- "
+    assert "column 17: condition must be well-formed" in view.condition_error.object
+    assert "^" in view.condition_error.object
+    assert 'ci-labels">5,496<' in view.headlines.object
+    assert "Showing the last valid condition" in view.headlines.object
+    view.condition.value_input = "n - o > 0.1 +/- 0.05"
+    assert view.condition_error.object == "" and 'ci-labels">21,984<' in view.headlines.object
+
+
+def test_component_escapes_user_text():
+    view = md.CI(trace="")
+    view.model.load_trace(b"commit,n,o,d\n<script>x</script>,0.8,0.7,0.05\n", name="x.csv")
+    assert "<script>" not in view.replay_table.object and "&lt;script&gt;" in view.replay_table.object
+    view.condition.value_input = "n > <b>"
+    assert "<b>" not in view.condition_error.object
+
+
+def test_component_optimized_cards_and_plot_sources():
+    view = md.CI()
+    html = view.headlines.object
+    assert 'ci-optimized">67,706<' in html and 'ci-labels-per-commit">6,771<' in html
+    data = view.curve_source.data
+    assert data["full_baseline"][31] == 655_547 and data["none_optimized"][31] == 29_048
+    view.model.condition = "d < 0.1 +/- 0.01"  # no labels at all: the log plot shows nothing, not zeros
+    assert np.all(np.isnan(view.curve_source.data["full_optimized"]))
+    view.example.value = "No trace"
+    assert view.model.replay is None and "No trace loaded" in view.replay_summary.object
