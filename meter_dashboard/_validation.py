@@ -14,7 +14,10 @@ import numpy as np
 
 __all__ = [
     "InputError",
+    "MAX_NUMBER_CHARS",
+    "MAX_LIST_ITEMS",
     "check_number",
+    "parse_exact_decimal",
     "check_probability",
     "check_positive",
     "check_int",
@@ -80,66 +83,185 @@ def raw(text: str) -> _Raw:
     return _Raw(text)
 
 
-def _as_float(name: str, value) -> float:
-    try:
-        result = float(value)
-    except (TypeError, ValueError):
-        raise InputError(name, "a number", value) from None
-    if math.isnan(result):
-        raise InputError(name, "a number", value)
-    return result
+#: The longest text accepted as one number ("0.000001", "1e-12", "100000"): longer text is
+#: refused before any conversion, so a 30-million-digit literal costs nothing.
+MAX_NUMBER_CHARS = 40
+#: Decimal literals parsed exactly (:func:`parse_exact_decimal`) keep at most this many
+#: significant digits, with their leading digit within 10**-MAX_EXACT_EXPONENT..10**MAX_EXACT_EXPONENT:
+#: enough for every real input, small enough that exact rational arithmetic stays instant.
+MAX_EXACT_DIGITS = 30
+MAX_EXACT_EXPONENT = 30
+#: Items in one comma-separated list (an epsilon vector, revert steps, tenant steps).
+MAX_LIST_ITEMS = 1000
 
 
-def check_number(name: str, value) -> float:
-    """``value`` (a flag's text, a cell, a widget value) as a finite float.
+def _number_text(name: str, value, rule: str, location: str | None) -> str:
+    """The stripped text of a number typed by a person, refused when absurdly long."""
+    text = value.strip() if isinstance(value, str) else bytes(value).decode("ascii", "replace").strip()
+    if len(text) > MAX_NUMBER_CHARS:
+        raise InputError(name, f"{rule} of at most {MAX_NUMBER_CHARS} characters", text, location=location)
+    return text
 
-    Never evaluates text: ``float()`` only.  NaN and infinities are refused.
+
+def _as_float(name: str, value, rule: str = "a number", location: str | None = None, *,
+              nonfinite_rule: str | None = None) -> float:
+    """``value`` as a finite float, bounded in cost; every failure is an :class:`InputError`.
+
+    Text goes through ``float()`` only (never evaluated).  Python ints too large for a float,
+    booleans, NaN and infinities are refused with the parameter's name.
     """
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        raise InputError(name, rule, value, location=location)
+    if isinstance(value, (str, bytes)):
+        value = _number_text(name, value, rule, location)
     try:
         result = float(value)
+    except OverflowError:
+        raise InputError(name, f"{rule} within ±1.8e308", raw("a number too large to represent"),
+                         location=location) from None
     except (TypeError, ValueError):
-        raise InputError(name, "a number", value) from None
-    if not math.isfinite(result):
-        raise InputError(name, "a finite number", value)
+        raise InputError(name, rule, value, location=location) from None
+    if math.isnan(result):
+        raise InputError(name, nonfinite_rule or rule, value, location=location)
+    if math.isinf(result):
+        raise InputError(name, nonfinite_rule or ("a finite number" if rule == "a number" else rule), value,
+                         location=location)
     return result
 
 
-def check_probability(name: str, value, *, closed: bool = False) -> float:
+def check_number(name: str, value, *, minimum: float | None = None, maximum: float | None = None,
+                 location: str | None = None) -> float:
+    """``value`` (a flag's text, a URL value, a cell, a widget value) as a finite float.
+
+    Never evaluates text: ``float()`` only, on at most :data:`MAX_NUMBER_CHARS` characters.
+    NaN and infinities are refused; ``minimum`` and ``maximum`` are inclusive bounds.
+    """
+    result = _as_float(name, value, location=location, nonfinite_rule="a finite number")
+    if (minimum is not None and result < minimum) or (maximum is not None and result > maximum):
+        if maximum is None:
+            rule = f"a number >= {minimum:g}"
+        elif minimum is None:
+            rule = f"a number <= {maximum:g}"
+        else:
+            rule = f"a number in [{minimum:g}, {maximum:g}]"
+        raise InputError(name, rule, value, location=location)
+    return result
+
+
+def parse_exact_decimal(name: str, text, *, location: str | None = None):
+    """A decimal literal as an exact :class:`fractions.Fraction`, bounded before any big arithmetic.
+
+    ``"0.1"`` is exactly 1/10 (not the nearest binary float).  At most
+    :data:`MAX_EXACT_DIGITS` significant digits and a size within
+    10**-:data:`MAX_EXACT_EXPONENT` .. 10**:data:`MAX_EXACT_EXPONENT`, so a literal such as
+    ``1e30000000`` is refused at once instead of becoming a 30-million-digit integer.
+    """
+    from decimal import Decimal, InvalidOperation
+    from fractions import Fraction
+
+    if isinstance(text, Fraction):
+        return text
+    rule = "a decimal number"
+    if isinstance(text, (str, bytes)):
+        literal = _number_text(name, text, rule, location)
+    else:
+        literal = repr(_as_float(name, text, rule, location))
+    try:
+        value = Decimal(literal)
+    except (InvalidOperation, ValueError):
+        raise InputError(name, rule, literal, location=location) from None
+    if not value.is_finite():
+        raise InputError(name, f"{rule} (finite)", literal, location=location)
+    _, digits, exponent = value.as_tuple()
+    digits = list(digits)
+    while len(digits) > 1 and digits[-1] == 0:  # 1000 is 1E+3: trailing zeros are not precision
+        digits.pop()
+        exponent += 1
+    if any(digits):
+        leading = len(digits) + exponent - 1  # the decimal exponent of the leading digit
+        if not -MAX_EXACT_EXPONENT <= leading <= MAX_EXACT_EXPONENT:
+            raise InputError(name, f"{rule} between 1e-{MAX_EXACT_EXPONENT} and 1e{MAX_EXACT_EXPONENT} in size",
+                             literal, location=location)
+        if len(digits) > MAX_EXACT_DIGITS:
+            raise InputError(name, f"{rule} with at most {MAX_EXACT_DIGITS} significant digits", literal,
+                             location=location)
+    return Fraction(value)
+
+
+def check_probability(name: str, value, *, closed: bool = False, location: str | None = None) -> float:
     """``value`` as a float in (0, 1) (or [0, 1] when ``closed``)."""
-    result = _as_float(name, value)
+    result = _as_float(name, value, location=location)
     if closed:
         if not 0.0 <= result <= 1.0:
-            raise InputError(name, "in [0, 1]", value)
+            raise InputError(name, "in [0, 1]", value, location=location)
     elif not 0.0 < result < 1.0:
-        raise InputError(name, "in (0, 1)", value)
+        raise InputError(name, "in (0, 1)", value, location=location)
     return result
 
 
-def check_positive(name: str, value, *, allow_zero: bool = False) -> float:
+def check_positive(name: str, value, *, allow_zero: bool = False, location: str | None = None) -> float:
     """``value`` as a finite float > 0 (or >= 0)."""
-    result = _as_float(name, value)
-    if not math.isfinite(result) or result < 0 or (result == 0 and not allow_zero):
-        raise InputError(name, "a finite number >= 0" if allow_zero else "a finite number > 0", value)
+    result = _as_float(name, value, location=location)
+    if result < 0 or (result == 0 and not allow_zero):
+        raise InputError(name, "a finite number >= 0" if allow_zero else "a finite number > 0", value,
+                         location=location)
     return result
 
 
-def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    """``value`` as an int within ``[minimum, maximum]``."""
-    if isinstance(value, bool):
-        raise InputError(name, "a whole number", value)
+def _int_range_rule(minimum, maximum) -> str:
+    if minimum is not None and maximum is not None:
+        return f"a whole number in [{minimum}, {maximum}]"
+    if minimum is not None:
+        return f"a whole number >= {minimum}"
+    if maximum is not None:
+        return f"a whole number <= {maximum}"
+    return "a whole number"
+
+
+def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None,
+              location: str | None = None) -> int:
+    """``value`` as a Python int within ``[minimum, maximum]`` (exact: never wrapped to 64 bits).
+
+    Text such as ``"12"``, ``"1e6"`` or ``"1,000"`` is accepted when it names a whole
+    number; text longer than :data:`MAX_NUMBER_CHARS` is refused before conversion.
+    """
+    rule = "a whole number"
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        raise InputError(name, rule, value, location=location)
+    if isinstance(value, (int, np.integer)):
+        result = int(value)
+    else:
+        if isinstance(value, (str, bytes)):
+            return _int_in_range(name, _int_from_text(name, value, rule, location), minimum, maximum, rule,
+                                 value, location)
+        as_float = _as_float(name, value, rule, location)
+        if as_float != math.floor(as_float):
+            raise InputError(name, rule, value, location=location)
+        result = int(as_float)
+    return _int_in_range(name, result, minimum, maximum, rule, value, location)
+
+
+def _int_from_text(name: str, value, rule: str, location: str | None) -> int:
+    """``"12"``, ``"1e6"``, ``"1,000"`` as an exact int (``"1e23"`` is 10**23, not a float's neighbour)."""
+    from decimal import Decimal, InvalidOperation
+
+    text = _number_text(name, value, rule, location).replace(",", "").replace("_", "")
     try:
-        as_float = float(value)
-    except (TypeError, ValueError):
-        raise InputError(name, "a whole number", value) from None
-    if not math.isfinite(as_float) or as_float != int(as_float):
-        raise InputError(name, "a whole number", value)
-    result = int(as_float)
-    if minimum is not None and result < minimum:
-        rule = f"a whole number >= {minimum}" if maximum is None else f"a whole number in [{minimum}, {maximum}]"
-        raise InputError(name, rule, value)
-    if maximum is not None and result > maximum:
-        rule = f"a whole number <= {maximum}" if minimum is None else f"a whole number in [{minimum}, {maximum}]"
-        raise InputError(name, rule, value)
+        number = Decimal(text)
+    except (InvalidOperation, ValueError):
+        raise InputError(name, rule, value, location=location) from None
+    if not number.is_finite():
+        raise InputError(name, rule, value, location=location)
+    if number.adjusted() > MAX_EXACT_EXPONENT:  # > 10**30: refused before building the integer
+        raise InputError(name, f"{rule} below 1e{MAX_EXACT_EXPONENT}", value, location=location)
+    if number != number.to_integral_value():
+        raise InputError(name, rule, value, location=location)
+    return int(number)
+
+
+def _int_in_range(name, result, minimum, maximum, rule, value, location):
+    if (minimum is not None and result < minimum) or (maximum is not None and result > maximum):
+        raise InputError(name, _int_range_rule(minimum, maximum), value, location=location)
     return result
 
 
@@ -150,40 +272,46 @@ def check_non_decreasing(name: str, values: Sequence[float], what: str = "non-de
         raise InputError(name, what, list(values))
 
 
-def _split(text: str) -> list[str]:
-    parts = [p.strip() for p in str(text).replace(";", ",").split(",")]
-    return [p for p in parts if p != ""]
+def _list_items(name: str, text, rule: str) -> list:
+    """The items of a comma-separated text (or an iterable), at most :data:`MAX_LIST_ITEMS`."""
+    if isinstance(text, str):
+        if len(text) > MAX_LIST_ITEMS * (MAX_NUMBER_CHARS + 2):
+            raise InputError(name, f"{rule} of at most {MAX_LIST_ITEMS} values", text)
+        items = [p.strip() for p in text.replace(";", ",").split(",")]
+        items = [p for p in items if p != ""]
+        if not items:
+            raise InputError(name, rule, text)
+    else:
+        items = list(np.atleast_1d(np.asarray(text, dtype=object)).ravel())
+    if len(items) > MAX_LIST_ITEMS:
+        raise InputError(name, f"{rule} of at most {MAX_LIST_ITEMS} values", raw(f"{len(items):,} values"))
+    return items
 
 
 def parse_number_list(name: str, text) -> list[float]:
-    """Parse ``"0.01, 0.02"`` (or an iterable of numbers) into floats.
+    """Parse ``"0.01, 0.02"`` (or an iterable of numbers) into finite floats.
 
     Never evaluates the text: each item goes through ``float()`` only.
     """
-    if isinstance(text, str):
-        items: Iterable = _split(text)
-        if not items:
-            raise InputError(name, "a comma-separated list of numbers", text)
-    else:
-        items = list(np.atleast_1d(np.asarray(text, dtype=object)))
+    rule = "a comma-separated list of numbers"
     out = []
-    for item in items:
+    for item in _list_items(name, text, rule):
         try:
-            value = float(item)
-        except (TypeError, ValueError):
-            raise InputError(name, "a comma-separated list of numbers", raw(format_value(str(text)) + f" ({format_value(item)} is not a number)")) from None
-        if math.isnan(value):
-            raise InputError(name, "a comma-separated list of numbers", text)
-        out.append(value)
+            out.append(_as_float(name, item))
+        except InputError:
+            got = raw(format_value(str(text)) + f" ({format_value(item)} is not a finite number)")
+            raise InputError(name, rule, got) from None
     return out
 
 
 def parse_int_list(name: str, text) -> list[int]:
-    """Parse ``"5,5"`` (or an iterable) into whole numbers."""
-    values = parse_number_list(name, text)
+    """Parse ``"5,5"`` (or an iterable) into whole numbers (exact Python ints)."""
+    rule = "a comma-separated list of whole numbers"
     out = []
-    for value in values:
-        if not math.isfinite(value) or value != int(value):
-            raise InputError(name, "a comma-separated list of whole numbers", text)
-        out.append(int(value))
+    for item in _list_items(name, text, rule):
+        try:
+            out.append(check_int(name, item))
+        except InputError:
+            got = raw(format_value(str(text)) + f" ({format_value(item)} is not a whole number)")
+            raise InputError(name, rule, got) from None
     return out
