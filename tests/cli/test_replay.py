@@ -25,16 +25,20 @@ def test_json_output_for_the_issue_example(tmp_path):
     proc = run_cli(str(path), *FIG3, "--steps", "8", "--test-size", "5509", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert len(out["steps"]) == 8
-    for step in out["steps"]:
-        assert {"step", "empirical_overfitting", "signal", "incremental_signal", "epsilon"} <= set(step)
+    # Issue 13 (on purpose): per-step data are columnar, one array per field, so 1,000,000 steps stay bounded
+    assert out["layout"] == "columns"
+    steps = out["steps"]
+    assert {"step", "empirical_overfitting", "signal", "incremental_signal", "epsilon"} <= set(steps)
+    assert all(len(column) == 8 for column in steps.values() if isinstance(column, list))
     # hand-computed in tests/models/test_session_replay.py::test_emocontext_hand_computed
-    assert [s["signal"] for s in out["steps"]] == [2, 1, 2, 2, 3, 1, 2, 3]
-    assert [s["incremental_signal"] for s in out["steps"]] == [2, 2, 2, 2, 3, 3, 3, 3]
-    assert out["steps"][-1]["epsilon"] == 0.03
+    assert steps["signal"] == [2, 1, 2, 2, 3, 1, 2, 3]
+    assert steps["incremental_signal"] == [2, 2, 2, 2, 3, 3, 3, 3]
+    assert steps["epsilon"][-1] == 0.03
     assert out["labels_needed"]["incremental"] == 25376  # Section 6.3: "only 25K labels" at reliability 0.9
     kinds = [a["kind"] for a in out["alarms"]]
-    assert kinds == ["test_set_too_small", "budget_used_up"]
+    # issue 11 #7 (on purpose): using the last of T = 8 steps is a note, not an alarm
+    assert kinds == ["test_set_too_small"]
+    assert [n["kind"] for n in out["notes"]] == ["budget_used_up"]
     assert out["alarms"][0]["details"]["supported_epsilon_1"] == pytest.approx(0.021462, abs=1e-6)
 
 
@@ -56,7 +60,7 @@ def test_variant_regular(capsys):
     main(["replay", "--example", "emocontext", *FIG3, "--meter", "regular", "--format", "json"])
     out = json.loads(capsys.readouterr().out)
     assert out["meter"] == "regular"
-    assert [s["epsilon"] for s in out["steps"]] == [0.02, 0.01, 0.02, 0.02, 0.03, 0.01, 0.02, 0.03]
+    assert out["steps"]["epsilon"] == [0.02, 0.01, 0.02, 0.02, 0.03, 0.01, 0.02, 0.03]
 
 
 @pytest.mark.parametrize(

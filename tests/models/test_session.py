@@ -11,10 +11,15 @@ from meter_dashboard.models.trace import example_path
 GOOD = b"step,val_accuracy,test_accuracy\n1,0.90,0.88\n2,0.92,0.91\n3,0.95,0.90\n"
 
 
-def test_defaults_are_the_papers_figure_3_meter():
+def test_defaults_are_defined_once_on_the_plans_parameters():
+    # Issue 11 #6 (on purpose): the page, the notebook and the CLI share MeterPlan's defaults
+    # (delta = 0.01, like `meter-dashboard replay`), and T is the trace's length (issue 11 #3).
     s = SessionModel()
-    assert s.plan.epsilon == [0.01, 0.02, 0.03, 0.04, 0.05] and s.plan.delta == 0.1 and s.plan.steps == 8
-    assert s.trace is None and s.result is None and s.current is None
+    assert s.plan.epsilon == MeterPlan.param.epsilon.default == [0.01, 0.02, 0.03, 0.04, 0.05]
+    assert s.plan.ranges == MeterPlan.param.ranges.default and s.plan.delta == MeterPlan.param.delta.default == 0.01
+    assert s.trace is None and s.result is None and s.current is None and s.steps_source == "trace"
+    s.load_example("emocontext")
+    assert s.plan.steps == 8 and s.result.budget == 8
 
 
 def test_example_loads_and_shows_the_last_step():
@@ -76,7 +81,7 @@ def test_test_size_follows_the_trace_that_carried_it():
 
 
 def test_changing_test_size_and_meter_replays():
-    s = SessionModel(example="emocontext")
+    s = SessionModel(example="emocontext", plan={"delta": 0.1})  # the paper's Figure 3 setting
     assert any(a.kind == "test_set_too_small" for a in s.result.alarms)
     s.test_size = 30_000
     assert not any(a.kind == "test_set_too_small" for a in s.result.alarms)
@@ -116,7 +121,7 @@ def test_constructor_errors_are_the_trace_errors():
 
 
 def test_url_query_round_trip():
-    s = SessionModel(example="synthetic_overfitting")
+    s = SessionModel(example="synthetic_overfitting", plan={"delta": 0.1})
     s.plan.param.update(steps=20, tenant_steps=[12, 8], tenants=2, reverts=[9], revert_budget=1)
     s.variant = "regular"
     q = s.to_query()

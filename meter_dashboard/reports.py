@@ -1,0 +1,279 @@
+"""Self-contained HTML reports to take out of a meeting (Bokeh, never Panel).
+
+A report is one HTML file: the inputs, the headline sentence, the alarms, a table, the
+assumptions and the plots.  Bokeh's JavaScript and CSS are inlined
+(``bokeh.resources.INLINE``), so the file opens offline, in a mail client's browser or
+an air-gapped meeting room, with no request to any server.  The CLI
+(``meter-dashboard replay ... --report session.html``), the session page's button and
+notebooks build the same file.
+
+The small public API, for every family of results:
+
+- :class:`Report` - a title, then blocks in order: :meth:`Report.heading`,
+  :meth:`Report.paragraph`, :meth:`Report.facts` (a two-column table of inputs),
+  :meth:`Report.table`, :meth:`Report.items` (a bullet list), :meth:`Report.callout`
+  (alarms, notes), :meth:`Report.figure` (any Bokeh model); then :meth:`Report.to_html`
+  or :meth:`Report.save`.  Every text is escaped; nothing is evaluated.
+- :func:`session_report` - the report of a replayed session (a
+  :class:`~meter_dashboard.models.session.ReplayResult`).  A plan report
+  (``plan_report(result)``) is the same few calls over a ``PlanResult``.
+
+Example
+-------
+>>> from meter_dashboard.models.session import replay
+>>> from meter_dashboard.models.trace import load_example
+>>> html = session_report(replay(load_example("emocontext"), delta=0.1)).to_html()
+>>> "cdn.bokeh.org" in html, "25,376" in html
+(False, True)
+"""
+from __future__ import annotations
+
+import html
+import os
+from datetime import datetime, timezone
+
+__all__ = ["Report", "session_report", "REPORT_CSS"]
+
+#: The report's whole stylesheet (system fonts only: nothing is fetched).
+REPORT_CSS = """
+body { font-family: 'Helvetica Neue', Arial, 'DejaVu Sans', sans-serif; color: #0b2a45; margin: 0; background: #fff; }
+main { max-width: 1040px; margin: 0 auto; padding: 24px 20px 48px; }
+h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px; border-bottom: 2px solid #dde5ee; }
+p, li { font-size: 14px; line-height: 1.5; } .md-sub { color: #4a5a6a; font-size: 13px; margin: 0 0 12px; }
+.md-sentence { font-size: 17px; line-height: 1.5; background: #f5f8fb; border: 1px solid #dde5ee;
+  border-radius: 8px; padding: 12px 16px; }
+.md-badge { display: inline-block; font-size: 11px; font-weight: 700; padding: 2px 7px; border-radius: 10px;
+  background: #fff3cd; color: #7a5200; border: 1px solid #f0d58c; margin-left: 6px; vertical-align: middle; }
+.md-callout { border-radius: 6px; padding: 7px 11px; font-size: 13px; margin: 5px 0; }
+.md-callout.alarm { color: #8a1c00; background: #fff1ec; border: 1px solid #f3c2b0; }
+.md-callout.note { color: #34495e; background: #f5f8fb; border: 1px solid #dde5ee; }
+table { border-collapse: collapse; font-size: 13px; width: 100%; font-variant-numeric: tabular-nums; }
+th { text-align: left; color: #4a5a6a; border-bottom: 2px solid #dde5ee; padding: 5px 8px; }
+td { border-bottom: 1px solid #eef2f6; padding: 5px 8px; vertical-align: top; }
+td.num, th.num { text-align: right; } tr.md-highlight td { background: #e8f1fb; font-weight: 600; }
+tr.md-gap td { color: #4a5a6a; text-align: center; } table.md-facts td:first-child { color: #4a5a6a; width: 34%; }
+.md-plot { margin: 12px 0; } .md-scroll { overflow-x: auto; }
+footer { color: #4a5a6a; font-size: 12px; margin-top: 32px; }
+@media print { .md-plot { break-inside: avoid; } }
+"""
+
+
+def _esc(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+class Report:
+    """A self-contained HTML report, built block by block.
+
+    Parameters
+    ----------
+    title : str
+    subtitle : str, optional
+        One line under the title (where the numbers come from, when).
+
+    Examples
+    --------
+    >>> r = Report("Plan", "for the team")
+    >>> r.paragraph("With 38,005 labels ...", css_class="md-sentence")
+    >>> r.facts([("ε", "0.01, 0.02"), ("δ", "0.01")])
+    >>> "38,005" in r.to_html()
+    True
+    """
+
+    def __init__(self, title: str, subtitle: str = ""):
+        self.title = title
+        self.subtitle = subtitle
+        self._blocks: list = []  # ("html", markup) or ("figure", bokeh model)
+
+    # -- blocks
+    def heading(self, text: str) -> None:
+        self._blocks.append(("html", f"<h2>{_esc(text)}</h2>"))
+
+    def paragraph(self, text: str, css_class: str | None = None, badge: str | None = None) -> None:
+        cls = f' class="{_esc(css_class)}"' if css_class else ""
+        tail = f'<span class="md-badge">{_esc(badge)}</span>' if badge else ""
+        self._blocks.append(("html", f"<p{cls}>{_esc(text)}{tail}</p>"))
+
+    def callout(self, label: str, text: str, level: str = "note") -> None:
+        """An alarm (``level='alarm'``) or a note, in its colours."""
+        level = "alarm" if level == "alarm" else "note"
+        self._blocks.append(("html", f'<div class="md-callout {level}"><b>{_esc(label)}:</b> {_esc(text)}</div>'))
+
+    def facts(self, pairs) -> None:
+        """A two-column table of (name, value) pairs: the inputs."""
+        rows = "".join(f"<tr><td>{_esc(k)}</td><td>{_esc(v)}</td></tr>" for k, v in pairs)
+        self._blocks.append(("html", f'<table class="md-facts">{rows}</table>'))
+
+    def items(self, texts) -> None:
+        self._blocks.append(("html", "<ul>" + "".join(f"<li>{_esc(t)}</li>" for t in texts) + "</ul>"))
+
+    def table(self, headers, rows, *, numeric=None, highlight=None, caption: str | None = None) -> None:
+        """A table; ``numeric`` flags right-aligned columns, ``highlight`` row positions to stress.
+
+        A row that is ``None`` is drawn as "…" (rows left out).
+        """
+        numeric = numeric or [False] * len(headers)
+        highlight = set(highlight or ())
+        head = "".join(f'<th class="{"num" if n else ""}">{_esc(h)}</th>' for h, n in zip(headers, numeric))
+        body = []
+        for k, row in enumerate(rows):
+            if row is None:
+                body.append(f'<tr class="md-gap"><td colspan="{len(headers)}">…</td></tr>')
+                continue
+            cells = "".join(f'<td class="{"num" if n else ""}">{_esc(c)}</td>' for c, n in zip(row, numeric))
+            body.append(f'<tr class="{"md-highlight" if k in highlight else ""}">{cells}</tr>')
+        cap = f'<p class="md-sub">{_esc(caption)}</p>' if caption else ""
+        self._blocks.append(("html", f'{cap}<div class="md-scroll"><table><thead><tr>{head}</tr></thead>'
+                                     f'<tbody>{"".join(body)}</tbody></table></div>'))
+
+    def figure(self, model) -> None:
+        """A Bokeh figure or layout (drawn from the data it holds; no server needed)."""
+        self._blocks.append(("figure", model))
+
+    # -- output
+    def to_html(self) -> str:
+        """The whole report as one HTML document (Bokeh inlined: it opens offline)."""
+        from bokeh.embed import components
+        from bokeh.resources import Resources
+
+        inline = Resources(mode="inline", components=["bokeh"])  # INLINE without widgets, GL, MathJax: 1.3 MB
+
+        figures = {f"plot{k}": block for k, (kind, block) in enumerate(self._blocks) if kind == "figure"}
+        script, divs = components(figures) if figures else ("", {})
+        parts = []
+        for k, (kind, block) in enumerate(self._blocks):
+            parts.append(f'<div class="md-plot">{divs[f"plot{k}"]}</div>' if kind == "figure" else block)
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        sub = f'<p class="md-sub">{_esc(self.subtitle)}</p>' if self.subtitle else ""
+        return (
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{_esc(self.title)}</title>\n<style>{REPORT_CSS}</style>\n"
+            f"{inline.render()}\n{script}\n</head>\n<body>\n<main>\n<h1>{_esc(self.title)}</h1>\n{sub}\n"
+            + "\n".join(parts)
+            + f"\n<footer>Made by meter-dashboard on {stamp}. Self-contained: it needs no network.</footer>\n"
+              "</main>\n</body>\n</html>\n"
+        )
+
+    def save(self, path) -> str:
+        """Write the report to ``path`` (UTF-8); returns the path."""
+        path = os.fspath(path)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(self.to_html())
+        return path
+
+
+# ============================================================================ the session report
+_TABLE_ROWS = 200
+_EDGE_ROWS = 20
+
+
+def session_report(result, *, position: int | None = None, steps_note: str = "", title: str | None = None) -> Report:
+    """The report of a replayed session: inputs, sentence, alarms, plots, steps, assumptions.
+
+    Parameters
+    ----------
+    result : ReplayResult
+        From :func:`meter_dashboard.models.session.replay` or ``SessionModel.result``.
+    position : int, optional
+        0-based step the sentence and the meter describe (default: the last).
+    steps_note : str
+        Where T came from (e.g. ``"the trace's length"``), shown beside T.
+    title : str, optional
+
+    Returns
+    -------
+    Report
+
+    References
+    ----------
+    Hubis, Wu & Zhang (2019), ease.ml/meter: Sections 3.1-3.4 and Figures 1-3 (the meter, its
+    signals and the EmoContext case study).
+    """
+    from .models.session_replay import METER_TITLES, READING_NOTES
+    from .views.session_figures import GaugeFigure, ScorePlot, SignalPlot
+
+    t = result.trace
+    i = len(result) - 1 if position is None else min(max(int(position), 0), len(result) - 1)
+    d = result.step(i)
+    report = Report(title or f"Session replay: {t.name}",
+                    f"{len(t):,} steps · {t.metric} · the {METER_TITLES[result.variant]} (ease.ml/meter)")
+    report.paragraph(result.sentence(i), css_class="md-sentence", badge="SYNTHETIC" if t.synthetic else None)
+    if t.provenance:
+        report.paragraph(t.provenance, css_class="md-sub")
+    report.heading("Inputs")
+    report.facts(_inputs(result, steps_note))
+    report.heading("Alarms and notes")
+    found = list(result.alarms) + list(result.notes)
+    if not found:
+        report.paragraph("No alarms.")
+    for a in found:
+        report.callout(("Alarm" if a.level == "alarm" else "Note") + (f" (step {a.step})" if a.step is not None else ""),
+                       a.message, a.level)
+    report.heading(f"The meter at step {d['step']}")
+    gauge = GaugeFigure()
+    gauge.update(result.settings["ranges"], result.settings["epsilon"], d["empirical_overfitting"], d["signal"],
+                 d["incremental_signal"], d["epsilon"], d["supported_epsilon"] if result.short_of_labels else None,
+                 METER_TITLES[result.variant])
+    report.figure(gauge.figure)
+    report.heading("History")
+    for plot in (ScorePlot(), SignalPlot()):
+        plot.update(result)
+        plot.move_cursor(d["step"])
+        report.figure(plot.figure)
+    report.heading("Steps")
+    _steps_table(report, result, i)
+    report.heading("Assumptions and how to read this report")
+    report.items(READING_NOTES)
+    return report
+
+
+def _inputs(result, steps_note: str) -> list:
+    t, s = result.trace, result.settings
+    pairs = [
+        ("Trace", f"{t.name} ({len(t):,} steps{', synthetic' if t.synthetic else ''})"),
+        ("Meter", result.variant),
+        ("Range boundaries r₀ … r_m", ", ".join(f"{v:g}" for v in s["ranges"])),
+        ("ε per signal", ", ".join(f"{v:g}" for v in s["epsilon"])),
+        ("δ (failure probability)", f"{s['delta']:g}"),
+        ("T (budget of steps)", f"{s['steps']:,}" + (f" — {steps_note}" if steps_note else "")),
+    ]
+    if len(s["tenant_steps"]) > 1:
+        pairs.append(("Steps per tenant", ", ".join(str(v) for v in s["tenant_steps"])))
+    if t.has_tenants:
+        pairs.append(("Tenants in the trace", ", ".join(t.tenant_names[:20]) + (" …" if len(t.tenant_names) > 20 else "")))
+    if s["reverts"]:
+        pairs.append(("Reverts fixed in advance", ", ".join(str(v) for v in s["reverts"])))
+    pairs.append(("Test-set size n", f"{result.test_size:,}" if result.test_size is not None else "not given"))
+    pairs.append(("Labels needed", f"incremental meter {result.labels_needed['incremental']:,}, "
+                                   f"regular meter {result.labels_needed['regular']:,}"))
+    return pairs
+
+
+def _steps_table(report: Report, result, current: int) -> None:
+    t = result.trace
+    n = len(result)
+    shown = list(range(n))
+    if n > _TABLE_ROWS:
+        keep = set(range(_EDGE_ROWS)) | set(range(n - _EDGE_ROWS, n)) | {current}
+        keep |= {a.index for a in result.alarms + result.notes if a.index is not None}
+        shown = sorted(keep)
+    headers = ["step"] + (["tenant"] if t.has_tenants else []) + [
+        t.val_column, t.test_column, "gap", "regular", "incremental", "ε", "used", "note"]
+    numeric = [True] + ([False] if t.has_tenants else []) + [True] * 7 + [False]
+    rows, highlight = [], []
+    for k, i in enumerate(shown):
+        if k and i != shown[k - 1] + 1:
+            rows.append(None)
+        d = result.step(i)
+        notes = (["reverted"] if d["reverted"] else []) + ([] if d["within_budget"] else ["beyond budget"])
+        notes += [d["description"]] if d["description"] else []
+        if i == current:
+            highlight.append(len(rows))
+        rows.append([f"{d['step']:,}"] + ([d["tenant"] or "—"] if t.has_tenants else []) + [
+            f"{d[t.val_column]:.4f}", f"{d[t.test_column]:.4f}", f"{d['empirical_overfitting']:.4f}", d["signal"],
+            d["incremental_signal"], f"{d['epsilon']:g}", f"{d['steps_used']:,}/{result.budget:,}", " · ".join(notes)])
+    caption = f"All {n:,} steps." if len(shown) == n else (
+        f"{len(shown):,} of {n:,} steps: the first and last {_EDGE_ROWS}, the step described and every step "
+        "with an alarm or note (meter-dashboard replay --format json lists every step).")
+    report.table(headers, rows, numeric=numeric, highlight=highlight, caption=caption)
