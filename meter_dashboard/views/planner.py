@@ -31,7 +31,9 @@ from ..models.plan import (
     VARIANTS,
     MeterPlan,
 )
-from ._style import VARIANT_COLORS, ensure_css, error_html, esc, fmt_float, fmt_int, headline_html
+from . import formatting as fmt
+from .base import DashboardView
+from .style import HTML, VARIANT_COLORS, error_html, esc, headline_html, swatch_html
 
 # Which inputs an engine/model error belongs beside.
 _ERROR_GROUPS = {
@@ -59,7 +61,7 @@ def _meter_frame(plan: MeterPlan) -> pd.DataFrame:
     return pd.DataFrame({"signal": list(range(1, n + 1)), "from": lower, "to": upper, "epsilon": list(plan.epsilon)})
 
 
-class Planner(pn.viewable.Viewer):
+class Planner(DashboardView):
     """Live label-count calculator for every ease.ml/meter variant.
 
     Parameters
@@ -76,6 +78,9 @@ class Planner(pn.viewable.Viewer):
     >>> md.Planner(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10)  # doctest: +SKIP
     """
 
+    title = "Planner"
+    extensions = ("tabulator",)
+
     plan = param.ClassSelector(class_=MeterPlan)
     sync_url = param.Boolean(default=False)
 
@@ -86,7 +91,6 @@ class Planner(pn.viewable.Viewer):
         elif plan_params:
             plan.param.update(**plan_params)
         super().__init__(plan=plan, sync_url=sync_url, **params)
-        ensure_css()
         self._input_errors: dict[str, str] = {}
         self._syncing = False
         self._build_widgets()
@@ -125,7 +129,7 @@ class Planner(pn.viewable.Viewer):
             css_classes=["meter-table"], layout="fit_columns",
         )
         self.meter_table.on_edit(self._on_table_edit)
-        self.meter_error = pn.pane.HTML("", css_classes=["error-meter", "planner-error"], sizing_mode="stretch_width", margin=(0, 5))
+        self.meter_error = HTML("", css_classes=["error-meter", "planner-error"], sizing_mode="stretch_width", margin=(0, 5))
 
         self.delta = pn.widgets.EditableFloatSlider.from_param(
             p.param.delta, label="δ (failure probability)", start=0.001, end=0.2, step=0.001, fixed_start=1e-12,
@@ -140,7 +144,7 @@ class Planner(pn.viewable.Viewer):
                                                  value=",".join(map(str, p.tenant_steps)), sizing_mode="stretch_width",
                                                  css_classes=["tenant-steps-input"])
         self.tenant_steps.param.watch(self._on_tenant_steps_text, "value")
-        self.tenants_error = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5),
+        self.tenants_error = HTML("", sizing_mode="stretch_width", margin=(0, 5),
                                           css_classes=["error-tenants", "planner-error"])
 
         self.revert_budget = pn.widgets.IntInput.from_param(p.param.revert_budget, label="Reverts B", start=0,
@@ -149,7 +153,7 @@ class Planner(pn.viewable.Viewer):
                                             value=",".join(map(str, p.reverts)), sizing_mode="stretch_width",
                                             css_classes=["reverts-input"])
         self.reverts.param.watch(self._on_reverts_text, "value")
-        self.reverts_error = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5),
+        self.reverts_error = HTML("", sizing_mode="stretch_width", margin=(0, 5),
                                           css_classes=["error-reverts", "planner-error"])
 
         self.seconds = pn.widgets.FloatInput.from_param(p.param.seconds_per_label, label="Seconds per label",
@@ -163,21 +167,21 @@ class Planner(pn.viewable.Viewer):
         self.sweep = pn.widgets.RadioButtonGroup.from_param(p.param.sweep_parameter, label="Second plot against",
                                                             options=_SWEEP_BUTTONS,
                                                             color="light")
-        self.other_errors = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5),
+        self.other_errors = HTML("", sizing_mode="stretch_width", margin=(0, 5),
                                          css_classes=["error-other", "planner-error"])
 
         self.csv_download = pn.widgets.FileDownload(callback=self._csv, filename="meter-plan.csv",
                                                     label="Download table (CSV)", color="primary",
                                                     sizing_mode="stretch_width")
-        self.share = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["share-link"])
+        self.share = HTML("", sizing_mode="stretch_width", css_classes=["share-link"])
 
     # ------------------------------------------------------------------ outputs
     def _build_outputs(self):
-        self.headlines = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-headlines"])
-        self.sentence = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-sentence"])
-        self.table = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-table"])
-        self.budget_answers = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-budget"])
-        self.assumptions = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-assumptions"])
+        self.headlines = HTML("", sizing_mode="stretch_width", css_classes=["planner-headlines"])
+        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["planner-sentence"])
+        self.table = HTML("", sizing_mode="stretch_width", css_classes=["planner-table"])
+        self.budget_answers = HTML("", sizing_mode="stretch_width", css_classes=["planner-budget"])
+        self.assumptions = HTML("", sizing_mode="stretch_width", css_classes=["planner-assumptions"])
 
     def _build_plots(self):
         self.curve_source = ColumnDataSource({"x": [1]})
@@ -223,7 +227,7 @@ class Planner(pn.viewable.Viewer):
         """The input column (the sidebar of the served page)."""
         return pn.Column(
             self.preset,
-            pn.pane.HTML("<b>Meter</b> — ranges of empirical overfitting and the ε each signal guarantees",
+            HTML("<b>Meter</b> — ranges of empirical overfitting and the ε each signal guarantees",
                          margin=(10, 5, 0, 5)),
             self.signals,
             self.meter_table,
@@ -234,7 +238,7 @@ class Planner(pn.viewable.Viewer):
             self.tenants_error,
             pn.Row(self.revert_budget, self.reverts, sizing_mode="stretch_width"),
             self.reverts_error,
-            pn.pane.HTML("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
+            HTML("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
             pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"),
             pn.Row(self.cost, sizing_mode="stretch_width"),
             self.budget,
@@ -251,16 +255,12 @@ class Planner(pn.viewable.Viewer):
             pn.Row(self.csv_download, self.share, sizing_mode="stretch_width"),
             self.budget_answers,
             self.curve_pane,
-            pn.Row(pn.pane.HTML("<b>Second plot against</b>", margin=(12, 5)), self.sweep),
+            pn.Row(HTML("<b>Second plot against</b>", margin=(12, 5)), self.sweep),
             self.sweep_pane,
             self.assumptions,
             sizing_mode="stretch_width",
         )
 
-    def __panel__(self):
-        if not hasattr(self, "_layout"):
-            self._layout = pn.Row(pn.Column(self.controls(), width=360), self.results(), sizing_mode="stretch_width")
-        return self._layout
 
     # ------------------------------------------------------------------ input handlers
     def _on_preset(self, event):
@@ -361,7 +361,7 @@ class Planner(pn.viewable.Viewer):
         stale = bool(self.plan.error)
         rec = r.recommended
         cards = [
-            headline_html(f"{VARIANT_TITLES[rec]} · labels", fmt_int(r.labels[rec]),
+            headline_html(f"{VARIANT_TITLES[rec]} · labels", fmt.integer(r.labels[rec]),
                           f"{r.savings[rec]:.1f}× fewer than resampling", "headline-labels"),
             headline_html("Labeling effort", f"{r.labeler_hours[rec]:,.1f} h",
                           f"{r.calendar_hours[rec]:,.1f} h with {r.labelers} labeler{'s' if r.labelers > 1 else ''}"
@@ -371,11 +371,11 @@ class Planner(pn.viewable.Viewer):
         ]
         if r.budget is not None:
             t = r.max_steps[rec]
-            cards.append(headline_html(f"Budget {fmt_int(r.budget)} labels", _steps_text(t) + " steps",
+            cards.append(headline_html(f"Budget {fmt.integer(r.budget)} labels", _steps_text(t) + " steps",
                                        f"the {VARIANT_TITLES[rec].lower()} supports", "headline-budget-steps"))
-        banner = ('<div class="md-error" style="margin-bottom:6px">Showing the last valid plan: fix the input marked '
+        banner = ('<div class="md-error md-stale">Showing the last valid plan: fix the input marked '
                   'in the sidebar.</div>') if stale else ""
-        self.headlines.object = banner + '<div style="display:flex;gap:12px;flex-wrap:wrap">' + "".join(cards) + "</div>"
+        self.headlines.object = banner + '<div class="md-row">' + "".join(cards) + "</div>"
         self.sentence.object = f'<p class="md-sentence">{esc(r.sentence())}</p>'
         self.table.object = _results_table(r)
         self.budget_answers.object = _budget_html(r)
@@ -436,7 +436,7 @@ class Planner(pn.viewable.Viewer):
             loc = pn.state.location
             if loc is not None and loc.search != "?" + query:
                 loc.search = "?" + query
-        self.share.object = (f'<div class="md-note" style="padding-top:6px">Share this plan: the page URL holds it. '
+        self.share.object = (f'<div class="md-note">Share this plan: the page URL holds it. '
                              f'<a href="./session?{esc(query)}">Replay a trace with this meter →</a></div>')
 
 
@@ -446,7 +446,7 @@ _SWEEP_BUTTONS = {"δ": "delta", "ε₁": "epsilon", "m": "signals", "tenants": 
 def _steps_text(t) -> str:
     if t == math.inf:
         return "> 10¹²"
-    return fmt_int(t)
+    return fmt.integer(t)
 
 
 def _results_table(r) -> str:
@@ -457,15 +457,15 @@ def _results_table(r) -> str:
     rows = []
     for v in VARIANTS:
         cls = ' class="md-recommended"' if v == r.recommended else ""
-        swatch = f'<span style="display:inline-block;width:10px;height:10px;background:{VARIANT_COLORS[v]};margin-right:6px;border-radius:2px"></span>'
+        swatch = swatch_html(f"variant-{v}")
         rows.append(
             f"<tr{cls}><td>{swatch}{esc(VARIANT_TITLES[v])}</td>"
-            f'<td class="num label-count label-count-{v}">{fmt_int(r.labels[v])}</td>'
+            f'<td class="num label-count label-count-{v}">{fmt.integer(r.labels[v])}</td>'
             f'<td class="num">{r.savings[v]:,.2f}×</td>'
             f'<td class="num">{r.labeler_hours[v]:,.1f}</td>'
             f'<td class="num">{r.calendar_hours[v]:,.1f}</td>'
             + (f'<td class="num">{r.cost[v]:,.0f}</td>' if has_cost else "")
-            + f"<td style='color:#4a5a6a'>{esc(VARIANT_NOTES[v])}</td></tr>"
+            + f"<td class='md-plain'>{esc(VARIANT_NOTES[v])}</td></tr>"
         )
     return f'<table class="md-table planner-results">{head}{"".join(rows)}</table>'
 
@@ -479,9 +479,9 @@ def _budget_html(r) -> str:
         conf_text = f"{conf:.6f}".rstrip("0").rstrip(".") if conf > 0 else "none"
         rows.append(f"<tr><td>{esc(VARIANT_TITLES[v])}</td>"
                     f'<td class="num budget-steps-{v}">{_steps_text(r.max_steps[v])}</td>'
-                    f'<td class="num budget-epsilon-{v}">{fmt_float(r.min_epsilon[v], 4)}</td>'
+                    f'<td class="num budget-epsilon-{v}">{fmt.number(r.min_epsilon[v], 4)}</td>'
                     f'<td class="num budget-confidence-{v}">{conf_text}</td></tr>')
-    return (f'<div style="margin-top:14px"><b>What {fmt_int(r.budget)} labels buy</b> '
+    return (f'<div class="md-section"><b>What {fmt.integer(r.budget)} labels buy</b> '
             f'<span class="md-note">(inverse questions; ε vector scaled together)</span>'
             f'<table class="md-table"><tr><th>variant</th><th class="num">largest T</th>'
             f'<th class="num">smallest ε₁ at T = {r.steps}</th><th class="num">confidence at T = {r.steps}</th></tr>'
@@ -490,5 +490,4 @@ def _budget_html(r) -> str:
 
 def page():
     """The served planner: controls in the sidebar, results in the main area, URL-synced."""
-    planner = Planner(sync_url=True)
-    return planner.results(), planner.controls()
+    return Planner(sync_url=True)
