@@ -190,7 +190,8 @@ def session_report(result, *, position: int | None = None, steps_note: str = "",
     Hubis, Wu & Zhang (2019), ease.ml/meter: Sections 3.1-3.4 and Figures 1-3 (the meter, its
     signals and the EmoContext case study).
     """
-    from .models.session_replay import METER_TITLES, READING_NOTES
+    from .models.session_replay import METER_TITLES
+    from .views import session_text as text
     from .views.session_figures import GaugeFigure, ScorePlot, SignalPlot
 
     t = result.trace
@@ -198,19 +199,20 @@ def session_report(result, *, position: int | None = None, steps_note: str = "",
     d = result.step(i)
     report = Report(title or f"Session replay: {t.name}",
                     f"{len(t):,} steps · {t.metric} · the {METER_TITLES[result.variant]} (ease.ml/meter)")
-    report.paragraph(result.sentence(i), css_class="md-sentence", badge="SYNTHETIC" if t.synthetic else None)
+    report.paragraph(text.sentence(result, i), css_class="md-sentence", badge="SYNTHETIC" if t.synthetic else None)
+    report.paragraph(text.needed_text(result))
     if t.provenance:
         report.paragraph(t.provenance, css_class="md-sub")
     report.heading("Inputs")
-    report.facts(_inputs(result, steps_note))
+    report.facts(text.inputs(result, steps_note))
     report.heading("Alarms and notes")
     found = list(result.alarms) + list(result.notes)
     if not found:
         report.paragraph("No alarms.")
     for a in found:
-        report.callout(("Alarm" if a.level == "alarm" else "Note") + (f" (step {a.step})" if a.step is not None else ""),
+        report.callout(("Alarm" if a.level == "alarm" else "Note") + (f" (step {a.step:,})" if a.step is not None else ""),
                        a.message, a.level)
-    report.heading(f"The meter at step {d['step']}")
+    report.heading(f"The meter at step {d['step']:,}")
     gauge = GaugeFigure()
     gauge.update(result.settings["ranges"], result.settings["epsilon"], d["empirical_overfitting"], d["signal"],
                  d["incremental_signal"], d["epsilon"], d["supported_epsilon"] if result.short_of_labels else None,
@@ -224,55 +226,31 @@ def session_report(result, *, position: int | None = None, steps_note: str = "",
     report.heading("Steps")
     _steps_table(report, result, i)
     report.heading("Assumptions and how to read this report")
-    report.items(READING_NOTES)
+    report.items(text.READING_NOTES)
     return report
 
 
-def _inputs(result, steps_note: str) -> list:
-    t, s = result.trace, result.settings
-    pairs = [
-        ("Trace", f"{t.name} ({len(t):,} steps{', synthetic' if t.synthetic else ''})"),
-        ("Meter", result.variant),
-        ("Range boundaries r₀ … r_m", ", ".join(f"{v:g}" for v in s["ranges"])),
-        ("ε per signal", ", ".join(f"{v:g}" for v in s["epsilon"])),
-        ("δ (failure probability)", f"{s['delta']:g}"),
-        ("T (budget of steps)", f"{s['steps']:,}" + (f" — {steps_note}" if steps_note else "")),
-    ]
-    if len(s["tenant_steps"]) > 1:
-        pairs.append(("Steps per tenant", ", ".join(str(v) for v in s["tenant_steps"])))
-    if t.has_tenants:
-        pairs.append(("Tenants in the trace", ", ".join(t.tenant_names[:20]) + (" …" if len(t.tenant_names) > 20 else "")))
-    if s["reverts"]:
-        pairs.append(("Reverts fixed in advance", ", ".join(str(v) for v in s["reverts"])))
-    pairs.append(("Test-set size n", f"{result.test_size:,}" if result.test_size is not None else "not given"))
-    pairs.append(("Labels needed", f"incremental meter {result.labels_needed['incremental']:,}, "
-                                   f"regular meter {result.labels_needed['regular']:,}"))
-    return pairs
-
-
 def _steps_table(report: Report, result, current: int) -> None:
-    t = result.trace
+    from .views import session_text as text
+
     n = len(result)
     shown = list(range(n))
     if n > _TABLE_ROWS:
         keep = set(range(_EDGE_ROWS)) | set(range(n - _EDGE_ROWS, n)) | {current}
         keep |= {a.index for a in result.alarms + result.notes if a.index is not None}
         shown = sorted(keep)
-    headers = ["step"] + (["tenant"] if t.has_tenants else []) + [
-        t.val_column, t.test_column, "gap", "regular", "incremental", "ε", "used", "note"]
-    numeric = [True] + ([False] if t.has_tenants else []) + [True] * 7 + [False]
+    headers = text.step_headers(result)
+    tenants = result.trace.has_tenants
+    numeric = [True] + ([False] if tenants else []) + [True] * 7 + [False]
     rows, highlight = [], []
     for k, i in enumerate(shown):
         if k and i != shown[k - 1] + 1:
             rows.append(None)
-        d = result.step(i)
-        notes = (["reverted"] if d["reverted"] else []) + ([] if d["within_budget"] else ["beyond budget"])
-        notes += [d["description"]] if d["description"] else []
         if i == current:
             highlight.append(len(rows))
-        rows.append([f"{d['step']:,}"] + ([d["tenant"] or "—"] if t.has_tenants else []) + [
-            f"{d[t.val_column]:.4f}", f"{d[t.test_column]:.4f}", f"{d['empirical_overfitting']:.4f}", d["signal"],
-            d["incremental_signal"], f"{d['epsilon']:g}", f"{d['steps_used']:,}/{result.budget:,}", " · ".join(notes)])
+        c = text.step_row(result, i)
+        rows.append([c["step"]] + ([c["tenant"]] if tenants else []) + [
+            c["val"], c["test"], c["gap"], c["signal"], c["incremental"], c["epsilon"], c["used"], c["note"]])
     caption = f"All {n:,} steps." if len(shown) == n else (
         f"{len(shown):,} of {n:,} steps: the first and last {_EDGE_ROWS}, the step described and every step "
         "with an alarm or note (meter-dashboard replay --format json lists every step).")

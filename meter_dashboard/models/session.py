@@ -22,8 +22,9 @@ from urllib.parse import parse_qsl
 
 import param
 
-from .._files import MAX_FILE_BYTES
+from .._files import MAX_FILE_BYTES, human_bytes
 from .._validation import InputError, check_int
+from .jobs import BackgroundJob
 from .plan import MeterPlan
 from .session_replay import (
     MAX_BUDGET_STEPS,
@@ -38,7 +39,7 @@ from .session_replay import (
 )
 from .trace import EXAMPLES, Trace, load_example, read_trace
 
-__all__ = ["replay", "ReplayResult", "Alarm", "SessionModel", "PreparedTrace", "METERS", "METER_TITLES",
+__all__ = ["replay", "ReplayResult", "Alarm", "SessionModel", "PreparedTrace", "TraceLoad", "METERS", "METER_TITLES",
            "MAX_BUDGET_STEPS", "STEPS_SOURCES", "signal_of", "replay_defaults"]
 
 #: Where T comes from: the loaded trace's length, the page's link, the person, the plan given,
@@ -139,6 +140,10 @@ class SessionModel(param.Parameterized):
     def prepare_example(self, key: str) -> PreparedTrace:
         """:meth:`prepare` for a shipped example (see :data:`meter_dashboard.models.trace.EXAMPLES`)."""
         return self._prepared(load_example(key), key)
+
+    def prepare_trace(self, trace: Trace, example: str | None = None) -> PreparedTrace:
+        """:meth:`prepare` for a trace already read (replayed with the current plan; changes nothing)."""
+        return self._prepared(trace, example)
 
     def _plan_key(self, steps=None) -> tuple:
         p = self.plan
@@ -361,3 +366,33 @@ class SessionModel(param.Parameterized):
             self.refuse(f"The link's settings were not applied: {exc}")
             return False
         return True
+
+
+class TraceLoad(BackgroundJob):
+    """Reading and replaying an upload in a worker thread, with progress and cancel.
+
+    ``await TraceLoad(model, data, name=...).arun()`` keeps the server's event loop free
+    while a large trace is parsed and replayed; then :meth:`SessionModel.apply` its
+    :attr:`prepared` (on the loop), or show its :attr:`error`.
+    """
+
+    prepared = param.Parameter(default=None, constant=True, doc="The PreparedTrace once the work is done.")
+
+    def __init__(self, model: SessionModel, source, *, name: str | None = None, max_bytes: int = MAX_FILE_BYTES,
+                 **params):
+        super().__init__(**params)
+        self._model, self._source, self._name, self._max_bytes = model, source, name, max_bytes
+
+    def work(self, report, should_stop):
+        size = len(self._source) if isinstance(self._source, (bytes, bytearray, str)) else None
+        report(0.05, f"reading {self._name or 'the trace'}" + (f" ({human_bytes(size)})" if size else "") + "…")
+        trace = read_trace(self._source, name=self._name, max_bytes=self._max_bytes)
+        self._source = None  # the bytes are not needed any more
+        if should_stop():
+            return None
+        report(0.6, f"replaying {len(trace):,} steps…")
+        return self._model.prepare_trace(trace)
+
+    def finish(self, result, cancelled: bool) -> str:
+        self._set(prepared=None if cancelled else result)
+        return "cancelled" if cancelled or result is None else f"read {len(result.trace):,} steps"

@@ -306,24 +306,6 @@ class ReplayResult:
     def last(self) -> dict:
         return self.step(-1)
 
-    def sentence(self, index: int = -1) -> str:
-        """What the meter says at position ``index``, in one plain sentence a manager can repeat."""
-        d = self.step(index)
-        delta = self.settings["delta"]
-        shown = d["incremental_signal"] if self.variant == "incremental" else d["signal"]
-        lo, hi = d["incremental_range"] if self.variant == "incremental" else d["signal_range"]
-        gap = "the worst validation–test gap so far" if self.variant == "incremental" else "the validation–test gap"
-        text = (f"At step {d['step']} the {METER_TITLES[self.variant]} shows signal {shown}: {gap} "
-                f"lies in [{lo:g}, {hi:g}{']' if hi == 1.0 else ')'}, and with probability {1 - delta:.6g} the test "
-                f"score is within {d['epsilon']:g} of the model's true score")
-        if self.short_of_labels and d["supported_epsilon"] is not None:
-            text += (f" — if the test set had the {self.needed:,} labels the plan needs. With its "
-                     f"{self.test_size:,} labels the bound is only {d['supported_epsilon']:.4g}")
-        text += "."
-        if not d["within_budget"]:
-            text += " This step is beyond the budget: the guarantee does not cover it."
-        return text
-
     # -- exports
     def summary(self) -> dict:
         """JSON-ready: settings, trace summary, labels, alarms and notes (everything but the steps)."""

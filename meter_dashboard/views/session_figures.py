@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 from bokeh.models import (BoxAnnotation, ColumnDataSource, FixedTicker, HoverTool, Legend, Range1d, Span)
-from bokeh.palettes import cividis
 from bokeh.plotting import figure
 
-from ._style import PALETTE, SIGNAL_COLORS
+from . import formatting as fmt
+from .style import PALETTE, signal_colors
 
-__all__ = ["ScorePlot", "SignalPlot", "GaugeFigure", "decimate", "display_position", "signal_colors",
+__all__ = ["ScorePlot", "SignalPlot", "GaugeFigure", "decimate", "display_position", "signal_colors", "ink",
            "LOD_POINTS", "LOD_BUCKETS"]
 
 #: Traces up to this many steps are drawn point by point (with hover details per step).
@@ -35,11 +35,9 @@ _ROW_METER, _ROW_GAP, _ROW_EPS = 2.0, 1.0, 0.0
 _ROW_LABELS = {_ROW_METER: "signal", _ROW_GAP: "empirical\noverfitting", _ROW_EPS: "ε\nguaranteed"}
 
 
-def signal_colors(m: int) -> list:
-    """m colours from calm to alarming: Okabe-Ito for m <= 8, cividis beyond."""
-    if m <= len(SIGNAL_COLORS):
-        return SIGNAL_COLORS[:m]
-    return list(cividis(m))
+def ink(dark: bool = False) -> tuple:
+    """(text, muted text) colours readable on the light or the dark theme."""
+    return ("#e8eef4", "#aab6c2") if dark else ("#0b2a45", "#4a5a6a")
 
 
 def display_position(values, ranges) -> np.ndarray:
@@ -85,9 +83,9 @@ def _window(steps: np.ndarray, x0, x1) -> tuple:
     return int(np.searchsorted(steps, x0, side="left")), int(np.searchsorted(steps, x1, side="right"))
 
 
-def _new_figure(title: str, y_label: str, height: int, **kw):
+def _new_figure(title: str, y_label: str, height: int, **kw):  # colours: the document's theme
     fig = figure(height=height, sizing_mode="stretch_width", title=title, x_axis_label="development step",
-                 y_axis_label=y_label, tools="pan,xwheel_zoom,box_zoom,reset,save", toolbar_location="above",
+                 y_axis_label=y_label, tools="pan,xwheel_zoom,box_zoom,reset,save", toolbar_location="right",
                  min_border_left=40, **kw)
     fig.toolbar.logo = None
     fig.title.text_font_size = "13px"
@@ -97,14 +95,15 @@ def _new_figure(title: str, y_label: str, height: int, **kw):
 class _StepPlot:
     """What the two history plots share: a cursor, the budget, tenant hand-overs, decimation."""
 
-    def __init__(self, fig):
+    def __init__(self, fig, dark: bool = False):
         self.figure = fig
-        self.cursor = Span(location=0, dimension="height", line_color="#0b2a45", line_width=2, line_alpha=0.5)
+        self.ink, self.muted = ink(dark)
+        self.cursor = Span(location=0, dimension="height", line_color=self.ink, line_width=2, line_alpha=0.5)
         self.beyond = BoxAnnotation(left=None, fill_color="#d55e00", fill_alpha=0.08, visible=False)
         fig.add_layout(self.cursor)
         fig.add_layout(self.beyond)
         self.handovers = ColumnDataSource(dict(x=np.zeros(0), name=[], y=np.zeros(0)))
-        fig.vspan(x="x", source=self.handovers, line_color="#4a5a6a", line_dash="dotted", line_width=1.5)
+        fig.vspan(x="x", source=self.handovers, line_color=self.muted, line_dash="dotted", line_width=1.5)
         self.result = None
         self.decimated = False
 
@@ -141,9 +140,9 @@ class _StepPlot:
 class ScorePlot(_StepPlot):
     """Validation and test score per step, reverted steps crossed (Figure 3a)."""
 
-    def __init__(self, height: int = 280):
-        fig = _new_figure("Validation and test score per step (Fig. 3a)", "accuracy", height)
-        super().__init__(fig)
+    def __init__(self, height: int = 280, dark: bool = False):
+        fig = _new_figure("Validation and test score (Fig. 3a)", "accuracy", height)
+        super().__init__(fig, dark)
         self.source = ColumnDataSource(dict(step=np.zeros(0), val=np.zeros(0), test=np.zeros(0), gap=np.zeros(0)))
         self.detail = ColumnDataSource(dict(step=np.zeros(0), tenant=[], reverted=[]))
         self.reverts = ColumnDataSource(dict(step=np.zeros(0), val=np.zeros(0), test=np.zeros(0)))
@@ -187,11 +186,11 @@ class ScorePlot(_StepPlot):
 class SignalPlot(_StepPlot):
     """The regular signal of each step and the incremental signal, worst so far (Figure 3c)."""
 
-    def __init__(self, height: int = 260):
-        fig = _new_figure("Signal per step: regular and incremental meter (Fig. 3c)", "signal", height,
+    def __init__(self, height: int = 260, dark: bool = False):
+        fig = _new_figure("Signals per step (Fig. 3c)", "signal", height,
                           y_range=Range1d(0.5, 5.5))
-        super().__init__(fig)
-        self.bands = [BoxAnnotation(bottom=i + 0.5, top=i + 1.5, fill_alpha=0.16, fill_color="#ffffff",
+        super().__init__(fig, dark)
+        self.bands = [BoxAnnotation(bottom=i + 0.5, top=i + 1.5, fill_alpha=0.16, fill_color="#888888",
                                     level="underlay") for i in range(60)]
         for band in self.bands:
             fig.add_layout(band)
@@ -205,7 +204,7 @@ class SignalPlot(_StepPlot):
         fig.add_tools(HoverTool(renderers=[reg], tooltips=[("step", "@step{0,0}"), ("gap", "@gap{0.0000}"),
                                                            ("regular", "@signal"), ("incremental", "@incremental")]))
         fig.text(x="x", y="y", text="name", source=self.handovers, x_offset=4, text_font_size="11px",
-                 text_color="#4a5a6a", text_baseline="top")
+                 text_color=self.muted, text_baseline="top")
         self.budget = Span(location=0, dimension="height", line_color="#8a1c00", line_dash="dashed", line_width=1.5,
                            visible=False)
         fig.add_layout(self.budget)
@@ -240,7 +239,7 @@ class SignalPlot(_StepPlot):
 
 
 def _fmt(v: float) -> str:
-    return f"{v:.4g}"
+    return fmt.number(v)
 
 
 class GaugeFigure:
@@ -256,19 +255,20 @@ class GaugeFigure:
     their bar's end, so nothing is cut at phone width.
     """
 
-    def __init__(self, height: int = 210):
+    def __init__(self, height: int = 220, dark: bool = False):
+        self.ink, self.muted = ink(dark)
         self.segments = ColumnDataSource(dict(left=[], right=[], color=[], alpha=[], line_width=[], line_color=[],
                                               mid=[], number=[], range_text=[], eps_text=[]))
         self.bounds = ColumnDataSource(dict(x=[], text=[], align=[]))
         self.bars = ColumnDataSource(dict(left=[], right=[], y=[], color=[], height=[]))
         self.hatch = ColumnDataSource(dict(left=[], right=[], y=[], top=[]))
-        self.texts = ColumnDataSource(dict(x=[], y=[], text=[], align=[], weight=[]))
+        self.texts = ColumnDataSource(dict(x=[], y=[], text=[], align=[], weight=[], baseline=[]))
         self.marks = ColumnDataSource(dict(x=[], y=[], text=[]))
         self.figure = self._build(height)
 
     def _build(self, height: int):
         fig = figure(height=height, sizing_mode="stretch_width", x_range=Range1d(-0.01, 1.01),
-                     y_range=Range1d(-0.95, 3.0), tools="", toolbar_location=None, min_border_left=4,
+                     y_range=Range1d(-1.05, 2.95), tools="", toolbar_location=None, min_border_left=4,
                      min_border_right=4)
         fig.outline_line_color = None
         fig.grid.visible = False
@@ -276,7 +276,7 @@ class GaugeFigure:
         fig.yaxis.ticker = FixedTicker(ticks=list(_ROW_LABELS))
         fig.yaxis.major_label_overrides = dict(_ROW_LABELS)
         fig.yaxis.major_label_text_font_size = "11px"
-        fig.yaxis.major_label_text_color = "#4a5a6a"
+        fig.yaxis.major_label_text_color = self.muted
         fig.yaxis.axis_line_color = None
         fig.yaxis.major_tick_line_color = None
         fig.yaxis.minor_tick_line_color = None
@@ -286,15 +286,15 @@ class GaugeFigure:
         fig.text(x="mid", y=_ROW_METER, text="number", text_align="center", text_baseline="middle",
                  text_font_size="15px", text_font_style="bold", text_color="#111111", source=self.segments)
         fig.text(x="x", y=_ROW_METER - 0.45, text="text", text_align="align", text_baseline="top",
-                 text_font_size="10px", text_color="#4a5a6a", source=self.bounds)
+                 text_font_size="10px", text_color=self.muted, source=self.bounds)
         fig.quad(left="left", right="right", bottom="y", top="height", fill_color="color", line_color=None,
                  source=self.bars)
         fig.quad(left="left", right="right", bottom="y", top="top", fill_color=None, line_color="#8a1c00",
                  line_dash="dashed", hatch_pattern="/", hatch_color="#c0583a", hatch_alpha=0.55, source=self.hatch)
-        fig.text(x="x", y="y", text="text", text_align="align", text_baseline="middle", text_font_size="12px",
-                 text_font_style="weight", text_color="#0b2a45", source=self.texts)
+        fig.text(x="x", y="y", text="text", text_align="align", text_baseline="baseline", text_font_size="12px",
+                 text_font_style="weight", text_color=self.ink, source=self.texts)
         fig.text(x="x", y="y", text="text", text_align="center", text_baseline="bottom", text_font_size="11px",
-                 text_color="#0b2a45", source=self.marks)
+                 text_color=self.ink, source=self.marks)
         fig.add_tools(HoverTool(renderers=[seg], tooltips=[("signal", "@number"), ("empirical overfitting", "@range_text"),
                                                            ("guarantees", "@eps_text")]))
         return fig
@@ -341,16 +341,17 @@ class GaugeFigure:
     @staticmethod
     def _bars(r, colors, x, sig, shown, sup, meter_name) -> tuple:
         bars = dict(left=[], right=[], y=[], color=[], height=[])
-        texts = dict(x=[], y=[], text=[], align=[], weight=[])
+        texts = dict(x=[], y=[], text=[], align=[], weight=[], baseline=[])
         hatch = dict(left=[], right=[], y=[], top=[])
 
         def label(end, y, text, weight):
-            # right of the bar's end while there is room, else inside the bar, ending at its end
+            # right of the bar's end while there is room, else under the bar, ending where the bar ends
             right_side = end < 0.55
-            texts["x"].append(end + 0.01 if right_side else end - 0.01)
-            texts["y"].append(y)
+            texts["x"].append(end + 0.01 if right_side else end)
+            texts["y"].append(y if right_side else y - 0.33)
             texts["text"].append(text)
             texts["align"].append("left" if right_side else "right")
+            texts["baseline"].append("middle" if right_side else "top")
             texts["weight"].append(weight)
 
         if x is not None and sig is not None:
