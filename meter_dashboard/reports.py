@@ -136,7 +136,10 @@ class Report:
         from bokeh.embed import components
         from bokeh.resources import Resources
 
-        inline = Resources(mode="inline", components=["bokeh"])  # INLINE without widgets, GL, MathJax: 1.3 MB
+        # Bokeh's INLINE resources, its core only (no widgets, GL or MathJax: 1.3 MB), and only the inlined
+        # code: an imported Panel registers extension files by relative URL, which a mailed file cannot load.
+        inline = Resources(mode="inline", components=["bokeh"])
+        bokeh_js = "".join(f"<script>\n{code}\n</script>\n" for code in inline.js_raw)
 
         figures = {f"plot{k}": block for k, (kind, block) in enumerate(self._blocks) if kind == "figure"}
         script, divs = components(figures) if figures else ("", {})
@@ -149,7 +152,7 @@ class Report:
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{_esc(self.title)}</title>\n<style>{REPORT_CSS}</style>\n"
-            f"{inline.render()}\n{script}\n</head>\n<body>\n<main>\n<h1>{_esc(self.title)}</h1>\n{sub}\n"
+            f"{bokeh_js}{script}\n</head>\n<body>\n<main>\n<h1>{_esc(self.title)}</h1>\n{sub}\n"
             + "\n".join(parts)
             + f"\n<footer>Made by meter-dashboard on {stamp}. Self-contained: it needs no network.</footer>\n"
               "</main>\n</body>\n</html>\n"

@@ -19,7 +19,7 @@ from bokeh.models import (BoxAnnotation, ColumnDataSource, FixedTicker, HoverToo
 from bokeh.plotting import figure
 
 from . import formatting as fmt
-from .style import PALETTE, signal_colors
+from .colors import PALETTE, signal_colors
 
 __all__ = ["ScorePlot", "SignalPlot", "GaugeFigure", "decimate", "display_position", "signal_colors", "ink",
            "LOD_POINTS", "LOD_BUCKETS"]
