@@ -398,15 +398,23 @@ class Session(DashboardView):
         if plot.result is not None and len(plot.result) > LOD_POINTS:
             plot.show_window(event.x0, event.x1)
 
-    def _report_file(self):
-        """The replay as one self-contained HTML file (the download button)."""
+    def report(self):
+        """The replay at the step shown, as a self-contained HTML report (``.save("session.html")`` in a notebook).
+
+        Returns a :class:`meter_dashboard.reports.Report` (None before a trace is loaded).
+        """
         from ..reports import session_report
 
         m = self.model
         if m.result is None:
-            return io.StringIO("")
+            return None
         note = text.steps_source_text(m.steps_origin, m.plan.steps).split(": ", 1)[1].rstrip(".")
-        return io.StringIO(session_report(m.result, position=m.position, steps_note=note).to_html())
+        return session_report(m.result, position=m.position, steps_note=note)
+
+    def _report_file(self):
+        """The download button's file."""
+        report = self.report()
+        return io.StringIO(report.to_html() if report is not None else "")
 
     # ------------------------------------------------------------------ rendering
     def _on_result(self, *_):

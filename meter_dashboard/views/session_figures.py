@@ -256,9 +256,10 @@ class GaugeFigure:
     """
 
     def __init__(self, height: int = 220, dark: bool = False):
+        self.dark = dark
         self.ink, self.muted = ink(dark)
         self.segments = ColumnDataSource(dict(left=[], right=[], color=[], alpha=[], line_width=[], line_color=[],
-                                              mid=[], number=[], range_text=[], eps_text=[]))
+                                              mid=[], number=[], number_color=[], range_text=[], eps_text=[]))
         self.bounds = ColumnDataSource(dict(x=[], text=[], align=[]))
         self.bars = ColumnDataSource(dict(left=[], right=[], y=[], color=[], height=[]))
         self.hatch = ColumnDataSource(dict(left=[], right=[], y=[], top=[]))
@@ -284,7 +285,7 @@ class GaugeFigure:
                        fill_color="color", fill_alpha="alpha", line_color="line_color", line_width="line_width",
                        source=self.segments)
         fig.text(x="mid", y=_ROW_METER, text="number", text_align="center", text_baseline="middle",
-                 text_font_size="15px", text_font_style="bold", text_color="#111111", source=self.segments)
+                 text_font_size="15px", text_font_style="bold", text_color="number_color", source=self.segments)
         fig.text(x="x", y=_ROW_METER - 0.45, text="text", text_align="align", text_baseline="top",
                  text_font_size="10px", text_color=self.muted, source=self.bounds)
         fig.quad(left="left", right="right", bottom="y", top="height", fill_color="color", line_color=None,
@@ -311,9 +312,10 @@ class GaugeFigure:
         sig, inc = signal, incremental_signal
         left = [i / m for i in range(m)]
         right = [(i + 1) / m for i in range(m)]
+        alpha = [1.0 if sig == i + 1 else (0.55 if inc == i + 1 else 0.28) for i in range(m)]
         self.segments.data = dict(
-            left=left, right=right, color=colors,
-            alpha=[1.0 if sig == i + 1 else (0.55 if inc == i + 1 else 0.28) for i in range(m)],
+            left=left, right=right, color=colors, alpha=alpha,
+            number_color=["#111111" if a == 1.0 or not self.dark else self.ink for a in alpha],
             line_width=[3.0 if sig == i + 1 else (2.5 if inc == i + 1 else 0.5) for i in range(m)],
             line_color=["#111111" if i + 1 in (sig, inc) else "white" for i in range(m)],
             mid=[(a + b) / 2 for a, b in zip(left, right)], number=[str(i + 1) for i in range(m)],

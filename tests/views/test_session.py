@@ -73,6 +73,8 @@ def test_the_report_button_gives_the_replay_as_one_html_file():
     assert "Session replay: Synthetic" in html and "SYNTHETIC" in html and "20 steps" in html
     assert "T (budget of steps)" in html and "the trace&#x27;s number of steps" in html
     assert "cdn.bokeh.org" not in html
+    view.model.step_back()
+    assert "At step 19 the incremental meter" in view.report().to_html()  # the notebook's way: .save(path)
 
 
 def test_shipped_json_through_the_view():
