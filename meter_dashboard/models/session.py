@@ -40,7 +40,10 @@ from .session_replay import (
 from .trace import EXAMPLES, Trace, load_example, read_trace
 
 __all__ = ["replay", "ReplayResult", "Alarm", "SessionModel", "PreparedTrace", "TraceLoad", "METERS", "METER_TITLES",
-           "MAX_BUDGET_STEPS", "STEPS_SOURCES", "signal_of", "replay_defaults"]
+           "MAX_BUDGET_STEPS", "BACKGROUND_STEPS", "STEPS_SOURCES", "signal_of", "replay_defaults"]
+
+#: Traces longer than this are replayed by the model's runner (a worker thread on a served page).
+BACKGROUND_STEPS = 20_000
 
 #: Where T comes from: the loaded trace's length, the page's link, the person, the plan given,
 #: or the steps per tenant (their sum).
@@ -117,6 +120,10 @@ class SessionModel(param.Parameterized):
             plan = MeterPlan(**replay_defaults())
         self._n_from_trace = False
         self._quiet = 0  # > 0 while the model changes the plan or loads a trace itself
+        self._generation = 0  # the replay asked for last (background replays that come back late are dropped)
+        #: ``runner(work, done)``: run ``work()`` away from here and call ``done(result or InputError)`` back
+        #: where the model lives.  A served page sets it (a worker thread); None replays right away.
+        self.runner = None
         super().__init__(plan=plan, **params)
         self._set(steps_source=source)
         if trace is not None:
@@ -184,6 +191,7 @@ class SessionModel(param.Parameterized):
         n, from_trace = self._test_size_for(trace)
         kind = "synthetic example" if trace.synthetic else ("example" if prepared.example else "trace")
         self._quiet += 1
+        self._generation += 1
         try:
             if self._steps_for(trace) != self.plan.steps:
                 self.plan.steps = self._steps_for(trace)  # the plan recomputes its counts
@@ -258,12 +266,27 @@ class SessionModel(param.Parameterized):
     def _replay(self):
         if self.trace is None or self.plan.error or self._quiet:
             return
-        try:
-            result = replay(self.trace.with_test_size(self.test_size), self.plan, variant=self.variant)
-        except InputError as exc:  # a T the replay cannot take: keep the last replay, say why
-            self.refuse(str(exc))
+        self._generation += 1
+        trace = self.trace.with_test_size(self.test_size)
+        if self.runner is not None and len(trace) > BACKGROUND_STEPS:
+            values = {k: getattr(self.plan, k) for k in ("ranges", "epsilon", "delta", "steps", "tenants",
+                                                         "tenant_steps", "reverts")}
+            generation, variant = self._generation, self.variant
+            self.runner(lambda: replay_with(trace, values, variant), lambda done: self._replayed(generation, done))
             return
-        self._set(result=result)
+        try:
+            result = replay(trace, self.plan, variant=self.variant)
+        except InputError as exc:  # a T the replay cannot take: keep the last replay, say why
+            result = exc
+        self._replayed(self._generation, result)
+
+    def _replayed(self, generation: int, result) -> None:
+        if generation != self._generation:
+            return  # a newer replay was asked for meanwhile
+        if isinstance(result, InputError):
+            self.refuse(str(result))
+        elif result is not None:
+            self._set(result=result)
 
     @property
     def current(self) -> dict | None:

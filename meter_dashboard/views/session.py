@@ -24,6 +24,7 @@ from; ``session-report`` on the report button.
 """
 from __future__ import annotations
 
+import asyncio
 import io
 from urllib.parse import parse_qsl, urlencode
 
@@ -108,6 +109,9 @@ class Session(DashboardView):
         m.param.watch(self._on_status, ["error", "status", "example", "test_size", "variant"])
         m.param.watch(self._on_steps_note, ["steps_source", "trace"])
         m.plan.param.watch(self._on_plan, ["result", "error", "steps", "tenant_steps"])
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            m.runner = self._in_thread  # long replays leave the event loop free for every session
         if sync_url and pn.state.location is not None:
             self._init_url()
         self._on_status()
@@ -305,6 +309,19 @@ class Session(DashboardView):
         else:
             job.run()
             self._finish_load(job)
+
+    @staticmethod
+    def _in_thread(work, done) -> None:
+        """Run ``work()`` in a worker thread and hand its result (or InputError) to ``done`` on the event loop."""
+        async def run():
+            try:
+                result = await asyncio.to_thread(work)
+            except InputError as exc:
+                result = exc
+            with pn.io.hold():
+                done(result)
+
+        pn.state.execute(run)
 
     async def _run_load(self, job) -> None:
         await job.arun()

@@ -64,16 +64,17 @@ def decimate(series, start: int = 0, stop: int | None = None, buckets: int = LOD
     if count <= 2 * buckets:
         return np.arange(start, stop)
     size = -(-count // buckets)
-    pad = size * buckets - count
-    keep = [start + np.arange(buckets) * size, np.array([stop - 1])]
+    full = count // size  # whole buckets; the rest (fewer than ``size`` steps) is one more bucket
+    base = start + np.arange(full) * size
+    keep = [start + np.arange(0, count, size), np.array([stop - 1])]
     for values in series:
-        block = np.concatenate([np.asarray(values[start:stop], dtype=float), np.full(pad, np.nan)]).reshape(buckets, size)
-        base = start + np.arange(buckets) * size
-        filled = ~np.all(np.isnan(block), axis=1)
-        keep.append((base + np.nanargmin(np.where(filled[:, None], block, 0), axis=1))[filled])
-        keep.append((base + np.nanargmax(np.where(filled[:, None], block, 0), axis=1))[filled])
-    idx = np.unique(np.concatenate(keep))
-    return idx[idx < stop]
+        values = np.asarray(values[start:stop])
+        block = values[: full * size].reshape(full, size)
+        keep += [base + np.argmin(block, axis=1), base + np.argmax(block, axis=1)]
+        if full * size < count:
+            tail = values[full * size:]
+            keep += [np.array([start + full * size + np.argmin(tail), start + full * size + np.argmax(tail)])]
+    return np.unique(np.concatenate(keep))
 
 
 def _window(steps: np.ndarray, x0, x1) -> tuple:
@@ -162,10 +163,13 @@ class ScorePlot(_StepPlot):
 
     def update(self, result) -> None:
         """Draw ``result`` (a ReplayResult): every step, or decimated for long traces."""
+        same = self.result is not None and self.result.trace is result.trace
         self.result = result
+        self._budget(result)
+        if same:
+            return  # scores depend on the trace only: a new plan moves nothing here
         t = result.trace
         self.figure.yaxis.axis_label = t.metric
-        self._budget(result)
         self._handovers(result, 1.0)
         rv = np.flatnonzero(t.reverted)
         if rv.size > LOD_POINTS:
@@ -212,7 +216,9 @@ class SignalPlot(_StepPlot):
 
     def update(self, result) -> None:
         """Draw ``result``: bands in the signals' colours, both signals, the budget T."""
-        self.result = result
+        key = (id(result.trace), tuple(result.settings["ranges"]), result.variant)
+        same = self.result is not None and getattr(self, "_key", None) == key
+        self.result, self._key = result, key
         m = result.signals
         colors = signal_colors(m)
         for i, band in enumerate(self.bands):
@@ -225,8 +231,9 @@ class SignalPlot(_StepPlot):
         self.budget.visible = edge is not None
         if edge is not None:
             self.budget.location = edge
-        self._handovers(result, m + 0.45)
-        self._draw(0, len(result))
+        if not same:  # the signals depend on the trace and the ranges only
+            self._handovers(result, m + 0.45)
+            self._draw(0, len(result))
 
     def _draw(self, start: int, stop: int) -> None:
         r = self.result

@@ -236,3 +236,27 @@ def test_defaults_agree_with_the_cli():
     assert replay_defaults() == {"ranges": s.plan.ranges, "epsilon": s.plan.epsilon, "delta": s.plan.delta}
     help_text = build_parser()._subparsers._group_actions[0].choices["replay"].format_help()
     assert f"(default {s.plan.delta:g})" in help_text
+
+
+def test_long_replays_go_to_the_runner_and_late_results_are_dropped(monkeypatch):
+    import meter_dashboard.models.session as session_module
+
+    monkeypatch.setattr(session_module, "BACKGROUND_STEPS", 5)  # SIX has 6 steps: "long"
+    s = SessionModel(example="emocontext")
+    s.load(SIX, name="six.csv")
+    queued = []
+    s.runner = lambda work, done: queued.append((work, done))
+    before = s.result
+    s.plan.delta = 0.2
+    s.plan.delta = 0.3
+    assert s.result is before and len(queued) == 2  # nothing computed here, the page stays free
+    work, done = queued[1]
+    done(work())
+    assert s.result.settings["delta"] == 0.3
+    stale_work, stale_done = queued[0]
+    stale_done(stale_work())  # the older request comes back late: dropped
+    assert s.result.settings["delta"] == 0.3
+    s.plan.steps = 10**12
+    work, done = queued[-1]
+    done(work())
+    assert s.result.budget == 10**12
