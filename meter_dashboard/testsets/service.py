@@ -324,7 +324,10 @@ def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Call
     if row["status"] != "active":
         raise Refused(_retired_message(row))
     settings = _settings(row)
-    if settings["mode"] == "meter" or val_accuracy is not None:
+    if settings["mode"] == "meter" and val_accuracy is None:
+        raise InputError("val_accuracy", "given: the model's accuracy on your validation set, in [0, 1] "
+                         "(ease.ml/meter's signal compares it with the hidden test score)", raw("nothing"))
+    if val_accuracy is not None:
         val_accuracy = check_probability("val_accuracy", val_accuracy, closed=True)
     labels = _labels(store, row)
     aligned = _align(labels, preds, "predictions")
