@@ -60,6 +60,7 @@ __all__ = [
     "Store",
     "open_store",
     "default_url",
+    "configure",
     "display_url",
     "StoreError",
     "metadata",
@@ -150,10 +151,24 @@ class StoreError(RuntimeError):
 
 
 # ============================================================================ URLs
+_CONFIGURED: list = []
+
+
+def configure(url: str | None = None) -> str:
+    """Make ``url`` this process's default store (``serve --store``); returns the default in force."""
+    if url is not None:
+        _normalize_url(url)  # refuse a bad URL now, not at the first request
+        _CONFIGURED[:] = [str(url)]
+    return default_url()
+
+
 def default_url() -> str:
-    """The store used when none is named: ``$METER_DASHBOARD_STORE``, else a SQLite file in
-    the user's data directory (``$XDG_DATA_HOME/meter-dashboard/testsets.sqlite``, by
-    default ``~/.local/share/meter-dashboard/testsets.sqlite``)."""
+    """The store used when none is named: the one :func:`configure` set (``serve --store``),
+    else ``$METER_DASHBOARD_STORE``, else a SQLite file in the user's data directory
+    (``$XDG_DATA_HOME/meter-dashboard/testsets.sqlite``, by default
+    ``~/.local/share/meter-dashboard/testsets.sqlite``)."""
+    if _CONFIGURED:
+        return _CONFIGURED[0]
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
         return env
