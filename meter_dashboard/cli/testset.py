@@ -18,7 +18,8 @@ from .._validation import InputError, check_int, check_number, parse_int_list, p
 from ._common import add_format_option, emit, table
 
 #: service parameter -> the flag a person typed
-_FLAGS = {"val_accuracy": "--val-accuracy", "labels": "--labels", "tenant": "--tenant", "baseline": "--baseline"}
+_FLAGS = {"val_accuracy": "--val-accuracy", "labels": "--labels", "tenant": "--tenant", "baseline": "--baseline",
+          "predictions": "--predictions"}
 SUBCOMMANDS = ("create", "token", "submit", "status", "revert", "retire", "export", "list")
 
 
@@ -229,13 +230,20 @@ def _submit(args) -> int:
     from ..testsets import service
 
     val = None if args.val_accuracy is None else check_number("--val-accuracy", args.val_accuracy)
-    predictions = _read("predictions", args.predictions, "--predictions")
     remote = _remote(args)
     if remote is not None:
         if args.tenant is not None:
             raise InputError("--tenant", "left out with --server (the token names its tenant)", args.tenant)
-        out = remote.submit(args.name, predictions, val)
+        from ..testsets.client import RemoteError
+
+        try:  # the file goes as it is; the server names the row and column of a problem
+            out = remote.submit(args.name, args.predictions, val)
+        except RemoteError as exc:
+            if str(exc).startswith(("row ", "line ")):  # say which file
+                raise RemoteError(f"{args.predictions}, {exc}", exc.status) from None
+            raise
     else:
+        predictions = _read("predictions", args.predictions, "--predictions")
         out = service.submit(_store(args), args.name, predictions, val, tenant=args.tenant)
     emit(args, out, _submit_text(out))
     return 1 if out.get("passed") is False else 0

@@ -9,10 +9,12 @@ HTTP errors come back as the service's own exceptions (401 :class:`Unauthorized`
 from __future__ import annotations
 
 import json
+import os
 import urllib.error
 import urllib.parse
 import urllib.request
 
+from .._files import read_bytes
 from .._validation import InputError, raw
 from . import files
 from .service import Forbidden, NotFound, Refused, ServiceError, Unauthorized, check_name, check_tenant
@@ -64,11 +66,13 @@ class Client:
         path = "/api/testsets" + ("" if name is None else "/" + urllib.parse.quote(check_name(name), safe=""))
         return self.server + path + tail + ("?" + urllib.parse.urlencode(query) if query else "")
 
-    def _request(self, method: str, url: str, body: dict | None = None, *, raw_text: bool = False):
-        data = None if body is None else json.dumps(body, separators=(",", ":")).encode("utf-8")
+    def _request(self, method: str, url: str, body: dict | None = None, *, raw_text: bool = False,
+                 csv: bytes | None = None):
+        data = csv if csv is not None else (None if body is None else
+                                            json.dumps(body, separators=(",", ":")).encode("utf-8"))
         request = urllib.request.Request(url, data=data, method=method)
         if data is not None:
-            request.add_header("Content-Type", "application/json")
+            request.add_header("Content-Type", "text/csv" if csv is not None else "application/json")
         if self.token:
             request.add_header("Authorization", f"Bearer {self.token}")
         try:
@@ -84,7 +88,17 @@ class Client:
 
     # -- operations
     def submit(self, name: str, predictions, val_accuracy=None) -> dict:
-        """Submit predictions (a mapping, a CSV path/bytes, a Series or DataFrame); returns the signal."""
+        """Submit predictions (a mapping, a CSV path/bytes, a Series or DataFrame); returns the signal.
+
+        A CSV file (a path or bytes) is sent as it is (``text/csv``): the server checks it
+        and names the row and column of a problem."""
+        if isinstance(predictions, (str, os.PathLike, bytes, bytearray)):
+            data, _ = read_bytes(predictions, parameter="predictions", max_bytes=files.MAX_FILE_BYTES)
+            query = {} if val_accuracy is None else {"val_accuracy": repr(float(val_accuracy))}
+            return self._request("POST", self._url(name, "/submissions", query), csv=data)
+        if isinstance(predictions, dict) and set(map(type, predictions)) == {str}:
+            body = {"predictions": predictions, "val_accuracy": val_accuracy}  # the server checks every value
+            return self._request("POST", self._url(name, "/submissions"), body)
         preds = files.read_predictions(predictions)
         body = {"predictions": dict(zip(preds.ids.tolist(), preds.values.tolist())), "val_accuracy": val_accuracy}
         if len(body["predictions"]) != preds.ids.size:

@@ -124,10 +124,12 @@ def _rows(text: str, delimiter: str, parameter: str):
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     records, rows = [], []
     try:
-        for record in reader:
+        start = 1
+        for record in reader:  # a row is numbered by the line it starts on
             if record and any(c.strip() for c in record):
                 records.append(record)
-                rows.append(reader.line_num)
+                rows.append(start)
+            start = reader.line_num + 1
     except csv.Error as exc:
         raise InputError(parameter, "well-formed CSV", raw(str(exc)), location=f"row {reader.line_num}") from None
     width = max((len(r) for r in records), default=0)
@@ -151,7 +153,7 @@ def _table(text: str, value_column: str, parameter: str):
     rule = f"a CSV file with a header id,{value_column} and at least one row"
     if not text.strip():
         raise InputError(parameter, rule, raw("an empty file"))
-    header_line = next(ln for ln in text.splitlines() if ln.strip())
+    header_line = next(ln for ln in io.StringIO(text) if ln.strip())
     delimiter = _delimiter(header_line)
     cells, rows = _rows(text, delimiter, parameter)
     header = [_normalize(c) for c in cells[0]]
@@ -169,33 +171,61 @@ def _table(text: str, value_column: str, parameter: str):
                          location=f"row {header_row}")
     i, j = header.index("id"), header.index(value_column)
     body = cells[1:]
-    ids = _strip(body[:, i])
-    values = _strip(body[:, j])
+    padded = _has_padding(text, delimiter)  # most files have none: then no cell needs stripping
+    ids = _strip(body[:, i]) if padded else np.ascontiguousarray(body[:, i])
+    values = _strip(body[:, j]) if padded else np.ascontiguousarray(body[:, j])
     return ids, values, rows[1:], i + 1, j + 1
+
+
+def _has_padding(text: str, delimiter: str) -> bool:
+    """Whether any cell may start or end with blanks (a vectorized scan of the bytes)."""
+    if " " not in text and (delimiter == "\t" or "\t" not in text):
+        return False  # no blank at all (the usual file)
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    if data.size == 0:
+        return False
+    edge = (data == ord(delimiter)) | (data == 10) | (data == 13)
+    blank = (data == 32) if delimiter == "\t" else ((data == 32) | (data == 9))
+    return bool(blank[0] or blank[-1] or np.any(blank[1:] & edge[:-1]) or np.any(blank[:-1] & edge[1:]))
 
 
 def _strip(column) -> np.ndarray:
     return np.asarray([str(c).strip() for c in column], dtype=object)
 
 
-def _check_cells(ids, values, rows, id_col, value_col, value_column: str, secret: bool) -> None:
-    """Empty or over-long ids and values, with row and column (a secret value is never echoed)."""
-    lengths = np.fromiter((len(v) for v in ids), dtype=np.int64, count=ids.size)
-    bad = np.flatnonzero((lengths == 0) | (lengths > MAX_NAME_CHARS))
-    if bad.size:
+def _lengths(values: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(len, values), dtype=np.int64, count=values.size)
+
+
+def _check_cells(ids, values, rows, id_col, value_col, value_column: str, secret: bool, long_lines: bool = True) -> None:
+    """Empty or over-long ids and values, with row and column (a secret value is never echoed).
+
+    ``long_lines=False`` (no line of the file is longer than :data:`MAX_NAME_CHARS`) skips
+    the per-cell length count: only empty cells can be wrong then."""
+    for column, name, col in ((ids, "id", id_col), (values, value_column, value_col)):
+        bad = np.flatnonzero(column == "")
+        if long_lines:
+            lengths = _lengths(column)
+            bad = np.flatnonzero((lengths == 0) | (lengths > MAX_NAME_CHARS))
+        if not bad.size:
+            continue
         k = int(bad[0])
-        got = raw("an empty cell") if lengths[k] == 0 else raw(f"{lengths[k]} characters")
-        rule = "an id in every row" if lengths[k] == 0 else f"an id of at most {MAX_NAME_CHARS} characters"
-        raise InputError("id", rule, got, location=f"row {int(rows[k])}, column {id_col} (id)")
-    lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=values.size)
-    bad = np.flatnonzero((lengths == 0) | (lengths > MAX_NAME_CHARS))
-    if bad.size:
-        k = int(bad[0])
-        where = f"row {int(rows[k])}, column {value_col} ({value_column})"
-        if lengths[k] == 0:
-            raise InputError(value_column, f"a {value_column} in every row", raw("an empty cell"), location=where)
-        got = raw(f"{lengths[k]} characters") if secret else values[k]
-        raise InputError(value_column, f"a {value_column} of at most {MAX_NAME_CHARS} characters", got, location=where)
+        where = f"row {int(rows[k])}, column {col} ({name})"
+        if column[k] == "":
+            rule = "an id in every row" if name == "id" else f"a {name} in every row"
+            raise InputError(name, rule, raw("an empty cell"), location=where)
+        echo = name != "id" and not secret  # a long prediction is shown; a label or an id is counted
+        got = column[k] if echo else raw(f"{len(column[k])} characters")
+        raise InputError(name, f"a{'n' if name == 'id' else ''} {name} of at most {MAX_NAME_CHARS} characters", got,
+                         location=where)
+
+
+def _long_lines(text: str) -> bool:
+    """Whether some line is longer than :data:`MAX_NAME_CHARS` bytes (then cells are measured one by one)."""
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    breaks = np.flatnonzero(data == 10)
+    edges = np.concatenate([[-1], breaks, [data.size]])
+    return bool(np.max(np.diff(edges)) - 1 > MAX_NAME_CHARS)
 
 
 def _first_duplicate(ids: np.ndarray):
@@ -233,9 +263,10 @@ def read_labels(source, *, parameter: str = "labels", max_bytes: int = MAX_FILE_
 
     text = _read(source, parameter, max_bytes)
     ids, values, rows, id_col, value_col = _table(text, "label", parameter)
-    _check_cells(ids, values, rows, id_col, value_col, "label", secret=True)
-    _check_one_line(ids, rows, id_col, "id", secret=False)
-    _check_one_line(values, rows, value_col, "label", secret=True)
+    _check_cells(ids, values, rows, id_col, value_col, "label", secret=True, long_lines=_long_lines(text))
+    if '"' in text:  # only a quoted cell can hold a line break
+        _check_one_line(ids, rows, id_col, "id", secret=False)
+        _check_one_line(values, rows, value_col, "label", secret=True)
     dup = _first_duplicate(ids)
     if dup is not None:
         k, earlier = dup
@@ -274,9 +305,10 @@ def read_predictions(source, *, parameter: str = "predictions", max_bytes: int =
         return predictions_from_pairs(pairs, parameter=parameter)
     text = _read(source, parameter, max_bytes)
     ids, values, rows, id_col, value_col = _table(text, "prediction", parameter)
-    _check_cells(ids, values, rows, id_col, value_col, "prediction", secret=False)
-    _check_one_line(ids, rows, id_col, "id", secret=False)
-    _check_one_line(values, rows, value_col, "prediction", secret=False)
+    _check_cells(ids, values, rows, id_col, value_col, "prediction", secret=False, long_lines=_long_lines(text))
+    if '"' in text:
+        _check_one_line(ids, rows, id_col, "id", secret=False)
+        _check_one_line(values, rows, value_col, "prediction", secret=False)
     return Predictions(ids=ids, values=values, source=parameter, rows=rows, id_column=id_col)
 
 
@@ -299,13 +331,24 @@ def predictions_from_pairs(pairs, *, parameter: str = "predictions") -> Predicti
     """Predictions from ``[(id, prediction), ...]`` (a JSON object's pairs, a dict's items)."""
     if len(pairs) == 0:
         raise InputError(parameter, "one prediction per test example", raw("no predictions"))
-    ids = np.empty(len(pairs), dtype=object)
-    values = np.empty(len(pairs), dtype=object)
+    keys = [p[0] for p in pairs]
+    values = [p[1] for p in pairs]
+    if set(map(type, keys)) == {str} and set(map(type, values)) == {str}:  # the usual case, checked at C speed
+        ids = [k.strip() for k in keys]
+        vals = [v.strip() for v in values]
+        joined = "\x00".join(keys) + "\x00" + "\x00".join(values)
+        shortest = min(min(map(len, ids)), min(map(len, vals)))
+        longest = max(max(map(len, ids)), max(map(len, vals)))
+        if "\n" not in joined and "\r" not in joined and shortest > 0 and longest <= MAX_NAME_CHARS:
+            return Predictions(ids=np.asarray(ids, dtype=object), values=np.asarray(vals, dtype=object),
+                               source=parameter)
+    ids = np.empty(len(pairs), dtype=object)  # something to report: find it, in order
+    vals = np.empty(len(pairs), dtype=object)
     for k, (key, value) in enumerate(pairs):
         where = f"{parameter}[{format_value(str(key))}]"
         ids[k] = _as_text(key, "id", where)
-        values[k] = _as_text(value, "prediction", where)
-    return Predictions(ids=ids, values=values, source=parameter)
+        vals[k] = _as_text(value, "prediction", where)
+    return Predictions(ids=ids, values=vals, source=parameter)
 
 
 def json_pairs_hook(pairs):

@@ -130,18 +130,29 @@ def test_the_cli_and_the_client_use_the_server(env, secrets, tmp_path, capsys):
     out = capsys.readouterr().out
     env.responses.append(out)
     assert code == 0 and json.loads(out)["step"] == 1
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"id,prediction\nex000000,x\nnope,y\n")
+    with pytest.raises(SystemExit) as info:
+        main(["testset", "submit", name, "--predictions", str(bad), "--val-accuracy", "0.94",
+              "--server", env.server.base, "--token", token])
+    err = capsys.readouterr().err
+    env.responses.append(err)
+    assert info.value.code == 2 and err.strip() == (
+        f"meter-dashboard testset: error: {bad}, row 3, column 1 (id): id must be an id of the test set (one of the "
+        "labels' ids); got 'nope'")
     client = Client(env.server.base, token)
-    assert client.submit(name, secrets.mapping(secrets.predictions(1900)), 0.94)["step"] == 2
-    assert [h["step"] for h in client.status(name)["history"]] == [1, 2]
+    assert client.submit(name, secrets.mapping(secrets.predictions(1900)), 0.94)["step"] == 2  # JSON
+    assert client.submit(name, secrets.csv(secrets.predictions(1800)), 0.95)["step"] == 3  # text/csv
+    name_left = client.status(name)["steps_left"]
+    assert name_left == 0
+    assert [h["step"] for h in client.status(name)["history"]] == [1, 2, 3]
     with pytest.raises(S.Forbidden):
         client.retire(name)
-    Client(env.server.base, admin).revert  # the admin client has the admin actions
-    with pytest.raises(S.Refused, match="no revert left at step 2"):
-        Client(env.server.base, admin).revert(name)
-    assert Client(env.server.base, admin).retire(name)["status"] == "retired"
+    with pytest.raises(S.Refused, match="is already retired"):
+        Client(env.server.base, admin).retire(name)  # the budget retired it at step 3
     code = main(["testset", "export", name, "--out", str(tmp_path / "t.csv"), "--server", env.server.base,
                  "--token", token])
-    assert code == 0 and read_trace(str(tmp_path / "t.csv")).steps.tolist() == [1, 2]
+    assert code == 0 and read_trace(str(tmp_path / "t.csv")).steps.tolist() == [1, 2, 3]
 
 
 def test_tokens_401_403_and_a_tenant_sees_its_own_history_only(env, secrets):
@@ -165,6 +176,8 @@ def test_tokens_401_403_and_a_tenant_sees_its_own_history_only(env, secrets):
         assert env.http("POST", f"/api/testsets/{name}/submissions", body, token=token)[0] == 200
     assert [h["step"] for h in env.http("GET", f"/api/testsets/{name}", token=a)[1]["history"]] == [1, 3]
     assert [h["step"] for h in env.http("GET", f"/api/testsets/{name}", token=b)[1]["history"]] == [2]
+    status, out = env.http("POST", f"/api/testsets/{name}/revert", {}, token=admin)
+    assert status == 409 and "the plan has no revert left at step 3" in out["error"]
     full = env.http("GET", f"/api/testsets/{name}", token=admin)[1]
     assert [h["tenant"] for h in full["history"]] == ["ann", "ben", "ann"] and full["tenants"] == ["ann", "ben"]
     assert env.http("GET", "/api/testsets/no-such-set", token=a)[0] == 401  # no hint whether it exists
