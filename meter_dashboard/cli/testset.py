@@ -123,6 +123,14 @@ def _read(kind: str, path: str, flag: str):
         raise InputError(exc.parameter, exc.rule, raw(_got(exc)), location=where) from None
 
 
+def _in_file(exc: InputError, path: str, parameter: str) -> InputError:
+    """A matching-by-id error (missing, extra or repeated ids) names the file it is about."""
+    if type(exc) is not InputError or not ((exc.location or "").startswith("row ") or exc.parameter == parameter):
+        return exc
+    where = f"{path}, {exc.location}" if exc.location else path
+    return InputError(exc.parameter, exc.rule, raw(_got(exc)), location=where)
+
+
 def _got(exc: InputError) -> str:
     return str(exc).split("; got ", 1)[1] if "; got " in str(exc) else repr(exc.got)
 
@@ -197,7 +205,11 @@ def _create(args) -> int:
     settings = _settings(args)
     labels = _read("labels", args.labels, "--labels")
     baseline = _read("predictions", args.baseline, "--baseline") if args.baseline else None
-    out = service.create(_store(args), args.name, labels, settings, baseline=baseline, allow_smaller=args.allow_smaller)
+    try:
+        out = service.create(_store(args), args.name, labels, settings, baseline=baseline,
+                             allow_smaller=args.allow_smaller)
+    except InputError as exc:
+        raise _in_file(exc, args.baseline, "baseline") if args.baseline else exc from None
     lines = [f"Created guarded test set {out['name']!r} ({out['mode']} mode): {out['labels']:,} labels; "
              f"the plan needs {out['needed']:,}."]
     if out["supported"]:
@@ -244,7 +256,10 @@ def _submit(args) -> int:
             raise
     else:
         predictions = _read("predictions", args.predictions, "--predictions")
-        out = service.submit(_store(args), args.name, predictions, val, tenant=args.tenant)
+        try:
+            out = service.submit(_store(args), args.name, predictions, val, tenant=args.tenant)
+        except InputError as exc:
+            raise _in_file(exc, args.predictions, "predictions") from None
     emit(args, out, _submit_text(out))
     return 1 if out.get("passed") is False else 0
 
