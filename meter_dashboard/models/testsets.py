@@ -62,6 +62,8 @@ class TestSetsModel(param.Parameterized):
         with self._lock:
             known = dict(self._versions)
         try:
+            if not self.store.exists():  # nothing created yet: show that, and create nothing
+                return None if not known and not self.error else ({}, {}, "")
             versions = service.versions(self.store)
             if versions == known:
                 return None

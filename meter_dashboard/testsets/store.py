@@ -225,6 +225,14 @@ class Store:
     def display_url(self) -> str:
         return self.url.render_as_string(hide_password=True)
 
+    def exists(self) -> bool:
+        """Whether the store is there already (a SQLite file is only created by a first write or read;
+        pages check this so that browsing never creates a store)."""
+        if self.backend != "sqlite" or self._engine is not None:
+            return True
+        database = self.url.database or ""
+        return database in ("", ":memory:") or Path(database).expanduser().is_file()
+
     # -- engine
     @property
     def engine(self):

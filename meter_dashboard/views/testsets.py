@@ -24,42 +24,28 @@ import panel as pn
 import param
 
 from ..models.testsets import TestSetsModel
-from ._style import ensure_css, esc, fmt_int, headline_html
-from .meter_gauge import MeterGauge, signal_colors
-from .session import CSS as SESSION_CSS
+from . import formatting as fmt
+from .base import DashboardView
+from .meter_gauge import MeterGauge
+from .style import HTML, SIGNAL_COLORS, esc, headline_html
 
 __all__ = ["TestSets", "TestSetCard", "page"]
 
 _HISTORY_ROWS = 12
 
-CSS = """
-.testset-head { display:flex; align-items:baseline; gap:12px; flex-wrap:wrap; }
-.testset-name { font-size:20px; font-weight:600; color:#0b2a45; }
-.testset-badge { font-size:11px; font-weight:700; padding:2px 8px; border-radius:10px; letter-spacing:.04em; }
-.testset-badge.active { background:#e6f4ea; color:#1d5e3a; border:1px solid #b7dfc3; }
-.testset-badge.retired { background:#fff1ec; color:#8a1c00; border:1px solid #f3c2b0; }
-.testset-pass { color:#1d5e3a; font-weight:700; } .testset-fail { color:#8a1c00; font-weight:700; }
-"""
-
-
-def _stylesheet() -> None:
-    ensure_css()
-    for css in (SESSION_CSS, CSS):
-        if css not in pn.config.raw_css:
-            pn.config.raw_css = list(pn.config.raw_css) + [css]
-
 
 def _swatch(k, m: int) -> str:
+    """A signal in its colour (the session page's ``md-signal`` classes of dashboard.css)."""
     if k is None:
         return "—"
-    color = signal_colors(m)[int(k) - 1]
-    return f'<span class="session-swatch" style="background:{color}">{int(k)}</span>'
+    color_class = f" signal-{int(k) - 1}" if m <= len(SIGNAL_COLORS) else ""
+    return f'<span class="md-signal{color_class}">{int(k)}</span>'
 
 
 def _passed(value) -> str:
     if value is None:
-        return '<span style="color:#4a5a6a">hidden</span>'
-    return '<span class="testset-pass">pass</span>' if value else '<span class="testset-fail">fail</span>'
+        return '<span class="md-plain">hidden</span>'
+    return '<span class="md-badge md-pass">pass</span>' if value else '<span class="md-badge md-fail">fail</span>'
 
 
 class TestSetCard(pn.viewable.Viewer):
@@ -70,19 +56,18 @@ class TestSetCard(pn.viewable.Viewer):
 
     def __init__(self, status: dict, **params):
         super().__init__(status=status, **params)
-        self.header = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.cards = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.alarms = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.history = pn.pane.HTML("", sizing_mode="stretch_width")
+        self.header = HTML("", sizing_mode="stretch_width")
+        self.cards = HTML("", sizing_mode="stretch_width")
+        self.alarms = HTML("", sizing_mode="stretch_width")
+        self.history = HTML("", sizing_mode="stretch_width")
         self.gauge = MeterGauge() if status.get("mode") == "meter" else None
-        hidden = pn.pane.HTML('<div class="md-note">The meter of the latest step. Its solid bar, the exact '
-                              "validation–test gap, is not drawn: it would reveal the test score.</div>",
-                              sizing_mode="stretch_width")
+        hidden = HTML('<div class="md-note">The meter of the latest step. Its solid bar, the exact '
+                      "validation–test gap, is not drawn: it would reveal the test score.</div>",
+                      sizing_mode="stretch_width")
         parts = [self.header, self.cards] + ([self.gauge, hidden] if self.gauge is not None else []) + [
             self.alarms, self.history]
-        self.layout = pn.Column(*parts, sizing_mode="stretch_width", css_classes=["testset-card"],
-                                styles={"border": "1px solid #dde5ee", "border-radius": "8px", "padding": "8px 14px",
-                                        "margin-bottom": "14px", "background": "white"})
+        self.layout = pn.Card(*parts, sizing_mode="stretch_width", css_classes=["testset-card"], hide_header=True,
+                              collapsible=False, margin=(0, 0, 14, 0))
         self.param.watch(self._render, "status")
         self._render()
 
@@ -100,26 +85,28 @@ class TestSetCard(pn.viewable.Viewer):
                                                           else "")
                 if meter else f"ease.ml/ci · {settings['condition']} · reliability {settings['reliability']:g} · "
                               f"{settings['adaptivity']} · {settings['ci_mode']}")
+        badge = "md-pass" if s["status"] == "active" else "md-fail"
         self.header.object = (
-            f'<div class="testset-head" data-name="{esc(s["name"])}"><span class="testset-name">{esc(s["name"])}</span>'
-            f'<span class="testset-badge testset-status {esc(s["status"])}">{esc(s["status"]).upper()}</span>'
+            f'<div class="md-row" data-name="{esc(s["name"])}"><span class="session-title">{esc(s["name"])}</span>'
+            f'<span class="md-badge {badge} testset-status">{esc(s["status"]).upper()}</span>'
             f'<span class="md-note">{esc(plan)}</span></div>')
         cards = [
             headline_html("Steps used", f"{s['steps_used']} / {s['steps']}", "of the budget T", "testset-steps-used"),
             (headline_html("Steps left", str(s["steps_left"]), "then a new test set", "testset-steps-left")
              if s["status"] == "active" else
              headline_html("Steps left", "—", "retired: draw a new test set", "testset-steps-left")),
-            headline_html("Labels", fmt_int(s["labels"]), f"the plan needs {fmt_int(s['needed'])}", "testset-labels"),
+            headline_html("Labels", fmt.integer(s["labels"]), f"the plan needs {fmt.integer(s['needed'])}",
+                          "testset-labels"),
         ]
         if meter:
             cards.append(headline_html("Signal", str(last["signal"]) if last else "—",
                                        f"{settings['meter']} meter, latest step", "testset-signal"))
             cards.append(headline_html("Guaranteed bound", f"{last['epsilon']:g}" if last else "—",
-                                       f"ε, prob. {1 - settings['delta']:.6g}", "testset-epsilon"))
+                                       f"ε, prob. {fmt.confidence(settings['delta'])}", "testset-epsilon"))
         else:
             verdict = {True: "pass", False: "fail", None: "hidden"}[last["passed"]] if last else "—"
             cards.append(headline_html("Latest commit", verdict, "pass/fail", "testset-signal"))
-        self.cards.object = '<div class="session-card-row">' + "".join(cards) + "</div>"
+        self.cards.object = '<div class="session-card-row">' + "".join(cards) + "</div>"  # the session page's row
         if self.gauge is not None:
             self.gauge.param.update(
                 ranges=list(settings["ranges"]), epsilon=list(settings["epsilon"]), meter_name=f"{settings['meter']} meter",
@@ -166,7 +153,7 @@ class TestSetCard(pn.viewable.Viewer):
         return f'<table class="md-table testset-history">{head}{"".join(body)}</table>{note}'
 
 
-class TestSets(pn.viewable.Viewer):
+class TestSets(DashboardView):
     """Every guarded test set in a store, live.
 
     Parameters
@@ -179,17 +166,17 @@ class TestSets(pn.viewable.Viewer):
     """
 
     __test__ = False
+    title = "Test sets"
     model = param.ClassSelector(class_=TestSetsModel)
     poll_ms = param.Integer(default=500, bounds=(100, 60_000))
 
     def __init__(self, store_url: str | None = None, *, model: TestSetsModel | None = None, live: bool = True,
                  **params):
         super().__init__(model=model or TestSetsModel(store_url=store_url), **params)
-        _stylesheet()
         self.cards: dict = {}
         self._polling = False
-        self.intro = pn.pane.HTML(_intro(), sizing_mode="stretch_width")
-        self.error = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["testsets-error"])
+        self.intro = HTML(_intro(), sizing_mode="stretch_width", css_classes=["testsets-intro"])
+        self.error = HTML("", sizing_mode="stretch_width", css_classes=["testsets-error"])
         self.column = pn.Column(sizing_mode="stretch_width")
         self._build_admin()
         self.model.param.watch(self._render, "revision")
@@ -227,7 +214,7 @@ class TestSets(pn.viewable.Viewer):
                 card.status = status
         shown = [self.cards[n].layout for n in reversed(m.names)]  # the newest first
         if [id(c) for c in self.column.objects] != [id(c) for c in shown]:
-            self.column.objects = shown if shown else [pn.pane.HTML(
+            self.column.objects = shown if shown else [HTML(
                 '<div class="md-note">No guarded test sets in this store yet: create one with '
                 '<code>meter-dashboard testset create NAME --labels LABELS.csv --steps T ...</code> '
                 'or <code>md.connect().create(...)</code>.</div>', sizing_mode="stretch_width")]
@@ -252,7 +239,7 @@ class TestSets(pn.viewable.Viewer):
         for action, button in self.buttons.items():
             button.on_click(self._handler(action))
         self.download = pn.widgets.FileDownload(visible=False, sizing_mode="stretch_width", color="success")
-        self.admin_message = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["testset-admin-message"])
+        self.admin_message = HTML("", sizing_mode="stretch_width", css_classes=["testset-admin-message"])
 
     def _handler(self, action: str):
         async def handler(_event):  # a coroutine function, so Panel awaits it on the page's loop
@@ -282,23 +269,19 @@ class TestSets(pn.viewable.Viewer):
     def controls(self) -> pn.Column:
         """Admin actions (the sidebar of the served page)."""
         return pn.Column(
-            pn.pane.HTML("<b>Admin actions</b> — they need the test set's admin token (shown once at creation)",
-                         margin=(5, 5, 0, 5)),
+            HTML("<b>Admin actions</b> — they need the test set's admin token (shown once at creation)",
+                 margin=(5, 5, 0, 5)),
             self.select, self.token, self.buttons["revert"], self.buttons["retire"], self.tenant,
             self.buttons["token"], self.buttons["export"], self.download, self.admin_message,
             sizing_mode="stretch_width")
 
     def results(self) -> pn.Column:
+        """Every test set's card, the newest first (the main area)."""
         return pn.Column(self.intro, self.error, self.column, sizing_mode="stretch_width")
-
-    def __panel__(self):
-        if not hasattr(self, "_layout"):
-            self._layout = pn.Row(pn.Column(self.controls(), width=320), self.results(), sizing_mode="stretch_width")
-        return self._layout
 
 
 def _intro() -> str:
-    return ('<div class="md-note" style="margin-bottom:10px">Each guarded test set <b>holds</b> its labels '
+    return ('<div class="md-note md-spaced">Each guarded test set <b>holds</b> its labels '
             "(ease.ml/meter Sections 2–3, ease.ml/ci Sections 2–3): developers submit predictions and get back the "
             "meter's signal or pass/fail, never the test score. The meter shows the latest step's signal and the ε it "
             "guarantees (the grey bar); the exact validation–test gap stays hidden while the test set is active. "
@@ -308,5 +291,4 @@ def _intro() -> str:
 
 def page():
     """The served /testsets page: admin actions in the sidebar, the test sets in the main area."""
-    view = TestSets()
-    return view.results(), view.controls()
+    return TestSets()

@@ -25,6 +25,12 @@ def test_the_model_refreshes_only_when_the_store_changes(sqlite_store, data):
     assert "test_accuracy" not in str(model.testsets)
 
 
+def test_browsing_never_creates_a_store(tmp_path):
+    model = TestSetsModel(store_url=f"sqlite:///{tmp_path / 'none' / 'store.sqlite'}")
+    assert model.refresh() is False and model.names == [] and model.error == ""
+    assert not (tmp_path / "none").exists()
+
+
 def test_admin_actions_need_the_admin_token(sqlite_store, data):
     admin = S.create(sqlite_store, "emo", data.labels_csv(), G.meter_settings(epsilon=EPS, delta=0.1, steps=8,
                                                                                 reverts=[1]))["admin_token"]
