@@ -212,7 +212,8 @@ class SignalPlot(_StepPlot):
         self.budget = Span(location=0, dimension="height", line_color="#8a1c00", line_dash="dashed", line_width=1.5,
                            visible=False)
         fig.add_layout(self.budget)
-        fig.yaxis.ticker = list(range(1, 6))
+        self.ticker = FixedTicker(ticks=list(range(1, 6)))  # one ticker, updated in place (a new model would
+        fig.yaxis.ticker = self.ticker                      # make Bokeh walk the whole document's model graph)
 
     def update(self, result) -> None:
         """Draw ``result``: bands in the signals' colours, both signals, the budget T."""
@@ -225,8 +226,11 @@ class SignalPlot(_StepPlot):
             band.visible = i < m
             if i < m:
                 band.fill_color = colors[i]
-        self.figure.y_range.start, self.figure.y_range.end = 0.5, m + 0.5
-        self.figure.yaxis.ticker = list(range(1, m + 1)) if m <= 20 else list(range(1, m + 1, max(1, m // 10)))
+        if (self.figure.y_range.start, self.figure.y_range.end) != (0.5, m + 0.5):
+            self.figure.y_range.start, self.figure.y_range.end = 0.5, m + 0.5
+        ticks = list(range(1, m + 1)) if m <= 20 else list(range(1, m + 1, max(1, m // 10)))
+        if self.ticker.ticks != ticks:
+            self.ticker.ticks = ticks
         edge = self._budget(result)
         self.budget.visible = edge is not None
         if edge is not None:
