@@ -237,11 +237,7 @@ def _steps_table(report: Report, result, current: int) -> None:
     from .views import session_text as text
 
     n = len(result)
-    shown = list(range(n))
-    if n > _TABLE_ROWS:
-        keep = set(range(_EDGE_ROWS)) | set(range(n - _EDGE_ROWS, n)) | {current}
-        keep |= {a.index for a in result.alarms + result.notes if a.index is not None}
-        shown = sorted(keep)
+    shown = result.listed_positions(_TABLE_ROWS, _EDGE_ROWS, also=[current])
     headers = text.step_headers(result)
     tenants = result.trace.has_tenants
     numeric = [True] + ([False] if tenants else []) + [True] * 7 + [False]

@@ -213,16 +213,6 @@ def _write_json(result, out) -> None:
 
 
 # ============================================================================ table
-def _rows_shown(result) -> list:
-    """Positions printed in the table: all for short traces; else the start, the end and each alarm."""
-    n = len(result)
-    if n <= TABLE_ROWS:
-        return list(range(n))
-    keep = set(range(_EDGE_ROWS)) | set(range(n - _EDGE_ROWS, n))
-    keep |= {a.index for a in result.alarms + result.notes if a.index is not None}
-    return sorted(keep)
-
-
 def _text(result, steps_note: str = "") -> str:
     t = result.trace
     s = result.settings
@@ -241,7 +231,7 @@ def _text(result, steps_note: str = "") -> str:
     flagged = bool(t.reverted.any() or not result.within_budget.all())
     if flagged:
         headers.append("")
-    rows, shown = [], _rows_shown(result)
+    rows, shown = [], result.listed_positions(TABLE_ROWS, _EDGE_ROWS)
     for k, i in enumerate(shown):
         if k and i != shown[k - 1] + 1:
             rows.append(["…"] + [""] * (len(headers) - 1))

@@ -306,6 +306,16 @@ class ReplayResult:
     def last(self) -> dict:
         return self.step(-1)
 
+    def listed_positions(self, limit: int = 200, edge: int = 20, also=()) -> list:
+        """Positions a printed summary lists: all up to ``limit`` steps; else the first and last ``edge``,
+        every step with an alarm or a note, and ``also``."""
+        n = len(self)
+        if n <= limit:
+            return list(range(n))
+        keep = set(range(min(edge, n))) | set(range(max(n - edge, 0), n)) | {int(i) for i in also}
+        keep |= {a.index for a in self.alarms + self.notes if a.index is not None}
+        return sorted(keep)
+
     # -- exports
     def summary(self) -> dict:
         """JSON-ready: settings, trace summary, labels, alarms and notes (everything but the steps)."""
