@@ -81,6 +81,7 @@ __all__ = [
     "tail_factor",
     "log_tail_envelope",
     "log_failure",
+    "satisfies",
     "smallest_labels",
     "log_hoeffding_factor",
     "bennett_rate",
@@ -88,6 +89,7 @@ __all__ = [
     "log_bennett_factor",
     "log_bernstein_factor",
     "variance_labels",
+    "clear_cache",
 ]
 
 #: Which deviations fail: ``|X/n - p| >= eps``, ``X/n - p >= eps`` or ``p - X/n >= eps``.
@@ -303,6 +305,24 @@ def log_failure(n, log_counts, epsilon, max_error_rate=None, sides: str = "two-s
     return float(log_sum_exp(np.array(terms))) if terms else -math.inf
 
 
+def satisfies(n, log_counts, epsilon, delta, max_error_rate=None, sides: str = "two-sided") -> bool:
+    """Whether ``sum_k S_k F(n, eps_k) < delta`` at exactly ``n`` labels (exact F only where needed).
+
+    Same as ``log_failure(...) < log(delta)``, but terms whose envelope
+    (:func:`log_tail_envelope`) already settles the question are not computed exactly.
+    """
+    n = check_int("labels", n, minimum=1)
+    logs, eps, a, sides = _prepare_union(log_counts, epsilon, max_error_rate, sides)
+    delta = float(delta)
+    if not 0 < delta < 1:
+        raise InputError("delta", "in (0, 1)", delta)
+    live = logs > -math.inf
+    if not np.any(live):
+        return True
+    eps = [e for e, keep in zip(eps, live.tolist()) if keep]
+    return bool(_satisfied(np.array([n]), logs[live], eps, a, sides, math.log(delta))[0])
+
+
 def _satisfied(ns, logs, eps, a, sides, log_delta) -> np.ndarray:
     """For each n: ``sum_k S_k F(n, eps_k) < delta``?  Exact F only where the envelopes cannot tell.
 
@@ -411,3 +431,90 @@ def _last_violation(hi: int, logs, eps, a, sides, log_delta) -> int:
             ok = _satisfied(above, logs, eps, a, sides, log_delta) if above.size else np.ones(0, dtype=bool)
             return int(above[np.flatnonzero(~ok)[-1]]) if not ok.all() else floor
         width *= 4
+
+
+# --------------------------------------------------------------------------- Hoeffding, Bennett, Bernstein
+def _positive(name: str, value) -> np.ndarray:
+    arr = np.asarray(value, dtype=float)
+    if np.any(~np.isfinite(arr)) or np.any(arr <= 0):
+        raise InputError(name, "finite numbers > 0", arr.tolist() if arr.ndim else float(arr))
+    return arr
+
+
+def _sides_term(sides: str) -> float:
+    return _LOG2 if _check_sides(sides) == "two-sided" else 0.0
+
+
+def log_hoeffding_factor(n, epsilon, sides: str = "two-sided"):
+    """``log(2 exp(-2 n eps^2))`` (two-sided; ``exp(-2 n eps^2)`` one-sided): Thm 3-4 of [1]_."""
+    n = _positive("labels", n)
+    eps = _positive("epsilon", epsilon)
+    return _sides_term(sides) - 2.0 * n * eps * eps
+
+
+def _bennett_h(u):
+    u = np.asarray(u, dtype=float)
+    with np.errstate(invalid="ignore"):
+        series = u * u / 2 - u**3 / 6 + u**4 / 12 - u**5 / 20
+        direct = (1.0 + u) * np.log1p(u) - u
+    return np.where(np.abs(u) < 1e-4, series, direct)
+
+
+def bennett_rate(epsilon, variance, bound=1.0):
+    """Bennett's exponent per example, ``(v / b^2) h(b eps / v)`` with ``h(u) = (1+u) ln(1+u) - u``.
+
+    For i.i.d. X_i with ``|X_i - E X_i| <= b`` (or ``|X_i| <= b`` as in [2]_, Proposition 1)
+    and ``E[X_i^2] <= v``: ``P(|mean - E| > eps) <= 2 exp(-n rate)``.  In ease.ml/ci's Pattern 1
+    (Section 4.1) ``X_i = n_i - o_i``, ``b = 1`` and ``v = p``, the bound on how often the new
+    and old models disagree; for a 0/1 loss whose error rate is at most ``a < 1/2`` (Pattern
+    2), ``v = a (1 - a)``.
+    """
+    eps, v, b = _positive("epsilon", epsilon), _positive("variance", variance), _positive("bound", bound)
+    out = (v / b**2) * _bennett_h(b * eps / v)
+    return float(out) if out.ndim == 0 else out
+
+
+def bernstein_rate(epsilon, variance, bound=1.0):
+    """Bernstein's exponent per example, ``eps^2 / (2 (v + b eps / 3))`` (same assumptions as Bennett).
+
+    Always at most :func:`bennett_rate` (Bernstein is Bennett with ``h(u) >= u^2 / (2 (1 + u/3))``).
+    """
+    eps, v, b = _positive("epsilon", epsilon), _positive("variance", variance), _positive("bound", bound)
+    out = eps * eps / (2.0 * (v + b * eps / 3.0))
+    return float(out) if out.ndim == 0 else out
+
+
+def log_bennett_factor(n, epsilon, variance, bound=1.0, sides: str = "two-sided"):
+    """``log(2 exp(-n (v/b^2) h(b eps / v)))``: Bennett's per-model factor ([2]_, Proposition 1)."""
+    return _sides_term(sides) - _positive("labels", n) * bennett_rate(epsilon, variance, bound)
+
+
+def log_bernstein_factor(n, epsilon, variance, bound=1.0, sides: str = "two-sided"):
+    """``log(2 exp(-n eps^2 / (2 (v + b eps / 3))))``: Bernstein's per-model factor."""
+    return _sides_term(sides) - _positive("labels", n) * bernstein_rate(epsilon, variance, bound)
+
+
+def variance_labels(epsilon, delta, variance, *, bound=1.0, log_count=0.0, method: str = "bennett",
+                    sides: str = "two-sided"):
+    """Smallest integer n with ``S * factor(n) < delta`` for Bennett's or Bernstein's factor.
+
+    ``log_count = log S`` (histories, clauses and terms sharing delta, as in
+    ``bounds.ci.clause_log_count``).  Vectorized over every argument.  With ``method =
+    'bennett'``, ``sides='two-sided'``, ``bound=1`` this is ``bounds.ci.bennett_labels``
+    ([2]_, Section 4.1.1: 29,048 labels for p = 0.1, 32 non-adaptive steps).
+
+    Returns
+    -------
+    int or ndarray of int64
+    """
+    if method not in ("bennett", "bernstein"):
+        raise InputError("method", "'bennett' or 'bernstein'", method)
+    rate = (bennett_rate if method == "bennett" else bernstein_rate)(epsilon, variance, bound)
+    d = np.asarray(delta, dtype=float)
+    if np.any(~((d > 0) & (d < 1))):
+        raise InputError("delta", "in (0, 1)", d.tolist() if d.ndim else float(d))
+    a = _sides_term(sides) + np.asarray(log_count, dtype=float)
+    a, r, t = np.broadcast_arrays(a, np.asarray(rate, dtype=float), np.log(d))
+    n = smallest_integer_satisfying(a[..., None], r[..., None], t)
+    n = np.maximum(n, 0)
+    return int(n) if n.ndim == 0 else n
