@@ -445,61 +445,92 @@ class _Classes:
                 out[t][open_] = sub[t]
         return [o & inside for o in out]
 
-    def candidates(self, first, last):
-        """(row, j) of the window candidates not certainly dominated by a neighbour, sorted."""
+    def segments(self, first, last):
+        """Runs and single candidates of the windows, for branch and bound: ``(row, a, b, kind)``.
+
+        kind 0: a single candidate; 1: a run where U falls and L rises (values <= U_a + L_b);
+        2: the reverse (<= U_b + L_a).  Built from runs of equally classified boxes mapped to
+        increments (O(boxes) per n); undecided increments are classified one by one.  A
+        candidate is dropped when a neighbour certainly has both tails at least as large (the
+        chain of such neighbours ends at a kept candidate, or outside the window where every
+        value is below the best one).
+        """
+        runs = self._increment_runs(first, last)
+        if runs[0].size == 0:
+            return (np.zeros(0, dtype=np.int64),) * 4
+        row, x, y, cls = runs
+        order = np.lexsort((x, row))
+        row, x, y, cls = row[order], x[order], y[order], cls[order]
+        # merge neighbouring runs of one decided class (undecided boxes come back one increment each);
+        # undecided increments stay single, so every candidate next to one is looked at
+        joins = np.concatenate([[False], (row[1:] == row[:-1]) & (x[1:] == y[:-1] + 1) & (cls[1:] == cls[:-1])
+                                & (cls[1:] != _UNKNOWN)])
+        if joins.any():
+            ends = np.concatenate([np.flatnonzero(~joins)[1:] - 1, [joins.size - 1]])
+            row, x, cls, y = row[~joins], x[~joins], cls[~joins], y[ends]
+        key = row * (1 << 40) + x
+
+        def class_of(rr, jj):  # class of increment jj of row rr (0 when not covered by any run)
+            i = np.clip(np.searchsorted(key, rr * (1 << 40) + jj, side="right") - 1, 0, key.size - 1)
+            return np.where((row[i] == rr) & (x[i] <= jj) & (jj <= y[i]), cls[i], 0)
+
+        live = np.flatnonzero(first <= last)
+        c_row = np.concatenate([row, row, live, live])
+        c_j = np.concatenate([x, y + 1, first[live], last[live]])
+        inside = (c_j >= first[c_row]) & (c_j <= last[c_row])
+        flat = _unique(c_row[inside] * (1 << 40) + c_j[inside])
+        c_row, c_j = flat >> 40, flat & ((1 << 40) - 1)
+        left, right = class_of(c_row, c_j - 1), class_of(c_row, c_j)
+        kept = (right != _INC) & (left != _DEC)
+        single = kept & ~np.isin(left, (_K1, _K2)) & ~np.isin(right, (_K1, _K2))
+        k_run = np.isin(cls, (_K1, _K2))
+        return (np.concatenate([row[k_run], c_row[single]]), np.concatenate([x[k_run], c_j[single]]),
+                np.concatenate([y[k_run] + 1, c_j[single]]),
+                np.concatenate([np.where(cls[k_run] == _K1, 1, 2), np.zeros(int(single.sum()), dtype=np.int64)]))
+
+    def _increment_runs(self, first, last):
+        """Runs ``(row, x, y, class)`` of increments x..y with one class, covering each window."""
         batch = self.batch
         rows = np.flatnonzero(first <= last)
         if rows.size == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        edges, inc = self.edges, self.inc_box
-        starts = np.flatnonzero(~inc & np.concatenate([[True], inc[:-1]]))  # runs of non-rising boxes
-        stops = np.flatnonzero(~inc & np.concatenate([inc[1:], [True]]))
+            return (np.zeros(0, dtype=np.int64),) * 4
+        joint = _joint(*self.box)
+        cut = np.flatnonzero(np.diff(joint)) + 1
+        starts, stops = np.concatenate([[0], cut]), np.concatenate([cut, [joint.size]])
+        p_a, p_b, run_cls = self.edges[starts], self.edges[stops], joint[starts]
         n = batch.n[batch.r_idx[rows]].astype(float)[:, None]
         ne = batch.n_eps[batch.r_idx[rows]][:, None]
-        lo = np.maximum(np.ceil(n * edges[starts][None, :] + ne) - 1, first[rows][:, None])
-        hi = np.minimum(np.floor(n * edges[stops + 1][None, :] + ne) + 1, last[rows][:, None])
-        size = np.maximum(hi - lo + 1, 0).astype(np.int64).ravel()
-        row = np.repeat(np.repeat(rows, starts.size), size)
-        j = np.repeat(lo.ravel().astype(np.int64), size) + (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size))
-        ends = rows[last[rows] == batch.r_hi[rows]]  # a range's last candidate has no right neighbour
-        row, j = np.concatenate([row, ends]), np.concatenate([j, batch.r_hi[ends]])
-        key = _unique(row * (1 << 40) + j)
-        row, j = key >> 40, key & ((1 << 40) - 1)
-        k, covered = self._box_of(batch.p(batch.r_idx[row], j - 1))
-        falls_from_left = covered & self.dec_box[k] & (j - 1 >= batch.r_lo[row])
-        return row[~falls_from_left], j[~falls_from_left]
+        lo = np.maximum(first[rows] - 1, batch.r_lo[rows])[:, None]
+        hi = np.minimum(last[rows], batch.r_hi[rows] - 1)[:, None]
+        jx = np.maximum(np.ceil(n * p_a[None, :] + ne), lo).astype(np.int64)
+        jy = np.minimum(np.floor(n * p_b[None, :] + ne), hi).astype(np.int64)
+        for i in range(1, jx.shape[1]):  # adjacent boxes share an edge: give it to one run only
+            jx[:, i] = np.maximum(jx[:, i], jy[:, i - 1] + 1)
+        jx[:, 0] = np.minimum(jx[:, 0], lo[:, 0])  # the first and last runs reach the window's ends
+        jy[:, -1] = np.maximum(jy[:, -1], hi[:, 0])
+        r2 = np.broadcast_to(rows[:, None], jx.shape)
+        c2 = np.broadcast_to(run_cls[None, :], jx.shape)
+        real = jx <= jy
+        known = real & (c2 != _UNKNOWN)
+        out = [r2[known], jx[known], jy[known], c2[known]]
+        open_ = real & (c2 == _UNKNOWN)
+        size = (jy - jx + 1)[open_]
+        if size.size:
+            o_row = np.repeat(r2[open_], size)
+            o_j = np.repeat(jx[open_], size) + (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size))
+            o_cls = _joint(*self.signs(o_row, o_j))
+            out = [np.concatenate([out[0], o_row]), np.concatenate([out[1], o_j]),
+                   np.concatenate([out[2], o_j]), np.concatenate([out[3], o_cls])]
+        return tuple(out)
 
 
-def _segments(classes: _Classes, row, j):
-    """Kept candidates grouped into runs for branch and bound: ``(row, a, b, kind)``.
+_INC, _DEC, _K1, _K2, _UNKNOWN = 1, 2, 3, 4, 5
 
-    kind 0: a single candidate; 1: a run where U falls and L rises (values <= U_a + L_b);
-    2: the reverse (<= U_b + L_a).  A candidate is dropped when a neighbour certainly has
-    both tails at least as large (the chain of such neighbours ends at a kept candidate or
-    outside the window, where every value is below the best one).
-    """
-    if row.size == 0:
-        return (np.zeros(0, dtype=np.int64),) * 4
-    inc_row, inc_j = np.concatenate([row, row]), np.concatenate([j - 1, j])
-    flat = inc_row * (1 << 40) + inc_j
-    key = _unique(flat)
-    inv = np.searchsorted(key, flat)
-    up_u, down_u, up_l, down_l = classes.signs(key >> 40, key & ((1 << 40) - 1))
-    left, right = inv[:row.size], inv[row.size:]
-    kept = ~((up_u & up_l)[right] | (down_u & down_l)[left])
-    kind = np.where(down_u & up_l, 1, np.where(up_u & down_l, 2, 0))[right]
-    k_row, k_j, k_kind = row[kept], j[kept], kind[kept]
-    link = np.where((k_row[1:] == k_row[:-1]) & (k_j[1:] == k_j[:-1] + 1), k_kind[:-1], 0)
-    prev = np.concatenate([[0], link[:-1]])
-    nxt = np.concatenate([link[1:], [0]])
-    run_start = np.flatnonzero((link > 0) & (prev != link))
-    run_end = np.flatnonzero((link > 0) & (nxt != link))
-    single = (np.concatenate([[0], link]) == 0) & (np.concatenate([link, [0]]) == 0)
-    seg_row = np.concatenate([k_row[run_start], k_row[single]])
-    seg_a = np.concatenate([k_j[run_start], k_j[single]])
-    seg_b = np.concatenate([k_j[run_end + 1], k_j[single]])
-    seg_kind = np.concatenate([link[run_start], np.zeros(int(single.sum()), dtype=np.int64)])
-    return seg_row, seg_a, seg_b, seg_kind
+
+def _joint(up_u, down_u, up_l, down_l):
+    """One class per increment: both tails rise, both fall, U falls and L rises, the reverse, undecided."""
+    return np.select([up_u & up_l, down_u & down_l, down_u & up_l, up_u & down_l],
+                     [_INC, _DEC, _K1, _K2], _UNKNOWN)
 
 
 def _branch_and_bound(batch: _Batch, row, a, b, kind) -> None:
@@ -576,7 +607,7 @@ def _group_maxima(ns, eps, a, sides) -> np.ndarray:
         first, last = np.where(big, first, 1), np.where(big, last, 0)
         if np.any(first <= last):
             classes = _Classes(batch, first, last)
-            _branch_and_bound(batch, *_segments(classes, *classes.candidates(first, last)))
+            _branch_and_bound(batch, *classes.segments(first, last))
     return batch.best
 
 
