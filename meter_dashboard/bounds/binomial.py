@@ -143,14 +143,20 @@ def _check_rate(max_error_rate) -> Fraction | None:
 def _factors(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
     """Exact ``log F(n, eps)`` for every n of ``ns``, computing only those not cached (one batch)."""
     ns = np.asarray(ns, dtype=np.int64)
-    keys = [(int(n), eps, a, sides) for n in ns.tolist()]
+    tag = _tag(eps, a, sides)
+    keys = [(n, tag) for n in ns.tolist()]
     missing = sorted({k[0] for k in keys if k not in _cache})
     if missing:
         values = log_tail_maxima(np.array(missing, dtype=np.int64), eps, a, sides)
         if len(_cache) + len(missing) > _CACHE_SIZE:
             _cache.clear()
-        _cache.update({(n, eps, a, sides): float(v) for n, v in zip(missing, values.tolist())})
+        _cache.update({(n, tag): float(v) for n, v in zip(missing, values.tolist())})
     return np.array([_cache[k] for k in keys])
+
+
+def _tag(eps: Fraction, a: Fraction | None, sides: str) -> tuple:
+    """A cheap hashable key (Fraction hashes cost a modular inverse each)."""
+    return (eps.numerator, eps.denominator, None if a is None else (a.numerator, a.denominator), sides)
 
 
 def log_tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
@@ -200,6 +206,16 @@ def tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
     """``F(n, eps)`` itself (see :func:`log_tail_factor`; may underflow to 0.0 where the log does not)."""
     with np.errstate(under="ignore"):
         return np.exp(log_tail_factor(n, epsilon, max_error_rate, sides))
+
+
+def _lower(ns, eps: Fraction, a, sides) -> np.ndarray:
+    """Lower bounds on log F: the exact value where cached, a few likely candidates elsewhere."""
+    tag = _tag(eps, a, sides)
+    got = np.array([_cache.get((n, tag), np.nan) for n in ns.tolist()])
+    todo = np.isnan(got)
+    if np.any(todo):
+        got[todo] = log_tail_lower(ns[todo], eps, a, sides)
+    return got
 
 
 def clear_cache() -> None:
@@ -399,38 +415,41 @@ def smallest_labels(log_counts, epsilon, delta, max_error_rate=None, sides: str 
     rates = np.array([2.0 * float(e) ** 2 for e in eps])
     top = int(smallest_integer_satisfying(logs + factor, rates, log_delta)) + 2  # +2: eps as floats
 
-    def envelope_ok(m):
-        terms = [lg + _log_envelope([m], e, a, sides)[0] for lg, e in zip(logs.tolist(), eps)]
-        return float(log_sum_exp(np.array(terms))) < log_delta
+    def envelope(ms):  # log of the union bound with every term at its envelope, for an array of n
+        return log_sum_exp(np.array([lg + _log_envelope(ms, e, a, sides) for lg, e in zip(logs.tolist(), eps)]).T)
 
-    lo, hi = 0, max(top, 1)  # the envelope fails at lo (or lo = 0) and holds from hi on
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if envelope_ok(mid) else (mid, hi)
+    lo, hi = 0, max(top, 1)  # the envelope fails at lo (or lo = 0) and holds from hi on (it never rises)
+    while hi - lo > 1:  # a few vectorized grids instead of a bisection
+        grid = np.unique(np.linspace(lo, hi, num=min(hi - lo + 1, 65)).round().astype(np.int64))[1:-1]
+        if grid.size == 0:
+            break
+        ok = envelope(grid) < log_delta
+        lo = int(grid[~ok][-1]) if np.any(~ok) else lo
+        hi = int(grid[ok][0]) if np.any(ok) else hi
     return _last_violation(hi, logs, eps, a, sides, log_delta) + 1
 
 
 def _last_violation(hi: int, logs, eps, a, sides, log_delta) -> int:
     """The largest n < hi violating the union bound (0 if none), every n >= hi being certified.
 
-    A cheap pass (exact values at a few likely candidates: lower bounds) finds a certain
-    violation; then every n between it and ``hi`` is decided exactly in one batch.
+    Scanning down from ``hi`` in growing chunks, lower bounds (exact values where cached,
+    a few likely candidates elsewhere) find a certain violation; then every n between it
+    and ``hi`` is decided exactly in one batch.
     """
     weight = np.array([lg + _log_envelope([hi], e, a, sides)[0] for lg, e in zip(logs.tolist(), eps)])
     main = np.argsort(-weight)[:3].tolist()  # the terms that decide
-    width = 256
-    while True:
-        ns = np.arange(max(1, hi - width), hi, dtype=np.int64)
-        if ns.size == 0:
-            return 0
-        lower = log_sum_exp(np.array([logs[k] + log_tail_lower(ns, eps[k], a, sides) for k in main]).T)
+    pos, width, floor = hi, 64, 0
+    while pos > 1:
+        ns = np.arange(max(1, pos - width), pos, dtype=np.int64)
+        lower = log_sum_exp(np.array([logs[k] + _lower(ns, eps[k], a, sides) for k in main]).T)
         failing = np.flatnonzero(lower >= log_delta)
-        if failing.size or ns[0] == 1:
-            floor = int(ns[failing[-1]]) if failing.size else 0
-            above = np.arange(floor + 1, hi, dtype=np.int64)
-            ok = _satisfied(above, logs, eps, a, sides, log_delta) if above.size else np.ones(0, dtype=bool)
-            return int(above[np.flatnonzero(~ok)[-1]]) if not ok.all() else floor
-        width *= 4
+        if failing.size:
+            floor = int(ns[failing[-1]])
+            break
+        pos, width = int(ns[0]), min(width * 2, 4096)
+    above = np.arange(floor + 1, hi, dtype=np.int64)
+    ok = _satisfied(above, logs, eps, a, sides, log_delta) if above.size else np.ones(0, dtype=bool)
+    return int(above[np.flatnonzero(~ok)[-1]]) if not ok.all() else floor
 
 
 # --------------------------------------------------------------------------- Hoeffding, Bennett, Bernstein
