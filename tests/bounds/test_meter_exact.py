@@ -75,10 +75,10 @@ def decimal_candidate(n: int, eps: str, j: int) -> Decimal:
 
 
 def log_counts(variant: str, eps, steps=10):
-    a, _, _ = M._union_terms(variant, np.atleast_1d(np.asarray(eps, dtype=float))[None, :], np.array([float(steps)]),
-                             1, None, None)
-    row = eps if variant in M.ADAPTIVE_VARIANTS else eps[:1]
-    return np.broadcast_to(a, (1, a.shape[-1]))[0] - math.log(2), row
+    """log S_k of Thm 4 (1 model), Eq. 1 (T models) or Cor 1-2 (the meters), with their tolerances."""
+    if variant in M.ADAPTIVE_VARIANTS:
+        return M.log_tree_sizes(variant, len(eps), steps), eps
+    return np.array([0.0 if variant == "single_model" else math.log(steps)]), eps[:1]
 
 
 def check_count(variant, eps, n, a=None, delta=0.01, periods=2):
