@@ -64,6 +64,7 @@ References
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -99,6 +100,7 @@ _LOG2 = math.log(2.0)
 #: Exact factors kept per (n, eps, a, sides); cleared when full (values are cheap to recompute).
 _CACHE_SIZE = 200_000
 _cache: dict = {}
+_cache_lock = threading.Lock()  # pages compute in worker threads
 
 
 # --------------------------------------------------------------------------- inputs
@@ -144,14 +146,16 @@ def _factors(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
     """Exact ``log F(n, eps)`` for every n of ``ns``, computing only those not cached (one batch)."""
     ns = np.asarray(ns, dtype=np.int64)
     tag = _tag(eps, a, sides)
-    keys = [(n, tag) for n in ns.tolist()]
-    missing = sorted({k[0] for k in keys if k not in _cache})
+    known = {n: _cache.get((n, tag)) for n in set(ns.tolist())}
+    missing = sorted(n for n, v in known.items() if v is None)
     if missing:
-        values = log_tail_maxima(np.array(missing, dtype=np.int64), eps, a, sides)
-        if len(_cache) + len(missing) > _CACHE_SIZE:
-            _cache.clear()
-        _cache.update({(n, tag): float(v) for n, v in zip(missing, values.tolist())})
-    return np.array([_cache[k] for k in keys])
+        values = log_tail_maxima(np.array(missing, dtype=np.int64), eps, a, sides).tolist()
+        known.update(zip(missing, values))
+        with _cache_lock:
+            if len(_cache) + len(missing) > _CACHE_SIZE:
+                _cache.clear()
+            _cache.update({(n, tag): v for n, v in zip(missing, values)})
+    return np.array([known[n] for n in ns.tolist()], dtype=float)
 
 
 def _tag(eps: Fraction, a: Fraction | None, sides: str) -> tuple:
@@ -220,7 +224,8 @@ def _lower(ns, eps: Fraction, a, sides) -> np.ndarray:
 
 def clear_cache() -> None:
     """Forget every cached exact factor (for benchmarks of a cold start)."""
-    _cache.clear()
+    with _cache_lock:
+        _cache.clear()
 
 
 # --------------------------------------------------------------------------- a monotone envelope in n

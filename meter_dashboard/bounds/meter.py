@@ -484,8 +484,8 @@ def _log_counts_row(variant, eps_row, steps, tenants, tenant_steps, reverts):
 
 
 def _binomial_log_failure(variant, n, eps, t, tenants, tenant_steps, reverts, rate):
-    shape, eps_f, _, t_f = _flat(eps, np.zeros(()), t)
-    n_f = np.broadcast_to(np.asarray(n, dtype=float), shape).reshape(-1) if np.ndim(n) else np.full(t_f.size, float(n))
+    n = np.asarray(n, dtype=float)
+    shape, eps_f, n_f, t_f = _flat(eps, n, t)  # n broadcasts like delta
     out = np.empty(t_f.size)
     for i in range(t_f.size):
         logs, row, repeat = _log_counts_row(variant, eps_f[i], t_f[i], tenants, tenant_steps, reverts)
@@ -570,7 +570,9 @@ def min_epsilon(variant: str, n, epsilon, delta, steps, *, signals=None, tenants
     hoeffding = np.sqrt(u)
     if bound == "hoeffding":
         return hoeffding
-    shape, ratio_f, d_f, t_f = _flat(ratios, d, t)
+    shape = np.broadcast_shapes(hoeffding.shape, ratios.shape[:-1], d.shape, t.shape)
+    ratio_f = np.broadcast_to(ratios, shape + ratios.shape[-1:]).reshape(-1, ratios.shape[-1])
+    d_f, t_f = np.broadcast_to(d, shape).reshape(-1), np.broadcast_to(t, shape).reshape(-1)
     scale = np.broadcast_to(hoeffding, shape).reshape(-1)
     sets = np.broadcast_to(per_set, shape).reshape(-1)
     out = np.empty(t_f.size)

@@ -200,6 +200,17 @@ def test_binomial_inverses_beat_hoeffding_and_are_consistent(variant):
         assert M.failure_probability(variant, budget, NONUNIFORM, t_b + 1, bound="binomial") >= 0.01
 
 
+def test_binomial_inverse_questions_broadcast_like_hoeffding():
+    budgets = np.array([20_000, 60_000])
+    got = M.failure_probability("regular", budgets, NONUNIFORM, 10, bound="binomial")
+    assert got.shape == (2,) and got[1] < got[0]
+    assert got[1] == M.failure_probability("regular", 60_000, NONUNIFORM, 10, bound="binomial")
+    eps = M.min_epsilon("single_model", budgets, NONUNIFORM, 0.01, 10, bound="binomial")
+    assert eps.shape == (2,) and eps[1] == M.min_epsilon("single_model", 60_000, NONUNIFORM, 0.01, 10, bound="binomial")
+    steps = M.failure_probability("regular", 90_000, NONUNIFORM, np.array([5, 10]), bound="binomial")
+    assert steps[0] < steps[1] < 0.01
+
+
 def test_bound_arguments_are_checked():
     with pytest.raises(InputError, match="bound must be one of 'hoeffding', 'binomial'"):
         M.labels("regular", NONUNIFORM, 0.01, 10, bound="chernoff")
