@@ -295,6 +295,16 @@ def _log_normal_isf(log_q):
 
 
 # --------------------------------------------------------------------------- the batch
+def _floor_times(n: int, x: Fraction) -> int:
+    """``floor(n x)`` exactly, in integers (cheaper than Fraction arithmetic)."""
+    return (n * x.numerator) // x.denominator
+
+
+def _ceil_times(n: int, x: Fraction) -> int:
+    return -((-n * x.numerator) // x.denominator)
+
+
+
 class _Batch:
     """Per-n constants of a batch: ranges of candidates, c, n eps, eta (parallel arrays)."""
 
@@ -309,12 +319,12 @@ class _Batch:
         self.n_eps = np.array([(n * num) / den for n in ns])  # correctly rounded
         self.eta = np.array([((c - 1) * den - n * num) / (n * den) for n, c in zip(ns, cs)])
         for i, n in enumerate(int(x) for x in ns):
-            lo, hi = math.ceil(n * eps), n
+            lo, hi = _ceil_times(n, eps), n
             if a is None:
                 ranges = [(lo, hi)]
             else:
-                r1 = (lo, min(hi, math.floor(n * (a + eps))))
-                r2 = (max(lo, math.ceil(n * (1 - a + eps))), hi)
+                r1 = (lo, min(hi, _floor_times(n, a + eps)))
+                r2 = (max(lo, _ceil_times(n, 1 - a + eps)), hi)
                 ranges = {"two-sided": [r1, r2], "upper": [r1], "lower": [r2]}[sides]
             rows += [(i, n, x, y) for x, y in ranges if x <= y]
         self.r_idx = np.array([r[0] for r in rows], dtype=np.int64)
@@ -322,8 +332,9 @@ class _Batch:
         self.r_hi = np.array([r[3] for r in rows], dtype=np.int64)
         self.best = np.full(len(ns), -np.inf)
         if a is not None and sides != "lower":  # p = a itself, with its own thresholds
-            ku = np.array([math.ceil(int(n) * (a + eps)) for n in ns], dtype=float)
-            kl = np.array([math.floor(int(n) * (a - eps)) for n in ns], dtype=float)
+            up, down = a + eps, a - eps
+            ku = np.array([_ceil_times(int(n), up) for n in ns], dtype=float)
+            kl = np.array([_floor_times(int(n), down) for n in ns], dtype=float)
             nf = self.n.astype(float)
             log_u = log_binom_sf(ku, nf, float(a))
             log_l = log_binom_cdf(kl, nf, float(a)) if self.use_l else np.full(len(ns), -np.inf)

@@ -7,9 +7,18 @@ distributional overfitting guaranteed with signal k; ``delta`` = 1 - confidence;
 ``reverts`` = revert ("time travel") steps t_1 <= ... <= t_B, t'_i = t_i - (i - 1).
 
 Every count is the smallest integer ``n`` that satisfies the paper's strict inequality
-(``n`` satisfies it, ``n - 1`` does not).  Everything is computed in log space and is
-vectorized: ``steps`` and ``delta`` may be arrays and ``epsilon`` an array of shape
-(..., m); all broadcast together, so a curve over T is one call.
+(``n`` satisfies it, ``n - 1`` does not), as a Python int (or int64 array): checked in
+float64 and re-decided in Decimal when too close to call; counts above
+:data:`LABELS_CAP` are refused with an ``InputError`` naming ``steps`` or ``epsilon``.
+Everything is computed in log space and is vectorized: ``steps`` and ``delta`` may be
+arrays and ``epsilon`` an array of shape (..., m); all broadcast together, so a curve
+over T is one call (each variant solved with its own number of terms, in chunks).
+
+``bound='binomial'`` replaces each per-model factor ``2 exp(-2 n eps_k^2)`` by the exact
+binomial tail ``F(n, eps_k)`` (optionally with ``max_error_rate``), keeping every
+multiplicity; see :mod:`meter_dashboard.bounds.binomial`.  That sum is a sawtooth in n,
+so its count is the smallest n from which every larger n satisfies the inequality
+(n - 1 does not); its inverse questions use F at exactly the given n.
 
 References
 ----------
@@ -17,6 +26,8 @@ References
    Human-in-the-loop ML Application Development with ease.ml/meter", 2019.
    Thm 4 (Eq. 21), Eq. 1, Eq. 2 / Eq. 19, Thm 1 / Cor 1 (Eqs. 3, 5), Thm 2 / Cor 2
    (Eqs. 4, 6, 27), Appendix B (Eqs. 29-30 and the unequal-T_i form), Eqs. 13-16.
+.. [2] C. Renggli et al. "Continuous Integration of Machine Learning Models with
+   ease.ml/ci", SysML 2019.  Section 4.3 (tight numerical bounds).
 """
 from __future__ import annotations
 
