@@ -256,7 +256,7 @@ def test_long_replays_go_to_the_runner_and_late_results_are_dropped(monkeypatch)
     stale_work, stale_done = queued[0]
     stale_done(stale_work())  # the older request comes back late: dropped
     assert s.result.settings["delta"] == 0.3
-    s.plan.steps = 10**12
+    s.plan.steps = 1000
     work, done = queued[-1]
     done(work())
-    assert s.result.budget == 10**12
+    assert s.result.budget == 1000
