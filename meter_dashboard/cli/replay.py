@@ -168,6 +168,9 @@ def _json_array(values) -> str:
         return json.dumps(arr.tolist())
     if not np.all(np.isfinite(arr)):
         return json.dumps([float(v) if np.isfinite(v) else None for v in arr.tolist()])
+    distinct, index = np.unique(arr, return_inverse=True)
+    if distinct.size * 4 < arr.size:  # scores with a few decimals: write each distinct value once
+        return _lookup_array(distinct.tolist(), index)
     return json.dumps(arr.tolist())
 
 
