@@ -711,6 +711,11 @@ class BoostingAttackModel(BackgroundJob):
     def step_value(self) -> float | None:
         return None if self.variant == "parameter_free" else float(self.step)
 
+    def reference(self) -> tuple[np.ndarray, np.ndarray]:
+        """(k, 1/2 - sqrt(k/(2n))/pi) for k = 1..K at the current settings: the naive board's expected drift."""
+        k = np.arange(1, self.submissions + 1)
+        return k, bounds.boosting_reference(self.labels, k)
+
     def work(self, report, should_stop):
         """Run the attack chunk by chunk in the calling (worker) thread; stop at a chunk when asked."""
         settings = {"labels": self.labels, "step": self.step_value, "seed": self.seed, "trials": self.trials}
