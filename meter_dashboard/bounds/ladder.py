@@ -56,7 +56,6 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import InputError, check_int, check_probability
-from ._numeric import smallest_integer_satisfying
 
 __all__ = [
     "TIE_TOLERANCE",
@@ -394,8 +393,9 @@ def _refuse_huge_counts(real, eps, eta, k, log_delta) -> None:
     real, eps, eta, k, log_delta = (np.broadcast_to(v, too_big.shape) for v in (real, eps, eta, k, log_delta))
     i = tuple(np.argwhere(too_big)[0])
     about = f"about {real[i]:.3g}" if np.isfinite(real[i]) else "more than 1e308"
-    coarsest = (3.0 * math.log(4.0 * float(k[i])) + 1.0 - float(log_delta[i])) / (2.0 * float(eps[i]) ** 2)
-    name = "epsilon" if coarsest > MAX_LABELS else "step"
+    log_coarsest = math.log(3.0 * math.log(4.0 * float(k[i])) + 1.0 - float(log_delta[i])) - math.log(2.0) \
+        - 2.0 * math.log(float(eps[i]))  # in logs: eps**2 may underflow
+    name = "epsilon" if log_coarsest > math.log(MAX_LABELS) else "step"
     value = float(eps[i]) if name == "epsilon" else float(eta[i])
     raise InputError(name, f"large enough that Lemma 4's label count stays below {MAX_LABELS:.0e} "
                      f"(with these settings it would be {about})", value)
@@ -438,9 +438,19 @@ def labels(epsilon, step, submissions, delta):
     b = np.asarray(2.0 * eps**2, dtype=float)
     with np.errstate(over="ignore", divide="ignore"):
         real = (a - np.log(d)) / b
-    _refuse_huge_counts(real, eps, eta, k, np.log(d))
-    n = smallest_integer_satisfying(a[..., None], b[..., None], np.log(d))
-    n = np.maximum(n, 1)
+    log_d = np.log(d)
+    _refuse_huge_counts(real, eps, eta, k, log_d)
+    # One term: the root is (a - log delta) / b in closed form; then whole labels until n satisfies the
+    # strict inequality and n - 1 does not (floating point can misplace the floor by one).
+    n = np.floor(real) + 1.0
+    for _ in range(4):
+        low = a - b * n >= log_d
+        n = np.where(low, n + 1.0, n)
+        high = a - b * (n - 1.0) < log_d
+        n = np.where(high, n - 1.0, n)
+        if not (np.any(low) or np.any(high)):
+            break
+    n = np.maximum(n, 1.0).astype(np.int64)
     return int(n) if n.ndim == 0 else n
 
 
@@ -551,12 +561,12 @@ def best_step(total_error: float, submissions: int, delta: float) -> tuple[float
     k = check_int("submissions", submissions, minimum=1)
     d = check_probability("delta", delta)
     log_k, log_inv_delta = math.log(k), -math.log(d)
-    with np.errstate(over="ignore"):
-        floor_count = ((1.0 / tau + 2.0) * (math.log(4.0) + log_k - math.log(tau)) + 1.0 + log_inv_delta) / (
-            2.0 * tau * tau)
+    floor_count = math.inf if tau < 1e-100 else (  # below 1e-100 the 1/(2 tau^2) factor alone is beyond any limit
+        ((1.0 / tau + 2.0) * (math.log(4.0) + log_k - math.log(tau)) + 1.0 + log_inv_delta) / (2.0 * tau * tau))
     if not floor_count <= MAX_LABELS:
         raise InputError("total_error", f"large enough that Lemma 4's label count stays below {MAX_LABELS:.0e} "
-                         f"(every split would need more than {floor_count:.3g})", total_error)
+                         "(every split would need more than "
+                         + (f"{floor_count:.3g})" if math.isfinite(floor_count) else "1e308)"), total_error)
     grid = np.geomspace(tau * 1e-6, tau * (1 - 1e-9), 4000)
     values = ((1.0 / grid + 2.0) * (math.log(4.0) + log_k - np.log(grid)) + 1.0 + log_inv_delta) / (
         2.0 * (tau - grid) ** 2)

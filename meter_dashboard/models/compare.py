@@ -35,12 +35,13 @@ import param
 from .._files import read_text
 from .._validation import InputError, check_int, check_probability
 from ..bounds import compare as bounds
-from .files import csv_rows, data_file, first_row, numeric_frame
+from .files import csv_rows, data_file, first_row, numeric_table
 from .offload import LatestOnly
 
 __all__ = [
     "COMPARE_EXAMPLES",
     "OFFLOAD_RUNS",
+    "FAST_PATH_CHARS",
     "RunsTable",
     "parse_runs",
     "read_runs",
@@ -64,7 +65,7 @@ COMPARE_EXAMPLES = {
 #: Comparisons of more runs than this are computed in a worker thread by an ``offload`` model.
 OFFLOAD_RUNS = 200_000
 #: Texts longer than this are parsed by pandas' C parser first.
-_FAST_PATH_CHARS = 256 * 1024
+FAST_PATH_CHARS = 256 * 1024
 
 _CONCLUSION_TEXT = {
     "not_significant": "Not significant: noise alone could explain the difference (the interval reaches 0.5).",
@@ -127,27 +128,13 @@ def _parse_rows_exactly(text: str, columns: dict[str, int]) -> tuple[dict, bool]
     return {k: np.asarray(v, dtype=float) for k, v in values.items()}, complete
 
 
-def _parse_frame(text: str, columns: dict[str, int]) -> tuple[dict, bool] | None:
-    """pandas' C parser for large clean files; None when any cell needs the exact reader's message."""
-    import pandas as pd
-
-    frame = numeric_frame(text, strings=True)
-    if frame is None:
+def _parse_clean(text: str, header: list[str], columns: dict[str, int]) -> tuple[dict, bool] | None:
+    """pandas' C parser for large files where every row has a number for a and for b; None otherwise."""
+    order = sorted(columns, key=columns.get)  # usecols come back in file order
+    arr = numeric_table(text, columns=len(header), usecols=[columns[name] for name in order])
+    if arr is None or not np.all(np.isfinite(arr)):
         return None
-    cells = frame.to_numpy(dtype=object)
-    stripped = np.char.strip(cells.astype(str))
-    stripped = stripped[~np.all(stripped == "", axis=1)]  # rows of blank cells are skipped, as csv_rows does
-    values, complete = {}, True
-    for name, j in columns.items():
-        if j >= stripped.shape[1]:
-            return None
-        column = stripped[:, j]
-        empty = column == ""
-        numbers = pd.to_numeric(pd.Series(column[~empty]), errors="coerce").to_numpy(dtype=float)
-        if not np.all(np.isfinite(numbers)):
-            return None
-        values[name], complete = numbers, complete and not empty.any()
-    return values, complete
+    return {name: np.ascontiguousarray(arr[:, i]) for i, name in enumerate(order)}, True
 
 
 def parse_runs(text: str, source: str = "") -> RunsTable:
@@ -161,7 +148,7 @@ def parse_runs(text: str, source: str = "") -> RunsTable:
     if head is None:
         raise InputError("runs file", "a CSV with columns a and b", "an empty file", location=source or None)
     columns = _columns(head[1], head[0])
-    parsed = _parse_frame(text, columns) if len(text) > _FAST_PATH_CHARS else None
+    parsed = _parse_clean(text, head[1], columns) if len(text) > FAST_PATH_CHARS else None
     values, complete = parsed if parsed is not None else _parse_rows_exactly(text, columns)
     a, b = values["a"], values["b"]
     for name, arr in (("a", a), ("b", b)):

@@ -5,10 +5,10 @@
   failure, including a cell longer than the module's field limit, is an
   :class:`~meter_dashboard._validation.InputError` naming the line (and the column when
   it can be told).
-- :func:`numeric_frame`: the same text through pandas' C parser, for the common case of
-  a clean file (about six times faster than :func:`csv_rows` and a fraction of its
-  memory); it answers ``None`` whenever the file is not clean, so the reader then walks
-  :func:`csv_rows` to say exactly where the problem is.  pandas' float parser gives the
+- :func:`numeric_table`: the same text through pandas' C parser, for the common case of a
+  clean file (about six times faster than :func:`csv_rows` and a fraction
+  of its memory); it answers ``None`` whenever the file is not clean, so the reader then
+  walks :func:`csv_rows` to say exactly where the problem is.  pandas' float parser gives the
   same floats as Python's ``float()`` (tested: tests/models/test_files.py), so both paths
   agree.
 - :func:`data_file`: a shipped example, by name, from a fixed list (a name is never a
@@ -24,9 +24,11 @@ import io
 import warnings
 from importlib import resources
 
+import numpy as np
+
 from .._validation import InputError, raw
 
-__all__ = ["MAX_CELL_CHARS", "csv_rows", "first_row", "numeric_frame", "data_file"]
+__all__ = ["MAX_CELL_CHARS", "csv_rows", "first_row", "numeric_table", "data_file"]
 
 #: The longest cell Python's csv module reads (its default field limit); longer cells are refused.
 MAX_CELL_CHARS = csv.field_size_limit()
@@ -76,28 +78,30 @@ def first_row(text: str, *, parameter: str = "file") -> tuple[int, list[str]] | 
     return next(_rows(text, parameter), None)
 
 
-def numeric_frame(text: str, *, usecols=None, strings: bool = False):
-    """The CSV (first row = header) as a pandas DataFrame, or ``None`` when it is not clean.
+def numeric_table(text: str, *, columns: int, usecols=None) -> np.ndarray | None:
+    """The CSV's values below its header as a float array, or ``None`` when the file is not clean.
 
     Clean means: pandas' C parser reads it without an error or a warning (a row with more
-    cells than the header warns), and, unless ``strings``, every cell is a number (an
-    empty or non-numeric cell gives ``None``; NaN and infinities are left to the caller's
-    checks).  ``usecols`` selects columns by position; ``strings=True`` reads them as
-    text (for files whose empty cells mean something).
+    cells than the header warns), every row has ``columns`` cells and every cell read is a
+    number (an empty or non-numeric cell, a NaN, a short row give ``None``; infinities are
+    left to the caller's checks).  ``usecols`` selects columns by position (they come back
+    in file order).  One call to the C parser: call it from a worker thread for large texts
+    (tests/benchmarks/test_bench_ladder.py measures what the event loop sees meanwhile).
     """
     import pandas as pd
 
-    options = {"dtype": str, "keep_default_na": False, "na_filter": False} if strings else {"dtype": float}
+    width = len(usecols) if usecols is not None else columns
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             frame = pd.read_csv(io.StringIO(text), header=0, index_col=False, skip_blank_lines=True,
-                                usecols=usecols, engine="c", **options)
+                                usecols=usecols, engine="c", dtype=float)
     except (ValueError, TypeError, OverflowError, Warning, pd.errors.ParserError):
         return None
-    if not strings and frame.isna().to_numpy().any():
+    values = frame.to_numpy(dtype=float)
+    if values.ndim != 2 or values.shape[1] != width or values.shape[0] == 0 or np.isnan(values).any():
         return None
-    return frame
+    return values
 
 
 def data_file(name: str, examples) -> "resources.abc.Traversable":

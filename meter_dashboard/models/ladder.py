@@ -40,13 +40,14 @@ import param
 from .._files import read_text
 from .._validation import InputError, check_int, check_probability
 from ..bounds import ladder as bounds
-from .files import csv_rows, data_file, first_row, numeric_frame
+from .files import csv_rows, data_file, first_row, numeric_table
 from .jobs import BackgroundJob
 from .offload import LatestOnly
 
 __all__ = [
     "LADDER_EXAMPLES",
     "OFFLOAD_CELLS",
+    "FAST_PATH_CHARS",
     "LossTable",
     "read_losses",
     "parse_losses",
@@ -75,8 +76,8 @@ LADDER_EXAMPLES = {
 #: Tables with more losses than this are replayed in a worker thread by an ``offload`` model
 #: (a replay costs a few passes over the losses: about 10 ms per 250,000 on the test machine).
 OFFLOAD_CELLS = 250_000
-#: Texts longer than this are parsed by pandas' C parser first (:func:`~meter_dashboard.models.files.numeric_frame`).
-_FAST_PATH_CHARS = 256 * 1024
+#: Texts longer than this are parsed by pandas' C parser first (:func:`~meter_dashboard.models.files.numeric_table`).
+FAST_PATH_CHARS = 256 * 1024
 
 
 # --------------------------------------------------------------------------- reading files
@@ -166,11 +167,9 @@ def parse_losses(text: str, source: str = "") -> LossTable:
                          "an empty file", location=source or None)
     header_line, names = head
     _check_names(names, header_line)
-    frame = numeric_frame(text) if len(text) > _FAST_PATH_CHARS else None
-    if frame is not None and frame.shape[1] == len(names) and len(frame):
-        arr = frame.to_numpy(dtype=float)
-        if np.all((arr >= 0.0) & (arr <= 1.0)):  # False for NaN
-            return LossTable(names=tuple(names), losses=np.ascontiguousarray(arr), source=source)
+    arr = numeric_table(text, columns=len(names)) if len(text) > FAST_PATH_CHARS else None
+    if arr is not None and np.all((arr >= 0.0) & (arr <= 1.0)):
+        return LossTable(names=tuple(names), losses=np.ascontiguousarray(arr), source=source)
     return _parse_rows_exactly(text, names, source)
 
 

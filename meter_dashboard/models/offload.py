@@ -48,13 +48,14 @@ class LatestOnly:
         self._on_busy = on_busy or (lambda busy: None)
         self._pending: tuple | None = None
         self._task: asyncio.Future | None = None
+        self._running = False
         #: How to run a callable on the loop (a page sets it to run under its document lock).
         self.dispatch: Callable[[Callable[[], None]], None] = lambda fn: fn()
 
     @property
     def busy(self) -> bool:
         """A request is being computed or waits for its turn."""
-        return self._pending is not None or (self._task is not None and not self._task.done())
+        return self._pending is not None or self._running
 
     def run_now(self, request) -> None:
         """Compute ``request`` here and apply it (for requests known to be quick)."""
@@ -68,7 +69,8 @@ class LatestOnly:
             self.run_now(request)
             return
         self._pending = (request,)
-        if self._task is None or self._task.done():
+        if not self._running:
+            self._running = True
             self._on_busy(True)
             self._task = asyncio.ensure_future(self._drain())
 
@@ -87,4 +89,5 @@ class LatestOnly:
                 if self._pending is None:
                     self.dispatch(lambda request=request, outcome=outcome: self._apply(request, outcome))
         finally:
+            self._running = False
             self.dispatch(lambda: self._on_busy(self.busy))  # a newer request may have started meanwhile

@@ -39,7 +39,7 @@ GREY = "#888888"  # readable on the light and the dark theme
 #: 1-2-5 ticks for log axes of counts (Bokeh shows the ones inside the range).
 LOG_TICKS = [m * 10**e for e in range(0, 16) for m in (1, 2, 5)]
 #: Rows of the replay table written into the page (the CSV download has them all).
-TABLE_ROWS = 500
+TABLE_ROWS = 200
 
 VARIANT_LABELS = {"Parameter-free (Algorithm 2)": "parameter_free", "Fixed step η (Algorithm 1)": "fixed_step"}
 _TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
