@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from .._validation import InputError, check_int, check_number, raw
-from ._common import add_format_option, emit, table
+from .._validation import InputError, check_int, check_number
+from ._common import add_format_option, as_typed, emit, file_or_example, table
 
 #: Runnable examples shown by ``--help`` (tests/cli/test_compare.py runs each one).
 COMPARE_EXAMPLES = (
@@ -72,34 +72,11 @@ def register(sub) -> None:
     q.set_defaults(run=run_size)
 
 
-def _as_typed(exc: InputError, args) -> InputError:
-    """The models name a setting 'gamma'; the command line calls it '--gamma' (and we echo what was typed)."""
-    flag = _FLAGS.get(exc.parameter)
-    if flag is None:
-        return exc
-    typed = getattr(args, flag[2:], None)
-    return InputError(flag, exc.rule, exc.got if typed is None else typed, location=exc.location)
-
-
-def _runs(args):
-    from ..models import compare as model
-
-    if (args.runs is None) == (args.example is None):
-        raise InputError("RUNS.csv", "given, or --example NAME (exactly one of the two)",
-                         raw("both" if args.example is not None else "neither"))
-    if args.example is not None:
-        try:
-            return model.load_example(args.example)
-        except InputError as exc:
-            raise InputError("--example", exc.rule, args.example) from None
-    return model.read_runs(args.runs)
-
-
 def run_compare(args) -> int:
     try:
         return _run_compare(args)
     except InputError as exc:
-        raise _as_typed(exc, args) from None
+        raise as_typed(exc, args, _FLAGS) from None
 
 
 def _run_compare(args) -> int:
@@ -111,7 +88,7 @@ def _run_compare(args) -> int:
     resamples = check_int("--resamples", args.resamples, minimum=1, maximum=MAX_RESAMPLES)
     seed = check_int("--seed", args.seed, minimum=0)
     model.sample_size(alpha, beta, gamma)  # validates the three rates with their names
-    runs = _runs(args)
+    runs = file_or_example(args, "runs", "RUNS.csv", model.load_example, model.read_runs)
     if not args.unpaired and not runs.complete_rows:
         raise InputError("runs", "a complete pair (a and b) in every row, or --unpaired to pair them at random",
                          f"{runs.a.size} runs of A and {runs.b.size} of B", location=runs.source)
@@ -140,7 +117,7 @@ def run_size(args) -> int:
         size = model.sample_size(check_number("--alpha", args.alpha), check_number("--beta", args.beta),
                                  check_number("--gamma", args.gamma))
     except InputError as exc:
-        raise _as_typed(exc, args) from None
+        raise as_typed(exc, args, _FLAGS) from None
     rows = [["runs", size.runs], ["Noether's bound", size.real], ["alpha", size.alpha], ["beta", size.beta],
             ["gamma", size.gamma]]
     text = ("Runs needed to detect P(A>B) > gamma (Noether, Appendix C.3):\n\n" + table(["", "value"], rows,

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 
-from .._validation import InputError, check_int, check_number, check_probability, raw
-from ._common import add_format_option, emit, table
+from .._validation import InputError, check_int, check_number, check_probability
+from ._common import add_format_option, as_typed, emit, file_or_example, table
 
 #: Runnable examples shown by ``--help`` (tests/cli/test_ladder.py runs each one).
 LADDER_EXAMPLES = (
@@ -78,15 +78,6 @@ def register(sub) -> None:
     q.set_defaults(run=run_size)
 
 
-def _as_typed(exc: InputError, args) -> InputError:
-    """The models' names (``step``) become the flags typed (``--step``), echoing the text given."""
-    flag = _FLAGS.get(exc.parameter)
-    if flag is None:
-        return exc
-    typed = getattr(args, flag[2:].replace("-", "_"), None)
-    return InputError(flag, exc.rule, exc.got if typed is None else typed, location=exc.location)
-
-
 def _check_step(text) -> float | None:
     if text is None:
         return None
@@ -96,27 +87,13 @@ def _check_step(text) -> float | None:
     return step
 
 
-def _losses(args):
-    from ..models import ladder as model
-
-    if (args.losses is None) == (args.example is None):
-        raise InputError("LOSSES.csv", "given, or --example NAME (exactly one of the two)",
-                         raw("both" if args.example is not None else "neither"))
-    if args.example is not None:
-        try:
-            return model.load_example(args.example)
-        except InputError as exc:
-            raise InputError("--example", exc.rule, args.example) from None
-    return model.read_losses(args.losses)
-
-
 def run_ladder(args) -> int:
     from ..bounds.ladder import leaderboard_error
     from ..models import ladder as model
 
     step = _check_step(args.step)
     delta = check_probability("--delta", check_number("--delta", args.delta))
-    result = model.ladder(_losses(args), step)
+    result = model.ladder(file_or_example(args, "losses", "LOSSES.csv", model.load_example, model.read_losses), step)
     total, eta, eps = leaderboard_error(result.examples, result.submissions, delta)
     payload = result.to_dict()
     payload["releases"] = result.releases
@@ -144,7 +121,7 @@ def run_size(args) -> int:
     try:
         return _run_size(args)
     except InputError as exc:
-        raise _as_typed(exc, args) from None
+        raise as_typed(exc, args, _FLAGS) from None
 
 
 def _run_size(args) -> int:

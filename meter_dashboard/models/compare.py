@@ -36,7 +36,7 @@ from .._files import read_text
 from .._validation import InputError, check_int, check_probability
 from ..bounds import compare as bounds
 from .files import csv_rows, data_file, first_row, numeric_table
-from .offload import LatestOnly
+from .offload import OffloadedModel
 
 __all__ = [
     "COMPARE_EXAMPLES",
@@ -365,7 +365,7 @@ def sample_size_curve(alpha: float = 0.05, beta: float = 0.05, gammas=None):
 
 
 # --------------------------------------------------------------------------- param model
-class CompareModel(param.Parameterized):
+class CompareModel(OffloadedModel, param.Parameterized):
     """A comparison of two pipelines: the runs, the person's choices, and the conclusion.
 
     ``table``, ``result``, ``size``, ``error`` and ``busy`` are outputs (read-only).
@@ -400,28 +400,6 @@ class CompareModel(param.Parameterized):
             self.load(runs)
         else:
             self._load_example()
-
-    def _set(self, **values) -> None:
-        with param.edit_constant(self):
-            self.param.update(**values)
-
-    @property
-    def _worker(self) -> LatestOnly:
-        """The worker for results computed off the event loop (made on first use)."""
-        worker = self.__dict__.get("_latest_only")
-        if worker is None:
-            worker = self.__dict__["_latest_only"] = LatestOnly(self._compute, self._apply_result,
-                                                                on_busy=lambda busy: self._set(busy=busy))
-        return worker
-
-    @property
-    def dispatch(self):
-        """How a result computed in a worker thread is applied (default: directly)."""
-        return self._worker.dispatch
-
-    @dispatch.setter
-    def dispatch(self, function) -> None:
-        self._worker.dispatch = function
 
     @param.depends("example", watch=True)
     def _load_example(self):
@@ -485,7 +463,7 @@ class CompareModel(param.Parameterized):
                              "they will be paired at random)", True)
         return size, compare(table.a, table.b, **settings)
 
-    def _apply_result(self, request, outcome) -> None:
+    def _apply_outcome(self, request, outcome) -> None:
         if isinstance(outcome, InputError):
             self._set(error=str(outcome))
             return

@@ -42,7 +42,7 @@ from .._validation import InputError, check_int, check_probability
 from ..bounds import ladder as bounds
 from .files import csv_rows, data_file, first_row, numeric_table
 from .jobs import BackgroundJob
-from .offload import LatestOnly
+from .offload import OffloadedModel
 
 __all__ = [
     "LADDER_EXAMPLES",
@@ -477,15 +477,7 @@ def boosting_attack(labels: int = 4000, submissions: int = 400, *, step: float |
 
 
 # --------------------------------------------------------------------------- param models
-class _ReadOnlyOutputs:
-    """Mixin: set a model's constant (derived) parameters from inside the model."""
-
-    def _set(self, **values) -> None:
-        with param.edit_constant(self):
-            self.param.update(**values)
-
-
-class LadderReplayModel(_ReadOnlyOutputs, param.Parameterized):
+class LadderReplayModel(OffloadedModel, param.Parameterized):
     """A loss file replayed through the Ladder: what a person chose and what follows.
 
     ``table``, ``result``, ``error`` and ``busy`` are outputs (read-only).  With
@@ -519,24 +511,6 @@ class LadderReplayModel(_ReadOnlyOutputs, param.Parameterized):
             self.load(losses)
         else:
             self._load_example()
-
-    @property
-    def _worker(self) -> LatestOnly:
-        """The worker for results computed off the event loop (made on first use)."""
-        worker = self.__dict__.get("_latest_only")
-        if worker is None:
-            worker = self.__dict__["_latest_only"] = LatestOnly(self._compute, self._apply_replay,
-                                                                on_busy=lambda busy: self._set(busy=busy))
-        return worker
-
-    @property
-    def dispatch(self):
-        """How a result computed in a worker thread is applied (default: directly)."""
-        return self._worker.dispatch
-
-    @dispatch.setter
-    def dispatch(self, function) -> None:
-        self._worker.dispatch = function
 
     @param.depends("example", watch=True)
     def _load_example(self):
@@ -593,7 +567,7 @@ class LadderReplayModel(_ReadOnlyOutputs, param.Parameterized):
         table, step = request
         return ladder(table, step)
 
-    def _apply_replay(self, request, outcome) -> None:
+    def _apply_outcome(self, request, outcome) -> None:
         if isinstance(outcome, InputError):
             self._set(error=str(outcome))
         else:
@@ -617,7 +591,7 @@ class LadderReplayModel(_ReadOnlyOutputs, param.Parameterized):
         return bounds.leaderboard_error(self.result.examples, self.result.submissions, self.delta)
 
 
-class LadderSizeModel(_ReadOnlyOutputs, param.Parameterized):
+class LadderSizeModel(param.Parameterized):
     """Lemma 4 as a planner: labels from (epsilon, step, submissions, delta), and the best step.
 
     ``size``, ``best`` and ``error`` are outputs (read-only); every count is certified
@@ -640,6 +614,10 @@ class LadderSizeModel(_ReadOnlyOutputs, param.Parameterized):
     best = param.ClassSelector(class_=LadderSize, default=None, allow_None=True, constant=True,
                                doc="the split of the same total error eps + eta needing the fewest labels")
     error = param.String(default="", constant=True, doc="Why the inputs were refused ('' when all is well).")
+
+    def _set(self, **values) -> None:
+        with param.edit_constant(self):
+            self.param.update(**values)
 
     @param.depends("epsilon", "step", "submissions", "delta", watch=True, on_init=True)
     def _solve(self):

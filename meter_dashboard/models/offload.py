@@ -23,9 +23,11 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import param
+
 from .._validation import InputError
 
-__all__ = ["LatestOnly"]
+__all__ = ["LatestOnly", "OffloadedModel"]
 
 
 class LatestOnly:
@@ -91,3 +93,34 @@ class LatestOnly:
         finally:
             self._running = False
             self.dispatch(lambda: self._on_busy(self.busy))  # a newer request may have started meanwhile
+
+
+class OffloadedModel:
+    """Mixin for a ``param.Parameterized`` model whose result may be computed by a :class:`LatestOnly`.
+
+    The model defines ``_compute(request)`` and ``_apply_outcome(request, outcome)`` and a
+    constant ``busy`` parameter; it gets ``_set(**values)`` (writes its read-only outputs),
+    ``_worker`` (made on first use, so parameter watchers may run during ``__init__``) and
+    ``dispatch`` (how a worker's outcome is applied; a page sets it).
+    """
+
+    def _set(self, **values) -> None:
+        with param.edit_constant(self):
+            self.param.update(**values)
+
+    @property
+    def _worker(self) -> LatestOnly:
+        worker = self.__dict__.get("_latest_only")
+        if worker is None:
+            worker = self.__dict__["_latest_only"] = LatestOnly(self._compute, self._apply_outcome,
+                                                                on_busy=lambda busy: self._set(busy=busy))
+        return worker
+
+    @property
+    def dispatch(self) -> Callable[[Callable[[], None]], None]:
+        """How a result computed in a worker thread is applied (default: directly)."""
+        return self._worker.dispatch
+
+    @dispatch.setter
+    def dispatch(self, function) -> None:
+        self._worker.dispatch = function

@@ -13,7 +13,6 @@ and gamma.
 """
 from __future__ import annotations
 
-import asyncio
 import io
 
 import numpy as np
@@ -23,11 +22,10 @@ from bokeh.models import (BoxAnnotation, ColumnDataSource, FixedTicker, HoverToo
                           Slope, Span)
 from bokeh.plotting import figure
 
-from .._validation import InputError
 from ..models.compare import COMPARE_EXAMPLES, CompareModel
 from . import formatting as fmt
 from .base import DashboardView
-from .sections import UrlLink, document_dispatch, held, number_input, section
+from .sections import UrlLink, document_dispatch, held, load_upload, number_input, section
 from .style import HTML, PALETTE, Bar, error_html, esc, headline_html, headlines_html, stale_html
 
 __all__ = ["Compare", "page", "COMPARE_EXAMPLES"]
@@ -153,15 +151,8 @@ class Compare(DashboardView):
         self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
 
     async def _on_upload(self, event):
-        if not event.new:
-            return
-        name = self.upload.filename or "uploaded file"
-        try:
-            table = await asyncio.to_thread(self.model.prepare, event.new, name)
-        except InputError as exc:
-            self._dispatch(lambda exc=exc: self.model.fail(exc))
-            return
-        self._dispatch(lambda: self.model.apply_table(table))
+        if event.new:
+            await load_upload(self.model, event.new, self.upload.filename or "uploaded file", self._dispatch)
 
     def _pairs_csv(self):
         buf = io.StringIO()

@@ -13,7 +13,6 @@ one (``offload``), and the attack runs in one.
 """
 from __future__ import annotations
 
-import asyncio
 import io
 import math
 
@@ -24,11 +23,10 @@ from bokeh.models import (BasicTicker, ColumnDataSource, FixedTicker, HoverTool,
                           Range1d, Span)
 from bokeh.plotting import figure
 
-from .._validation import InputError
 from ..models.ladder import BoostingAttackModel, LadderReplayModel, LadderSizeModel
 from . import formatting as fmt
 from .base import DashboardView
-from .sections import UrlLink, document_dispatch, held, number_input, section
+from .sections import UrlLink, document_dispatch, held, load_upload, number_input, section
 from .simulation import SimulationControls
 from .style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html
 
@@ -177,15 +175,8 @@ class Ladder(DashboardView):
                 "released": np.where(res.improved, res.scores, np.nan)}
 
     async def _on_upload(self, event):
-        if not event.new:
-            return
-        name = self.upload.filename or "uploaded file"
-        try:
-            table = await asyncio.to_thread(self.replay.prepare, event.new, name)
-        except InputError as exc:
-            self._dispatch(lambda exc=exc: self.replay.fail(exc))
-            return
-        self._dispatch(lambda: self.replay.apply_table(table))
+        if event.new:
+            await load_upload(self.replay, event.new, self.upload.filename or "uploaded file", self._dispatch)
 
     def _replay_csv(self):
         buf = io.StringIO()

@@ -18,6 +18,7 @@
 """
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Callable
 from urllib.parse import parse_qsl, urlencode
@@ -29,7 +30,7 @@ from .._validation import InputError
 from .inputs import NumberInput
 from .style import HTML, Bar, esc
 
-__all__ = ["section", "number_input", "held", "UrlLink", "document_dispatch", "MAX_QUERY_CHARS"]
+__all__ = ["section", "number_input", "held", "load_upload", "UrlLink", "document_dispatch", "MAX_QUERY_CHARS"]
 
 #: Longer query strings are ignored (every value a page takes is short).
 MAX_QUERY_CHARS = 4096
@@ -65,6 +66,16 @@ def held(method: Callable) -> Callable:
             return method(*args, **kwargs)
 
     return wrapper
+
+
+async def load_upload(model, data: bytes, name: str, dispatch: Callable) -> None:
+    """Parse an upload with ``model.prepare`` in a worker thread, then ``apply_table`` (or ``fail``) via ``dispatch``."""
+    try:
+        table = await asyncio.to_thread(model.prepare, data, name)
+    except InputError as exc:
+        dispatch(lambda exc=exc: model.fail(exc))
+        return
+    dispatch(lambda: model.apply_table(table))
 
 
 def document_dispatch() -> Callable[[Callable[[], None]], None]:
