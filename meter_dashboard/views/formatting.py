@@ -83,6 +83,8 @@ def number_list(values, digits: int = DIGITS) -> str:
 def confidence(delta) -> str:
     """1 − δ written so that it is never shown as ``1``: ``0.99``, ``0.999999``, ``1 − 2×10⁻¹³``."""
     delta = float(delta)
+    if delta <= 0:
+        return "1 − <10⁻¹⁵"  # beyond double precision: 1 − δ is not 1
     if delta >= 1e-6:
         text = f"{1 - delta:.8f}".rstrip("0").rstrip(".")
         return text if text not in ("1", "0") else f"1 − {scientific(delta)}"

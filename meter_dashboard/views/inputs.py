@@ -68,7 +68,8 @@ class _CheckedInput(pn.viewable.Viewer):
 
     def __init__(self, model: param.Parameterized, parameter: str, *, label: str, parse: Callable,
                  show: Callable, css_classes=(), message_classes=(), placeholder: str = "",
-                 width: int | None = None, on_value: Callable | None = None, **params):
+                 width: int | None = None, on_value: Callable | None = None, getter: Callable | None = None,
+                 watch=None, description: str | None = None, **params):
         super().__init__(**params)
         self.model = model
         self.parameter = parameter
@@ -76,14 +77,22 @@ class _CheckedInput(pn.viewable.Viewer):
         self._parse = parse
         self._show = show
         self._on_value = on_value
+        self._getter = getter or (lambda m: getattr(m, parameter))
         self.message = ""
         sizing = {"width": width} if width else {"sizing_mode": "stretch_width"}
-        self.text = pn.widgets.TextInput(label=label, value=show(getattr(model, parameter)), placeholder=placeholder,
-                                         css_classes=list(css_classes), **sizing)
-        self.message_pane = HTML("", sizing_mode="stretch_width", margin=(0, 5),
+        if description is None and parameter in model.param:
+            description = model.param[parameter].doc
+        self.text = pn.widgets.TextInput(label=label, value=show(self._getter(model)), placeholder=placeholder,
+                                         css_classes=list(css_classes), description=description, **sizing)
+        self.message_pane = HTML("", sizing_mode="stretch_width", margin=(0, 5), min_width=0,
                                  css_classes=["md-input-message", *message_classes])
         self.text.param.watch(self._on_text, "value")
-        model.param.watch(self._on_model, parameter)
+        model.param.watch(self._on_model, list(watch) if watch else [parameter])
+
+    def _box_size(self) -> dict:
+        if self.text.sizing_mode == "stretch_width":
+            return {"sizing_mode": "stretch_width"}
+        return {"width": self.text.width + 10}
 
     @property
     def valid(self) -> bool:
@@ -102,19 +111,21 @@ class _CheckedInput(pn.viewable.Viewer):
             return
         self._set_message("")
         if self._on_value is not None:
-            self._on_value(value)
-        elif value != getattr(self.model, self.parameter):
+            try:
+                self._on_value(value)
+            except InputError as exc:
+                self._set_message(str(exc))
+        elif value != self._getter(self.model):
             setattr(self.model, self.parameter, value)
 
     def _on_model(self, event) -> None:
-        shown = self._show(event.new)
+        shown = self._show(self._getter(self.model))
         self._set_message("")
         if self.text.value != shown:
             self.text.value = shown
 
     def __panel__(self):
-        return pn.Column(self.text, self.message_pane, sizing_mode=self.text.sizing_mode or "fixed",
-                         margin=0)
+        return pn.Column(self.text, self.message_pane, margin=0, **self._box_size())
 
 
 class NumberInput(_CheckedInput):
@@ -138,15 +149,16 @@ class NumberInput(_CheckedInput):
     """
 
     def __init__(self, model, parameter, *, label: str, check: Callable | None = None, slider: dict | None = None,
-                 format: Callable | None = None, **kwargs):
-        integer = isinstance(model.param[parameter], param.Integer)
+                 format: Callable | None = None, integer: bool | None = None, **kwargs):
+        if integer is None:
+            integer = isinstance(model.param[parameter], param.Integer)
         show = format or (lambda v: "" if v is None else (str(int(v)) if integer else number(v, 6)))
         super().__init__(model, parameter, label=label, parse=check or checker_for(model, parameter, label),
                          show=show, **kwargs)
         self.slider = None
         if slider is not None:
             cls = pn.widgets.IntSlider if integer else pn.widgets.FloatSlider
-            value = getattr(model, parameter)
+            value = self._getter(model)
             self.slider = cls(start=slider["start"], end=slider["end"], step=slider.get("step", 1),
                               value=min(max(value, slider["start"]), slider["end"]), show_value=False,
                               sizing_mode="stretch_width", margin=(0, 10), css_classes=["md-slider"])
@@ -157,14 +169,15 @@ class NumberInput(_CheckedInput):
 
     def _on_model(self, event) -> None:
         super()._on_model(event)
-        if self.slider is not None and event.new is not None:
-            clamped = min(max(event.new, self.slider.start), self.slider.end)
+        value = self._getter(self.model)
+        if self.slider is not None and value is not None:
+            clamped = min(max(value, self.slider.start), self.slider.end)
             if self.slider.value != clamped:
                 self.slider.value = clamped
 
     def __panel__(self):
         parts = [self.text] + ([self.slider] if self.slider is not None else []) + [self.message_pane]
-        return pn.Column(*parts, sizing_mode=self.text.sizing_mode or "fixed", margin=0)
+        return pn.Column(*parts, margin=0, **self._box_size())
 
 
 class ListInput(_CheckedInput):
@@ -175,12 +188,13 @@ class ListInput(_CheckedInput):
     """
 
     def __init__(self, model, parameter, *, label: str, kind: str = "int", check: Callable | None = None,
-                 **kwargs):
+                 name_in_messages: str | None = None, **kwargs):
         parse_list = parse_int_list if kind == "int" else parse_number_list
+        called = name_in_messages or label
 
         def parse(text):
             text = (text or "").strip()
-            values = parse_list(label, text) if text else []
+            values = parse_list(called, text) if text else []
             return check(values) if check is not None else values
 
         def show(values):
