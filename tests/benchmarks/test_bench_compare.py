@@ -87,3 +87,19 @@ def test_event_loop_during_a_large_runs_upload_and_changes(benchmark):
     benchmark.extra_info["max_stall_ms"] = round(stall, 1)
     print(f"\nlongest event-loop stall during a {len(RUNS_FILE) / 2**20:.1f} MiB runs upload and changes: {stall:.1f} ms")
     assert model.result.runs == 600_000 and model.result.resamples == 1_000_000
+
+
+def test_page_update_for_a_gamma_change_on_150k_runs(benchmark):
+    # what the server's event loop pays per change on /compare with 150,000 pairs (below OFFLOAD_RUNS)
+    from meter_dashboard.views.compare import Compare
+
+    view = Compare()
+    view.__panel__()
+    view.model.apply_table(view.model.prepare((RNG.normal(0.9, 0.01, 100_000), RNG.normal(0.899, 0.01, 100_000))))
+    values = iter(np.tile([0.6, 0.7], 100_000))
+
+    def change():
+        view.model.gamma = float(next(values))
+
+    benchmark(change)
+    assert view.model.result.runs == 100_000

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import numpy as np
+import param
 
 import meter_dashboard.models.ladder as ml
 from meter_dashboard.bounds import ladder as L
@@ -156,3 +157,35 @@ def test_size_model_change(benchmark):
 
     benchmark(change)
     assert s.error == ""
+
+
+def test_page_update_for_a_label_bound_change(benchmark):
+    # what the server's event loop pays per change on /ladder: model, certified counts, curve, HTML and plot data
+    from meter_dashboard.views.ladder import Ladder
+
+    view = Ladder(run_attack=False)
+    view.__panel__()
+    values = iter(np.tile([0.04, 0.05], 100_000))
+
+    def change():
+        view.size.epsilon = float(next(values))
+
+    benchmark(change)
+    assert view.size.error == ""
+
+
+def test_page_update_after_a_500_submission_replay(benchmark):
+    from meter_dashboard.views.ladder import Ladder
+
+    view = Ladder(run_attack=False)
+    view.__panel__()
+    table = ml.as_table((RNG.random((500, 500)) < np.linspace(0.5, 0.2, 500)).astype(float))
+    steps = iter(np.tile([0.01, 0.02], 100_000))
+
+    def change():
+        view.replay.param.update(table=table) if view.replay.table is not table else None
+        view.replay.param.update(variant="fixed_step", step=float(next(steps)))
+
+    with param.edit_constant(view.replay):
+        benchmark(change)
+    assert view.replay.result.submissions == 500
