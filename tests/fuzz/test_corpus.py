@@ -43,6 +43,19 @@ CASES = [
     ("refused", ["replay", "--example", "emocontext", "--ranges", "0,0.5,0.2,1"], "--ranges"),
     ("refused", ["replay", "--example", "nope"], "--example"),
     ("refused", ["ci", "--condition", "n - o > 0.1 +/- 0.1", "--reliability", "1e-400"], "--reliability"),
+    # Ladder and P(A>B): counts exact or refused naming the flag typed, extremes answered at once [ladder]
+    ("refused", ["ladder-size", "--epsilon", "1e-300", "--step", "0.05", "--submissions", "100", *J], "--epsilon"),
+    ("refused", ["ladder-size", "--total-error", "1e-300", "--submissions", "100", *J], "--total-error"),
+    ("refused", ["ladder-size", "--epsilon", "0.05", "--step", "0.05", "--submissions", "1e400", *J],
+     "--submissions"),
+    ("answered", ["ladder-size", "--epsilon", "0.05", "--step", "0.05", "--submissions", "1e29", "--delta",
+                  "5e-324", *J], "--delta"),
+    ("answered", ["ladder", "--example", "ladder_ties.csv", "--step", "5e-324", *J], "--step"),
+    ("refused", ["compare", "--example", "compare_paired.csv", "--resamples", "1e10", *J], "--resamples"),
+    ("answered", ["compare", "--example", "compare_paired.csv", "--resamples", "1e9", *J], "--resamples"),
+    ("refused", ["compare", "--example", "compare_paired.csv", "--gamma", "0.5", *J], "--gamma"),
+    ("refused", ["compare-size", "--gamma", "0.5000000000001", *J], "--gamma"),
+    ("answered", ["compare-size", "--alpha", "1e-300", "--beta", "1e-300", *J], "--alpha"),
 ]
 
 
