@@ -1,7 +1,8 @@
 """The floor: the least a Panel page can be — one input, one HTML pane and a 1,000-point Bokeh line.
 
-Served with the dashboard's own server settings (:func:`meter_dashboard.serving.server_options`,
-the same thread pool), so "planner vs floor" compares the pages, not the servers::
+Served with the dashboard's own server settings (:func:`meter_dashboard.serving.server_options`
+and :func:`meter_dashboard.workers.use_session_threads`), so "planner vs floor" compares the
+pages, not the servers::
 
     python -m tests.benchmarks.load.floor_app --port 5100 [--num-threads N]
 
@@ -18,6 +19,7 @@ import panel as pn
 from bokeh.plotting import figure
 
 from meter_dashboard.serving import DEFAULT_THREADS, server_options
+from meter_dashboard.workers import use_session_threads
 
 
 def answer(text: str) -> str:
@@ -48,7 +50,7 @@ def main(argv=None) -> None:
     parser.add_argument("--port", type=int, default=5100)
     parser.add_argument("--num-threads", type=int, default=DEFAULT_THREADS)
     args = parser.parse_args(argv)
-    pn.config.nthreads = args.num_threads or None
+    use_session_threads(args.num_threads)
     pn.serve({"floor": build}, show=False, **server_options(args.port, "127.0.0.1"))
 
 

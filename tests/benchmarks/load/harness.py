@@ -59,7 +59,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _env() -> dict:
+def child_env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.setdefault("BOKEH_LOG_LEVEL", "error")
@@ -94,7 +94,7 @@ class Server:
 
     def start(self, timeout: float = 120) -> Server:
         log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=_env())
+        self.proc = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=child_env())
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:

@@ -44,11 +44,11 @@ def trace_csv(path: Path, steps: int = UPLOAD_STEPS) -> Path:
     return path
 
 
-def approve_expected(alpha: float) -> dict:
-    """What the adversary example's headlines show at ``alpha`` (computed here): class -> text."""
+def approve_expected(alpha: float, example: str = "adversary") -> dict:
+    """What an example's headlines show at ``alpha`` (computed here): class -> text."""
     from meter_dashboard.models.approve import ApproveModel
 
-    model = ApproveModel(example="adversary", alpha=alpha)
+    model = ApproveModel(example=example, alpha=alpha)
     return {"approve-count": f"{model.result.approvals} of {model.trace.modifications}",
             "approve-fwer": f"≤ {alpha:g}"}
 
