@@ -60,6 +60,9 @@ PAGES = {
     "approve": Page("Approve", "meter_dashboard.views.approve",
                     "Approve model modifications on a reused test set with a controlled rate of bad approvals "
                     "(SRGP)."),
+    "testsets": Page("Test sets", "meter_dashboard.views.testsets",
+                     "Guarded test sets, live: developers submit predictions and see only the meter's signal or "
+                     "pass/fail, while the budget is enforced."),
 }
 
 
@@ -188,8 +191,9 @@ def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = 
 
     Listens on ``address`` (this machine only by default); ``num_threads`` workers run the
     sessions' events (:data:`~meter_dashboard.serving.DEFAULT_THREADS`, a
-    :class:`~meter_dashboard.workers.SessionExecutor`; 0 runs them on the event loop); ``num_procs`` processes share the port (Bokeh's ``--num-procs``: a session lives in
-    the process its websocket reached).  ``extra_patterns``: Tornado routes added beside the
+    :class:`~meter_dashboard.workers.SessionExecutor`; 0 runs them on the event loop);
+    ``num_procs`` processes share the port (Bokeh's ``--num-procs``: a session lives in the
+    process its websocket reached).  ``extra_patterns``: Tornado routes added beside the
     pages and ``/docs``.  The server settings are :func:`meter_dashboard.serving.server_options`;
     other keyword arguments go to ``pn.serve``.
     """

@@ -11,8 +11,8 @@ team, so the defaults are chosen for that:
   callback does not hold the event loop that every other session needs;
 - a session whose browser left is destroyed after :data:`SESSION_LIFETIME_MS`, and its memory
   goes with it;
-- a browser may not send a websocket message larger than the largest upload needs
-  (:func:`websocket_limit`).
+- a browser may not send a websocket message larger than the upload limits of
+  :mod:`meter_dashboard._files` allow (:func:`websocket_limit`).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import ipaddress
 import re
 import socket
 
-from ._files import MAX_UPLOAD_BYTES
+from ._files import WEBSOCKET_MAX_MESSAGE_BYTES
 from ._validation import InputError
 
 __all__ = [
@@ -50,13 +50,14 @@ _ADDRESS_RULE = "an IP address of this machine (127.0.0.1, 0.0.0.0 for every int
 
 
 def websocket_limit() -> int:
-    """Largest websocket message a browser may send: the largest upload, base64-encoded, plus 1 MiB.
+    """Largest websocket message a browser may send: :data:`~meter_dashboard._files.WEBSOCKET_MAX_MESSAGE_BYTES`.
 
-    A file input sends the whole file in one message (base64: 4 bytes per 3); the readers
-    refuse anything over :data:`~meter_dashboard._files.MAX_UPLOAD_BYTES` anyway, so the server
-    never buffers more than this per message (Bokeh's default is 20 MiB).
+    The upload limits live in :mod:`meter_dashboard._files`: chunked uploads send
+    ``UPLOAD_CHUNK_BYTES`` per message, and a whole-file input sends at most
+    ``MAX_UPLOAD_BYTES`` base64-encoded in one message, which fits (``fits_one_message``);
+    the server is told this cap explicitly so that it never buffers more per message.
     """
-    return 4 * -(-MAX_UPLOAD_BYTES // 3) + 1024 * 1024
+    return WEBSOCKET_MAX_MESSAGE_BYTES
 
 
 def check_address(value: str | None, parameter: str = "--address") -> str:

@@ -6,7 +6,12 @@ import socket
 import pytest
 
 from meter_dashboard import serving
-from meter_dashboard._files import MAX_UPLOAD_BYTES
+from meter_dashboard._files import (
+    MAX_UPLOAD_BYTES,
+    UPLOAD_CHUNK_BYTES,
+    WEBSOCKET_MAX_MESSAGE_BYTES,
+    fits_one_message,
+)
 from meter_dashboard._validation import InputError
 
 
@@ -51,11 +56,12 @@ def test_an_address_of_another_machine_is_named():
         serving.check_bindable("192.0.2.1", 0)  # TEST-NET-1: never assigned to this machine
 
 
-def test_websocket_limit_fits_the_largest_upload_and_no_more():
+def test_websocket_limit_is_the_upload_modules_and_fits_the_largest_upload():
     limit = serving.websocket_limit()
-    base64_upload = 4 * ((MAX_UPLOAD_BYTES + 2) // 3)
-    assert base64_upload < limit <= base64_upload + 1024 * 1024
-    assert limit < 20 * 1024 * 1024  # below Bokeh's default
+    assert limit == WEBSOCKET_MAX_MESSAGE_BYTES
+    assert fits_one_message(MAX_UPLOAD_BYTES)  # a whole-file input at the limit still fits one message
+    assert 4 * ((MAX_UPLOAD_BYTES + 2) // 3) < limit
+    assert UPLOAD_CHUNK_BYTES * 4 < limit  # chunked uploads, base64 or not, are far below
 
 
 def test_server_options():

@@ -29,6 +29,8 @@ def register(sub) -> None:
                    "every network interface, with no login: see README, 'Serving a team')")
     p.add_argument("--no-show", action="store_true", help="do not open a browser tab")
     p.add_argument("--pages", default=None, help="comma-separated page names (default: all)")
+    p.add_argument("--store", default=None, help="guarded test sets' store: sqlite:///PATH or postgresql+psycopg://... "
+                   "(default $METER_DASHBOARD_STORE, else a SQLite file in the user's data directory)")
     p.add_argument(
         "--allow-websocket-origin",
         action="append",
@@ -67,12 +69,15 @@ def run(args) -> int:
         unknown = [n for n in names if n not in pages.available_pages()]
         if unknown:
             raise InputError("--pages", "names from " + ", ".join(pages.available_pages()), args.pages)
+    from ..testsets import api, store
+
+    store_url = store.configure(args.store)  # opened on first use: the other pages never need it
     if not is_local(address):
         print(f"meter-dashboard serve: {exposure_warning(address, port)}", file=sys.stderr, flush=True)
     try:
         pages.serve(port=port, address=address, show=not args.no_show, pages=names,
                     websocket_origin=args.allow_websocket_origin, num_threads=threads, num_procs=procs,
-                    session_lifetime_ms=lifetime, verbose=True)
+                    session_lifetime_ms=lifetime, extra_patterns=api.patterns(store_url), verbose=True)
     except OSError as exc:  # the port was taken between the check and the bind
         raise bind_error(exc, address, port) from None
     return 0
