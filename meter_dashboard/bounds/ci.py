@@ -49,11 +49,12 @@ import math
 
 import numpy as np
 
-from .._validation import InputError
+from .._validation import InputError, raw
 
 __all__ = [
     "ADAPTIVITIES",
     "MODES",
+    "MAX_LABELS",
     "log_histories",
     "hoeffding_bound",
     "hoeffding_labels",
@@ -70,6 +71,10 @@ __all__ = [
 ADAPTIVITIES = ("none", "full", "firstChange")
 #: How an Unknown clause maps to a signal (Appendix A.2).
 MODES = ("fp-free", "fn-free")
+
+#: The largest count returned: beyond 2**53 a float no longer holds every integer, so the
+#: smallest n could not be told from its neighbours.  Larger counts are refused, never printed wrong.
+MAX_LABELS = 2**53
 
 _LOG2 = math.log(2.0)
 
@@ -141,10 +146,17 @@ def _smallest(log_count, rate, log_delta):
 
     One exponential term, so the real root ``(log_count - log_delta) / rate`` is closed form;
     the integer is then made exact (n satisfies the strict inequality, n - 1 does not).
+    A root above :data:`MAX_LABELS` raises :class:`InputError` (parameter ``labels``).
     """
     a, r, t = np.broadcast_arrays(np.asarray(log_count, dtype=float), np.asarray(rate, dtype=float),
                                   np.asarray(log_delta, dtype=float))
-    n = np.maximum(np.floor((a - t) / r) + 1.0, 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        real = (a - t) / r
+    if not np.all(real <= MAX_LABELS):  # also catches inf and NaN
+        worst = np.nanmax(np.where(np.isnan(real), np.inf, real))
+        raise InputError("labels", f"at most {MAX_LABELS:,} (the count these settings need is not exact beyond)",
+                         raw(f"{worst:.3g} labels needed"))
+    n = np.maximum(np.floor(real) + 1.0, 0.0)
     for _ in range(8):  # rounding can misplace the floor by one label at most; loop for safety
         too_small = a - r * n >= t
         too_big = (n >= 1) & (a - r * (n - 1.0) < t)
