@@ -68,10 +68,10 @@ def exact_estimate(name: str, value, location: str | None = None) -> Fraction:
         text = value if isinstance(value, str) else str(value)
         try:
             result = parse_exact_decimal(name, text, location=location)
-        except InputError as exc:
-            if exc.rule == "a decimal number":
-                raise InputError(name, _RULE, value, location=location) from None
-            raise InputError(name, f"{_RULE} ({exc.rule})", value, location=location) from None
+        except InputError as exc:  # not a number, not finite, too long, too many digits, absurd size
+            detail = exc.rule.replace("a decimal number", "").strip()
+            rule = _RULE if detail in ("", "(finite)") else f"{_RULE}, {detail}"
+            raise InputError(name, rule, value, location=location) from None
     if not (0 <= result <= 1):
         raise InputError(name, _RULE, raw(format_value(value) if not isinstance(value, Fraction)
                                           else format_number(value)), location=location)

@@ -106,23 +106,28 @@ def validate_difference_bound(value) -> float | None:
 def delta_from_reliability(reliability) -> float:
     """``1 - reliability`` computed exactly (``1 - 0.9999`` is ``1e-4``, not 9.99999999999e-05).
 
-    The text is parsed with :func:`~meter_dashboard._validation.parse_exact_decimal`, so
-    its size and digits are bounded before any arithmetic; a reliability so small that
-    ``1 - reliability`` rounds to 1 (``1e-400``) is refused with the value typed.
+    The value is read as a bounded float first and then exactly with
+    :func:`~meter_dashboard._validation.parse_exact_decimal`, so its size and digits are
+    bounded before any arithmetic; a reliability so small that ``1 - reliability`` rounds
+    to 1 (``1e-400``) is refused with the value typed.
     """
     if isinstance(reliability, bool) or reliability is None:
         raise InputError("reliability", _RELIABILITY_RULE, reliability)
     try:
+        approx = check_number("reliability", reliability)
+    except InputError:
+        raise InputError("reliability", _RELIABILITY_RULE, reliability) from None
+    if not 0 <= approx <= 1:  # 0.99999999999999999999 is 1.0 as a float: decided exactly below
+        raise InputError("reliability", _RELIABILITY_RULE, reliability)
+    if approx < 1e-15:  # 1 - reliability would round to 1 (1e-400 is 0.0 as a float)
+        raise InputError("reliability", f"{_RELIABILITY_RULE}, of at least 1e-15", reliability)
+    try:
         value = parse_exact_decimal("reliability", reliability if isinstance(reliability, str) else str(reliability))
     except InputError as exc:
-        rule = _RELIABILITY_RULE if exc.rule == "a decimal number" else f"{_RELIABILITY_RULE} ({exc.rule})"
-        raise InputError("reliability", rule, reliability) from None
+        raise InputError("reliability", f"{_RELIABILITY_RULE} ({exc.rule})", reliability) from None
     if not 0 < value < 1:
         raise InputError("reliability", _RELIABILITY_RULE, reliability)
-    delta = float(1 - value)
-    if not 0 < delta < 1:  # 1 - 1e-20 rounds to 1.0 in floating point
-        raise InputError("reliability", f"{_RELIABILITY_RULE}, of at least 1e-15", reliability)
-    return delta
+    return float(1 - value)
 
 
 def check_steps(steps) -> int:

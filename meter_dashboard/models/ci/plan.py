@@ -511,7 +511,15 @@ def ci_labels(condition=default("condition"), reliability: float = default("reli
     setup = _setup(cond, mode, p, bool(check_difference_bound))
     by, arrays = {}, {}
     for a in ADAPTIVITIES:
-        arr = arrays[a] = _counts(cond, delta, steps, a, setup)
+        try:
+            arr = arrays[a] = _counts(cond, delta, steps, a, setup)
+        except InputError:
+            if a == adaptivity:
+                raise
+            # another adaptivity needs more labels than can be counted exactly: shown as unknown
+            by[a] = {"labels": None, **({"optimized": None, "unlabeled": None, "labels_per_commit": None}
+                                        if setup.applies else {})}
+            continue
         entry = {"labels": int(arr["baseline"])}
         if setup.applies:
             entry["optimized"] = int(arr["optimized"])

@@ -26,8 +26,8 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import math
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 
@@ -47,11 +47,11 @@ EXAMPLES = ("ci_commits.csv", "ci_predictions.csv")
 
 _IGNORED_COLUMNS = {"id", "example", "index"}
 #: A plain decimal in [0, 1]-friendly form: digits with at most one point, nothing else.
-_PLAIN = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
-_PLAIN_COLUMN = re.compile(r"(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\n)*")
-_FRACTION_DIGITS = re.compile(r"\.([0-9]*)")
-#: Scaled integers of plain decimals stay below 2**53 with at most this many fraction digits.
-_MAX_FAST_PLACES = 15
+#: Deletes the characters of a plain decimal: text left over means a cell is not plain.
+_PLAIN_CHARS = str.maketrans("", "", "0123456789. \t")
+#: Plain cells up to this length have at most 15 fraction digits: exact over 10**15 < 2**53.
+_MAX_PLAIN_CHARS = 16
+_PLAIN_SCALE = 10**15
 
 
 @dataclass(frozen=True)
@@ -128,37 +128,71 @@ def _text(source) -> tuple:
     return read_text(source, parameter="trace")[0], ""
 
 
+class _Lines:
+    """The line number of each data row, found only when an error message needs one."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._lines = None
+
+    def __getitem__(self, i: int) -> int:
+        if self._lines is None:
+            reader = csv.reader(io.StringIO(self.text, newline=""), skipinitialspace=True)
+            self._lines = [reader.line_num for row in reader if _kept(row)][1:]
+        return self._lines[i]
+
+
+def _kept(row: list) -> bool:
+    """Blank lines (and lines of blank cells) are skipped."""
+    return bool(row) and any(cell.strip() for cell in row)
+
+
 def _rows(text: str) -> tuple:
-    """``(header, rows, line numbers)`` of CSV text; every field bounded in length."""
+    """``(header, data rows, line numbers)`` of CSV text; every field bounded in length.
+
+    The csv module reads every row in C; Python-level work per cell happens only for
+    rows that need it (blank or ragged rows, over-long lines), and line numbers are
+    recovered only for a message.
+    """
     reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True)
-    rows, lines = [], []
     try:
-        for row in reader:
-            if row and any(cell.strip() for cell in row):
-                rows.append(row)
-                lines.append(reader.line_num)
+        rows = list(reader)
     except csv.Error as exc:  # a field over the csv module's limit, a NUL byte
         line = reader.line_num
         if "field larger" not in str(exc):
             raise InputError("trace", "a CSV file", raw(str(exc)[:120]), location=f"line {line}") from None
-        where = _long_field(text, line, rows[0] if rows else [])
+        header = next(csv.reader(io.StringIO(text, newline="")), [])
         raise InputError("trace", f"fields of at most {MAX_FIELD_CHARS:,} characters",
-                         raw("a field of more than 131,072 characters"), location=where) from None
+                         raw("a field of more than 131,072 characters"), location=_long_field(text, line, header)) from None
+    if any(len(r) < 2 and not (r and r[0].strip()) for r in rows):
+        rows = [r for r in rows if _kept(r)]
     if not rows:
         raise InputError("trace", "a CSV file with a header row", raw("an empty file"))
-    width = len(rows[0])
-    for row, line in zip(rows, lines):
-        if len(row) > width:
-            raise InputError("trace", f"rows of at most {width} fields (as many as the header)",
-                             raw(f"{len(row)} fields"), location=f"line {line}")
+    header, data, lines = rows[0], rows[1:], _Lines(text)
+    width = len(header)
+    if max(map(len, text.splitlines())) > MAX_FIELD_CHARS:
+        _check_field_lengths(header, data, lines)
+    widths = {len(r) for r in data}
+    if widths - {width}:
+        for i, row in enumerate(data):
+            if len(row) > width:
+                raise InputError("trace", f"rows of at most {width} fields (as many as the header)",
+                                 raw(f"{len(row)} fields"), location=f"line {lines[i]}")
+            row.extend([""] * (width - len(row)))
+    return [c.strip() for c in header], data, lines
+
+
+def _check_field_lengths(header: list, data: list, lines: _Lines) -> None:
+    for j, cell in enumerate(header):
+        if len(cell) > MAX_FIELD_CHARS:
+            raise InputError("trace", f"fields of at most {MAX_FIELD_CHARS:,} characters",
+                             raw(f"{len(cell):,} characters"), location=f"line 1, column {j + 1}")
+    for i, row in enumerate(data):
         for j, cell in enumerate(row):
             if len(cell) > MAX_FIELD_CHARS:
-                name = rows[0][j].strip() if j < width and row is not rows[0] else f"{j + 1}"
+                name = header[j].strip()[:40] if j < len(header) else str(j + 1)
                 raise InputError("trace", f"fields of at most {MAX_FIELD_CHARS:,} characters",
-                                 raw(f"{len(cell):,} characters"), location=f"line {line}, column '{name[:40]}'")
-        if len(row) < width:
-            row.extend([""] * (width - len(row)))
-    return [c.strip() for c in rows[0]], [[c.strip() for c in r] for r in rows[1:]], lines[1:]
+                                 raw(f"{len(cell):,} characters"), location=f"line {lines[i]}, column '{name}'")
 
 
 def _long_field(text: str, line: int, header: list) -> str:
@@ -182,31 +216,36 @@ def _header(columns: list) -> list:
 
 
 def _plain_column(cells: list) -> ExactColumn | None:
-    """Plain decimals (``0.8123``) as scaled integers in one pass; None when some cell is not plain."""
-    joined = "\n".join(cells) + "\n"
-    if not _PLAIN_COLUMN.fullmatch(joined):
+    """Plain decimals (``0.8123``) as exact scaled integers, column-wise; None when some cell is not plain.
+
+    A plain cell of at most 16 characters has at most 15 fraction digits; ``float(text)`` is
+    correctly rounded and ``value * 10**15 < 2**53`` carries an error below 0.25 for a
+    value <= 1, so rounding recovers the exact numerator over ``10**15``, which is then
+    reduced to the column's smallest common denominator.
+    """
+    if "".join(cells).translate(_PLAIN_CHARS) or max(map(len, cells)) > _MAX_PLAIN_CHARS:
+        return None  # an exponent, a sign, a letter, many digits: parsed cell by cell
+    try:
+        values = np.fromiter(map(float, cells), dtype=float, count=len(cells))
+    except ValueError:  # '1.2.3', '.'
         return None
-    places = max((len(m) for m in _FRACTION_DIGITS.findall(joined)), default=0)
-    if places > _MAX_FAST_PLACES:
-        return None
-    scale = 10**places
-    # float(text) is correctly rounded and value * 10**places < 2**53 carries an error below
-    # 0.25, so rounding recovers the exact scaled integer of every plain decimal <= 1.
-    values = np.asarray(cells, dtype=float)
     if np.any(values > 1):
         return None  # the cell-by-cell path names the first value out of range
-    return ExactColumn.from_scaled(np.rint(values * scale).astype(np.int64), scale)
+    numerators = np.rint(values * _PLAIN_SCALE).astype(np.int64)
+    common = math.gcd(int(np.gcd.reduce(numerators)), _PLAIN_SCALE)
+    return ExactColumn.from_scaled(numerators // common, _PLAIN_SCALE // common)
 
 
-def _number_column(var: str, col: str, cells: list, lines: list) -> ExactColumn:
+def _number_column(var: str, col: str, cells: list, lines) -> ExactColumn:
     """One estimates column, exact; errors name the line and the column."""
-    present = [c for c in cells if c != ""]
-    if len(present) == len(cells):
+    if all(cells):
         fast = _plain_column(cells)
         if fast is not None:
             return fast
-    values = [None if cell == "" else exact_estimate(var, cell, f"line {line}, column '{col}'")
-              for cell, line in zip(cells, lines)]
+    values = []
+    for i, cell in enumerate(cells):
+        cell = cell.strip()
+        values.append(None if cell == "" else exact_estimate(var, cell, f"line {lines[i]}, column '{col}'"))
     return ExactColumn.from_fractions(values)
 
 
@@ -217,7 +256,7 @@ def _predictions(columns: list, lower: list, rows: list, lines: list, name: str)
         raise InputError("trace", "a 'label' column and at least two model columns (the deployed model, then "
                          "the commits)", raw(", ".join(columns)))
     index = {c: j for j, c in enumerate(columns)}
-    data = {c: tuple(r[index[c]] for r in rows) for c in [label_col] + models}
+    data = {c: tuple(r[index[c]].strip() for r in rows) for c in [label_col] + models}
     for col in [label_col] + models:
         if "" in data[col]:
             row = data[col].index("")
@@ -238,7 +277,7 @@ def _estimates(columns: list, lower: list, rows: list, lines: list, name: str) -
         values[var] = _number_column(var, columns[j], [r[j] for r in rows], lines)
     if "commit" in lower:
         j = lower.index("commit")
-        commits = tuple(r[j] or f"commit {i + 1}" for i, r in enumerate(rows))
+        commits = tuple(r[j].strip() or f"commit {i + 1}" for i, r in enumerate(rows))
     else:
         commits = tuple(f"commit {i + 1}" for i in range(len(rows)))
     return CITrace("estimates", commits, columns=values, source=name)
