@@ -541,7 +541,8 @@ def ci_labels(condition=default("condition"), reliability: float = default("reli
 def _largest_fitting_steps(cond: Condition, delta, steps: np.ndarray, adaptivity: str, setup: _Setup):
     """The largest H in ``steps`` whose counts are small enough to be exact (None if none is).
 
-    Every count grows with H (``log S`` does), so a bisection over the sorted values decides.
+    Called when the largest does not fit.  Every count grows with H (``log S`` does), so a
+    bisection over the sorted values decides.
     """
     def fits(h) -> bool:
         try:
@@ -553,8 +554,6 @@ def _largest_fitting_steps(cond: Condition, delta, steps: np.ndarray, adaptivity
             return False
 
     values = np.unique(steps)
-    if fits(values[-1]):
-        return values[-1]
     lo, hi = -1, values.size - 1  # values[lo] fits (lo = -1: nothing does), values[hi] does not
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -564,12 +563,14 @@ def _largest_fitting_steps(cond: Condition, delta, steps: np.ndarray, adaptivity
 
 def _curve(cond: Condition, delta, steps: np.ndarray, adaptivity: str, setup: _Setup) -> dict:
     """One adaptivity's curves; where a count is too large to be exact the curve holds NaN (not drawn)."""
-    top = _largest_fitting_steps(cond, delta, steps, adaptivity, setup) if steps.size else None
-    keep = steps <= top if top is not None else np.zeros(steps.shape, dtype=bool)
-    if keep.all():
+    try:
         arr = _arrays(cond, delta, steps, adaptivity, setup)
         pick = {"baseline": arr["baseline"], "optimized": arr.get("optimized"), "per_commit": arr.get("per_commit")}
-    else:
+    except InputError as exc:
+        if exc.parameter != "labels":
+            raise
+        top = _largest_fitting_steps(cond, delta, steps, adaptivity, setup)
+        keep = steps <= top if top is not None else np.zeros(steps.shape, dtype=bool)
         arr = _arrays(cond, delta, steps[keep], adaptivity, setup) if keep.any() else {}
         pick = {}
         for key in ("baseline", "optimized", "per_commit"):

@@ -82,35 +82,42 @@ class CIReplay:
         """``'pass'`` / ``'fail'`` per commit."""
         return np.where(self.columns["passed"], _PASS, _FAIL).tolist()
 
-    def _lists(self) -> dict:
-        """Every column as a Python list of Python values (None where absent)."""
-        c = self.columns
-        out = {"commit": list(c["commit"])}
+    def _lists(self, stop: int | None = None) -> dict:
+        """Every column (its first ``stop`` entries) as a Python list of Python values (None where absent)."""
+        c, cut = self.columns, slice(0, stop)
+        size = len(c["commit"][cut])
+        out = {"commit": list(c["commit"][cut])}
         for var in ("n", "o", "d"):
-            values = c[var].tolist()
-            out[var] = values if c["present"][var].all() else [v if ok else None
-                                                                 for v, ok in zip(values, c["present"][var])]
-        out["clauses"] = [[TRUTHS[k] for k in col] for col in c["clauses"].T.tolist()]
-        out["truth"] = [TRUTHS[k] for k in c["truth"].tolist()]
-        out["signal"] = self.signals()
-        out["active"] = list(c["active"])
-        out["disagreements"] = (c["disagreements"].tolist() if c["disagreements"] is not None
-                                else [None] * len(self))
-        out["bound_ok"] = c["bound_ok"].tolist() if c["bound_ok"] is not None else [None] * len(self)
-        if c["bound_ok"] is not None and c["bound_missing"].any():
-            out["bound_ok"] = [None if m else b for b, m in zip(out["bound_ok"], c["bound_missing"])]
+            values, present = c[var][cut].tolist(), c["present"][var][cut]
+            out[var] = values if present.all() else [v if ok else None for v, ok in zip(values, present)]
+        out["clauses"] = [[TRUTHS[k] for k in col] for col in c["clauses"][:, cut].T.tolist()]
+        out["truth"] = [TRUTHS[k] for k in c["truth"][cut].tolist()]
+        out["signal"] = np.where(c["passed"][cut], _PASS, _FAIL).tolist()
+        out["active"] = list(c["active"][cut])
+        out["disagreements"] = c["disagreements"][cut].tolist() if c["disagreements"] is not None else [None] * size
+        out["bound_ok"] = [None] * size
+        if c["bound_ok"] is not None:
+            ok, absent = c["bound_ok"][cut].tolist(), c["bound_missing"][cut]
+            out["bound_ok"] = [None if m else b for b, m in zip(ok, absent)] if absent.any() else ok
         for a in ADAPTIVITIES:
-            out[f"testset_{a}"] = c[f"testset_{a}"].tolist()
-            out[f"alarm_{a}"] = c[f"alarm_{a}"].tolist()
+            out[f"testset_{a}"] = c[f"testset_{a}"][cut].tolist()
+            out[f"alarm_{a}"] = c[f"alarm_{a}"][cut].tolist()
         return out
+
+    @staticmethod
+    def _dicts(lists: dict) -> tuple:
+        keys = list(lists)
+        return tuple(dict(zip(keys, values)) for values in zip(*(lists[k] for k in keys)))
 
     @cached_property
     def rows(self) -> tuple:
         """One dict per commit: ``commit, n, o, d, clauses, truth, signal, active, disagreements,
         bound_ok``, then ``testset_<a>, alarm_<a>`` per adaptivity (built on first use)."""
-        lists = self._lists()
-        keys = list(lists)
-        return tuple(dict(zip(keys, values)) for values in zip(*(lists[k] for k in keys)))
+        return self._dicts(self._lists())
+
+    def head(self, count: int) -> tuple:
+        """The :attr:`rows` of the first ``count`` commits (without building the others)."""
+        return self.rows[:count] if "rows" in self.__dict__ else self._dicts(self._lists(count))
 
     def to_frame(self):
         """A pandas DataFrame: one row per commit, one column per clause truth."""
