@@ -25,7 +25,7 @@ import param
 from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker, HoverTool, Legend, NumeralTickFormatter, Span
 from bokeh.plotting import figure
 
-from .._validation import InputError, check_int, check_positive, format_value
+from .._validation import InputError, check_number, format_value
 from ..models.ci import (
     ADAPTIVITIES,
     ADAPTIVITY_TITLES,
@@ -40,7 +40,10 @@ from ..models.ci import (
 )
 from ..models.ci.inputs import check_choice, check_steps, validate_difference_bound
 from ..models.ci_grammar import VARIABLE_NAMES
-from ._style import CSS, PALETTE, error_html, esc, fmt_int, headline_html
+from . import formatting as fmt
+from .base import DashboardView
+from .inputs import NumberInput
+from .style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html, swatch_html
 
 #: One colour per adaptivity, shared by the plot and the tables.
 ADAPTIVITY_COLORS = {"none": PALETTE[2], "full": PALETTE[0], "firstChange": PALETTE[1]}
@@ -59,97 +62,46 @@ _EXAMPLES = {
     "No trace": "",
 }
 
-_CI_CSS = """
-.ci-badge { display:inline-block; white-space:nowrap; padding:1px 8px; border-radius:10px; font-size:12px; font-weight:600; }
-.ci-pass { background:#e3f4ea; color:#1d5e3a; }
-.ci-fail { background:#fde8e1; color:#8a1c00; }
-.ci-unknown { background:#eef2f6; color:#4a5a6a; }
-.ci-alarm { background:#fff1cc; color:#6b4a00; }
-.ci-pointer { font-family: ui-monospace, Menlo, Consolas, monospace; font-size:13px; margin:4px 0 0 0;
-  white-space:pre; color:#8a1c00; }
-.ci-scroll { max-height:460px; overflow-y:auto; }
-.ci-grammar code { background:#f5f8fb; padding:0 3px; border-radius:3px; }
-.ci-cards { display:flex; gap:12px; flex-wrap:wrap; }
-.ci-banner { margin-bottom:6px; }
-.ci-warning { margin-top:4px; }
-.ci-section { margin:18px 0 4px 0; }
-.ci-label { font-weight:700; }
-.ci-clause-block { margin-top:10px; }
-.ci-muted { color:#4a5a6a; }
-.ci-nowrap { white-space:nowrap; }
-.ci-swatch { display:inline-block; width:10px; height:10px; margin-right:6px; border-radius:2px; }
-""" + "".join(f".ci-swatch-{a} {{ background:{c}; }}\n" for a, c in ADAPTIVITY_COLORS.items())
-
-_STYLES = [CSS, _CI_CSS]
-
-
-def _html(text: str = "", **kwargs) -> pn.pane.HTML:
-    """An HTML pane that carries the page's stylesheets into its shadow root."""
+def _html(text: str = "", **kwargs) -> HTML:
+    """An HTML pane (with the dashboard's stylesheet) as wide as its column."""
     kwargs.setdefault("sizing_mode", "stretch_width")
-    return pn.pane.HTML(text, stylesheets=_STYLES, **kwargs)
+    return HTML(text, **kwargs)
 
 
 def _badge(truth_or_signal: str) -> str:
     key = {"pass": "pass", "fail": "fail", RESULT_TRUE: "pass", RESULT_FALSE: "fail"}.get(truth_or_signal, "unknown")
     label = {"pass": "✓ pass", "fail": "✗ fail"}.get(truth_or_signal, truth_or_signal)
-    return f'<span class="ci-badge ci-{key}">{esc(label)}</span>'
-
-
-def _hours(h) -> str:
-    if h is None:
-        return "—"
-    return f"{h:,.1f} h" if h >= 1 else f"{h * 60:,.0f} min"
+    return f'<span class="md-badge md-{key}">{esc(label)}</span>'
 
 
 # ============================================================================ numeric inputs
-class _Number:
-    """A numeric widget, the message beside it, and the model parameter it sets when valid.
-
-    A value out of range, or an empty box, shows the widget's label, the rule and the value
-    typed; the model (and so every result) keeps the last good value.
-    """
-
-    def __init__(self, widget, model: CIModel, parameter: str, check):
-        self.widget, self.model, self.parameter, self.check = widget, model, parameter, check
-        self.message = _html("", css_classes=["ci-input-error", f"ci-{parameter.replace('_', '-')}-error"],
-                             margin=(0, 5))
-        widget.param.watch(self._typed, "value")
-        model.param.watch(self._model_changed, parameter)
-
-    def _typed(self, event) -> None:
-        value = event.new
+def _reliability_check(label: str):
+    """The model's own reliability rule (exact 1 - reliability, bounded text), naming ``label``."""
+    def check(text) -> float:
         try:
-            if value is None:
-                raise InputError(self.parameter, "a number", None)
-            valid = self.check(value)
+            delta_from_reliability(text)
+            return check_number(label, text)
         except InputError as exc:
-            got = "empty" if value is None else format_value(value)
-            self.message.object = error_html(f"{self.widget.label} must be {exc.rule}; got {got}")
-            return
-        self.message.object = ""
-        if valid != getattr(self.model, self.parameter):
-            setattr(self.model, self.parameter, valid)
-
-    def _model_changed(self, event) -> None:
-        if event.new is not None and self.widget.value != event.new:
-            self.widget.value = event.new
-        self.message.object = ""
+            raise exc.renamed(label) from None
+    return check
 
 
-def _check_reliability(value) -> float:
-    delta_from_reliability(value)
-    return float(value)
+def _renamed_check(check, label: str):
+    """``check(value)`` with its messages naming ``label`` (what the page calls the input)."""
+    def renamed(text):
+        try:
+            return check(text)
+        except InputError as exc:
+            raise exc.renamed(label) from None
+    return renamed
 
 
-def _check_seconds(value) -> float:
-    return check_positive("seconds_per_label", value)
+def _exact_text(value) -> str:
+    """A float as typed (``0.9999``, ``0.99999999``): never rounded to look like 1."""
+    return "" if value is None else f"{float(value):.15g}"
 
 
-def _check_labelers(value) -> int:
-    return check_int("labelers", value, minimum=1)
-
-
-class CI(pn.viewable.Viewer):
+class CI(DashboardView):
     """ease.ml/ci label counts and trace replay (the ``/ci`` page; ``md.CI()`` in notebooks).
 
     Parameters
@@ -171,6 +123,8 @@ class CI(pn.viewable.Viewer):
     >>> import meter_dashboard as md
     >>> md.CI(condition="n - o > 0.1 +/- 0.1", reliability=0.99)  # doctest: +SKIP
     """
+
+    title = "ease.ml/ci"
 
     model = param.ClassSelector(class_=CIModel)
     sync_url = param.Boolean(default=False)
@@ -240,38 +194,35 @@ class CI(pn.viewable.Viewer):
             + ". Combine with <code>+</code> <code>-</code> and constant factors <code>1.1 * o</code>; compare with "
               "<code>&gt;</code> or <code>&lt;</code>, a threshold and <code>+/-</code> tolerance; join clauses "
               "with <code>/\\</code>.</div>", margin=(0, 5))
-        self.reliability = pn.widgets.FloatInput(label="Reliability (1 − δ)", value=m.reliability, step=0.0001,
-                                                 description=m.param.reliability.doc,
-                                                 format="0.[0000000]", sizing_mode="stretch_width",
-                                                 css_classes=["ci-reliability"])
+        self.reliability = NumberInput(m, "reliability", label="Reliability (1 − δ)",
+                                       check=_reliability_check("Reliability (1 − δ)"), format=_exact_text,
+                                       css_classes=["ci-reliability"],
+                                       message_classes=["ci-input-error", "ci-reliability-error"])
         self.adaptivity = pn.widgets.RadioButtonGroup.from_param(m.param.adaptivity, label="Adaptivity",
                                                                  color="light", sizing_mode="stretch_width")
         self.mode = pn.widgets.RadioButtonGroup.from_param(m.param.mode, label="Mode", color="light",
                                                            sizing_mode="stretch_width")
-        self.steps = pn.widgets.EditableIntSlider(label="Steps H (commits per test set)", value=m.steps, start=1,
-                                                  end=128, sizing_mode="stretch_width",
-                                                  css_classes=["ci-steps"])
+        steps_label = "Steps H (commits per test set)"
+        self.steps = NumberInput(m, "steps", label=steps_label, check=_renamed_check(check_steps, steps_label),
+                                 slider={"start": 1, "end": 128, "step": 1}, css_classes=["ci-steps"],
+                                 message_classes=["ci-input-error", "ci-steps-error"])
         self.use_bound = pn.widgets.Checkbox(label="Known upper bound p on d (Pattern 2)",
                                              value=m.difference_bound is not None, css_classes=["ci-use-bound"])
-        self.bound = pn.widgets.FloatInput(label="p (bound on d)", value=m.difference_bound or 0.1, step=0.01,
-                                           width=110, disabled=m.difference_bound is None,
-                                           css_classes=["ci-bound"])
+        self._last_p = m.difference_bound or 0.1
+        self.bound = NumberInput(m, "difference_bound", label="p (bound on d)", width=110, format=_exact_text,
+                                 check=_renamed_check(validate_difference_bound, "p (bound on d)"),
+                                 getter=lambda model: (self._last_p if model.difference_bound is None
+                                                       else model.difference_bound),
+                                 on_value=self._on_p, css_classes=["ci-bound"],
+                                 message_classes=["ci-input-error", "ci-bound-error"])
+        self.bound.text.disabled = m.difference_bound is None
         self.check_bound = pn.widgets.Checkbox.from_param(m.param.check_difference_bound,
                                                           label="check p on unlabeled data", margin=(30, 5, 5, 10))
-        self.seconds = pn.widgets.FloatInput(label="Seconds per label", value=m.seconds_per_label, step=0.5, width=140,
-                                             description=m.param.seconds_per_label.doc,
-                                             css_classes=["ci-seconds"])
-        self.labelers = pn.widgets.IntInput(label="Labelers", value=m.labelers, width=100, css_classes=["ci-labelers"],
-                                            description=m.param.labelers.doc)
-        self.numbers = {
-            "reliability": _Number(self.reliability, m, "reliability", _check_reliability),
-            "steps": _Number(self.steps, m, "steps", check_steps),
-            "seconds_per_label": _Number(self.seconds, m, "seconds_per_label", _check_seconds),
-            "labelers": _Number(self.labelers, m, "labelers", _check_labelers),
-        }
-        self.bound_error = _html("", css_classes=["ci-input-error", "ci-bound-error"], margin=(0, 5))
-        self.use_bound.param.watch(self._on_bound, "value")
-        self.bound.param.watch(self._on_bound, "value")
+        self.seconds = NumberInput(m, "seconds_per_label", label="Seconds per label", width=140,
+                                   css_classes=["ci-seconds"], message_classes=["ci-input-error", "ci-seconds-error"])
+        self.labelers = NumberInput(m, "labelers", label="Labelers", width=100, css_classes=["ci-labelers"],
+                                    message_classes=["ci-input-error", "ci-labelers-error"])
+        self.use_bound.param.watch(self._on_use_bound, "value")
         self.model.param.watch(self._on_model_bound, ["difference_bound"])
         self.other_errors = _html("", margin=(0, 5), css_classes=["ci-other-errors"])
 
@@ -357,28 +308,22 @@ class CI(pn.viewable.Viewer):
     # ------------------------------------------------------------------ layout
     def controls(self) -> pn.Column:
         """The input column (the sidebar of the served page)."""
-        n = self.numbers
         return pn.Column(
             self.preset,
             self.condition,
             self.condition_error,
             self.grammar,
             self.reliability,
-            n["reliability"].message,
-            _html('<span class="ci-label">Adaptivity</span>', margin=(8, 5, 0, 5)),
+            _html("<b>Adaptivity</b>", margin=(8, 5, 0, 5)),
             self.adaptivity,
-            _html('<span class="ci-label">Mode</span>', margin=(8, 5, 0, 5)),
+            _html("<b>Mode</b>", margin=(8, 5, 0, 5)),
             self.mode,
             self.steps,
-            n["steps"].message,
-            _html('<span class="ci-label">Optimizations</span>', margin=(10, 5, 0, 5)),
+            _html("<b>Optimizations</b>", margin=(10, 5, 0, 5)),
             self.use_bound,
             pn.Row(self.bound, self.check_bound, sizing_mode="stretch_width"),
-            self.bound_error,
-            _html('<span class="ci-label">Labeling effort</span>', margin=(10, 5, 0, 5)),
+            _html("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
             pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"),
-            n["seconds_per_label"].message,
-            n["labelers"].message,
             self.other_errors,
             sizing_mode="stretch_width",
         )
@@ -391,7 +336,7 @@ class CI(pn.viewable.Viewer):
             self.table,
             self.clauses,
             self.curve_pane,
-            _html('<h3 class="ci-section">Replay a commit trace</h3>'),
+            _html('<h3 class="md-subtitle">Replay a commit trace</h3>'),
             pn.Row(self.example, pn.Column(_html("<span class='md-note'>or upload a CSV</span>", margin=(0, 5)),
                                            self.upload),
                    pn.Column(_html("<span class='md-note'>firstChange alarm on</span>", margin=(0, 5)),
@@ -404,16 +349,11 @@ class CI(pn.viewable.Viewer):
             sizing_mode="stretch_width",
         )
 
-    def __panel__(self):
-        if not hasattr(self, "_layout"):
-            self._layout = pn.Row(pn.Column(self.controls(), width=360), self.results(), sizing_mode="stretch_width")
-        return self._layout
-
     # ------------------------------------------------------------------ URL
     def _read_url(self) -> None:
         """Apply the page's URL keys; a bad value gets a message naming the key, the rule and the value."""
         query = dict(parse_qsl(pn.state.location.search.lstrip("?"), keep_blank_values=True))
-        checks = {"reliability": _check_reliability, "steps": check_steps,
+        checks = {"reliability": _reliability_check("reliability"), "steps": check_steps,
                   "adaptivity": lambda v: check_choice("adaptivity", v, ADAPTIVITIES),
                   "mode": lambda v: check_choice("mode", v, MODES)}
         values, errors = {}, []
@@ -456,27 +396,20 @@ class CI(pn.viewable.Viewer):
         if self.condition.value_input != event.new:
             self.condition.param.update(value=event.new, value_input=event.new)
 
-    def _on_bound(self, *_):
-        self.bound.disabled = not self.use_bound.value
-        value = self.bound.value if self.use_bound.value else None
-        if self.use_bound.value:
-            try:
-                if value is None:
-                    raise InputError("difference_bound", "a number in (0, 1]", None)
-                value = validate_difference_bound(value)
-            except InputError as exc:
-                got = "empty" if value is None else format_value(value)
-                self.bound_error.object = error_html(f"{self.bound.label} must be {exc.rule}; got {got}")
-                return
-        self.bound_error.object = ""
-        if value != self.model.difference_bound:
+    def _on_use_bound(self, event):
+        self.bound.text.disabled = not event.new
+        self.model.difference_bound = self._last_p if event.new and self.bound.valid else None
+
+    def _on_p(self, value):
+        self._last_p = value
+        if self.use_bound.value and value != self.model.difference_bound:
             self.model.difference_bound = value
 
     def _on_model_bound(self, event):
-        p = event.new
-        self.use_bound.value = p is not None
-        if p is not None and self.bound.value != p:
-            self.bound.value = p
+        if event.new is not None:
+            self._last_p = event.new
+        self.use_bound.value = event.new is not None
+        self.bound.text.disabled = event.new is None
 
     def _on_example(self, event):
         self.model.load_example(_EXAMPLES[event.new])
@@ -491,8 +424,7 @@ class CI(pn.viewable.Viewer):
         r = self.model.result
         if r is None:
             return
-        banner = ('<div class="md-error ci-banner">Showing the last valid condition: fix the input marked in '
-                  'the sidebar.</div>') if self.model.error else ""
+        banner = stale_html("condition") if self.model.error else ""
         self.headlines.object = banner + _headlines(r)
         self.sentence.object = f'<p class="md-sentence">{esc(r.sentence())}</p>'
         self.table.object = _adaptivity_table(r)
@@ -589,21 +521,21 @@ def _log_ticks(arrays) -> list:
 
 # ============================================================================ HTML builders
 def _headlines(r) -> str:
-    cards = [headline_html("Labels · baseline", fmt_int(r.labels),
-                           f"{r.adaptivity} adaptivity · {_hours(r.labeler_hours)} of labeling", "ci-labels")]
+    cards = [headline_html("Labels · baseline", fmt.integer(r.labels),
+                           f"{r.adaptivity} adaptivity · {fmt.hours(r.labeler_hours)} of labeling", "ci-labels")]
     if r.optimized is not None:
         sub = ("no labels: unlabeled examples suffice" if r.optimized == 0 else
-               f"{r.saving:,.1f}× fewer · {_hours(r.optimized_labeler_hours)}")
-        cards.append(headline_html("Labels · optimized", fmt_int(r.optimized), sub, "ci-optimized"))
-        per = "—" if r.labels_per_commit is None else fmt_int(r.labels_per_commit)
+               f"{r.saving:,.1f}× fewer · {fmt.hours(r.optimized_labeler_hours)}")
+        cards.append(headline_html("Labels · optimized", fmt.integer(r.optimized), sub, "ci-optimized"))
+        per = "—" if r.labels_per_commit is None else fmt.integer(r.labels_per_commit)
         per_sub = ("needs a clause n − o with a variance bound" if r.labels_per_commit is None
-                   else f"active labeling · {_hours(r.per_commit_hours)} per commit")
+                   else f"active labeling · {fmt.hours(r.per_commit_hours)} per commit")
         cards.append(headline_html("Labels per commit", per, per_sub, "ci-labels-per-commit"))
         unl_sub = "for the clauses over d" if r.unlabeled else "none needed"
         if r.unlabeled and r.difference_bound is not None and "checked" in r.variance_source:
             unl_sub = "to check p and the clauses over d"
-        cards.append(headline_html("Unlabeled examples", fmt_int(r.unlabeled), unl_sub, "ci-unlabeled"))
-    return '<div class="ci-cards">' + "".join(cards) + "</div>"
+        cards.append(headline_html("Unlabeled examples", fmt.integer(r.unlabeled), unl_sub, "ci-unlabeled"))
+    return headlines_html(cards)
 
 
 def _assumptions(r) -> str:
@@ -629,14 +561,14 @@ def _adaptivity_table(r) -> str:
     for a in ADAPTIVITIES:
         v = r.by_adaptivity[a]
         cls = ' class="md-recommended"' if a == r.adaptivity else ""
-        cells = [f'<td><span class="ci-swatch ci-swatch-{a}"></span>{esc(a)}</td>',
-                 f'<td class="num ci-count-{a}">{fmt_int(v["labels"])}</td>']
+        cells = [f'<td>{swatch_html(f"palette-{PALETTE.index(ADAPTIVITY_COLORS[a])}")}{esc(a)}</td>',
+                 f'<td class="num ci-count-{a}">{fmt.integer(v["labels"])}</td>']
         if optimized:
             saving = "—" if not v["optimized"] or v["labels"] is None else f"{v['labels'] / v['optimized']:,.1f}×"
-            cells.append(f'<td class="num ci-optimized-{a}">{fmt_int(v["optimized"])}</td>')
+            cells.append(f'<td class="num ci-optimized-{a}">{fmt.integer(v["optimized"])}</td>')
             cells.append(f'<td class="num">{saving}</td>')
-            cells.append(f'<td class="num">{fmt_int(v["labels_per_commit"])}</td>')
-        cells.append(f"<td class='ci-muted'>{esc(ADAPTIVITY_TITLES[a].split('(', 1)[1].rstrip(')'))}</td>")
+            cells.append(f'<td class="num">{fmt.integer(v["labels_per_commit"])}</td>')
+        cells.append(f"<td class='md-plain'>{esc(ADAPTIVITY_TITLES[a].split('(', 1)[1].rstrip(')'))}</td>")
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
     return f'<table class="md-table ci-adaptivity-table">{head}{"".join(rows)}</table>'
 
@@ -656,12 +588,12 @@ def _clause_table(r) -> str:
     for c in r.clauses:
         tol = ", ".join(f"{esc(k)} ± {float(v):.4g}" for k, v in c.tolerances.items())
         cells = [f"<td><code>{esc(c.clause)}</code></td>", f"<td>{tol}</td>",
-                 f'<td class="num">{fmt_int(c.baseline)}</td>']
+                 f'<td class="num">{fmt.integer(c.baseline)}</td>']
         if optimized:
-            cells.append(f'<td class="num">{fmt_int(c.optimized)}</td>')
+            cells.append(f'<td class="num">{fmt.integer(c.optimized)}</td>')
             cells.append(f"<td>{esc(_METHODS.get(c.method, c.method))}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    return (f'<div class="ci-clause-block"><b>Per clause</b> <span class="md-note">({esc(r.adaptivity)} '
+    return (f'<div class="md-section"><b>Per clause</b> <span class="md-note">({esc(r.adaptivity)} '
             f'adaptivity; δ split equally across the clauses and the terms of each sum)</span>'
             f'<table class="md-table ci-clause-table">{head}{"".join(rows)}</table></div>')
 
@@ -679,24 +611,23 @@ def _replay_summary(rep, m) -> str:
     parts.append(f"Dashed lines in the plot: the alarms of the chosen adaptivity ({esc(m.adaptivity)}).")
     if rep.examples is not None:
         need = rep.required.get("optimized") or rep.required.get("labels")
-        parts.append(f"The trace has {rep.examples:,} test examples; the plan needs {fmt_int(need)} labels.")
-    warnings = "".join(f'<div class="md-error ci-warning">{esc(w)}</div>' for w in rep.warnings)
+        parts.append(f"The trace has {rep.examples:,} test examples; the plan needs {fmt.integer(need)} labels.")
+    warnings = "".join(f'<div class="md-error">{esc(w)}</div>' for w in rep.warnings)
     return f'<div class="md-note ci-replay-summary-text">{" ".join(parts)}</div>{warnings}'
 
 
 def _replay_row(i: int, r: dict, has_dis: bool) -> str:
-    def num(v):
-        return "—" if v is None else f"{v:.4f}"
+    num = fmt.number
     cells = [f"<td>{i + 1}</td>", f"<td>{esc(r['commit'])}</td>",
              f'<td class="num">{num(r["n"])}</td>', f'<td class="num">{num(r["o"])}</td>',
              f'<td class="num">{num(r["d"])}</td>']
     cells += [f"<td>{_badge(t)}</td>" for t in r["clauses"]]
     cells.append(f'<td class="ci-signal">{_badge(r["signal"])}</td>')
-    cells.append(f"<td class='ci-nowrap'>{esc(r['active'])}</td>")
+    cells.append(f"<td class='md-nowrap'>{esc(r['active'])}</td>")
     if has_dis:
-        cells.append(f'<td class="num">{fmt_int(r["disagreements"])}</td>')
+        cells.append(f'<td class="num">{fmt.integer(r["disagreements"])}</td>')
     for a in ADAPTIVITIES:
-        alarm = '<span class="ci-badge ci-alarm">new test set</span>' if r[f"alarm_{a}"] else ""
+        alarm = '<span class="md-badge md-alarm">new test set</span>' if r[f"alarm_{a}"] else ""
         cells.append(f"<td>{alarm}<span class='md-note'> #{r[f'testset_{a}']}</span></td>")
     return f"<tr>{''.join(cells)}</tr>"
 
@@ -717,10 +648,9 @@ def _replay_table(rep) -> str:
     legend = ('<div class="md-note">Clauses: ' + "; ".join(f"{i + 1}: <code>{esc(c)}</code>"
                                                             for i, c in enumerate(clauses))
               + ". #k is the test set a commit was evaluated on.</div>")
-    return f'{legend}<div class="ci-scroll"><table class="md-table ci-replay-table">{head}{rows}</table></div>{more}'
+    return f'{legend}<div class="md-scroll-y"><table class="md-table ci-replay-table">{head}{rows}</table></div>{more}'
 
 
 def page():
     """The served CI page: controls in the sidebar, results in the main area, URL-synced."""
-    view = CI(sync_url=True)
-    return view.results(), view.controls()
+    return CI(sync_url=True)
