@@ -71,7 +71,7 @@ def _html(text: str = "", **kwargs) -> HTML:
 def _badge(truth_or_signal: str) -> str:
     key = {"pass": "pass", "fail": "fail", RESULT_TRUE: "pass", RESULT_FALSE: "fail"}.get(truth_or_signal, "unknown")
     label = {"pass": "✓ pass", "fail": "✗ fail"}.get(truth_or_signal, truth_or_signal)
-    return f'<span class="md-badge md-{key}">{esc(label)}</span>'
+    return f'<span class="md-badge md-{key} ci-{key}">{esc(label)}</span>'
 
 
 # ============================================================================ numeric inputs
@@ -276,7 +276,7 @@ class CI(DashboardView):
         self.y_ticker = FixedTicker(ticks=[1, 10, 100, 1000])
         fig.yaxis.ticker = self.y_ticker
         fig.toolbar.logo = None
-        self.current_h = Span(location=self.model.steps, dimension="height", line_color="#555", line_dash="dotted",
+        self.current_h = Span(location=self.model.steps, dimension="height", line_color="#888888", line_dash="dotted",
                               line_width=1)
         fig.add_layout(self.current_h)
         self.curve_fig = fig
@@ -288,7 +288,7 @@ class CI(DashboardView):
         rfig = figure(height=280, sizing_mode="stretch_width", x_axis_label="commit", y_axis_label="accuracy",
                       tools="pan,wheel_zoom,box_zoom,reset,save", toolbar_location="above",
                       title=_REPLAY_TITLE)
-        rfig.step("x", "o", source=self.replay_source, mode="center", color="#555", line_width=1.5,
+        rfig.step("x", "o", source=self.replay_source, mode="center", color="#888888", line_width=1.5,
                   legend_label="o (active model)")
         rfig.scatter("x", "n", source=self.replay_source, color="color", size=9, legend_label="n (commit)")
         # the new-testset alarms of the chosen adaptivity: one glyph, its positions updated in place

@@ -151,11 +151,14 @@ def test_no_trace_then_an_example(page, server, open_page, relevant_errors):
 
 
 @pytest.mark.parametrize("css,value,message", [
-    ("ci-reliability", "1.5", "Reliability (1 − δ) must be a number in (0, 1), such as 0.9999; got 1.5"),
-    ("ci-reliability", "0", "Reliability (1 − δ) must be a number in (0, 1), such as 0.9999, of at least 1e-15; got 0"),
-    ("ci-steps", "0", "Steps H (commits per test set) must be a whole number in [1, 1000000000]; got 0"),
-    ("ci-seconds", "-1", "Seconds per label must be a finite number > 0; got -1"),
-    ("ci-labelers", "0", "Labelers must be a whole number >= 1; got 0"),
+    ("ci-reliability", "1.5", "Reliability (1 − δ) must be a number in (0, 1), such as 0.9999; got '1.5'"),
+    ("ci-reliability", "0", "Reliability (1 − δ) must be a number in (0, 1), such as 0.9999, of at least 1e-15; "
+                            "got '0'"),
+    ("ci-reliability", "abc", "Reliability (1 − δ) must be a number in (0, 1), such as 0.9999; got 'abc'"),
+    ("ci-steps", "0", "Steps H (commits per test set) must be a whole number in [1, 1000000000]; got '0'"),
+    ("ci-steps", "2.5", "Steps H (commits per test set) must be a whole number; got '2.5'"),
+    ("ci-seconds", "-1", "Seconds per label must be a number > 0; got '-1'"),
+    ("ci-labelers", "0", "Labelers must be a whole number >= 1; got '0'"),
 ])
 def test_out_of_range_numbers_get_a_message_and_keep_the_result(page, server, open_page, relevant_errors, css,
                                                                 value, message):
@@ -185,7 +188,7 @@ def test_difference_bound_out_of_range(page, server, open_page, relevant_errors)
     box.fill("2")
     box.press("Enter")
     expect(page.locator(".ci-bound-error .md-error").first).to_have_text(
-        "p (bound on d) must be a number in (0, 1]; got 2", timeout=20_000)
+        "p (bound on d) must be a number in (0, 1]; got '2'", timeout=20_000)
     assert relevant_errors(page.console_errors) == []
 
 

@@ -161,9 +161,8 @@ def _rows(text: str) -> tuple:
         line = reader.line_num
         if "field larger" not in str(exc):
             raise InputError("trace", "a CSV file", raw(str(exc)[:120]), location=f"line {line}") from None
-        header = next(csv.reader(io.StringIO(text, newline="")), [])
         raise InputError("trace", f"fields of at most {MAX_FIELD_CHARS:,} characters",
-                         raw("a field of more than 131,072 characters"), location=_long_field(text, line, header)) from None
+                         raw("a field of more than 131,072 characters"), location=_long_field(text, line)) from None
     if any(len(r) < 2 and not (r and r[0].strip()) for r in rows):
         rows = [r for r in rows if _kept(r)]
     if not rows:
@@ -195,14 +194,16 @@ def _check_field_lengths(header: list, data: list, lines: _Lines) -> None:
                                  raw(f"{len(cell):,} characters"), location=f"line {lines[i]}, column '{name}'")
 
 
-def _long_field(text: str, line: int, header: list) -> str:
-    """Where the over-long field that stopped the csv module is: 'line L, column C' (best effort)."""
+def _long_field(text: str, line: int) -> str:
+    """Where the over-long field that stopped the csv module is: 'line L, column C' (best effort:
+    the line split at commas, the column named by the header's field there)."""
     lines = text.splitlines()
+    header = [] if line <= 1 or not lines else lines[0].split(",")
     fields = lines[line - 1].split(",") if 0 < line <= len(lines) else []
     j = next((j for j, f in enumerate(fields) if len(f) > MAX_FIELD_CHARS), None)
     if j is None:
         return f"line {line}"
-    name = header[j].strip()[:40] if j < len(header) else str(j + 1)
+    name = header[j].strip()[:40] if j < len(header) and len(header[j]) <= MAX_FIELD_CHARS else str(j + 1)
     return f"line {line}, column '{name}'"
 
 
