@@ -24,53 +24,36 @@ References
    "Continuous Integration of Machine Learning Models with ease.ml/ci: Towards a
    Rigorous Yet Practical Treatment", SysML 2019.
 """
-from ..ci_grammar import ConditionError, parse_condition
-from .evaluation import (
-    RESULT_FALSE,
-    RESULT_TRUE,
-    RESULT_UNKNOWN,
-    ClauseEvaluation,
-    Evaluation,
-    ExactColumn,
-    evaluate,
-    evaluate_columns,
-)
-from .inputs import ADAPTIVITIES, ALARM_ON, DEFAULT_CONDITION, MODES, CIInputs, delta_from_reliability
-from .model import PRESETS, CIModel
-from .plan import ADAPTIVITY_TITLES, ASSUMPTIONS, TEXT_ROUNDING_NOTE, CIResult, ClausePlan, ci_curves, ci_labels
-from .replay import CIReplay, replay_ci
-from .trace import EXAMPLES, CITrace, example_trace, read_ci_trace
+import importlib
 
-__all__ = [
-    "ADAPTIVITIES",
-    "ALARM_ON",
-    "MODES",
-    "DEFAULT_CONDITION",
-    "EXAMPLES",
-    "PRESETS",
-    "ADAPTIVITY_TITLES",
-    "ASSUMPTIONS",
-    "TEXT_ROUNDING_NOTE",
-    "RESULT_TRUE",
-    "RESULT_FALSE",
-    "RESULT_UNKNOWN",
-    "CIInputs",
-    "ci_labels",
-    "ci_curves",
-    "CIResult",
-    "ClausePlan",
-    "evaluate",
-    "evaluate_columns",
-    "Evaluation",
-    "ClauseEvaluation",
-    "ExactColumn",
-    "read_ci_trace",
-    "example_trace",
-    "CITrace",
-    "replay_ci",
-    "CIReplay",
-    "CIModel",
-    "delta_from_reliability",
-    "parse_condition",
-    "ConditionError",
-]
+# public name -> submodule, imported on first use: the CLI's counts never load the trace
+# reader, the replay or the param model.
+_EXPORTS = {
+    "ConditionError": "..ci_grammar",
+    "parse_condition": "..ci_grammar",
+    **dict.fromkeys(["RESULT_FALSE", "RESULT_TRUE", "RESULT_UNKNOWN", "ClauseEvaluation", "Evaluation", "ExactColumn",
+                     "evaluate", "evaluate_columns"], ".evaluation"),
+    **dict.fromkeys(["ADAPTIVITIES", "ALARM_ON", "DEFAULT_CONDITION", "MODES", "CIInputs",
+                     "delta_from_reliability"], ".inputs"),
+    **dict.fromkeys(["PRESETS", "CIModel"], ".model"),
+    **dict.fromkeys(["ADAPTIVITY_TITLES", "ASSUMPTIONS", "TEXT_ROUNDING_NOTE", "CIResult", "ClausePlan", "ci_curves",
+                     "ci_labels"], ".plan"),
+    **dict.fromkeys(["CIReplay", "replay_ci"], ".replay"),
+    **dict.fromkeys(["EXAMPLES", "CITrace", "example_trace", "read_ci_trace"], ".trace"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_EXPORTS))

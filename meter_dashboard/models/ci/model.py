@@ -21,7 +21,6 @@ References
 """
 from __future__ import annotations
 
-import asyncio
 from functools import partial
 
 import numpy as np
@@ -142,6 +141,8 @@ class CIModel(CIInputs):
 
     async def load_trace_async(self, source, name: str = "") -> bool:
         """:meth:`load_trace` with the reading (up to 10 MiB of CSV) in a worker thread."""
+        import asyncio  # here: the CLI and scripts never need the event loop's modules
+
         try:
             trace = await asyncio.to_thread(read_ci_trace, source)
         except InputError as exc:
@@ -216,6 +217,8 @@ class CIModel(CIInputs):
     async def _replay_in_worker(self, generation: int, condition, trace: CITrace, arguments: dict):
         if generation != self._generation:
             return
+        import asyncio
+
         self._set(replaying=True)
         try:
             replay = await asyncio.to_thread(replay_ci, condition, trace, **arguments)
