@@ -167,3 +167,28 @@ def test_the_cli_never_imports_panel():
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip() == "[]"
     assert json.loads(proc.stdout)["optimized"] == 67_706
+
+
+def test_the_ci_command_imports_only_what_it_uses():
+    """Issue 13: no scipy (the meter's engine), no pandas (the trace reader is the csv module), no event loop."""
+    code = ("import sys, io, contextlib; from meter_dashboard.cli import main\n"
+            "for extra in ([], ['--trace', sys.argv[1]]):\n"
+            "    with contextlib.redirect_stdout(io.StringIO()):\n"
+            "        main(['ci', '--condition', 'n - o > 0.02 +/- 0.01', '--format', 'json', *extra])\n"
+            "print(sorted(m for m in ('scipy', 'pandas', 'asyncio', 'panel', 'bokeh', 'sqlalchemy') if m in sys.modules))")
+    from importlib import resources
+
+    trace = str(resources.files("meter_dashboard.data").joinpath("ci_commits.csv"))
+    proc = subprocess.run([sys.executable, "-c", code, trace], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_defaults_are_the_models():
+    from meter_dashboard.cli import build_parser
+    from meter_dashboard.models.ci import CIInputs
+
+    args = build_parser().parse_args(["ci", "--condition", "n > 0.5 +/- 0.1"])
+    for name in ("reliability", "adaptivity", "steps", "mode", "seconds_per_label", "labelers", "alarm_on"):
+        default = CIInputs.param[name].default
+        assert type(default)(getattr(args, name)) == default, name
