@@ -191,50 +191,61 @@ def _setup(condition: Condition, mode: str, difference_bound, check: bool) -> _S
 
 
 # ============================================================================ counts, vectorized over steps
+def _per_clause(condition: Condition, steps, values) -> np.ndarray:
+    """One value per clause, shaped ``(k,) + (1,) * ndim(steps)`` to broadcast against the steps."""
+    return np.asarray(values, dtype=float).reshape((len(condition.clauses),) + (1,) * np.ndim(steps))
+
+
 def _baseline(condition: Condition, delta, steps, adaptivity: str) -> dict:
-    """Section 3: each clause's Hoeffding count with delta split over S histories, k clauses, m terms."""
-    k = len(condition.clauses)
-    per_clause = [np.asarray(bounds.hoeffding_labels(
-        float(c.weight), float(c.tolerance), delta,
-        bounds.clause_log_count(adaptivity, steps, k, len(c.coefficients)))) for c in condition.clauses]
-    return {"baseline_clauses": per_clause, "baseline": np.max(np.asarray(per_clause), axis=0)}
+    """Section 3: each clause's Hoeffding count with delta split over S histories, k clauses, m terms.
+
+    All clauses in one vectorized call (rows: clauses; columns: steps).
+    """
+    clauses = condition.clauses
+    w = _per_clause(condition, steps, [float(c.weight) for c in clauses])
+    eps = _per_clause(condition, steps, [float(c.tolerance) for c in clauses])
+    terms = _per_clause(condition, steps, [len(c.coefficients) for c in clauses])
+    labels = np.asarray(bounds.hoeffding_labels(w, eps, delta,
+                                                bounds.clause_log_count(adaptivity, steps, len(clauses), terms)))
+    return {"baseline_clauses": list(labels), "baseline": labels.max(axis=0)}
 
 
-def _optimized_clause(i: int, clause: Clause, delta, steps, adaptivity: str, setup: _Setup, shape):
-    """``(labels, unlabeled, method, bennett used)`` of clause ``i`` in the optimized plan."""
-    share = bounds.clause_log_count(adaptivity, steps, setup.shares, len(clause.coefficients))
-    hoeff = np.asarray(bounds.hoeffding_labels(float(clause.weight), float(clause.tolerance), delta, share))
-    if i in setup.unlabeled:
-        return np.zeros_like(hoeff), hoeff, np.full(shape, "unlabeled"), None
-    if i in setup.difference and setup.p is not None:
-        eps = float(clause.tolerance / abs(clause.difference_scale))
-        benn = np.asarray(bounds.bennett_labels(eps, setup.p, delta,
+def _optimized_clauses(condition: Condition, delta, steps, adaptivity: str, setup: _Setup) -> tuple:
+    """Per clause (rows) ``(labels, unlabeled, method, Bennett used)`` in the optimized plan, vectorized."""
+    clauses = condition.clauses
+    k = len(clauses)
+    w = _per_clause(condition, steps, [float(c.weight) for c in clauses])
+    eps = _per_clause(condition, steps, [float(c.tolerance) for c in clauses])
+    terms = _per_clause(condition, steps, [len(c.coefficients) for c in clauses])
+    hoeff = np.asarray(bounds.hoeffding_labels(w, eps, delta,
+                                               bounds.clause_log_count(adaptivity, steps, setup.shares, terms)))
+    unlabeled = _per_clause(condition, steps, [i in setup.unlabeled for i in range(k)]).astype(bool)
+    difference = _per_clause(condition, steps, [i in setup.difference for i in range(k)]).astype(bool)
+    use_bennett = np.zeros(hoeff.shape, dtype=bool)
+    benn = hoeff
+    if setup.p is not None and setup.difference:
+        eps_d = _per_clause(condition, steps, [float(c.tolerance / abs(c.difference_scale)) if i in setup.difference
+                                               else 1.0 for i, c in enumerate(clauses)])
+        benn = np.asarray(bounds.bennett_labels(eps_d, setup.p, delta,
                                                 bounds.clause_log_count(adaptivity, steps, setup.shares, 1)))
-        use_bennett = benn <= hoeff
-        return (np.where(use_bennett, benn, hoeff), np.zeros_like(hoeff),
-                np.where(use_bennett, "bennett", "hoeffding"), use_bennett)
-    return hoeff, np.zeros_like(hoeff), np.full(shape, "hoeffding"), np.zeros(shape, dtype=bool)
+        use_bennett = difference & (benn <= hoeff)
+    labels = np.where(unlabeled, 0, np.where(use_bennett, benn, hoeff))
+    methods = np.where(unlabeled, "unlabeled", np.where(use_bennett, "bennett", "hoeffding"))
+    return labels, np.where(unlabeled, hoeff, 0), methods, np.all(unlabeled | use_bennett, axis=0)
 
 
 def _optimized(condition: Condition, delta, steps, adaptivity: str, setup: _Setup, base: dict) -> dict:
     """Section 4: the optimized plan, used where it needs fewer labels than the baseline ``base``."""
     baseline = base["baseline"]
     shape = np.shape(baseline)
-    opt, unl, methods = [], [], []
-    all_bennett = np.full(shape, bool(setup.labeled) and setup.p is not None)
-    for i, clause in enumerate(condition.clauses):
-        labels, unlabeled, method, bennett = _optimized_clause(i, clause, delta, steps, adaptivity, setup, shape)
-        opt.append(labels)
-        unl.append(unlabeled)
-        methods.append(method)
-        if bennett is not None:
-            all_bennett = all_bennett & bennett
+    opt, unl, methods, every_bennett = _optimized_clauses(condition, delta, steps, adaptivity, setup)
+    all_bennett = np.full(shape, bool(setup.labeled) and setup.p is not None) & every_bennett
     check = None
     if setup.check_tolerance is not None:
         check = bounds.hoeffding_labels(1.0, float(setup.check_tolerance), delta,
                                         bounds.clause_log_count(adaptivity, steps, setup.shares, 1))
-    optimized = np.max(np.asarray(opt), axis=0)
-    unlabeled = np.max(np.asarray(unl + ([check] if check is not None else [])), axis=0)
+    optimized = opt.max(axis=0)
+    unlabeled = np.max(np.asarray(list(unl) + ([check] if check is not None else [])), axis=0)
     if not setup.labeled:
         per_commit = np.zeros(shape)
     elif setup.p is None:
