@@ -103,6 +103,10 @@ def log_histories(adaptivity: str, steps):
     Returns
     -------
     float or ndarray
+
+    References
+    ----------
+    Renggli et al. 2019, Sections 3.2 (none), 3.3 (full: 2**H histories), 3.4 (firstChange).
     """
     _check_adaptivity(adaptivity)
     h = np.asarray(steps, dtype=float)
@@ -118,6 +122,11 @@ def clause_log_count(adaptivity: str, steps, clauses: int, terms):
     ``clauses`` is k (delta is split across the clauses of the conjunction) and ``terms``
     is m (the estimates in the clause's sum; the paper's binary rule 2 gives delta/2 to
     each side of ``EXP1 + EXP2``; for m terms the union bound gives delta/m each).
+
+    References
+    ----------
+    Renggli et al. 2019, Section 3.1 (rules 2 and 3 of the recursion) and Figure 2, whose every cell
+    it reproduces through :func:`hoeffding_labels`.
     """
     if clauses < 1:
         raise InputError("clauses", "a whole number >= 1", clauses)
@@ -180,6 +189,10 @@ def hoeffding_bound(weight, epsilon, delta, log_count=0.0):
     single-variable estimator ``n(v, r, eps, delta) = -r**2 ln(delta) / (2 eps**2)``
     (Section 3.1); ``log_count = log(S k m)`` (:func:`clause_log_count`) gives a clause
     of a condition under an adaptivity.
+
+    References
+    ----------
+    Renggli et al. 2019, Section 3.1 (the single-variable estimator and its recursion).
     """
     w = _as_positive("weight", weight)
     eps = _as_positive("epsilon", epsilon)
@@ -204,6 +217,10 @@ def hoeffding_labels(weight, epsilon, delta, log_count=0.0):
     -------
     int or ndarray of int64
 
+    References
+    ----------
+    Renggli et al. 2019, Section 3.1 and Figure 2.
+
     Examples
     --------
     Figure 2, F1 (``n > c +/- 0.05``), reliability 0.9999, full adaptivity, H = 32:
@@ -221,13 +238,22 @@ def variable_labels(value_range, epsilon, delta):
 
     >>> variable_labels(1.0, 0.01, 1e-4)  # "more than 46K labels" (Section 1)
     46052
+
+    References
+    ----------
+    Renggli et al. 2019, Section 3.1 (n(v, r, eps, delta)) and Section 1 ("more than 46K labels").
     """
     return hoeffding_labels(value_range, epsilon, delta, 0.0)
 
 
 # --------------------------------------------------------------------------- Bennett
 def bennett_h(u):
-    """``h(u) = (1 + u) ln(1 + u) - u`` (Proposition 1), accurate for small u."""
+    """``h(u) = (1 + u) ln(1 + u) - u`` (Proposition 1), accurate for small u.
+
+    References
+    ----------
+    Renggli et al. 2019, Proposition 1 (Bennett's inequality).
+    """
     u = np.asarray(u, dtype=float)
     with np.errstate(invalid="ignore"):
         # (1+u) log1p(u) - u loses digits for tiny u; use the series there.
@@ -238,7 +264,12 @@ def bennett_h(u):
 
 
 def bennett_rate(epsilon, p):
-    """``p h(eps / p)``: the exponent per example of Bennett's bound for |X| <= 1, E[X^2] <= p."""
+    """``p h(eps / p)``: the exponent per example of Bennett's bound for |X| <= 1, E[X^2] <= p.
+
+    References
+    ----------
+    Renggli et al. 2019, Proposition 1 and Section 4.1.1.
+    """
     eps = _as_positive("epsilon", epsilon)
     p = np.asarray(p, dtype=float)
     if np.any(~((p > 0) & (p <= 1))):
@@ -247,7 +278,12 @@ def bennett_rate(epsilon, p):
 
 
 def bennett_bound(epsilon, p, delta, log_count=0.0):
-    """Real-valued ``(ln 2 + log_count - ln delta) / (p h(eps / p))`` (Section 4.1.1)."""
+    """Real-valued ``(ln 2 + log_count - ln delta) / (p h(eps / p))`` (Section 4.1.1).
+
+    References
+    ----------
+    Renggli et al. 2019, Section 4.1.1.
+    """
     return _result((_LOG2 + np.asarray(log_count, dtype=float) - _log_delta(delta)) / bennett_rate(epsilon, p))
 
 
@@ -265,6 +301,10 @@ def bennett_labels(epsilon, p, delta, log_count=0.0):
         the other half, Section 4.1.1).
     log_count : float or array_like
         ``log S`` plus the log of the number of clauses sharing ``delta``.
+
+    References
+    ----------
+    Renggli et al. 2019, Proposition 1 and Section 4.1.1 (Pattern 1, hierarchical testing).
 
     Examples
     --------
@@ -284,6 +324,10 @@ def active_labels(p, n):
 
     Only the examples where the new and old models disagree (at most a fraction p of
     the n test examples) need labels to estimate ``n - o``.
+
+    References
+    ----------
+    Renggli et al. 2019, Section 4.1.2 (active labeling).
     """
     p = np.asarray(p, dtype=float)
     n = np.asarray(n, dtype=float)

@@ -211,7 +211,12 @@ def _tokenize(text: str) -> list[_Token]:
 
 # ============================================================================ results
 def format_number(value: Fraction) -> str:
-    """An exact rational as the shortest decimal that represents it (``p/q`` if none does)."""
+    """An exact rational as the shortest decimal that represents it (``p/q`` if none does).
+
+    References
+    ----------
+    Used to write conditions in the normal form of Appendix A.1 (Renggli et al. 2019).
+    """
     value = Fraction(value)
     den = value.denominator
     twos = fives = 0
@@ -530,6 +535,10 @@ def parse_condition(text) -> Condition:
     ------
     ConditionError
         With the column of the problem and what was expected there.
+
+    References
+    ----------
+    Renggli et al. 2019, Appendix A.1 (the grammar) and Section 2.2 (the script's condition).
 
     Examples
     --------

@@ -95,3 +95,17 @@ def test_replay_10k_commits_reference_loop(benchmark):
     rows = benchmark.pedantic(replay_rows, args=(cond, trace), kwargs=dict(mode="fp-free", steps=32, alarm_on="pass",
                                                                             p=0.1), rounds=1, iterations=1)
     assert rows == list(replay_ci(PATTERN1, trace).rows)
+
+
+def test_model_update_32_clauses(benchmark):
+    """The largest condition the parser accepts (32 clauses): what one edit costs on the server's event loop."""
+    cond = " /\\ ".join(["n - o > 0.02 +/- 0.01"] * 16 + ["d < 0.1 +/- 0.01"] * 16)
+    m = CIModel(trace=example_trace())
+    state = {"i": 0}
+
+    def edit():
+        state["i"] ^= 1
+        m.condition = cond.replace("0.02", "0.03") if state["i"] else cond
+
+    benchmark(edit)
+    assert m.error == "" and len(m.result.clauses) == 32

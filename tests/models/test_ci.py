@@ -170,3 +170,41 @@ def test_component_optimized_cards_and_plot_sources():
     assert np.all(np.isnan(view.curve_source.data["full_optimized"]))
     view.example.value = "No trace"
     assert view.model.replay is None and "No trace loaded" in view.replay_summary.object
+
+
+def test_derived_outputs_are_read_only():
+    """Issue 10: only the model sets its results and error fields (views cannot write them)."""
+    m = CIModel()
+    values = {"parsed": None, "result": None, "curves": {}, "replay": object(), "replaying": True, "error": "x",
+              "error_column": 3, "trace_error": "x"}
+    for name, value in values.items():
+        with pytest.raises(TypeError, match="Constant parameter"):
+            setattr(m, name, value)
+    view = md.CI(trace="")
+    view.example.value = "Example: 40 commits (n, o, d per commit)"  # the view asks the model to load it
+    assert len(view.model.replay) == 40 and view.model.trace_error == ""
+
+
+def test_large_traces_replay_in_a_worker_inside_an_event_loop():
+    """Issue 13: a trace too large to replay at once is replayed in a worker thread; the loop stays free."""
+    import asyncio
+
+    from meter_dashboard.models.ci import read_ci_trace
+    from meter_dashboard.models.ci.model import SYNC_REPLAY_CELLS
+    from tests.models.ci_replay_reference import estimates_csv
+
+    size = SYNC_REPLAY_CELLS // 20 + 1000
+    trace = read_ci_trace(estimates_csv(size))
+
+    async def scenario():
+        m = CIModel()
+        m.trace = trace  # returns at once: the replay is scheduled on this loop
+        assert m.replay is None
+        ticks = 0
+        while m.replay is None:
+            await asyncio.sleep(0.001)
+            ticks += 1
+        return m, ticks
+
+    m, ticks = asyncio.run(scenario())
+    assert len(m.replay) == size and not m.replaying and ticks >= 1

@@ -57,6 +57,10 @@ def exact_estimate(name: str, value, location: str | None = None) -> Fraction:
 
     Text goes through :func:`~meter_dashboard._validation.parse_exact_decimal`, so its size
     and digits are bounded before any arithmetic (``1e30000000`` and ``inf`` are refused).
+
+    References
+    ----------
+    Renggli et al. 2019, Section 3.5 (estimates n-hat, o-hat, d-hat).
     """
     if isinstance(value, Fraction):
         result = value
@@ -84,6 +88,10 @@ class ExactColumn:
 
     ``numerators`` is int64 when the denominator is at most 2**53 (then every value and
     its float conversion are exact), else an object array of Python integers.
+
+    References
+    ----------
+    Renggli et al. 2019, Section 3.5 (decided exactly, as with fractions).
     """
 
     numerators: np.ndarray

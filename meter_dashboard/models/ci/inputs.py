@@ -53,6 +53,10 @@ class CIInputs(param.Parameterized):
 
     Only declarations: no derived values.  Every default used anywhere (the functions, the
     page, the CLI) is read from these parameters.
+
+    References
+    ----------
+    Renggli et al. 2019, Section 2.2 (the ease.ml/ci script), Section 4.2 (Pattern 2's p).
     """
 
     condition = param.String(default=DEFAULT_CONDITION, doc=(
@@ -110,6 +114,10 @@ def delta_from_reliability(reliability) -> float:
     :func:`~meter_dashboard._validation.parse_exact_decimal`, so its size and digits are
     bounded before any arithmetic; a reliability so small that ``1 - reliability`` rounds
     to 1 (``1e-400``) is refused with the value typed.
+
+    References
+    ----------
+    Renggli et al. 2019, Section 2.2 (``reliability: 0.9999`` is 1 - delta).
     """
     if isinstance(reliability, bool) or reliability is None:
         raise InputError("reliability", _RELIABILITY_RULE, reliability)

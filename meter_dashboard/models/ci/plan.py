@@ -101,6 +101,10 @@ class ClausePlan:
     tolerances : dict
         variable -> the share of the tolerance each estimate gets (eps |a_v| / W, in the
         variable's own units: eps / W).
+
+    References
+    ----------
+    Renggli et al. 2019, Sections 3.1 and 4.1-4.2.
     """
 
     clause: str

@@ -56,6 +56,10 @@ class CIReplay:
     set the commit used, from 1) and ``alarm_<a>`` (a new test set is needed after it).
 
     :attr:`rows` presents the same as one dict per commit.
+
+    References
+    ----------
+    Renggli et al. 2019, Sections 3.2-3.5 and 4.1.2.
     """
 
     condition: str
@@ -152,6 +156,10 @@ def new_testset_alarms(signal_alarm: np.ndarray, steps: int) -> np.ndarray:
     alarms fall every ``steps`` commits after the earlier one; with ``signal_alarm`` all
     False this is the ``none`` / ``full`` rule (Sections 3.2-3.3), with the firstChange
     signal it is Section 3.4's "passes the test or reaches the budget, whichever first".
+
+    References
+    ----------
+    Renggli et al. 2019, Sections 3.2-3.4 (the new-testset alarm of each adaptivity).
     """
     index = np.arange(signal_alarm.size)
     last = np.maximum.accumulate(np.where(signal_alarm, index, -1))

@@ -63,6 +63,10 @@ class CITrace:
     missing everywhere).  ``kind == 'predictions'``: per test example the true ``label``
     and each model's prediction; the first model column is the model deployed before the
     first commit.
+
+    References
+    ----------
+    Renggli et al. 2019, Section 2.3 (the commit history behind the new-testset alarm).
     """
 
     kind: str
@@ -329,7 +333,12 @@ def read_ci_trace(source) -> CITrace:
 
 
 def example_trace(name: str = EXAMPLES[0]) -> CITrace:
-    """A shipped synthetic trace: ``ci_commits.csv`` (n, o, d per commit) or ``ci_predictions.csv``."""
+    """A shipped synthetic trace: ``ci_commits.csv`` (n, o, d per commit) or ``ci_predictions.csv``.
+
+    References
+    ----------
+    Renggli et al. 2019, Section 5.2 (the EmoContext models the predictions example is shaped after).
+    """
     from importlib import resources
 
     if name not in EXAMPLES:
