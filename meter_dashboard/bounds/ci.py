@@ -65,7 +65,16 @@ __all__ = [
     "bennett_labels",
     "active_labels",
     "variable_labels",
+    "BOUNDS",
+    "MAX_EXACT_LABELS",
+    "binomial_labels",
 ]
+
+#: The per-estimate factor of every count: Hoeffding's (the paper's) or the exact binomial tail.
+BOUNDS = ("hoeffding", "binomial")
+#: The exact binomial count is searched only where Hoeffding's count is at most this many labels
+#: (beyond, the exact search takes minutes); larger settings are refused for the binomial bound.
+MAX_EXACT_LABELS = 10_000_000
 
 #: Adaptivity flags of an ease.ml/ci script (Section 2.2).
 ADAPTIVITIES = ("none", "full", "firstChange")
@@ -333,3 +342,66 @@ def active_labels(p, n):
     n = np.asarray(n, dtype=float)
     out = np.ceil(np.round(p * n, 9)).astype(np.int64)
     return int(out) if out.ndim == 0 else out
+
+
+# --------------------------------------------------------------------------- exact binomial tail
+def binomial_labels(epsilon, delta, log_count=0.0) -> int:
+    """Smallest n from which on every n' satisfies ``exp(log_count) F(n', eps) < delta`` (exact binomial).
+
+    ``F(n, eps) = sup_p P(X/n - p >= eps)`` with ``X ~ Binomial(n, p)``: the exact worst-case
+    chance that one estimate (a fraction of n labelled examples: n, o or d) exceeds its true
+    value by its share ``eps`` of a clause's tolerance, on the side that would flip the
+    decision.  It replaces the one-sided Hoeffding factor ``exp(-2 n eps**2)`` of
+    :func:`hoeffding_labels` (the same union bound over ``exp(log_count)`` events) and is
+    never larger, so the count is never larger either.  ``F`` is not monotone in n (a
+    sawtooth); the count is the smallest n such that *every* larger test set satisfies the
+    inequality (:func:`meter_dashboard.bounds.binomial.smallest_labels`).
+
+    Parameters
+    ----------
+    epsilon : float, str or Fraction
+        The estimate's tolerance share ``eps / W``, taken as the exact number it is (a
+        :class:`~fractions.Fraction` such as 0.01/3 stays exact).
+    delta : float
+        The failure probability to share out, in (0, 1).
+    log_count : float
+        ``log(S k m)`` (:func:`clause_log_count`).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InputError
+        ``bound`` when Hoeffding's count for the same settings exceeds
+        :data:`MAX_EXACT_LABELS` (the exact search would take minutes).
+
+    References
+    ----------
+    Renggli et al. 2019, Section 4.3 ("tight numerical bounds", following Langford 2005)
+    and Section 3.1 (the estimator it tightens).
+
+    Examples
+    --------
+    Figure 2, F1 (``n > c +/- 0.05``), reliability 0.9999, full adaptivity, H = 32
+    (Hoeffding: 6,279):
+
+    >>> binomial_labels(0.05, 1e-4, clause_log_count("full", 32, 1, 1))
+    5704
+    """
+    from fractions import Fraction
+
+    from . import binomial  # scipy: loaded only when the exact bound is asked for
+
+    eps = epsilon if isinstance(epsilon, Fraction) else binomial.exact_decimal("epsilon", epsilon)
+    if eps <= 0:
+        raise InputError("epsilon", "> 0", float(eps))
+    hoeffding = hoeffding_labels(1.0, float(eps), delta, log_count)
+    if eps >= 1:  # X/n - p >= 1 cannot happen: every n >= 1 satisfies the inequality
+        return 1
+    if hoeffding > MAX_EXACT_LABELS:
+        raise InputError("bound", f"hoeffding for settings that need more than {MAX_EXACT_LABELS:,} labels (the "
+                         "exact binomial search would take minutes)", raw(f"binomial, where Hoeffding needs "
+                                                                          f"{hoeffding:,}"))
+    return int(binomial.smallest_labels([float(log_count)], [eps], float(delta), sides="upper"))

@@ -5,7 +5,7 @@ No Panel import here (the CLI runs in CI pipelines).
 from __future__ import annotations
 
 from .._validation import InputError, check_number, raw
-from ..models.ci.inputs import ADAPTIVITIES, ALARM_ON, MODES, default
+from ..models.ci.inputs import ADAPTIVITIES, ALARM_ON, BOUNDS, MODES, default
 from ._common import add_format_option, emit, table
 
 
@@ -35,6 +35,9 @@ def register(sub) -> None:
                    help=f"H, commits per test set (default {default('steps')})")
     p.add_argument("--mode", default=default("mode"), metavar="{" + ",".join(MODES) + "}",
                    help=f"fp-free: Unknown fails; fn-free: Unknown passes (default {default('mode')})")
+    p.add_argument("--bound", default=default("bound"), metavar="{" + ",".join(BOUNDS) + "}",
+                   help="the factor of each estimate: hoeffding (the paper's numbers, default) or binomial (exact "
+                        "tails, Section 4.3: never more labels; JSON adds 'hoeffding' counts for comparison)")
     p.add_argument("--difference-bound", default=None, metavar="P",
                    help="an upper bound p on d for every commit (Pattern 2, Section 4.2)")
     p.add_argument("--assume-difference-bound", action="store_true",
@@ -64,7 +67,7 @@ def run(args) -> int:
     result = ci_plan.ci_labels(args.condition, args.reliability, args.adaptivity, args.steps, args.mode,
                                difference_bound=difference_bound,
                                check_difference_bound=not args.assume_difference_bound,
-                               seconds_per_label=seconds, labelers=args.labelers)
+                               seconds_per_label=seconds, labelers=args.labelers, bound=args.bound)
     replay = None
     if args.trace:
         try:
@@ -93,11 +96,13 @@ def _text(result, replay) -> str:
              f"reliability {result.reliability:g} (delta {result.delta:g}), mode {result.mode}, "
              f"{result.steps} steps per test set", ""]
     optimized = result.optimized is not None
-    headers = ["adaptivity", "labels"] + (["optimized", "labels/commit"] if optimized else [])
+    exact = result.bound != "hoeffding"
+    headers = (["adaptivity", "labels"] + (["Hoeffding"] if exact else [])
+               + (["optimized", "labels/commit"] if optimized else []))
     rows = []
     for a, v in result.by_adaptivity.items():
         mark = a + (" *" if a == result.adaptivity else "")
-        row = [mark, v["labels"]]
+        row = [mark, v["labels"]] + ([result.hoeffding[a]["labels"]] if exact else [])
         if optimized:
             row += [v["optimized"], _fmt(v["labels_per_commit"])]
         rows.append(row)

@@ -575,6 +575,7 @@ def _adaptivity_table(r) -> str:
 
 _METHODS = {
     "hoeffding": "Hoeffding (Section 3.1)",
+    "binomial": "exact binomial tail (Section 4.3)",
     "bennett": "Bennett with p (Section 4.1)",
     "unlabeled": "unlabeled examples (no labels)",
 }

@@ -192,3 +192,26 @@ def test_defaults_are_the_models():
     for name in ("reliability", "adaptivity", "steps", "mode", "seconds_per_label", "labelers", "alarm_on"):
         default = CIInputs.param[name].default
         assert type(default)(getattr(args, name)) == default, name
+
+
+def test_bound_binomial(capsys):
+    """Issue 12: --bound binomial gives the exact counts and Hoeffding's beside them."""
+    out = _json(capsys, "--condition", "n > 0.8 +/- 0.05", "--bound", "binomial")
+    assert out["bound"] == "binomial" and out["hoeffding"]["full"]["labels"] == 6279  # Section 3.3
+    assert out["labels"] < 6279 and isinstance(out["labels"], int)
+    assert [c["method"] for c in out["clauses"]] == ["binomial"]
+    assert main(["ci", "--condition", "n > 0.8 +/- 0.05", "--bound", "binomial"]) == 0
+    text = capsys.readouterr().out
+    assert "Hoeffding" in text and "6,279" in text and "exact binomial tails" in text
+
+
+def test_bound_binomial_refusals_name_the_flag(capsys):
+    with pytest.raises(SystemExit):
+        main(["ci", "--condition", "n > 0.8 +/- 0.00005", "--bound", "binomial"])
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("meter-dashboard ci: error: --bound must be hoeffding for settings that need more than "
+                          "10,000,000 labels") and len(err.splitlines()) == 1
+    with pytest.raises(SystemExit):
+        main(["ci", "--condition", "n > 0.8 +/- 0.05", "--bound", "exact"])
+    assert capsys.readouterr().err.strip() == ("meter-dashboard ci: error: --bound must be one of hoeffding, "
+                                               "binomial; got 'exact'")

@@ -20,11 +20,12 @@ from __future__ import annotations
 import param
 
 from ..._validation import InputError, check_int, check_number, parse_exact_decimal
-from ...bounds.ci import ADAPTIVITIES, MODES
+from ...bounds.ci import ADAPTIVITIES, BOUNDS, MODES
 from ..ci_grammar import Condition, parse_condition
 
 __all__ = [
     "ADAPTIVITIES",
+    "BOUNDS",
     "MODES",
     "ALARM_ON",
     "DEFAULT_CONDITION",
@@ -76,6 +77,9 @@ class CIInputs(param.Parameterized):
     seconds_per_label = param.Number(default=2.0, bounds=(0, None), inclusive_bounds=(False, True),
                                      softbounds=(0.5, 30), doc="Labeling time per example (the paper: 2 s).")
     labelers = param.Integer(default=1, bounds=(1, None), softbounds=(1, 20), doc="Labelers working in parallel.")
+    bound = param.Selector(default="hoeffding", objects=list(BOUNDS), doc=(
+        "The factor of each estimate: hoeffding (the paper's numbers) or binomial (exact tails, Section 4.3: "
+        "never more labels)."))
     alarm_on = param.Selector(default="pass", objects=list(ALARM_ON), doc=(
         "firstChange: which signal retires the test set (pass, Section 3.4; fail in the symmetric setting)."))
 

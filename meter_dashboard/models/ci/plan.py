@@ -56,6 +56,7 @@ __all__ = [
     "ADAPTIVITY_TITLES",
     "ASSUMPTIONS",
     "TEXT_ROUNDING_NOTE",
+    "BINOMIAL_NOTE",
     "ClausePlan",
     "CIResult",
     "ci_labels",
@@ -73,6 +74,14 @@ ASSUMPTIONS = (
     "the terms of each sum and the histories the adaptivity allows (Section 3).",
     "Test examples are drawn i.i.d. from the distribution the models will face; labels are correct.",
     "The developer is deterministic or pseudo-random: her next model depends only on the signals released.",
+)
+
+BINOMIAL_NOTE = (
+    "Exact binomial tails (Section 4.3, 'tight numerical bounds'): each estimate (n, o or d, a fraction of the "
+    "test examples) gets the worst case over its true value of the chance that it misses by its share of the "
+    "tolerance on the side that would flip the decision, instead of Hoeffding's exp(-2 n t^2); the union bound "
+    "is unchanged. The count is the smallest n from which every larger test set satisfies it (the exact failure "
+    "probability is a sawtooth in n). Bennett's count with p (Pattern 1/2) is kept where it is smaller."
 )
 
 TEXT_ROUNDING_NOTE = (
@@ -97,7 +106,7 @@ class ClausePlan:
     unlabeled : int
         Unlabeled examples it needs in the optimized plan (clauses over d alone).
     method : str
-        ``hoeffding``, ``bennett`` (Pattern 1/2) or ``unlabeled``.
+        ``hoeffding``, ``binomial`` (exact tails), ``bennett`` (Pattern 1/2) or ``unlabeled``.
     tolerances : dict
         variable -> the share of the tolerance each estimate gets (eps |a_v| / W, in the
         variable's own units: eps / W).
@@ -200,29 +209,41 @@ def _per_clause(condition: Condition, steps, values) -> np.ndarray:
     return np.asarray(values, dtype=float).reshape((len(condition.clauses),) + (1,) * np.ndim(steps))
 
 
-def _baseline(condition: Condition, delta, steps, adaptivity: str) -> dict:
-    """Section 3: each clause's Hoeffding count with delta split over S histories, k clauses, m terms.
+def _clause_counts(condition: Condition, delta, steps, log_count, bound: str) -> np.ndarray:
+    """Per clause (rows): the labels its estimates need, each within ``eps / W`` (Section 3.1).
 
-    All clauses in one vectorized call (rows: clauses; columns: steps).
+    Hoeffding: every clause in one vectorized call over the steps.  Binomial: the exact
+    count per clause (one setting of steps only; the exact search is per setting).
     """
     clauses = condition.clauses
+    if bound == "binomial":
+        if np.ndim(steps):
+            raise InputError("bound", "hoeffding for counts over a range of steps (the exact binomial count is "
+                             "computed for one setting)", "binomial")
+        logs = np.ravel(np.broadcast_to(log_count, (len(clauses),)))
+        return np.array([bounds.binomial_labels(c.tolerance / c.weight, delta, float(lc))
+                         for c, lc in zip(clauses, logs.tolist())], dtype=np.int64)
     w = _per_clause(condition, steps, [float(c.weight) for c in clauses])
     eps = _per_clause(condition, steps, [float(c.tolerance) for c in clauses])
+    return np.asarray(bounds.hoeffding_labels(w, eps, delta, log_count))
+
+
+def _baseline(condition: Condition, delta, steps, adaptivity: str, bound: str) -> dict:
+    """Section 3: each clause's count with delta split over S histories, k clauses, m terms."""
+    clauses = condition.clauses
     terms = _per_clause(condition, steps, [len(c.coefficients) for c in clauses])
-    labels = np.asarray(bounds.hoeffding_labels(w, eps, delta,
-                                                bounds.clause_log_count(adaptivity, steps, len(clauses), terms)))
+    labels = _clause_counts(condition, delta, steps, bounds.clause_log_count(adaptivity, steps, len(clauses), terms),
+                            bound)
     return {"baseline_clauses": list(labels), "baseline": labels.max(axis=0)}
 
 
-def _optimized_clauses(condition: Condition, delta, steps, adaptivity: str, setup: _Setup) -> tuple:
+def _optimized_clauses(condition: Condition, delta, steps, adaptivity: str, setup: _Setup, bound: str) -> tuple:
     """Per clause (rows) ``(labels, unlabeled, method, Bennett used)`` in the optimized plan, vectorized."""
     clauses = condition.clauses
     k = len(clauses)
-    w = _per_clause(condition, steps, [float(c.weight) for c in clauses])
-    eps = _per_clause(condition, steps, [float(c.tolerance) for c in clauses])
     terms = _per_clause(condition, steps, [len(c.coefficients) for c in clauses])
-    hoeff = np.asarray(bounds.hoeffding_labels(w, eps, delta,
-                                               bounds.clause_log_count(adaptivity, steps, setup.shares, terms)))
+    hoeff = _clause_counts(condition, delta, steps, bounds.clause_log_count(adaptivity, steps, setup.shares, terms),
+                           bound)
     unlabeled = _per_clause(condition, steps, [i in setup.unlabeled for i in range(k)]).astype(bool)
     difference = _per_clause(condition, steps, [i in setup.difference for i in range(k)]).astype(bool)
     use_bennett = np.zeros(hoeff.shape, dtype=bool)
@@ -238,16 +259,18 @@ def _optimized_clauses(condition: Condition, delta, steps, adaptivity: str, setu
     return labels, np.where(unlabeled, hoeff, 0), methods, np.all(unlabeled | use_bennett, axis=0)
 
 
-def _optimized(condition: Condition, delta, steps, adaptivity: str, setup: _Setup, base: dict) -> dict:
+def _optimized(condition: Condition, delta, steps, adaptivity: str, setup: _Setup, base: dict,
+               bound: str) -> dict:
     """Section 4: the optimized plan, used where it needs fewer labels than the baseline ``base``."""
     baseline = base["baseline"]
     shape = np.shape(baseline)
-    opt, unl, methods, every_bennett = _optimized_clauses(condition, delta, steps, adaptivity, setup)
+    opt, unl, methods, every_bennett = _optimized_clauses(condition, delta, steps, adaptivity, setup, bound)
     all_bennett = np.full(shape, bool(setup.labeled) and setup.p is not None) & every_bennett
     check = None
     if setup.check_tolerance is not None:
-        check = bounds.hoeffding_labels(1.0, float(setup.check_tolerance), delta,
-                                        bounds.clause_log_count(adaptivity, steps, setup.shares, 1))
+        share = bounds.clause_log_count(adaptivity, steps, setup.shares, 1)
+        check = (bounds.binomial_labels(setup.check_tolerance, delta, float(share)) if bound == "binomial"
+                 else bounds.hoeffding_labels(1.0, float(setup.check_tolerance), delta, share))
     optimized = opt.max(axis=0)
     unlabeled = np.max(np.asarray(list(unl) + ([check] if check is not None else [])), axis=0)
     if not setup.labeled:
@@ -272,11 +295,11 @@ def _optimized(condition: Condition, delta, steps, adaptivity: str, setup: _Setu
     )
 
 
-def _arrays(condition: Condition, delta, steps, adaptivity: str, setup: _Setup) -> dict:
-    """Baseline / optimized / unlabeled / per-commit counts, vectorized over delta and steps."""
-    out = _baseline(condition, delta, steps, adaptivity)
+def _arrays(condition: Condition, delta, steps, adaptivity: str, setup: _Setup, bound: str = "hoeffding") -> dict:
+    """Baseline / optimized / unlabeled / per-commit counts, vectorized over delta and steps (Hoeffding)."""
+    out = _baseline(condition, delta, steps, adaptivity, bound)
     if setup.applies:
-        out.update(_optimized(condition, delta, steps, adaptivity, setup, out))
+        out.update(_optimized(condition, delta, steps, adaptivity, setup, out, bound))
     return out
 
 
@@ -301,6 +324,11 @@ class CIResult:
     by_adaptivity : dict
         adaptivity -> {'labels': int, 'optimized': int or None, 'labels_per_commit': ...}.
     clauses : tuple of ClausePlan
+    bound : str
+        ``hoeffding`` (the paper's) or ``binomial`` (exact tails).
+    hoeffding : dict or None
+        With ``bound='binomial'``: the Hoeffding counts of the same settings, per adaptivity
+        (``labels``, ``optimized``, ``labels_per_commit``), to show the saving.
 
     References
     ----------
@@ -330,6 +358,8 @@ class CIResult:
     optimized_calendar_hours: float | None = None
     per_commit_hours: float | None = None
     notes: tuple = field(default_factory=tuple)
+    bound: str = "hoeffding"
+    hoeffding: dict | None = None
 
     @property
     def saving(self) -> float | None:
@@ -340,7 +370,8 @@ class CIResult:
 
     def sentence(self) -> str:
         """One plain sentence a manager can repeat."""
-        text = (f"With reliability {self.reliability:g} ({self.adaptivity} adaptivity, {self.mode}), a test set of "
+        exact = ", exact binomial tails" if self.bound == "binomial" else ""
+        text = (f"With reliability {self.reliability:g} ({self.adaptivity} adaptivity, {self.mode}{exact}), a test set of "
                 f"{self.labels:,} labels supports {self.steps} commit{'s' if self.steps != 1 else ''}")
         if self.optimized is not None and self.optimized < self.labels:
             text += f"; the optimizations cut that to {self.optimized:,}"
@@ -357,6 +388,9 @@ class CIResult:
                        variance_bound=self.variance_bound, variance_source=self.variance_source)
         if self.difference_bound is not None:
             out["difference_bound"] = self.difference_bound
+        if self.bound != "hoeffding":  # the default output is the paper's, unchanged
+            out["bound"] = self.bound
+            out["hoeffding"] = {a: dict(v) for a, v in self.hoeffding.items()}
         out["by_adaptivity"] = {a: dict(v) for a, v in self.by_adaptivity.items()}
         out["clauses"] = [c.to_dict() for c in self.clauses]
         out["labeling"] = {
@@ -384,8 +418,9 @@ class CIResult:
         return pd.DataFrame(rows).set_index("adaptivity")
 
     def __repr__(self) -> str:
+        exact = f", bound={self.bound!r}" if self.bound != "hoeffding" else ""
         lines = [f"CIResult(condition={self.condition!r}, reliability={self.reliability:g}, "
-                 f"adaptivity={self.adaptivity!r}, mode={self.mode!r}, steps={self.steps})"]
+                 f"adaptivity={self.adaptivity!r}, mode={self.mode!r}, steps={self.steps}{exact})"]
         lines.append(f"  labels (baseline)     {self.labels:>12,}   {self.labeler_hours:,.1f} labeler-hours")
         if self.optimized is not None:
             lines.append(f"  optimized             {self.optimized:>12,}   {self.optimized_labeler_hours:,.1f} "
@@ -411,10 +446,10 @@ def _saving_text(saving) -> str:
 
 
 # ============================================================================ the public functions
-def _counts(condition: Condition, delta, steps, adaptivity: str, setup: _Setup) -> dict:
+def _counts(condition: Condition, delta, steps, adaptivity: str, setup: _Setup, bound: str) -> dict:
     """:func:`_arrays`, a count too large to be exact refused naming the condition and the steps."""
     try:
-        return _arrays(condition, delta, steps, adaptivity, setup)
+        return _arrays(condition, delta, steps, adaptivity, setup, bound)
     except InputError as exc:
         if exc.parameter != "labels":
             raise
@@ -422,7 +457,29 @@ def _counts(condition: Condition, delta, steps, adaptivity: str, setup: _Setup) 
                          f"at most {bounds.MAX_LABELS:,}", raw(f"{exc.got} ({adaptivity} adaptivity)")) from None
 
 
-def _clause_plans(condition: Condition, setup: _Setup, chosen: dict) -> tuple:
+def _by_adaptivity(cond: Condition, delta, steps: int, adaptivity: str, setup: _Setup, bound: str) -> tuple:
+    """``({adaptivity: counts}, {adaptivity: arrays})``; an adaptivity other than the chosen one whose
+    count cannot be given (too large to be exact, or to search exactly) is shown as unknown (None)."""
+    by, arrays = {}, {}
+    for a in ADAPTIVITIES:
+        try:
+            arr = arrays[a] = _counts(cond, delta, steps, a, setup, bound)
+        except InputError:
+            if a == adaptivity:
+                raise
+            by[a] = {"labels": None, **({"optimized": None, "unlabeled": None, "labels_per_commit": None}
+                                        if setup.applies else {})}
+            continue
+        entry = {"labels": int(arr["baseline"])}
+        if setup.applies:
+            entry["optimized"] = int(arr["optimized"])
+            entry["unlabeled"] = int(arr["unlabeled"])
+            entry["labels_per_commit"] = None if np.isnan(arr["per_commit"]) else int(arr["per_commit"])
+        by[a] = entry
+    return by, arrays
+
+
+def _clause_plans(condition: Condition, setup: _Setup, chosen: dict, bound: str) -> tuple:
     plans = []
     for i, c in enumerate(condition.clauses):
         tolerances = {v: c.tolerance / c.weight for v in c.variables}
@@ -434,6 +491,8 @@ def _clause_plans(condition: Condition, setup: _Setup, chosen: dict) -> tuple:
                 tolerances = {"n - o": c.tolerance / abs(c.difference_scale)}
         else:
             method, optimized, unl = "hoeffding", None, 0
+        if method == "hoeffding":
+            method = bound  # the per-estimate factor: Hoeffding's or the exact binomial tail
         plans.append(ClausePlan(c.canonical(), int(chosen["baseline_clauses"][i]), optimized, unl, method,
                                 tolerances))
     return tuple(plans)
@@ -455,8 +514,10 @@ def _effort(entry: dict, seconds_per_label: float, labelers: int) -> dict:
     return out
 
 
-def _notes(setup: _Setup, chosen: dict, adaptivity: str, per_commit) -> tuple:
+def _notes(setup: _Setup, chosen: dict, adaptivity: str, per_commit, bound: str = "hoeffding") -> tuple:
     notes = list(setup.notes)
+    if bound == "binomial":
+        notes.append(BINOMIAL_NOTE)
     if setup.applies and not bool(chosen["used"]):
         notes.append("The optimizations do not reduce the labels for these settings (the variance bound is too "
                      "loose for its cost), so the optimized plan is the baseline plan.")
@@ -475,7 +536,8 @@ def ci_labels(condition=default("condition"), reliability: float = default("reli
               adaptivity: str = default("adaptivity"), steps: int = default("steps"), mode: str = default("mode"),
               *, difference_bound: float | None = default("difference_bound"),
               check_difference_bound: bool = default("check_difference_bound"),
-              seconds_per_label: float = default("seconds_per_label"), labelers: int = default("labelers")) -> CIResult:
+              seconds_per_label: float = default("seconds_per_label"), labelers: int = default("labelers"),
+              bound: str = default("bound")) -> CIResult:
     """How many test labels an ease.ml/ci condition needs, baseline and optimized.
 
     Parameters
@@ -498,6 +560,11 @@ def ci_labels(condition=default("condition"), reliability: float = default("reli
         known in advance (Figure 5's setting).
     seconds_per_label, labelers
         Labeling effort (2 s per label is the paper's working figure, Section 2.3).
+    bound : {'hoeffding', 'binomial'}
+        The factor of each estimate: Hoeffding's (the paper's numbers) or the exact
+        binomial tail (Section 4.3, "tight numerical bounds"; never more labels, exact
+        search up to :data:`meter_dashboard.bounds.ci.MAX_EXACT_LABELS` Hoeffding labels).
+        Bennett's count for Pattern 1/2 is kept and the smaller one used, as with Hoeffding.
 
     Returns
     -------
@@ -523,33 +590,22 @@ def ci_labels(condition=default("condition"), reliability: float = default("reli
     p = validate_difference_bound(difference_bound)
     seconds_per_label = check_positive("seconds_per_label", seconds_per_label)
     labelers = check_int("labelers", labelers, minimum=1)
+    bound = check_choice("bound", bound, bounds.BOUNDS)
     setup = _setup(cond, mode, p, bool(check_difference_bound))
-    by, arrays = {}, {}
-    for a in ADAPTIVITIES:
-        try:
-            arr = arrays[a] = _counts(cond, delta, steps, a, setup)
-        except InputError:
-            if a == adaptivity:
-                raise
-            # another adaptivity needs more labels than can be counted exactly: shown as unknown
-            by[a] = {"labels": None, **({"optimized": None, "unlabeled": None, "labels_per_commit": None}
-                                        if setup.applies else {})}
-            continue
-        entry = {"labels": int(arr["baseline"])}
-        if setup.applies:
-            entry["optimized"] = int(arr["optimized"])
-            entry["unlabeled"] = int(arr["unlabeled"])
-            entry["labels_per_commit"] = None if np.isnan(arr["per_commit"]) else int(arr["per_commit"])
-        by[a] = entry
+    by, arrays = _by_adaptivity(cond, delta, steps, adaptivity, setup, bound)
+    hoeffding = None
+    if bound != "hoeffding":  # side by side: what the paper's bound needs for the same settings
+        hoeffding = {a: {k: v for k, v in e.items() if k != "unlabeled"}
+                     for a, e in _by_adaptivity(cond, delta, steps, adaptivity, setup, "hoeffding")[0].items()}
     chosen, entry = arrays[adaptivity], by[adaptivity]
     return CIResult(
         condition=cond.canonical(), reliability=float(reliability), delta=delta, adaptivity=adaptivity, mode=mode,
         steps=steps, labels=entry["labels"], optimized=entry.get("optimized"), unlabeled=entry.get("unlabeled"),
         labels_per_commit=entry.get("labels_per_commit"), difference_bound=p,
         variance_bound=setup.p if setup.applies else None, variance_source=setup.p_source if setup.applies else "",
-        by_adaptivity=by, clauses=_clause_plans(cond, setup, chosen), seconds_per_label=seconds_per_label,
-        labelers=labelers, notes=_notes(setup, chosen, adaptivity, entry.get("labels_per_commit")),
-        **_effort(entry, seconds_per_label, labelers),
+        by_adaptivity=by, clauses=_clause_plans(cond, setup, chosen, bound), seconds_per_label=seconds_per_label,
+        labelers=labelers, notes=_notes(setup, chosen, adaptivity, entry.get("labels_per_commit"), bound),
+        bound=bound, hoeffding=hoeffding, **_effort(entry, seconds_per_label, labelers),
     )
 
 
