@@ -38,7 +38,7 @@ from ..models.ci import (
     CIModel,
     delta_from_reliability,
 )
-from ..models.ci.inputs import check_choice, check_steps, validate_difference_bound
+from ..models.ci.inputs import BOUNDS, check_choice, check_steps, validate_difference_bound
 from ..models.ci_grammar import VARIABLE_NAMES
 from . import formatting as fmt
 from .base import DashboardView
@@ -51,9 +51,10 @@ ADAPTIVITY_COLORS = {"none": PALETTE[2], "full": PALETTE[0], "firstChange": PALE
 TABLE_ROWS = 200
 #: Commits drawn in the replay plot (every k-th beyond this many).
 PLOT_POINTS = 5000
+_CURVE_TITLE = "Labels needed against steps, per adaptivity (solid: baseline, dashed: optimized)"
 _REPLAY_TITLE = "Replay: n per commit (green: pass, red: fail), o of the active model"
 #: URL keys of the page (each the model parameter of the same name).
-URL_KEYS = ("condition", "reliability", "adaptivity", "mode", "steps")
+URL_KEYS = ("condition", "reliability", "adaptivity", "mode", "steps", "bound")
 
 _PRESET_PLACEHOLDER = "Choose a paper setting…"
 _EXAMPLES = {
@@ -150,13 +151,15 @@ class CI(DashboardView):
         self.model.param.watch(lambda *_: self._refresh("curves"), ["curves"])
         self.model.param.watch(lambda *_: self._refresh("replay"), ["replay", "trace_error", "replaying"])
         self.model.param.watch(self._on_condition, ["condition"])
+        self.model.exact.param.watch(lambda *_: self._refresh("exact"), ["running", "status", "error"])
         if sync_url and pn.state.location is not None:
             self._read_url()
             self.model.param.watch(lambda *_: self._refresh("url"),
-                                   ["result", "adaptivity", "mode", "steps", "reliability"])
+                                   ["result", "adaptivity", "mode", "steps", "reliability", "bound"])
         self._on_result()
         self._on_curves()
         self._on_replay()
+        self._on_exact()
 
     def _refresh(self, part: str) -> None:
         """Note that ``part`` changed; refresh at once (notebooks) or on the session's next tick (served)."""
@@ -173,7 +176,7 @@ class CI(DashboardView):
         # every pane update makes Bokeh re-walk the document's models; frozen, it walks them once
         with self._doc.models.freeze() if self._doc is not None else contextlib.nullcontext():
             for part, show in (("result", self._on_result), ("curves", self._on_curves),
-                               ("replay", self._on_replay), ("url", self._write_url)):
+                               ("replay", self._on_replay), ("exact", self._on_exact), ("url", self._write_url)):
                 if part in dirty:
                     show()
 
@@ -200,6 +203,13 @@ class CI(DashboardView):
                                        message_classes=["ci-input-error", "ci-reliability-error"])
         self.adaptivity = pn.widgets.RadioButtonGroup.from_param(m.param.adaptivity, label="Adaptivity",
                                                                  color="light", sizing_mode="stretch_width")
+        self.bound_choice = pn.widgets.RadioButtonGroup.from_param(m.param.bound, label="Bound", color="light",
+                                                                   sizing_mode="stretch_width",
+                                                                   css_classes=["ci-bound-choice"])
+        self.exact_status = _html("", css_classes=["ci-exact-status"], margin=(0, 5))
+        self.exact_cancel = pn.widgets.Button(label="Cancel", color="warning", width=90, visible=False,
+                                              css_classes=["ci-exact-cancel"])
+        self.exact_cancel.on_click(lambda event: self.model.exact.cancel())
         self.mode = pn.widgets.RadioButtonGroup.from_param(m.param.mode, label="Mode", color="light",
                                                            sizing_mode="stretch_width")
         steps_label = "Steps H (commits per test set)"
@@ -251,7 +261,7 @@ class CI(DashboardView):
                                                            for k in ("baseline", "optimized")}})
         fig = figure(height=360, sizing_mode="stretch_width", y_axis_type="log", x_axis_label="H (commits per test set)",
                      y_axis_label="labels needed", tools="pan,wheel_zoom,box_zoom,reset,save",
-                     title="Labels needed against steps, per adaptivity (solid: baseline, dashed: optimized)",
+                     title=_CURVE_TITLE,
                      toolbar_location="above")
         items = []
         self._optimized_renderers = []
@@ -318,6 +328,10 @@ class CI(DashboardView):
             self.adaptivity,
             _html("<b>Mode</b>", margin=(8, 5, 0, 5)),
             self.mode,
+            _html("<b>Bound</b> <span class='md-note'>per estimate: the paper's Hoeffding or the exact binomial "
+                  "tail</span>", margin=(8, 5, 0, 5)),
+            self.bound_choice,
+            pn.Row(self.exact_status, self.exact_cancel, sizing_mode="stretch_width"),
             self.steps,
             _html("<b>Optimizations</b>", margin=(10, 5, 0, 5)),
             self.use_bound,
@@ -355,7 +369,8 @@ class CI(DashboardView):
         query = dict(parse_qsl(pn.state.location.search.lstrip("?"), keep_blank_values=True))
         checks = {"reliability": _reliability_check("reliability"), "steps": check_steps,
                   "adaptivity": lambda v: check_choice("adaptivity", v, ADAPTIVITIES),
-                  "mode": lambda v: check_choice("mode", v, MODES)}
+                  "mode": lambda v: check_choice("mode", v, MODES),
+                  "bound": lambda v: check_choice("bound", v, BOUNDS)}
         values, errors = {}, []
         for key, check in checks.items():
             if key in query:
@@ -377,7 +392,7 @@ class CI(DashboardView):
         loc = pn.state.location
         query = dict(parse_qsl(loc.search.lstrip("?"), keep_blank_values=True))
         query.update(condition=m.condition, reliability=repr(m.reliability), adaptivity=m.adaptivity, mode=m.mode,
-                     steps=str(m.steps))
+                     steps=str(m.steps), bound=m.bound)
         search = "?" + urlencode(query)
         if loc.search != search:
             loc.search = search
@@ -443,6 +458,22 @@ class CI(DashboardView):
             self.condition_error.object = ""
         messages = ([err] if err and m.error_column is None else []) + self._url_errors
         self.other_errors.object = "".join(error_html(e) for e in messages)
+
+    def _on_exact(self, *_):
+        job, m = self.model.exact, self.model
+        self.exact_cancel.visible = job.running
+        if job.running:
+            text = ("Searching the exact binomial counts… Hoeffding's are shown meanwhile."
+                    if m.result is None or m.result.bound != "binomial" else "Updating the exact binomial counts…")
+            self.exact_status.object = f'<span class="md-note">{esc(text)}</span>'
+        elif m.bound == "binomial" and job.status.startswith("cancelled"):
+            self.exact_status.object = f'<span class="md-note">{esc("Search " + job.status + ".")}</span>'
+        else:
+            self.exact_status.object = ""
+        title = _CURVE_TITLE + (" — Hoeffding's counts (the exact ones are in the table)" if m.bound == "binomial"
+                                else "")
+        if self.curve_fig.title.text != title:
+            self.curve_fig.title.text = title
 
     def _on_curves(self, *_):
         c = self.model.curves
@@ -521,8 +552,11 @@ def _log_ticks(arrays) -> list:
 
 # ============================================================================ HTML builders
 def _headlines(r) -> str:
-    cards = [headline_html("Labels · baseline", fmt.integer(r.labels),
-                           f"{r.adaptivity} adaptivity · {fmt.hours(r.labeler_hours)} of labeling", "ci-labels")]
+    sub = f"{r.adaptivity} adaptivity · {fmt.hours(r.labeler_hours)} of labeling"
+    if r.bound == "binomial":
+        hoeffding = r.hoeffding[r.adaptivity]["labels"]
+        sub = f"exact binomial · Hoeffding: {fmt.integer(hoeffding)} · {fmt.hours(r.labeler_hours)}"
+    cards = [headline_html("Labels · baseline", fmt.integer(r.labels), sub, "ci-labels")]
     if r.optimized is not None:
         sub = ("no labels: unlabeled examples suffice" if r.optimized == 0 else
                f"{r.saving:,.1f}× fewer · {fmt.hours(r.optimized_labeler_hours)}")
@@ -553,7 +587,9 @@ def _assumptions(r) -> str:
 
 def _adaptivity_table(r) -> str:
     optimized = r.optimized is not None
+    exact = r.bound == "binomial"
     head = ("<tr><th>adaptivity</th><th class='num'>labels (baseline)</th>"
+            + ("<th class='num'>Hoeffding</th><th class='num'>fewer</th>" if exact else "")
             + ("<th class='num'>optimized</th><th class='num'>saving</th><th class='num'>labels per commit</th>"
                if optimized else "")
             + "<th>union bound over</th></tr>")
@@ -563,6 +599,10 @@ def _adaptivity_table(r) -> str:
         cls = ' class="md-recommended"' if a == r.adaptivity else ""
         cells = [f'<td>{swatch_html(f"palette-{PALETTE.index(ADAPTIVITY_COLORS[a])}")}{esc(a)}</td>',
                  f'<td class="num ci-count-{a}">{fmt.integer(v["labels"])}</td>']
+        if exact:
+            h = r.hoeffding[a]["labels"]
+            fewer = "—" if h is None or v["labels"] is None else fmt.percent(1 - v["labels"] / h)
+            cells += [f'<td class="num ci-hoeffding-{a}">{fmt.integer(h)}</td>', f'<td class="num">{fewer}</td>']
         if optimized:
             saving = "—" if not v["optimized"] or v["labels"] is None else f"{v['labels'] / v['optimized']:,.1f}×"
             cells.append(f'<td class="num ci-optimized-{a}">{fmt.integer(v["optimized"])}</td>')

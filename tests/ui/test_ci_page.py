@@ -208,3 +208,18 @@ def test_a_huge_number_in_the_url_is_refused_at_once(page, server, open_page, re
     expect(other).to_contain_text("URL key steps must be a whole number in [1, 1000000000]; got '0'")
     expect(labels(page)).to_have_text("655,547")  # the defaults, shown as the last valid condition
     assert relevant_errors(page.console_errors) == []
+
+
+def test_binomial_bound_on_the_page(page, server, open_page, relevant_errors):
+    """Issue 12: the bound selector; Hoeffding's counts at once, the exact ones beside them when found."""
+    errors = ServerErrors()
+    open_page(page, server, "/ci?condition=n+%3E+0.8+%2B%2F-+0.05", ".ci-labels")
+    expect(labels(page)).to_have_text("6,279", timeout=20_000)
+    page.locator(".ci-bound-choice").get_by_role("button", name="binomial", exact=True).first.click()
+    expect(page.locator(".ci-hoeffding-full").first).to_have_text("6,279", timeout=60_000)
+    from meter_dashboard.bounds import ci as b
+
+    exact = b.binomial_labels("0.05", 1e-4, b.clause_log_count("full", 32, 1, 1))
+    expect(labels(page)).to_have_text(f"{exact:,}")
+    page.wait_for_function("() => window.location.search.includes('bound=binomial')", timeout=20_000)
+    assert errors.new() == [] and relevant_errors(page.console_errors) == []

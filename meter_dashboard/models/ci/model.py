@@ -28,6 +28,7 @@ import param
 
 from ..._validation import InputError
 from ..ci_grammar import ConditionError, parse_condition
+from .exact import ExactCounts
 from .inputs import DEFAULT_CONDITION, CIInputs
 from .plan import ci_curves, ci_labels
 from .replay import replay_ci
@@ -112,11 +113,15 @@ class CIModel(CIInputs):
                                  doc="The condition's column at fault, if any.")
     trace_error = param.String(default="", constant=True,
                                doc="Why the last trace could not be read or replayed.")
+    exact = param.ClassSelector(class_=ExactCounts, constant=True,
+                                doc="The search of the exact binomial counts (bound='binomial'): status, cancel.")
 
     def __init__(self, **params):
+        params.setdefault("exact", ExactCounts())
         super().__init__(**params)
         self._last_error = None
         self._generation = 0
+        self.exact.param.watch(self._on_exact, ["running"])
         self._recompute()
         if self.error:
             raise self._last_error
@@ -173,15 +178,18 @@ class CIModel(CIInputs):
         return np.unique(np.round(np.geomspace(1, top, 400)).astype(int))
 
     # ------------------------------------------------------------------ derived values
+    def _settings(self, cond) -> dict:
+        return dict(condition=cond, reliability=self.reliability, adaptivity=self.adaptivity, steps=self.steps,
+                    mode=self.mode, difference_bound=self.difference_bound,
+                    check_difference_bound=self.check_difference_bound, seconds_per_label=self.seconds_per_label,
+                    labelers=self.labelers)
+
     @param.depends("condition", "reliability", "adaptivity", "mode", "steps", "difference_bound",
-                   "check_difference_bound", "seconds_per_label", "labelers", watch=True)
+                   "check_difference_bound", "seconds_per_label", "labelers", "bound", watch=True)
     def _recompute(self):
         try:
             cond = parse_condition(self.condition)
-            result = ci_labels(cond, self.reliability, self.adaptivity, self.steps, self.mode,
-                               difference_bound=self.difference_bound,
-                               check_difference_bound=self.check_difference_bound,
-                               seconds_per_label=self.seconds_per_label, labelers=self.labelers)
+            result = ci_labels(**self._settings(cond))
             axis = self.curve_axis()
             curves = ci_curves(cond, self.reliability, axis, self.mode, difference_bound=self.difference_bound,
                                check_difference_bound=self.check_difference_bound)
@@ -191,6 +199,30 @@ class CIModel(CIInputs):
             return
         curves["steps"] = axis
         self._set(parsed=cond, result=result, curves=curves, error="", error_column=None)
+        if self.bound == "binomial":  # Hoeffding's counts now, the exact ones when the search ends
+            self._search_exact(self._settings(cond))
+
+    # ------------------------------------------------------------------ the exact binomial counts
+    def _search_exact(self, settings: dict) -> None:
+        self._wanted = settings
+        if self.exact.running:
+            self.exact.cancel()  # restarted with the wanted settings when it stops (_on_exact)
+            return
+        self.exact.start(settings)
+        param.parameterized.async_executor(self.exact.arun)  # at once without an event loop
+
+    def _on_exact(self, event) -> None:
+        if event.new:  # started
+            return
+        wanted = getattr(self, "_wanted", None)
+        if self.bound != "binomial" or wanted is None or self.parsed is None:
+            return
+        if self.exact.settings != wanted:
+            self._search_exact(wanted)
+        elif self.exact.error:
+            self._set(error=self.exact.error, error_column=None)
+        elif self.exact.result is not None and self.exact.status.startswith("exact"):
+            self._set(result=self.exact.result)
 
     def _replay_arguments(self) -> dict:
         return dict(mode=self.mode, steps=self.steps, reliability=self.reliability, adaptivity=self.adaptivity,
