@@ -161,7 +161,7 @@ def test_model_recomputes_on_every_setting():
     m.method = "bonferroni"
     assert m.result.levels[0] == pytest.approx(0.05 / (2 ** 15 - 1))
     m.example = "adversary"
-    assert m.trace.modifications == 50 and m.margin_step == 0.0
+    assert m.trace.modifications == 50 and m.margin_step == 0.01  # one set of defaults (issue 11 #6)
     assert m.result.levels[0] == pytest.approx(0.05 / (2 ** 50 - 1))
     naive = m.comparison.results["naive"]
     assert naive.approvals >= 2  # the shipped adversary path fooled the naive procedure

@@ -37,6 +37,7 @@ __all__ = [
     "AdversarialDeveloper",
     "planned_perturbation",
     "simulate",
+    "combine_simulations",
     "simulate_fwer",
     "simulate_power",
 ]
@@ -189,6 +190,8 @@ class SimulationResult:
     curves: dict = field(default_factory=dict)  # name -> method -> array over time
     time: np.ndarray = field(default_factory=lambda: np.zeros(0))
     settings: dict = field(default_factory=dict)
+    outcomes: list = field(default_factory=list, repr=False)  # per replicate: method -> (bad, approvals, curves)
+    first_replicate: int = 0
 
     def __repr__(self) -> str:  # pragma: no cover - cosmetic
         parts = ", ".join(f"{m}: {self.fwer.get(m, float('nan')):.3f}" for m in self.methods)
@@ -196,9 +199,14 @@ class SimulationResult:
                 f"alpha={self.alpha}, fwer={{{parts}}})")
 
 
-def _summarize(result: SimulationResult, outcomes: list[dict], curve_names: Sequence[str]) -> SimulationResult:
+_CURVES = {"fwer": ("test_auc", "holdout_auc"), "power": ("approvals", "holdout_auc")}
+
+
+def _summarize(result: SimulationResult, outcomes: list[dict]) -> SimulationResult:
     """Fill ``result`` from per-replicate outcomes: method -> (bad, approvals, {curve: array})."""
     result.completed = len(outcomes)
+    result.outcomes = list(outcomes)
+    curve_names = _CURVES[result.kind]
     for m in result.methods:
         flags = np.array([o[m][0] for o in outcomes], dtype=float)
         if flags.size:
@@ -214,9 +222,25 @@ def _summarize(result: SimulationResult, outcomes: list[dict], curve_names: Sequ
     return result
 
 
+def combine_simulations(parts: Sequence[SimulationResult]) -> SimulationResult:
+    """One result from runs over consecutive replicate ranges (e.g. chunks run in worker processes).
+
+    The same numbers as one run over all of them: replicates are independent and seeded
+    by their index.  ``replicates`` is the sum of the parts'; ``cancelled`` if any part was.
+    """
+    if not parts:
+        raise InputError("parts", "at least one simulation result", [])
+    first = parts[0]
+    result = SimulationResult(kind=first.kind, methods=first.methods, replicates=sum(p.replicates for p in parts),
+                              completed=0, alpha=first.alpha, seed=first.seed, time=first.time,
+                              settings=dict(first.settings), cancelled=any(p.cancelled for p in parts),
+                              first_replicate=first.first_replicate)
+    return _summarize(result, [o for p in parts for o in p.outcomes])
+
+
 def simulate(kind: str, methods: Sequence[str], replicates: int, replicate: Callable, *, alpha: float, seed: int,
-             time: np.ndarray, curve_names: Sequence[str], settings: dict, progress: Callable | None = None,
-             should_stop: Callable | None = None) -> SimulationResult:
+             time: np.ndarray, settings: dict, progress: Callable | None = None,
+             should_stop: Callable | None = None, first_replicate: int = 0) -> SimulationResult:
     """The loop both studies share: replicates x procedures, progress, cancellation, summaries.
 
     ``replicate(r, stop)`` prepares replicate ``r`` and returns ``run(method)``, which
@@ -224,12 +248,16 @@ def simulate(kind: str, methods: Sequence[str], replicates: int, replicate: Call
     ``stop()`` raises :class:`SimulationCancelled` once ``should_stop()`` is true.
     ``progress(fraction, message)`` is called after every (replicate, procedure) pair.
     Only whole replicates count: a cancelled run reports the ones completed before.
+    Replicates ``first_replicate .. first_replicate + replicates - 1`` are run (each is
+    seeded by its index, so ranges can run anywhere and be combined).
     """
     methods = [normalize_method(m) for m in methods]
     if not methods:
         raise InputError("methods", "at least one procedure", list(methods))
+    if kind not in _CURVES:
+        raise InputError("kind", "fwer or power", kind)
     result = SimulationResult(kind=kind, methods=tuple(methods), replicates=replicates, completed=0, alpha=alpha,
-                              seed=seed, time=np.asarray(time), settings=settings)
+                              seed=seed, time=np.asarray(time), settings=settings, first_replicate=first_replicate)
 
     def stop():
         if should_stop is not None and should_stop():
@@ -238,19 +266,19 @@ def simulate(kind: str, methods: Sequence[str], replicates: int, replicate: Call
     outcomes = []
     total = replicates * len(methods)
     try:
-        for r in range(replicates):
-            run = replicate(r, stop)
+        for i in range(replicates):
+            run = replicate(first_replicate + i, stop)
             outcome = {}
             for m in methods:
                 stop()
                 outcome[m] = run(m)
                 if progress is not None:
-                    progress((r * len(methods) + len(outcome)) / total,
-                             f"replicate {r + 1} of {replicates}: {METHOD_LABELS[m]}")
+                    progress((i * len(methods) + len(outcome)) / total,
+                             f"replicate {i + 1} of {replicates}: {METHOD_LABELS[m]}")
             outcomes.append(outcome)
     except SimulationCancelled:
         result.cancelled = True
-    return _summarize(result, outcomes, curve_names)
+    return _summarize(result, outcomes)
 
 
 def _fwer_replicate(rng, steps, test_size, features, perturbation, holdout_size, make_procedure):
@@ -296,7 +324,8 @@ def simulate_fwer(methods: Sequence[str] = METHODS, *, replicates: int = 100, st
                   test_size: int = 100, features: int = 100, perturbation: float = 0.6,
                   alpha: float = ALPHA, margin: float = MARGIN, margin_step: float = MARGIN_STEP, seed: int = 0,
                   holdout_size: int = 2000, progress: Callable | None = None,
-                  should_stop: Callable | None = None, **procedure_options) -> SimulationResult:
+                  should_stop: Callable | None = None, first_replicate: int = 0,
+                  **procedure_options) -> SimulationResult:
     """Section 3.1: an adversarial developer overfitting a reused test set.
 
     Each replicate draws the reusable test set (``test_size`` = 100 examples) and a
@@ -313,7 +342,9 @@ def simulate_fwer(methods: Sequence[str] = METHODS, *, replicates: int = 100, st
 
     ``progress(fraction, message)`` is called after every replicate and procedure;
     ``should_stop()`` is polled between tests: when it returns true the simulation stops
-    and returns what the completed replicates give (``cancelled=True``).
+    and returns what the completed replicates give (``cancelled=True``).  With
+    ``first_replicate`` the run covers replicates ``first_replicate ..`` (seeded by index:
+    see :func:`combine_simulations`).
 
     References
     ----------
@@ -337,8 +368,8 @@ def simulate_fwer(methods: Sequence[str] = METHODS, *, replicates: int = 100, st
     settings = dict(steps=steps, test_size=test_size, features=features, perturbation=perturbation,
                     margin=margin, margin_step=margin_step, holdout_size=holdout_size, **procedure_options)
     return simulate("fwer", methods, replicates, replicate, alpha=alpha, seed=seed, time=np.arange(1, steps + 1),
-                    curve_names=("test_auc", "holdout_auc"), settings=settings, progress=progress,
-                    should_stop=should_stop)
+                    settings=settings, progress=progress, should_stop=should_stop,
+                    first_replicate=check_int("first_replicate", first_replicate, minimum=0))
 
 
 class _Stream:
@@ -407,7 +438,7 @@ def simulate_power(methods: Sequence[str] = METHODS, *, replicates: int = 20, st
                    penalty: float = 1.0, alpha: float = ALPHA, margin: float = MARGIN,
                    margin_step: float = MARGIN_STEP, seed: int = 0, holdout_size: int = 4000,
                    progress: Callable | None = None, should_stop: Callable | None = None,
-                   **procedure_options) -> SimulationResult:
+                   first_replicate: int = 0, **procedure_options) -> SimulationResult:
     """Section 3.2: a developer refitting on a growing i.i.d. stream (mostly good modifications).
 
     Same data model as :func:`simulate_fwer` (first six of ``features`` coefficients 0.75).
@@ -450,5 +481,5 @@ def simulate_power(methods: Sequence[str] = METHODS, *, replicates: int = 20, st
                     batch=batch, penalty=penalty, margin=margin, margin_step=margin_step,
                     holdout_size=holdout_size, **procedure_options)
     return simulate("power", methods, replicates, replicate, alpha=alpha, seed=seed,
-                    time=np.arange(1, horizon + 1), curve_names=("approvals", "holdout_auc"), settings=settings,
-                    progress=progress, should_stop=should_stop)
+                    time=np.arange(1, horizon + 1), settings=settings, progress=progress, should_stop=should_stop,
+                    first_replicate=check_int("first_replicate", first_replicate, minimum=0))
