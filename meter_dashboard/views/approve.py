@@ -17,7 +17,8 @@ from bokeh.models import ColumnDataSource, FactorRange, HoverTool, Legend, Legen
 from bokeh.plotting import figure
 
 from ..models.approve import EXAMPLES, METHOD_LABELS, METHODS, ApprovalSimulation, ApproveModel
-from ._style import ensure_css, error_html, esc, headline_html
+from .base import DashboardView
+from .style import HTML, error_html, esc, headline_html
 
 #: One colour per procedure (Okabe-Ito), the same in every plot and table.
 METHOD_COLORS = {
@@ -51,27 +52,6 @@ METHOD_NOTES = {
                  "The more your actual modifications resemble the plan, the larger the levels. 90% of α goes to "
                  "the plan's nodes (half to the first), 10% to your tests, recycled like bonfSRGP.",
 }
-
-_CSS = """
-.approve-section h2 { font-size:20px; margin:6px 0 2px 0; color:#0b2a45; }
-.approve-headlines { display:flex; gap:12px; flex-wrap:wrap; }
-table.md-table td.approve-decision { font-weight:600; white-space:nowrap; }
-table.md-table td.approve-yes { color:#1d7a46; }
-table.md-table td.approve-no { color:#8a99a8; }
-table.md-table tr.approve-row-yes td { background:#eef8f1; }
-table.md-table td.approve-compare.approve-yes { background:#e3f3e8; }
-table.md-table th.approve-method { text-align:center; }
-table.md-table td.approve-compare { text-align:center; }
-.approve-method-note { border-left:5px solid #0072B2; padding:4px 12px; background:#f5f8fb; }
-.approve-small { font-size:12px; color:#4a5a6a; }
-"""
-
-
-def _ensure_approve_css():
-    """Add this page's CSS to the current session's config (``pn.config`` is per session)."""
-    if _CSS not in pn.config.raw_css:
-        pn.config.raw_css = list(pn.config.raw_css) + [_CSS]
-
 
 def _num(x, digits: int = 3) -> str:
     x = float(x)
@@ -107,7 +87,7 @@ _EXAMPLE_OPTIONS = {"Refits on a data stream (15 modifications)": "refits",
                     "Uploaded file": "uploaded"}
 
 
-class Approve(pn.viewable.Viewer):
+class Approve(DashboardView):
     """Approve/deny each modification of a trace, compare procedures, run the Section 3 simulations.
 
     Parameters
@@ -133,6 +113,8 @@ class Approve(pn.viewable.Viewer):
     >>> md.Approve("my_trace.csv", method="fs-srgp", alpha=0.05)  # doctest: +SKIP
     """
 
+    title = "Approve"
+
     model = param.ClassSelector(class_=ApproveModel)
     fwer = param.ClassSelector(class_=ApprovalSimulation)
     power = param.ClassSelector(class_=ApprovalSimulation)
@@ -154,8 +136,6 @@ class Approve(pn.viewable.Viewer):
                 model.method = method
         super().__init__(model=model, fwer=fwer or ApprovalSimulation(kind="fwer", replicates=20),
                          power=power or ApprovalSimulation(kind="power", replicates=10))
-        ensure_css()
-        _ensure_approve_css()
         doc = pn.state.curdoc
         self._doc = doc if doc is not None and doc.session_context is not None else None
         self._build_inputs()
@@ -179,7 +159,7 @@ class Approve(pn.viewable.Viewer):
             pn.state.location.sync(self.model, {"example": "example", "method": "method", "alpha": "alpha",
                                                 "success_weight": "success_weight", "margin": "margin",
                                                 "margin_step": "margin_step", "seed": "seed"})
-        self._layout = None
+        self._results = None
         self._sidebar = None
 
     # ------------------------------------------------------------------ inputs
@@ -187,15 +167,15 @@ class Approve(pn.viewable.Viewer):
         m = self.model
         self.example = pn.widgets.Select.from_param(m.param.example, name="Trace", options=_EXAMPLE_OPTIONS,
                                                     sizing_mode="stretch_width", css_classes=["approve-example"])
-        self.example_note = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["approve-small"])
+        self.example_note = HTML("", sizing_mode="stretch_width", css_classes=["approve-small"])
         self.upload = pn.widgets.FileInput(accept=".csv,text/csv", multiple=False, sizing_mode="stretch_width",
                                            css_classes=["approve-upload"])
         self.upload.param.watch(self._on_upload, "value")
-        self.upload_error = pn.pane.HTML("", sizing_mode="stretch_width")
+        self.upload_error = HTML("", sizing_mode="stretch_width")
         self.pres_upload = pn.widgets.FileInput(accept=".csv,text/csv", multiple=False, sizing_mode="stretch_width",
                                                 css_classes=["approve-pres-upload"])
         self.pres_upload.param.watch(self._on_pres_upload, "value")
-        self.pres_error = pn.pane.HTML("", sizing_mode="stretch_width")
+        self.pres_error = HTML("", sizing_mode="stretch_width")
         self.method = pn.widgets.Select.from_param(m.param.method, name="Procedure", options=_METHOD_OPTIONS,
                                                    sizing_mode="stretch_width", css_classes=["approve-method"])
         self.alpha = pn.widgets.FloatInput.from_param(m.param.alpha, name="α (family-wise error rate)", start=1e-6,
@@ -224,7 +204,7 @@ class Approve(pn.viewable.Viewer):
         self.max_conditioning = pn.widgets.IntInput.from_param(m.param.max_conditioning,
                                                                name="fs/presSRGP: earlier nodes conditioned on",
                                                                start=0, end=40, sizing_mode="stretch_width")
-        self.error = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["approve-error"])
+        self.error = HTML("", sizing_mode="stretch_width", css_classes=["approve-error"])
 
     def _on_upload(self, event):
         if not self.upload.value:
@@ -252,10 +232,10 @@ class Approve(pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ decisions
     def _build_decisions(self):
-        self.headlines = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.sentence = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        self.method_note = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["md-note"])
-        self.table = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["approve-table"])
+        self.headlines = HTML("", sizing_mode="stretch_width")
+        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.method_note = HTML("", sizing_mode="stretch_width", css_classes=["md-note"])
+        self.table = HTML("", sizing_mode="stretch_width", css_classes=["approve-table"])
         self.decision_source = ColumnDataSource({"test": [], "p": [], "level": [], "name": [], "decision": [],
                                                  "color": [], "fill": []})
         fig = figure(height=340, sizing_mode="stretch_width", y_axis_type="log", x_axis_label="test (in order)",
@@ -352,8 +332,8 @@ class Approve(pn.viewable.Viewer):
                                                                  name="Procedures to compare",
                                                                  options={METHOD_LABELS[m]: m for m in METHODS},
                                                                  sizing_mode="stretch_width")
-        self.compare_headlines = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.compare_table = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["approve-compare-table"])
+        self.compare_headlines = HTML("", sizing_mode="stretch_width")
+        self.compare_table = HTML("", sizing_mode="stretch_width", css_classes=["approve-compare-table"])
         fig = figure(height=340, sizing_mode="stretch_width", y_axis_type="log", x_axis_label="test (in order)",
                      y_axis_label="level (log scale)", tools="pan,wheel_zoom,box_zoom,reset,save",
                      toolbar_location="above", title="Level each procedure held each test to (filled = approved)")
@@ -393,7 +373,7 @@ class Approve(pn.viewable.Viewer):
         self.compare_headlines.object = _headlines(cards)
         methods = list(c.results)
         head = "<tr><th>#</th><th>modification</th>" + "".join(
-            f"<th class='approve-method' style='color:{METHOD_COLORS[m]}'>{esc(METHOD_LABELS[m])}</th>"
+            f"<th class='approve-method md-text method-{m}'>{esc(METHOD_LABELS[m])}</th>"
             for m in methods) + "</tr>"
         rows = []
         for i, name in enumerate(c.names):
@@ -446,8 +426,8 @@ class Approve(pn.viewable.Viewer):
         w["cancel"].on_click(lambda event, sim=sim: sim.cancel())
         w["progress"] = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary",
                                                css_classes=[f"approve-{kind}-progress"])
-        w["status"] = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=[f"approve-{kind}-status"])
-        w["table"] = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=[f"approve-{kind}-table"])
+        w["status"] = HTML("", sizing_mode="stretch_width", css_classes=[f"approve-{kind}-status"])
+        w["table"] = HTML("", sizing_mode="stretch_width", css_classes=[f"approve-{kind}-table"])
         if kind == "fwer":
             factors = [METHOD_LABELS[m] for m in METHODS]
             bar_src = ColumnDataSource({"label": [], "fwer": [], "lower": [], "upper": [], "color": []})
@@ -536,7 +516,7 @@ class Approve(pn.viewable.Viewer):
             ok = f <= res.alpha + 2 * e
             verdict = ("—" if m == "naive" and kind == "power" else
                        ("✔ at or below α" if ok else "✗ above α"))
-            rows.append(f"<tr><td style='color:{METHOD_COLORS[m]};font-weight:600'>{esc(METHOD_LABELS[m])}</td>"
+            rows.append(f"<tr><td class='md-text method-{m}'><b>{esc(METHOD_LABELS[m])}</b></td>"
                         f"<td class='num approve-sim-fwer' data-method='{m}'>{f:.3f}</td><td class='num'>± {e:.3f}</td>"
                         f"<td class='num'>{res.approvals[m]:.2f}</td><td>{verdict}</td></tr>")
         what = ("approving ≥ 1 modification (all are worse than the oracle)" if kind == "fwer" else
@@ -598,35 +578,35 @@ class Approve(pn.viewable.Viewer):
         settings = pn.Column(w["replicates"], w["seed"], w["steps"], w["test_size"], w["alpha"],
                              pn.Row(w["run"], w["cancel"]), w["progress"], w["status"], width=260)
         results = pn.Column(w["table"], w["fig_pane"], w["curve_pane"], sizing_mode="stretch_width")
-        return pn.Column(pn.pane.HTML(f"<h2>{esc(title)}</h2><p class='md-note'>{esc(text)}</p>",
+        return pn.Column(HTML(f"<h2>{esc(title)}</h2><p class='md-note'>{esc(text)}</p>",
                                       sizing_mode="stretch_width"),
                          pn.Row(settings, results, sizing_mode="stretch_width"),
                          sizing_mode="stretch_width", css_classes=["approve-section", f"approve-{kind}"])
 
-    def sidebar(self):
+    def controls(self):
         if self._sidebar is None:
             advanced = pn.Card(self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning,
                                self.seed, title="Advanced", collapsed=True, sizing_mode="stretch_width")
             self._sidebar = pn.Column(
-                pn.pane.HTML("<b>Modification trace</b>", margin=(8, 5, 0, 5)),
+                HTML("<b>Modification trace</b>", margin=(8, 5, 0, 5)),
                 self.example, self.example_note,
-                pn.pane.HTML("<span class='approve-small'>Or upload a CSV: header of names; one row per test "
+                HTML("<span class='approve-small'>Or upload a CSV: header of names; one row per test "
                              "example; first column the original model's per-example loss, then one column per "
                              "modification in the order tested.</span>", margin=(4, 5, 0, 5)),
                 self.upload, self.upload_error,
-                pn.pane.HTML("<span class='approve-small'>Prespecified plan (presSRGP), same shape:</span>",
+                HTML("<span class='approve-small'>Prespecified plan (presSRGP), same shape:</span>",
                              margin=(4, 5, 0, 5)),
                 self.pres_upload, self.pres_error,
-                pn.pane.HTML("<b>Procedure</b>", margin=(12, 5, 0, 5)),
+                HTML("<b>Procedure</b>", margin=(12, 5, 0, 5)),
                 self.method, self.alpha, self.success_weight, self.margin, self.margin_step, self.error, advanced,
                 sizing_mode="stretch_width",
             )
         return self._sidebar
 
-    def __panel__(self):
-        if self._layout is None:
-            intro = pn.pane.HTML(
-                "<h2 style='margin:4px 0'>Approve model modifications on a reused test set</h2>"
+    def results(self):
+        if self._results is None:
+            intro = HTML(
+                "<h2>Approve model modifications on a reused test set</h2>"
                 "<p class='md-note'>A developer proposes modifications one after another; each is approved only "
                 "if a one-sided test on the <i>same</i> test set shows it beats the original model by more than a "
                 "margin δ. Only approve/deny is released. Feng et al., “Sequential algorithmic modification with "
@@ -637,24 +617,24 @@ class Approve(pn.viewable.Viewer):
             decisions = pn.Column(self.headlines, self.sentence, self.method_note, self.table, self.decision_plot,
                                   sizing_mode="stretch_width", name="Decisions")
             compare = pn.Column(
-                pn.pane.HTML("<p class='md-note'>Every procedure on the same trace, margins and α. ✔ approved, ✗ "
+                HTML("<p class='md-note'>Every procedure on the same trace, margins and α. ✔ approved, ✗ "
                              "denied; small numbers are the level each test was held to. The margin schedule "
                              "depends on each procedure's own approvals.</p>", sizing_mode="stretch_width"),
                 self.compare_methods, self.compare_headlines, self.compare_table, self.compare_plot,
                 sizing_mode="stretch_width", name="Compare procedures")
             simulations = pn.Column(self._simulation_section("fwer"), self._simulation_section("power"),
                                     sizing_mode="stretch_width", name="Simulations")
-            notes = pn.pane.HTML(_notes_html(), sizing_mode="stretch_width", name="How it works")
+            notes = HTML(_notes_html(), sizing_mode="stretch_width", name="How it works")
             tabs = pn.Tabs(decisions, compare, simulations, notes, sizing_mode="stretch_width", dynamic=False,
                            css_classes=["approve-tabs"])
-            self._layout = pn.Column(intro, tabs, sizing_mode="stretch_width", css_classes=["approve-page"])
-        return self._layout
+            self._results = pn.Column(intro, tabs, sizing_mode="stretch_width", css_classes=["approve-page"])
+        return self._results
 
 
 def _notes_html() -> str:
     items = "".join(f"<li><b>{esc(METHOD_LABELS[m])}</b> — {METHOD_NOTES[m]}</li>" for m in METHODS)
     return f"""
-<div class="md-note" style="font-size:14px;max-width:980px">
+<div class="md-note approve-about">
 <h3>The test behind each decision</h3>
 <p>Test j asks whether modification j lowers the expected loss of the original model by more than the margin
 δ<sub>j</sub> (Eq. 7): H<sub>j</sub>: E[loss<sub>0</sub> − loss<sub>j</sub>] ≤ δ<sub>j</sub>. It is a one-sided
@@ -690,5 +670,4 @@ the developer for every procedure.</p>
 
 def page():
     """The /approve page: (main, sidebar) for :func:`meter_dashboard.pages.build`."""
-    view = Approve(sync_url=True)
-    return view.__panel__(), view.sidebar()
+    return Approve(sync_url=True)

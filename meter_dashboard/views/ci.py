@@ -28,7 +28,9 @@ from ..models.ci import (
     example_trace,
 )
 from ..models.ci_grammar import VARIABLE_NAMES
-from ._style import CSS, PALETTE, ensure_css, error_html, esc, fmt_int, headline_html
+from . import formatting as fmt
+from .base import DashboardView
+from .style import HTML, PALETTE, error_html, esc, headline_html, swatch_html
 
 #: One colour per adaptivity, shared by the plot and the tables.
 ADAPTIVITY_COLORS = {"none": PALETTE[2], "full": PALETTE[0], "firstChange": PALETTE[1]}
@@ -40,25 +42,10 @@ _EXAMPLES = {
     "No trace": "",
 }
 
-_CI_CSS = """
-.ci-badge { display:inline-block; white-space:nowrap; padding:1px 8px; border-radius:10px; font-size:12px; font-weight:600; }
-.ci-pass { background:#e3f4ea; color:#1d5e3a; }
-.ci-fail { background:#fde8e1; color:#8a1c00; }
-.ci-unknown { background:#eef2f6; color:#4a5a6a; }
-.ci-alarm { background:#fff1cc; color:#6b4a00; }
-.ci-pointer { font-family: ui-monospace, Menlo, Consolas, monospace; font-size:13px; margin:4px 0 0 0;
-  white-space:pre; color:#8a1c00; }
-.ci-scroll { max-height:460px; overflow-y:auto; }
-.ci-grammar code { background:#f5f8fb; padding:0 3px; border-radius:3px; }
-"""
-
-_STYLES = [CSS, _CI_CSS]
-
-
-def _html(text: str = "", **kwargs) -> pn.pane.HTML:
+def _html(text: str = "", **kwargs) -> HTML:
     """An HTML pane that carries the shared stylesheet into its shadow root."""
     kwargs.setdefault("sizing_mode", "stretch_width")
-    return pn.pane.HTML(text, stylesheets=_STYLES, **kwargs)
+    return HTML(text, **kwargs)
 
 
 def _badge(truth_or_signal: str) -> str:
@@ -73,7 +60,7 @@ def _hours(h) -> str:
     return f"{h:,.1f} h" if h >= 1 else f"{h * 60:,.0f} min"
 
 
-class CI(pn.viewable.Viewer):
+class CI(DashboardView):
     """ease.ml/ci label counts and trace replay (the ``/ci`` page; ``md.CI()`` in notebooks).
 
     Parameters
@@ -92,6 +79,8 @@ class CI(pn.viewable.Viewer):
     >>> md.CI(condition="n - o > 0.1 +/- 0.1", reliability=0.99)  # doctest: +SKIP
     """
 
+    title = "ease.ml/ci"
+
     model = param.ClassSelector(class_=CIModel)
     sync_url = param.Boolean(default=False)
 
@@ -103,7 +92,6 @@ class CI(pn.viewable.Viewer):
         elif model_params:
             model.param.update(**model_params)
         super().__init__(model=model, sync_url=sync_url, **params)
-        ensure_css()
         if trace and self.model.trace is None:
             self.model.trace = example_trace(trace)
         self._build_widgets(trace)
@@ -243,15 +231,15 @@ class CI(pn.viewable.Viewer):
             self.condition_error,
             self.grammar,
             self.reliability,
-            pn.pane.HTML("<b>Adaptivity</b>", margin=(8, 5, 0, 5)),
+            HTML("<b>Adaptivity</b>", margin=(8, 5, 0, 5)),
             self.adaptivity,
-            pn.pane.HTML("<b>Mode</b>", margin=(8, 5, 0, 5)),
+            HTML("<b>Mode</b>", margin=(8, 5, 0, 5)),
             self.mode,
             self.steps,
-            pn.pane.HTML("<b>Optimizations</b>", margin=(10, 5, 0, 5)),
+            HTML("<b>Optimizations</b>", margin=(10, 5, 0, 5)),
             self.use_bound,
             pn.Row(self.bound, self.check_bound, sizing_mode="stretch_width"),
-            pn.pane.HTML("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
+            HTML("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
             pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"),
             self.other_errors,
             sizing_mode="stretch_width",
@@ -265,10 +253,10 @@ class CI(pn.viewable.Viewer):
             self.table,
             self.clauses,
             self.curve_pane,
-            pn.pane.HTML("<h3 style='margin:18px 0 4px 0'>Replay a commit trace</h3>"),
-            pn.Row(self.example, pn.Column(pn.pane.HTML("<span class='md-note'>or upload a CSV</span>",
+            HTML("<h3 class='md-subtitle'>Replay a commit trace</h3>"),
+            pn.Row(self.example, pn.Column(HTML("<span class='md-note'>or upload a CSV</span>",
                                                         margin=(0, 5)), self.upload),
-                   pn.Column(pn.pane.HTML("<span class='md-note'>firstChange alarm on</span>", margin=(0, 5)),
+                   pn.Column(HTML("<span class='md-note'>firstChange alarm on</span>", margin=(0, 5)),
                              self.alarm_on)),
             self.trace_error,
             self.replay_summary,
@@ -278,10 +266,6 @@ class CI(pn.viewable.Viewer):
             sizing_mode="stretch_width",
         )
 
-    def __panel__(self):
-        if not hasattr(self, "_layout"):
-            self._layout = pn.Row(pn.Column(self.controls(), width=360), self.results(), sizing_mode="stretch_width")
-        return self._layout
 
     # ------------------------------------------------------------------ input handlers
     def _on_preset(self, event):
@@ -337,24 +321,24 @@ class CI(pn.viewable.Viewer):
         r = m.result
         if r is None:
             return
-        banner = ('<div class="md-error" style="margin-bottom:6px">Showing the last valid condition: fix the '
+        banner = ('<div class="md-error md-stale">Showing the last valid condition: fix the '
                   'input marked in the sidebar.</div>') if err else ""
-        cards = [headline_html("Labels · baseline", fmt_int(r.labels),
+        cards = [headline_html("Labels · baseline", fmt.integer(r.labels),
                                f"{r.adaptivity} adaptivity · {_hours(r.labeler_hours)} of labeling", "ci-labels")]
         if r.optimized is not None:
             saving = r.saving
             sub = ("no labels: unlabeled examples suffice" if r.optimized == 0 else
                    f"{saving:,.1f}× fewer · {_hours(r.optimized_labeler_hours)}")
-            cards.append(headline_html("Labels · optimized", fmt_int(r.optimized), sub, "ci-optimized"))
-            per = "—" if r.labels_per_commit is None else fmt_int(r.labels_per_commit)
+            cards.append(headline_html("Labels · optimized", fmt.integer(r.optimized), sub, "ci-optimized"))
+            per = "—" if r.labels_per_commit is None else fmt.integer(r.labels_per_commit)
             per_sub = ("needs a clause n − o with a variance bound" if r.labels_per_commit is None
                        else f"active labeling · {_hours(r.per_commit_hours)} per commit")
             cards.append(headline_html("Labels per commit", per, per_sub, "ci-labels-per-commit"))
             unl_sub = "for the clauses over d" if r.unlabeled else "none needed"
             if r.unlabeled and r.difference_bound is not None and "checked" in r.variance_source:
                 unl_sub = "to check p and the clauses over d"
-            cards.append(headline_html("Unlabeled examples", fmt_int(r.unlabeled), unl_sub, "ci-unlabeled"))
-        self.headlines.object = banner + '<div style="display:flex;gap:12px;flex-wrap:wrap">' + "".join(cards) + "</div>"
+            cards.append(headline_html("Unlabeled examples", fmt.integer(r.unlabeled), unl_sub, "ci-unlabeled"))
+        self.headlines.object = banner + '<div class="md-row">' + "".join(cards) + "</div>"
         self.sentence.object = f'<p class="md-sentence">{esc(r.sentence())}</p>'
         self.table.object = _adaptivity_table(r)
         self.clauses.object = _clause_table(r)
@@ -448,15 +432,14 @@ def _adaptivity_table(r) -> str:
     for a in ADAPTIVITIES:
         v = r.by_adaptivity[a]
         cls = ' class="md-recommended"' if a == r.adaptivity else ""
-        swatch = (f'<span style="display:inline-block;width:10px;height:10px;background:{ADAPTIVITY_COLORS[a]};'
-                  f'margin-right:6px;border-radius:2px"></span>')
-        cells = [f"<td>{swatch}{esc(a)}</td>", f'<td class="num ci-count-{a}">{fmt_int(v["labels"])}</td>']
+        swatch = swatch_html(f"palette-{PALETTE.index(ADAPTIVITY_COLORS[a])}")
+        cells = [f"<td>{swatch}{esc(a)}</td>", f'<td class="num ci-count-{a}">{fmt.integer(v["labels"])}</td>']
         if optimized:
             saving = "—" if not v["optimized"] else f"{v['labels'] / v['optimized']:,.1f}×"
-            cells.append(f'<td class="num ci-optimized-{a}">{fmt_int(v["optimized"])}</td>')
+            cells.append(f'<td class="num ci-optimized-{a}">{fmt.integer(v["optimized"])}</td>')
             cells.append(f'<td class="num">{saving}</td>')
-            cells.append(f'<td class="num">{fmt_int(v["labels_per_commit"])}</td>')
-        cells.append(f"<td style='color:#4a5a6a'>{esc(ADAPTIVITY_TITLES[a].split('(', 1)[1].rstrip(')'))}</td>")
+            cells.append(f'<td class="num">{fmt.integer(v["labels_per_commit"])}</td>')
+        cells.append(f"<td class='md-plain'>{esc(ADAPTIVITY_TITLES[a].split('(', 1)[1].rstrip(')'))}</td>")
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
     return f'<table class="md-table ci-adaptivity-table">{head}{"".join(rows)}</table>'
 
@@ -476,12 +459,12 @@ def _clause_table(r) -> str:
     for c in r.clauses:
         tol = ", ".join(f"{esc(k)} ± {float(v):.4g}" for k, v in c.tolerances.items())
         cells = [f"<td><code>{esc(c.clause)}</code></td>", f"<td>{tol}</td>",
-                 f'<td class="num">{fmt_int(c.baseline)}</td>']
+                 f'<td class="num">{fmt.integer(c.baseline)}</td>']
         if optimized:
-            cells.append(f'<td class="num">{fmt_int(c.optimized)}</td>')
+            cells.append(f'<td class="num">{fmt.integer(c.optimized)}</td>')
             cells.append(f"<td>{esc(_METHODS.get(c.method, c.method))}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    return (f'<div style="margin-top:10px"><b>Per clause</b> <span class="md-note">({esc(r.adaptivity)} adaptivity; '
+    return (f'<div class="md-section"><b>Per clause</b> <span class="md-note">({esc(r.adaptivity)} adaptivity; '
             f'δ split equally across the clauses and the terms of each sum)</span>'
             f'<table class="md-table ci-clause-table">{head}{"".join(rows)}</table></div>')
 
@@ -499,8 +482,8 @@ def _replay_summary(rep, m) -> str:
     parts.append(f"Dashed lines in the plot: the alarms of the chosen adaptivity ({esc(m.adaptivity)}).")
     if rep.examples is not None:
         need = rep.required.get("optimized") or rep.required.get("labels")
-        parts.append(f"The trace has {rep.examples:,} test examples; the plan needs {fmt_int(need)} labels.")
-    warnings = "".join(f'<div class="md-error" style="margin-top:4px">{esc(w)}</div>' for w in rep.warnings)
+        parts.append(f"The trace has {rep.examples:,} test examples; the plan needs {fmt.integer(need)} labels.")
+    warnings = "".join(f'<div class="md-error">{esc(w)}</div>' for w in rep.warnings)
     return f'<div class="md-note ci-replay-summary-text">{" ".join(parts)}</div>{warnings}'
 
 
@@ -521,9 +504,9 @@ def _replay_table(rep) -> str:
                  f'<td class="num">{num(r["d"])}</td>']
         cells += [f"<td>{_badge(t)}</td>" for t in r["clauses"]]
         cells.append(f'<td class="ci-signal">{_badge(r["signal"])}</td>')
-        cells.append(f"<td style='white-space:nowrap'>{esc(r['active'])}</td>")
+        cells.append(f"<td class='md-nowrap'>{esc(r['active'])}</td>")
         if has_dis:
-            cells.append(f'<td class="num">{fmt_int(r["disagreements"])}</td>')
+            cells.append(f'<td class="num">{fmt.integer(r["disagreements"])}</td>')
         for a in ADAPTIVITIES:
             alarm = '<span class="ci-badge ci-alarm">new test set</span>' if r[f"alarm_{a}"] else ""
             cells.append(f"<td>{alarm}<span class='md-note'> #{r[f'testset_{a}']}</span></td>")
@@ -537,5 +520,4 @@ def _replay_table(rep) -> str:
 
 def page():
     """The served CI page: controls in the sidebar, results in the main area, URL-synced."""
-    view = CI(sync_url=True)
-    return view.results(), view.controls()
+    return CI(sync_url=True)

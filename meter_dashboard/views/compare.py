@@ -18,7 +18,9 @@ from bokeh.models import (BoxAnnotation, ColumnDataSource, HoverTool, Label, Leg
 from bokeh.plotting import figure
 
 from ..models.compare import COMPARE_EXAMPLES, CompareModel
-from ._style import PALETTE, ensure_css, error_html, esc, fmt_int, headline_html
+from . import formatting as fmt
+from .base import DashboardView
+from .style import HTML, PALETTE, error_html, esc, headline_html
 
 BLUE, ORANGE, GREEN, VERMILLION = PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[5]
 GREY = "#777777"
@@ -33,31 +35,15 @@ _TITLES = {
 _COLORS = {"not_significant": "#6b7785", "significant_not_meaningful": "#b26b00",
            "significant_and_meaningful": "#1d7a46"}
 
-_CSS = """
-.compare-section h2 { font-size:20px; margin:6px 0 2px 0; color:#0b2a45; }
-.compare-headlines { display:flex; gap:12px; flex-wrap:wrap; }
-.md-headline-value.compare-conclusion { font-size:22px; }
-.compare-verdict-not_significant { border-left:6px solid #6b7785; }
-.compare-verdict-significant_not_meaningful { border-left:6px solid #b26b00; }
-.compare-verdict-significant_and_meaningful { border-left:6px solid #1d7a46; }
-"""
-
-
-def _ensure_compare_css():
-    """Add this page's CSS to the current session's config (``pn.config`` is per session)."""
-    if _CSS not in pn.config.raw_css:
-        pn.config.raw_css = list(pn.config.raw_css) + [_CSS]
-
-
 def _conclusion_card(conclusion: str) -> str:
     return (f'<div class="md-headline compare-verdict-{esc(conclusion)}">'
             f'<span class="md-headline-label">Conclusion</span>'
             f'<span class="md-headline-value compare-conclusion {esc(conclusion)}" '
-            f'style="color:{_COLORS[conclusion]}" data-conclusion="{esc(conclusion)}">{esc(_TITLES[conclusion])}</span>'
+            f'data-conclusion="{esc(conclusion)}">{esc(_TITLES[conclusion])}</span>'
             f'<span class="md-headline-sub">A vs B, threshold γ</span></div>')
 
 
-class Compare(pn.viewable.Viewer):
+class Compare(DashboardView):
     """P(A>B) with its percentile-bootstrap interval, the decision, and the runs needed.
 
     Parameters
@@ -77,6 +63,8 @@ class Compare(pn.viewable.Viewer):
     >>> md.Compare("runs.csv", gamma=0.75)  # doctest: +SKIP
     """
 
+    title = "P(A>B)"
+
     model = param.ClassSelector(class_=CompareModel)
 
     def __init__(self, runs=None, *, model: CompareModel | None = None, sync_url: bool = False, **params):
@@ -89,8 +77,6 @@ class Compare(pn.viewable.Viewer):
             if model_params:
                 model.param.update(**model_params)
         super().__init__(model=model, **params)
-        ensure_css()
-        _ensure_compare_css()
         self._build_widgets()
         self._build_plots()
         self.model.param.watch(self._on_result, ["result", "error"])
@@ -122,14 +108,14 @@ class Compare(pn.viewable.Viewer):
         self.resamples = pn.widgets.IntInput.from_param(m.param.resamples, name="Bootstrap resamples", start=100,
                                                         end=1_000_000, step=1000, sizing_mode="stretch_width")
         self.seed = pn.widgets.IntInput.from_param(m.param.seed, name="Seed", start=0, sizing_mode="stretch_width")
-        self.error = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["compare-error"])
+        self.error = HTML("", sizing_mode="stretch_width", css_classes=["compare-error"])
         self.download = pn.widgets.FileDownload(callback=self._pairs_csv, filename="compare-pairs.csv",
                                                 label="Download the pairs (CSV)", button_type="primary",
                                                 sizing_mode="stretch_width")
-        self.headlines = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.sentence = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        self.size_headlines = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.size_sentence = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.headlines = HTML("", sizing_mode="stretch_width")
+        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.size_headlines = HTML("", sizing_mode="stretch_width")
+        self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
 
     def _on_upload(self, event):
         if event.new:
@@ -226,7 +212,7 @@ class Compare(pn.viewable.Viewer):
             headline_html(f"{100 * (1 - res.alpha):g}% interval", f"[{lo:.3f}, {hi:.3f}]",
                           f"percentile bootstrap, {res.resamples:,} resamples", css_class="compare-ci"),
             _conclusion_card(res.conclusion),
-            headline_html("Runs", fmt_int(res.runs), pairing, css_class="compare-runs"),
+            headline_html("Runs", fmt.integer(res.runs), pairing, css_class="compare-runs"),
         ]) + "</div>"
         short = res.runs < res.runs_needed
         self.sentence.object = (
@@ -263,9 +249,9 @@ class Compare(pn.viewable.Viewer):
             return
         have = m.result.runs if m.result is not None else None
         self.size_headlines.object = '<div class="compare-headlines">' + "".join([
-            headline_html("Runs needed", fmt_int(size.runs),
+            headline_html("Runs needed", fmt.integer(size.runs),
                           f"α = {size.alpha:g}, β = {size.beta:g}, γ = {size.gamma:g}", css_class="compare-runs-needed"),
-            headline_html("Runs you have", fmt_int(have) if have is not None else "—",
+            headline_html("Runs you have", fmt.integer(have) if have is not None else "—",
                           "enough" if have is not None and have >= size.runs else "fewer than needed"),
         ]) + "</div>"
         self.size_sentence.object = (
@@ -284,14 +270,14 @@ class Compare(pn.viewable.Viewer):
     @staticmethod
     def _section(title, intro, controls, results, css):
         return pn.Column(
-            pn.pane.HTML(f"<h2>{esc(title)}</h2><div class='md-note'>{intro}</div>", sizing_mode="stretch_width"),
+            HTML(f"<h2>{esc(title)}</h2><div class='md-note'>{intro}</div>", sizing_mode="stretch_width"),
             pn.Row(pn.Column(*controls, width=290), pn.Column(*results, sizing_mode="stretch_width"),
                    sizing_mode="stretch_width"),
             sizing_mode="stretch_width", css_classes=["compare-section", css], margin=(0, 0, 24, 0),
         )
 
-    def __panel__(self):
-        if not hasattr(self, "_layout"):
+    def results(self):
+        if not hasattr(self, "_results"):
             compare = self._section(
                 "Is pipeline A better than B?",
                 "One performance value per run of each pipeline (higher is better): CSV with columns a and b. "
@@ -300,7 +286,7 @@ class Compare(pn.viewable.Viewer):
                 [self.example, self.upload, self.paired, self.gamma, self.alpha, self.resamples, self.seed,
                  self.error, self.download],
                 [self.headlines, self.sentence, pn.Row(self.hist_plot, self.runs_plot, sizing_mode="stretch_width"),
-                 pn.pane.HTML("<div class='md-note'>Left: how P(A&gt;B) varies when the pairs are resampled — "
+                 HTML("<div class='md-note'>Left: how P(A&gt;B) varies when the pairs are resampled — "
                               "solid line the estimate, blue band the interval, dotted line chance (0.5), dashed "
                               "green line γ; background: not significant (grey), not meaningful (orange), "
                               "meaningful (green). Right: each pair of runs.</div>", sizing_mode="stretch_width")],
@@ -309,13 +295,13 @@ class Compare(pn.viewable.Viewer):
             size = self._section(
                 "How many runs do you need?",
                 "Appendix C.3: Noether's sample size for detecting P(A>B) &gt; γ reliably.",
-                [self.beta, pn.pane.HTML("<div class='md-note'>α and γ are shared with the comparison above."
+                [self.beta, HTML("<div class='md-note'>α and γ are shared with the comparison above."
                                          "</div>")],
                 [self.size_headlines, self.size_sentence, self.curve_plot],
                 "compare-size",
             )
-            self._layout = pn.Column(compare, size, sizing_mode="stretch_width", css_classes=["compare-page"])
-        return self._layout
+            self._results = pn.Column(compare, size, sizing_mode="stretch_width", css_classes=["compare-page"])
+        return self._results
 
 
 def page():

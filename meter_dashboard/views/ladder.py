@@ -23,7 +23,9 @@ from ..models.ladder import (
     LadderReplayModel,
     LadderSizeModel,
 )
-from ._style import PALETTE, ensure_css, error_html, esc, fmt_int, headline_html
+from . import formatting as fmt
+from .base import DashboardView
+from .style import HTML, PALETTE, error_html, esc, headline_html
 
 BLUE, ORANGE, GREEN, PINK, SKY, VERMILLION = PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[3], PALETTE[4], PALETTE[5]
 GREY = "#777777"
@@ -31,15 +33,6 @@ GREY = "#777777"
 _LOG_TICKS = [m * 10**e for e in range(0, 13) for m in (1, 2, 5)]
 
 _VARIANT_LABELS = {"parameter_free": "Parameter-free (Algorithm 2)", "fixed_step": "Fixed step η (Algorithm 1)"}
-
-_CSS = """
-.ladder-section h2 { font-size:20px; margin:6px 0 2px 0; color:#0b2a45; }
-table.md-table tr.ladder-released td { background:#eef6fc; }
-table.md-table td.ladder-score { font-weight:600; color:#0b2a45; }
-table.md-table td.ladder-stale { color:#8a99a8; }
-.ladder-headlines { display:flex; gap:12px; flex-wrap:wrap; }
-"""
-
 
 def _fmt(x, digits=4) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
@@ -51,7 +44,7 @@ def _headlines(cards) -> str:
     return '<div class="ladder-headlines">' + "".join(cards) + "</div>"
 
 
-class Ladder(pn.viewable.Viewer):
+class Ladder(DashboardView):
     """Leaderboards with the Ladder: replay, label bound and boosting attack.
 
     Parameters
@@ -73,6 +66,8 @@ class Ladder(pn.viewable.Viewer):
     >>> md.Ladder("my_losses.csv", step=0.01)  # doctest: +SKIP
     """
 
+    title = "Ladder"
+
     replay = param.ClassSelector(class_=LadderReplayModel)
     size = param.ClassSelector(class_=LadderSizeModel)
     attack = param.ClassSelector(class_=BoostingAttackModel)
@@ -87,8 +82,6 @@ class Ladder(pn.viewable.Viewer):
             replay.param.update(variant="fixed_step", step=float(step))
         super().__init__(replay=replay, size=size or LadderSizeModel(), attack=attack or BoostingAttackModel(),
                          **params)
-        ensure_css()
-        _ensure_ladder_css()
         self._build_replay()
         self._build_size()
         self._build_attack()
@@ -127,13 +120,13 @@ class Ladder(pn.viewable.Viewer):
                                                      step=0.005, sizing_mode="stretch_width", css_classes=["ladder-step"])
         self.delta = pn.widgets.FloatInput.from_param(r.param.delta, name="δ for the error guarantee", start=1e-6,
                                                       end=0.999, step=0.01, sizing_mode="stretch_width")
-        self.replay_error = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["ladder-error"])
+        self.replay_error = HTML("", sizing_mode="stretch_width", css_classes=["ladder-error"])
         self.download = pn.widgets.FileDownload(callback=self._replay_csv, filename="ladder-replay.csv",
                                                 label="Download the replay (CSV)", button_type="primary",
                                                 sizing_mode="stretch_width")
-        self.replay_headlines = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.replay_sentence = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        self.replay_table = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["ladder-table"],
+        self.replay_headlines = HTML("", sizing_mode="stretch_width")
+        self.replay_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.replay_table = HTML("", sizing_mode="stretch_width", css_classes=["ladder-table"],
                                          max_height=520, styles={"overflow-y": "auto"})
         self.replay_source = ColumnDataSource(self._replay_data())
         fig = figure(height=330, sizing_mode="stretch_width", x_axis_label="submission (in order)",
@@ -192,8 +185,8 @@ class Ladder(pn.viewable.Viewer):
         best_ladder = float(res.scores[-1])
         best_naive = float(res.best_naive[-1])
         cards = [
-            headline_html("Submissions", fmt_int(k), f"on {res.examples:,} test examples"),
-            headline_html("Scores released", fmt_int(res.releases), how, css_class="ladder-releases"),
+            headline_html("Submissions", fmt.integer(k), f"on {res.examples:,} test examples"),
+            headline_html("Scores released", fmt.integer(res.releases), how, css_class="ladder-releases"),
             headline_html("Ladder's best score", _fmt(best_ladder), "what the board shows now",
                           css_class="ladder-best"),
             headline_html("Naive best loss", _fmt(best_naive), "exact empirical minimum"),
@@ -252,9 +245,9 @@ class Ladder(pn.viewable.Viewer):
         self.size_delta = pn.widgets.FloatInput.from_param(s.param.delta, name="δ (failure probability)",
                                                            start=1e-9, end=0.999, step=0.01,
                                                            sizing_mode="stretch_width")
-        self.size_error = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.size_headlines = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.size_sentence = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.size_error = HTML("", sizing_mode="stretch_width")
+        self.size_headlines = HTML("", sizing_mode="stretch_width")
+        self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self.size_source = ColumnDataSource({"eta": [], "labels": []})
         self.size_points = ColumnDataSource({"eta": [], "labels": [], "what": [], "color": []})
         fig = figure(height=300, sizing_mode="stretch_width", x_axis_label="step η (ε = total error − η)",
@@ -278,10 +271,10 @@ class Ladder(pn.viewable.Viewer):
         if size is None or best is None:
             return
         self.size_headlines.object = _headlines([
-            headline_html("Labels needed", fmt_int(size.labels),
+            headline_html("Labels needed", fmt.integer(size.labels),
                           f"ε = {size.epsilon:g}, η = {size.step:g}, k = {size.submissions:,}, δ = {size.delta:g}",
                           css_class="ladder-labels"),
-            headline_html("With the best step", fmt_int(best.labels),
+            headline_html("With the best step", fmt.integer(best.labels),
                           f"η = {best.step:.4f}, ε = {best.epsilon:.4f} (same total {best.total_error:g})",
                           css_class="ladder-best-labels"),
         ])
@@ -332,9 +325,9 @@ class Ladder(pn.viewable.Viewer):
         self.cancel_button.on_click(lambda event: self.attack.cancel())
         self.progress = pn.indicators.Progress(value=0, max=100, sizing_mode="stretch_width", bar_color="primary",
                                                css_classes=["ladder-progress"])
-        self.attack_status = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["ladder-status"])
-        self.attack_headlines = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.attack_sentence = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.attack_status = HTML("", sizing_mode="stretch_width", css_classes=["ladder-status"])
+        self.attack_headlines = HTML("", sizing_mode="stretch_width")
+        self.attack_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self.attack_source = ColumnDataSource({"k": [], "naive": [], "ladder": [], "holdout": [], "reference": []})
         fig = figure(height=360, sizing_mode="stretch_width", x_axis_label="k, random submissions probed",
                      y_axis_label="loss of the boosted submission", tools="pan,wheel_zoom,box_zoom,reset,save",
@@ -418,21 +411,21 @@ class Ladder(pn.viewable.Viewer):
     # ------------------------------------------------------------------ layout
     def _section(self, title, intro, controls, results, css):
         return pn.Column(
-            pn.pane.HTML(f"<h2>{esc(title)}</h2><div class='md-note'>{intro}</div>", sizing_mode="stretch_width"),
+            HTML(f"<h2>{esc(title)}</h2><div class='md-note'>{intro}</div>", sizing_mode="stretch_width"),
             pn.Row(pn.Column(*controls, width=290), pn.Column(*results, sizing_mode="stretch_width"),
                    sizing_mode="stretch_width"),
             sizing_mode="stretch_width", css_classes=["ladder-section", css], margin=(0, 0, 24, 0),
         )
 
-    def __panel__(self):
-        if not hasattr(self, "_layout"):
+    def results(self):
+        if not hasattr(self, "_results"):
             replay = self._section(
                 "Replay a leaderboard",
                 "Per-example losses of each submission (CSV: one row per test example, one column per submission, "
                 "values in [0, 1]). The Ladder (Blum &amp; Hardt) publishes a new score only when a submission beats "
                 "the last published one by more than a step, and rounds it; a naive board publishes every exact "
                 "loss.",
-                [self.example, self.upload, pn.pane.HTML("<b>Ladder</b>", margin=(8, 5, 0, 5)), self.variant,
+                [self.example, self.upload, HTML("<b>Ladder</b>", margin=(8, 5, 0, 5)), self.variant,
                  self.step, self.delta, self.replay_error, self.download],
                 [self.replay_headlines, self.replay_sentence, self.replay_plot, self.replay_table],
                 "ladder-replay",
@@ -450,23 +443,17 @@ class Ladder(pn.viewable.Viewer):
                 "The boosting attack",
                 "Section 5: overfitting a leaderboard without looking at any data. Seeded simulation; the test labels "
                 "are random, so every honest loss is ½.",
-                [self.attack_labels, self.attack_submissions, pn.pane.HTML("<b>Ladder</b>", margin=(8, 5, 0, 5)),
+                [self.attack_labels, self.attack_submissions, HTML("<b>Ladder</b>", margin=(8, 5, 0, 5)),
                  self.attack_variant, self.attack_step, self.attack_trials, self.attack_seed,
                  pn.Row(self.run_button, self.cancel_button), self.progress, self.attack_status],
                 [self.attack_headlines, self.attack_sentence, self.attack_plot],
                 "ladder-attack",
             )
-            self._layout = pn.Column(replay, size, attack, sizing_mode="stretch_width", css_classes=["ladder-page"])
-        return self._layout
+            self._results = pn.Column(replay, size, attack, sizing_mode="stretch_width", css_classes=["ladder-page"])
+        return self._results
 
 
 _VARIANT_LABELS_INV = {label: value for value, label in _VARIANT_LABELS.items()}
-
-def _ensure_ladder_css():
-    """Add this page's CSS to the current session's config (``pn.config`` is per session)."""
-    if _CSS not in pn.config.raw_css:
-        pn.config.raw_css = list(pn.config.raw_css) + [_CSS]
-
 
 def page():
     """The served Ladder page (URL-synced settings; the attack runs once on load)."""

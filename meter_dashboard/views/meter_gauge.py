@@ -21,10 +21,9 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.models import ColumnDataSource, FixedTicker, HoverTool, Range1d
-from bokeh.palettes import cividis
 from bokeh.plotting import figure
 
-from ._style import SIGNAL_COLORS
+from .style import signal_colors
 
 __all__ = ["MeterGauge", "signal_colors", "display_position"]
 
@@ -33,13 +32,6 @@ _ROW_METER, _ROW_GAP, _ROW_EPS = 2.0, 1.0, 0.0
 _ROW_LABELS = {_ROW_METER: "signal", _ROW_GAP: "empirical overfitting", _ROW_EPS: "ε guaranteed"}
 
 
-def signal_colors(m: int) -> list:
-    """m colours from calm to alarming: Okabe-Ito for m <= 5 ... 8, cividis beyond."""
-    if m <= 5:
-        return SIGNAL_COLORS[:m]
-    if m <= len(SIGNAL_COLORS):
-        return SIGNAL_COLORS[:m]
-    return list(cividis(m))
 
 
 def display_position(values, ranges) -> np.ndarray:

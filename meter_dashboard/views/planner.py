@@ -18,7 +18,7 @@ import param
 from bokeh.models import ColumnDataSource, HoverTool, Legend, NumeralTickFormatter, Span
 from bokeh.plotting import figure
 
-from .._validation import InputError, parse_int_list
+from .._validation import InputError, check_int
 from ..models.plan import (
     ASSUMPTION,
     PRESETS,
@@ -31,7 +31,10 @@ from ..models.plan import (
     VARIANTS,
     MeterPlan,
 )
-from ._style import VARIANT_COLORS, ensure_css, error_html, esc, fmt_float, fmt_int, headline_html
+from . import formatting as fmt
+from .base import DashboardView
+from .inputs import ListInput, NumberInput
+from .style import HTML, VARIANT_COLORS, error_html, esc, headline_html, headlines_html, stale_html, swatch_html
 
 # Which inputs an engine/model error belongs beside.
 _ERROR_GROUPS = {
@@ -59,7 +62,7 @@ def _meter_frame(plan: MeterPlan) -> pd.DataFrame:
     return pd.DataFrame({"signal": list(range(1, n + 1)), "from": lower, "to": upper, "epsilon": list(plan.epsilon)})
 
 
-class Planner(pn.viewable.Viewer):
+class Planner(DashboardView):
     """Live label-count calculator for every ease.ml/meter variant.
 
     Parameters
@@ -76,6 +79,9 @@ class Planner(pn.viewable.Viewer):
     >>> md.Planner(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10)  # doctest: +SKIP
     """
 
+    title = "Planner"
+    extensions = ("tabulator",)
+
     plan = param.ClassSelector(class_=MeterPlan)
     sync_url = param.Boolean(default=False)
 
@@ -86,15 +92,14 @@ class Planner(pn.viewable.Viewer):
         elif plan_params:
             plan.param.update(**plan_params)
         super().__init__(plan=plan, sync_url=sync_url, **params)
-        ensure_css()
         self._input_errors: dict[str, str] = {}
-        self._syncing = False
+        self._applying_preset = False
         self._build_widgets()
         self._build_outputs()
         self._build_plots()
         self.plan.param.watch(self._on_outputs, ["result", "error", "error_parameter", "curves", "sweep_curves"])
         self.plan.param.watch(self._on_meter_inputs, ["epsilon", "ranges"])
-        self.plan.param.watch(self._on_lists, ["tenant_steps", "reverts"])
+        self.plan.param.watch(self._on_inputs_changed, list(PRESETS[next(iter(PRESETS))]) + ["ranges"])
         self._on_result()
         self._on_curves()
         self._on_sweep()
@@ -109,9 +114,10 @@ class Planner(pn.viewable.Viewer):
                                         value=_PRESET_PLACEHOLDER, sizing_mode="stretch_width")
         self.preset.param.watch(self._on_preset, "value")
 
-        self.signals = pn.widgets.IntInput(label="Signals m", value=p.signals, start=1, end=20, width=110,
-                                          css_classes=["signals-input"])
-        self.signals.param.watch(self._on_signals, "value")
+        self.signals = NumberInput(p, "epsilon", label="Signals m", integer=True, getter=lambda plan: plan.signals,
+                                   check=lambda text: check_int("Signals m", text, minimum=1, maximum=20),
+                                   on_value=p.set_signals, width=110, css_classes=["signals-input"],
+                                   description="m: how many signals the meter reports (1 to 20).")
         self.meter_table = pn.widgets.Tabulator(
             _meter_frame(p), show_index=False, sizing_mode="stretch_width", height=_table_height(p.signals),
             editors={"signal": None, "from": None,
@@ -125,59 +131,49 @@ class Planner(pn.viewable.Viewer):
             css_classes=["meter-table"], layout="fit_columns",
         )
         self.meter_table.on_edit(self._on_table_edit)
-        self.meter_error = pn.pane.HTML("", css_classes=["error-meter", "planner-error"], sizing_mode="stretch_width", margin=(0, 5))
+        self.meter_error = HTML("", css_classes=["error-meter", "planner-error"], sizing_mode="stretch_width",
+                                margin=(0, 5))
 
-        self.delta = pn.widgets.EditableFloatSlider.from_param(
-            p.param.delta, label="δ (failure probability)", start=0.001, end=0.2, step=0.001, fixed_start=1e-12,
-            fixed_end=0.999, format="0.[000000]", throttled=True, sizing_mode="stretch_width",
-            css_classes=["delta-input"])
-        self.steps = pn.widgets.EditableIntSlider.from_param(
-            p.param.steps, label="T (development steps)", start=1, end=200, fixed_start=1, fixed_end=100_000,
-            throttled=True, sizing_mode="stretch_width", css_classes=["steps-input"])
+        self.delta = NumberInput(p, "delta", label="δ (failure probability)", css_classes=["delta-input"],
+                                 slider={"start": 0.001, "end": 0.2, "step": 0.001})
+        self.steps = NumberInput(p, "steps", label="T (development steps)", css_classes=["steps-input"],
+                                 slider={"start": 1, "end": 200, "step": 1})
+        self.tenants = NumberInput(p, "tenants", label="Tenants", width=110, css_classes=["tenants-input"])
+        self.tenant_steps = ListInput(p, "tenant_steps", label="Steps per tenant (optional)", placeholder="e.g. 5,5",
+                                      name_in_messages="tenant_steps", on_value=self._set_tenant_steps,
+                                      css_classes=["tenant-steps-input"])
+        self.tenants_error = HTML("", sizing_mode="stretch_width", margin=(0, 5),
+                                  css_classes=["error-tenants", "planner-error"])
+        self.revert_budget = NumberInput(p, "revert_budget", label="Reverts B", width=110,
+                                         css_classes=["revert-budget-input"])
+        self.reverts = ListInput(p, "reverts", label="Revert steps (fixed in advance)", placeholder="e.g. 1,2,3",
+                                 name_in_messages="reverts", on_value=self._set_reverts,
+                                 css_classes=["reverts-input"], message_classes=["error-reverts"])
+        self.reverts_error = HTML("", sizing_mode="stretch_width", margin=(0, 5),
+                                  css_classes=["error-reverts", "planner-error"])
 
-        self.tenants = pn.widgets.IntInput.from_param(p.param.tenants, label="Tenants", start=1, width=110)
-        self.tenant_steps = pn.widgets.TextInput(label="Steps per tenant (optional)", placeholder="e.g. 5,5",
-                                                 value=",".join(map(str, p.tenant_steps)), sizing_mode="stretch_width",
-                                                 css_classes=["tenant-steps-input"])
-        self.tenant_steps.param.watch(self._on_tenant_steps_text, "value")
-        self.tenants_error = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5),
-                                          css_classes=["error-tenants", "planner-error"])
-
-        self.revert_budget = pn.widgets.IntInput.from_param(p.param.revert_budget, label="Reverts B", start=0,
-                                                            width=110)
-        self.reverts = pn.widgets.TextInput(label="Revert steps (fixed in advance)", placeholder="e.g. 1,2,3",
-                                            value=",".join(map(str, p.reverts)), sizing_mode="stretch_width",
-                                            css_classes=["reverts-input"])
-        self.reverts.param.watch(self._on_reverts_text, "value")
-        self.reverts_error = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5),
-                                          css_classes=["error-reverts", "planner-error"])
-
-        self.seconds = pn.widgets.FloatInput.from_param(p.param.seconds_per_label, label="Seconds per label",
-                                                        start=0.01, step=0.5, width=140)
-        self.labelers = pn.widgets.IntInput.from_param(p.param.labelers, label="Labelers", start=1, width=100)
-        self.cost = pn.widgets.FloatInput.from_param(p.param.cost_per_hour, label="Cost per labeler-hour (optional)",
-                                                     start=0, placeholder="e.g. 25", sizing_mode="stretch_width")
-        self.budget = pn.widgets.IntInput.from_param(p.param.budget, label="Label budget (what we have)",
-                                                     start=1, step=1000, sizing_mode="stretch_width",
-                                                     css_classes=["budget-input"])
+        self.seconds = NumberInput(p, "seconds_per_label", label="Seconds per label", width=140)
+        self.labelers = NumberInput(p, "labelers", label="Labelers", width=100)
+        self.cost = NumberInput(p, "cost_per_hour", label="Cost per labeler-hour (optional)", placeholder="e.g. 25")
+        self.budget = NumberInput(p, "budget", label="Label budget (what we have)", css_classes=["budget-input"])
         self.sweep = pn.widgets.RadioButtonGroup.from_param(p.param.sweep_parameter, label="Second plot against",
                                                             options=_SWEEP_BUTTONS,
                                                             color="light")
-        self.other_errors = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5),
-                                         css_classes=["error-other", "planner-error"])
+        self.other_errors = HTML("", sizing_mode="stretch_width", margin=(0, 5),
+                                 css_classes=["error-other", "planner-error"])
 
         self.csv_download = pn.widgets.FileDownload(callback=self._csv, filename="meter-plan.csv",
                                                     label="Download table (CSV)", color="primary",
                                                     sizing_mode="stretch_width")
-        self.share = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["share-link"])
+        self.share = HTML("", sizing_mode="stretch_width", css_classes=["share-link"])
 
     # ------------------------------------------------------------------ outputs
     def _build_outputs(self):
-        self.headlines = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-headlines"])
-        self.sentence = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-sentence"])
-        self.table = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-table"])
-        self.budget_answers = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-budget"])
-        self.assumptions = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-assumptions"])
+        self.headlines = HTML("", sizing_mode="stretch_width", css_classes=["planner-headlines"])
+        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["planner-sentence"])
+        self.table = HTML("", sizing_mode="stretch_width", css_classes=["planner-table"])
+        self.budget_answers = HTML("", sizing_mode="stretch_width", css_classes=["planner-budget"])
+        self.assumptions = HTML("", sizing_mode="stretch_width", css_classes=["planner-assumptions"])
 
     def _build_plots(self):
         self.curve_source = ColumnDataSource({"x": [1]})
@@ -195,11 +191,12 @@ class Planner(pn.viewable.Viewer):
         self.sweep_pane = pn.pane.Bokeh(self._sweep_figure(self._sweep_parameter), sizing_mode="stretch_width")
 
     def _add_lines(self, fig, source):
-        renderers = []
-        for v in VARIANTS:
-            r = fig.line("x", v, source=source, color=VARIANT_COLORS[v], line_width=2.5 if v in ("regular", "incremental") else 1.8,
-                         line_dash="solid" if v != "single_model" else "dotted")
-            renderers.append((VARIANT_TITLES[v], [r]))
+        # Curves often coincide (no_adaptivity equals incremental for a non-uniform meter): the wide
+        # incremental line is drawn first and no_adaptivity dashed on top, so both stay visible.
+        drawn = {}
+        for v in ("single_model", "resampling", "regular", "incremental", "no_adaptivity"):
+            drawn[v] = fig.line("x", v, source=source, color=VARIANT_COLORS[v], **_LINE_STYLES[v])
+        renderers = [(VARIANT_TITLES[v], [drawn[v]]) for v in VARIANTS]
         fig.add_tools(HoverTool(
             tooltips=[("x", "@x{0,0.[000000]}")] + [(VARIANT_TITLES[v], f"@{{{v}}}{{0,0}}") for v in VARIANTS],
             mode="vline"))
@@ -223,7 +220,7 @@ class Planner(pn.viewable.Viewer):
         """The input column (the sidebar of the served page)."""
         return pn.Column(
             self.preset,
-            pn.pane.HTML("<b>Meter</b> — ranges of empirical overfitting and the ε each signal guarantees",
+            HTML("<b>Meter</b> — ranges of empirical overfitting and the ε each signal guarantees",
                          margin=(10, 5, 0, 5)),
             self.signals,
             self.meter_table,
@@ -234,7 +231,7 @@ class Planner(pn.viewable.Viewer):
             self.tenants_error,
             pn.Row(self.revert_budget, self.reverts, sizing_mode="stretch_width"),
             self.reverts_error,
-            pn.pane.HTML("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
+            HTML("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
             pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"),
             pn.Row(self.cost, sizing_mode="stretch_width"),
             self.budget,
@@ -251,29 +248,27 @@ class Planner(pn.viewable.Viewer):
             pn.Row(self.csv_download, self.share, sizing_mode="stretch_width"),
             self.budget_answers,
             self.curve_pane,
-            pn.Row(pn.pane.HTML("<b>Second plot against</b>", margin=(12, 5)), self.sweep),
+            pn.Row(HTML("<b>Second plot against</b>", margin=(12, 5)), self.sweep),
             self.sweep_pane,
             self.assumptions,
             sizing_mode="stretch_width",
         )
 
-    def __panel__(self):
-        if not hasattr(self, "_layout"):
-            self._layout = pn.Row(pn.Column(self.controls(), width=360), self.results(), sizing_mode="stretch_width")
-        return self._layout
 
     # ------------------------------------------------------------------ input handlers
     def _on_preset(self, event):
         if event.new == _PRESET_PLACEHOLDER:
             return
-        self.plan.apply_preset(event.new)
+        self._applying_preset = True
+        try:
+            self.plan.apply_preset(event.new)
+        finally:
+            self._applying_preset = False
 
-    def _on_signals(self, event):
-        if event.new != self.plan.signals and event.new is not None:
-            try:
-                self.plan.set_signals(event.new)
-            except InputError as exc:
-                self._set_input_error("meter", str(exc))
+    def _on_inputs_changed(self, *_):
+        """Any change not made by the preset box means the plan is no longer that preset (issue 11 #5)."""
+        if not self._applying_preset and self.preset.value != _PRESET_PLACEHOLDER:
+            self.preset.value = _PRESET_PLACEHOLDER
 
     def _on_table_edit(self, event):
         frame = self.meter_table.value
@@ -291,55 +286,31 @@ class Planner(pn.viewable.Viewer):
         if not frame.equals(self.meter_table.value):
             self.meter_table.value = frame
         self.meter_table.height = _table_height(len(frame))
-        if self.signals.value != self.plan.signals:
-            self.signals.value = self.plan.signals
 
-    def _on_tenant_steps_text(self, event):
-        text = event.new.strip()
-        try:
-            values = parse_int_list("tenant_steps", text) if text else []
-        except InputError as exc:
-            self._set_input_error("tenants", str(exc))
-            return
-        self._set_input_error("tenants", "")
+    def _set_tenant_steps(self, values):
         with param.parameterized.batch_call_watchers(self.plan):
             if values:
                 self.plan.tenants = len(values)
             self.plan.tenant_steps = values
 
-    def _on_reverts_text(self, event):
-        text = event.new.strip()
-        try:
-            values = parse_int_list("reverts", text) if text else []
-        except InputError as exc:
-            self._set_input_error("reverts", str(exc))
-            return
-        self._set_input_error("reverts", "")
+    def _set_reverts(self, values):
         with param.parameterized.batch_call_watchers(self.plan):
             self.plan.reverts = values
             self.plan.revert_budget = len(values)
-
-    def _on_lists(self, *_):
-        text = ",".join(map(str, self.plan.tenant_steps))
-        if self.tenant_steps.value.replace(" ", "") != text and not self._input_errors.get("tenants"):
-            self.tenant_steps.value = text
-        text = ",".join(map(str, self.plan.reverts))
-        if self.reverts.value.replace(" ", "") != text and not self._input_errors.get("reverts"):
-            self.reverts.value = text
 
     def _set_input_error(self, group: str, message: str):
         self._input_errors[group] = message
         self._render_errors()
 
     def _render_errors(self):
+        """Each pane shows the one current message about its inputs (never an outdated second one)."""
         model_group = next((g for g, names in _ERROR_GROUPS.items() if self.plan.error_parameter in names), "other")
         panes = {"meter": self.meter_error, "tenants": self.tenants_error, "reverts": self.reverts_error}
         for group, pane in list(panes.items()) + [("other", self.other_errors)]:
-            messages = [self._input_errors.get(group, "")]
+            message = self._input_errors.get(group, "")
             if self.plan.error and (model_group == group or (group == "other" and model_group not in panes)):
-                messages.append(self.plan.error)
-            text = " · ".join(m for m in messages if m)
-            pane.object = error_html(text)
+                message = self.plan.error
+            pane.object = error_html(message)
 
     # ------------------------------------------------------------------ output handlers
     def _on_outputs(self, *events):
@@ -360,22 +331,21 @@ class Planner(pn.viewable.Viewer):
             return
         stale = bool(self.plan.error)
         rec = r.recommended
+        effort = f"{fmt.hours(r.calendar_hours[rec])} with {r.labelers} labeler{'s' if r.labelers > 1 else ''}"
+        if r.cost:
+            effort += f" · cost {fmt.money(r.cost[rec], r.cost_per_hour)}"
         cards = [
-            headline_html(f"{VARIANT_TITLES[rec]} · labels", fmt_int(r.labels[rec]),
+            headline_html(f"{VARIANT_TITLES[rec]} · labels", fmt.integer(r.labels[rec]),
                           f"{r.savings[rec]:.1f}× fewer than resampling", "headline-labels"),
-            headline_html("Labeling effort", f"{r.labeler_hours[rec]:,.1f} h",
-                          f"{r.calendar_hours[rec]:,.1f} h with {r.labelers} labeler{'s' if r.labelers > 1 else ''}"
-                          + (f" · cost {r.cost[rec]:,.0f}" if r.cost else "")),
-            headline_html("Guarantee", f"1 − δ = {1 - r.delta:.6g}",
-                          f"ε₁ = {r.epsilon[0]:g} … ε_m = {r.epsilon[-1]:g}, m = {r.signals}"),
+            headline_html("Labeling effort", fmt.hours(r.labeler_hours[rec]), effort),
+            headline_html("Guarantee", f"1 − δ = {fmt.confidence(r.delta)}",
+                          f"ε₁ = {fmt.number(r.epsilon[0])} … ε_m = {fmt.number(r.epsilon[-1])}, m = {r.signals}"),
         ]
         if r.budget is not None:
             t = r.max_steps[rec]
-            cards.append(headline_html(f"Budget {fmt_int(r.budget)} labels", _steps_text(t) + " steps",
+            cards.append(headline_html(f"Budget {fmt.integer(r.budget)} labels", fmt.steps_text(t) + " steps",
                                        f"the {VARIANT_TITLES[rec].lower()} supports", "headline-budget-steps"))
-        banner = ('<div class="md-error" style="margin-bottom:6px">Showing the last valid plan: fix the input marked '
-                  'in the sidebar.</div>') if stale else ""
-        self.headlines.object = banner + '<div style="display:flex;gap:12px;flex-wrap:wrap">' + "".join(cards) + "</div>"
+        self.headlines.object = (stale_html("plan") if stale else "") + headlines_html(cards)
         self.sentence.object = f'<p class="md-sentence">{esc(r.sentence())}</p>'
         self.table.object = _results_table(r)
         self.budget_answers.object = _budget_html(r)
@@ -436,36 +406,40 @@ class Planner(pn.viewable.Viewer):
             loc = pn.state.location
             if loc is not None and loc.search != "?" + query:
                 loc.search = "?" + query
-        self.share.object = (f'<div class="md-note" style="padding-top:6px">Share this plan: the page URL holds it. '
+        self.share.object = (f'<div class="md-note">Share this plan: the page URL holds it. '
                              f'<a href="./session?{esc(query)}">Replay a trace with this meter →</a></div>')
 
+
+_LINE_STYLES = {
+    "single_model": {"line_width": 1.8, "line_dash": "dotted"},
+    "resampling": {"line_width": 1.8},
+    "regular": {"line_width": 2.5},
+    "incremental": {"line_width": 4.5, "line_alpha": 0.75},
+    "no_adaptivity": {"line_width": 2.2, "line_dash": [6, 4]},
+}
 
 _SWEEP_BUTTONS = {"δ": "delta", "ε₁": "epsilon", "m": "signals", "tenants": "tenants"}
 
 
-def _steps_text(t) -> str:
-    if t == math.inf:
-        return "> 10¹²"
-    return fmt_int(t)
 
 
 def _results_table(r) -> str:
     has_cost = r.cost is not None
     head = ("<tr><th>variant</th><th class='num'>labels</th><th class='num'>× fewer than resampling</th>"
             "<th class='num'>labeler-hours</th><th class='num'>calendar hours</th>"
-            + ("<th class='num'>cost</th>" if has_cost else "") + "<th>method</th></tr>")
+            + (f"<th class='num'>cost (at {fmt.number(r.cost_per_hour)} per labeler-hour)</th>" if has_cost else "") + "<th>method</th></tr>")
     rows = []
     for v in VARIANTS:
         cls = ' class="md-recommended"' if v == r.recommended else ""
-        swatch = f'<span style="display:inline-block;width:10px;height:10px;background:{VARIANT_COLORS[v]};margin-right:6px;border-radius:2px"></span>'
+        swatch = swatch_html(f"variant-{v}")
         rows.append(
             f"<tr{cls}><td>{swatch}{esc(VARIANT_TITLES[v])}</td>"
-            f'<td class="num label-count label-count-{v}">{fmt_int(r.labels[v])}</td>'
+            f'<td class="num label-count label-count-{v}">{fmt.integer(r.labels[v])}</td>'
             f'<td class="num">{r.savings[v]:,.2f}×</td>'
             f'<td class="num">{r.labeler_hours[v]:,.1f}</td>'
             f'<td class="num">{r.calendar_hours[v]:,.1f}</td>'
-            + (f'<td class="num">{r.cost[v]:,.0f}</td>' if has_cost else "")
-            + f"<td style='color:#4a5a6a'>{esc(VARIANT_NOTES[v])}</td></tr>"
+            + (f'<td class="num">{fmt.money(r.cost[v])}</td>' if has_cost else "")
+            + f"<td class='md-plain'>{esc(VARIANT_NOTES[v])}</td></tr>"
         )
     return f'<table class="md-table planner-results">{head}{"".join(rows)}</table>'
 
@@ -476,12 +450,12 @@ def _budget_html(r) -> str:
     rows = []
     for v in VARIANTS:
         conf = r.confidence[v]
-        conf_text = f"{conf:.6f}".rstrip("0").rstrip(".") if conf > 0 else "none"
+        conf_text = fmt.confidence(1.0 - conf) if conf > 0 else "none"
         rows.append(f"<tr><td>{esc(VARIANT_TITLES[v])}</td>"
-                    f'<td class="num budget-steps-{v}">{_steps_text(r.max_steps[v])}</td>'
-                    f'<td class="num budget-epsilon-{v}">{fmt_float(r.min_epsilon[v], 4)}</td>'
+                    f'<td class="num budget-steps-{v}">{fmt.steps_text(r.max_steps[v])}</td>'
+                    f'<td class="num budget-epsilon-{v}">{fmt.number(r.min_epsilon[v])}</td>'
                     f'<td class="num budget-confidence-{v}">{conf_text}</td></tr>')
-    return (f'<div style="margin-top:14px"><b>What {fmt_int(r.budget)} labels buy</b> '
+    return (f'<div class="md-section"><b>What {fmt.integer(r.budget)} labels buy</b> '
             f'<span class="md-note">(inverse questions; ε vector scaled together)</span>'
             f'<table class="md-table"><tr><th>variant</th><th class="num">largest T</th>'
             f'<th class="num">smallest ε₁ at T = {r.steps}</th><th class="num">confidence at T = {r.steps}</th></tr>'
@@ -490,5 +464,4 @@ def _budget_html(r) -> str:
 
 def page():
     """The served planner: controls in the sidebar, results in the main area, URL-synced."""
-    planner = Planner(sync_url=True)
-    return planner.results(), planner.controls()
+    return Planner(sync_url=True)

@@ -28,37 +28,17 @@ from .._validation import InputError, parse_int_list, parse_number_list
 from ..models.plan import ASSUMPTION, REVERT_CAVEAT, TENANT_CAVEAT, MeterPlan, resize_ranges
 from ..models.session import METER_TITLES, METERS, SessionModel
 from ..models.trace import EXAMPLES, MAX_TRACE_BYTES
-from ._style import PALETTE, ensure_css, error_html, esc, fmt_int, headline_html
-from .meter_gauge import MeterGauge, signal_colors
+from . import formatting as fmt
+from .base import DashboardView
+from .style import HTML, PALETTE, SIGNAL_COLORS, error_html, esc, headline_html
+from .meter_gauge import MeterGauge
+from .style import signal_colors
 
 __all__ = ["Session", "page"]
 
 _UPLOADED = "(uploaded file)"
 _TABLE_WINDOW = 6  # rows shown before and after the current step
 _SESSION_QUERY_KEYS = set(MeterPlan.QUERY_KEYS) | set(SessionModel.SESSION_KEYS)
-
-CSS = """
-.session-card-row { display:flex; gap:10px; flex-wrap:wrap; }
-.session-card-row .md-headline { min-width:118px; flex:1 1 0; padding:8px 12px; }
-.session-card-row .md-headline .md-headline-value { font-size:26px; }
-.session-alarm { color:#8a1c00; background:#fff1ec; border:1px solid #f3c2b0; border-radius:6px; padding:6px 10px;
-  font-size:13px; margin:4px 0; }
-.session-note { color:#34495e; background:#f5f8fb; border:1px solid #dde5ee; border-radius:6px; padding:6px 10px;
-  font-size:13px; margin:4px 0; }
-.session-badge { display:inline-block; font-size:11px; font-weight:700; padding:2px 7px; border-radius:10px;
-  background:#fff3cd; color:#7a5200; border:1px solid #f0d58c; margin-left:6px; letter-spacing:.04em; }
-table.md-table tr.session-current td { background:#e8f1fb; font-weight:600; }
-table.md-table tr.session-beyond td { color:#8a1c00; }
-.session-swatch { display:inline-block; width:18px; text-align:center; border-radius:3px; font-weight:700;
-  color:#111; margin-right:2px; }
-"""
-
-
-def _stylesheet() -> None:
-    ensure_css()
-    if CSS not in pn.config.raw_css:
-        pn.config.raw_css = list(pn.config.raw_css) + [CSS]
-
 
 def _nums(values) -> str:
     return ",".join(f"{float(v):g}" for v in values)
@@ -68,7 +48,7 @@ def _ints(values) -> str:
     return ",".join(str(int(v)) for v in values)
 
 
-class Session(pn.viewable.Viewer):
+class Session(DashboardView):
     """Replay a development trace through the meter, step by step.
 
     Parameters
@@ -91,6 +71,9 @@ class Session(pn.viewable.Viewer):
     >>> md.Session(example="emocontext", delta=0.1, steps=8)  # doctest: +SKIP
     """
 
+    title = "Session replay"
+    extensions = ("filedropper",)
+
     model = param.ClassSelector(class_=SessionModel)
     sync_url = param.Boolean(default=False)
     play_interval = param.Integer(default=900, bounds=(100, 10_000), doc="Milliseconds per step when playing.")
@@ -110,7 +93,6 @@ class Session(pn.viewable.Viewer):
                 model_params["example"] = "emocontext"
             model = SessionModel(trace=trace, plan=plan, **model_params)
         super().__init__(model=model, sync_url=sync_url, **params)
-        _stylesheet()
         self._play_callback = None
         self._seen_uploads: dict = {}
         self._text_errors: dict = {}
@@ -147,14 +129,14 @@ class Session(pn.viewable.Viewer):
             layout="compact", sizing_mode="stretch_width", height=90, css_classes=["trace-upload"],
         )
         self.upload.param.watch(self._on_upload, "value")
-        self.upload_help = pn.pane.HTML(
+        self.upload_help = HTML(
             '<div class="md-note">CSV or JSON, one row per development step: <code>step</code>, '
             '<code>val_accuracy</code>, <code>test_accuracy</code> (or <code>val_loss</code>, <code>test_loss</code>), '
             'all in [0, 1]; optional <code>tenant</code>, <code>reverted</code> (true/false), '
             f'<code>description</code>. Up to {MAX_TRACE_BYTES // (1024 * 1024)} MiB. A JSON trace may carry '
             '<code>"test_size"</code>.</div>', sizing_mode="stretch_width", margin=(0, 5))
-        self.trace_error = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["trace-error"], margin=(0, 5))
-        self.trace_status = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["trace-status"], margin=(0, 5))
+        self.trace_error = HTML("", sizing_mode="stretch_width", css_classes=["trace-error"], margin=(0, 5))
+        self.trace_status = HTML("", sizing_mode="stretch_width", css_classes=["trace-status"], margin=(0, 5))
         self.test_size = pn.widgets.IntInput.from_param(m.param.test_size, label="Test-set size n (labels)",
                                                         start=1, placeholder="e.g. 5509", sizing_mode="stretch_width",
                                                         css_classes=["test-size-input"])
@@ -181,8 +163,8 @@ class Session(pn.viewable.Viewer):
                                             value=_ints(p.reverts), sizing_mode="stretch_width",
                                             css_classes=["reverts-input"])
         self.reverts.param.watch(self._on_reverts_text, "value")
-        self.plan_error = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["plan-error"], margin=(0, 5))
-        self.planner_link = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["planner-link"], margin=(0, 5))
+        self.plan_error = HTML("", sizing_mode="stretch_width", css_classes=["plan-error"], margin=(0, 5))
+        self.planner_link = HTML("", sizing_mode="stretch_width", css_classes=["planner-link"], margin=(0, 5))
 
         # replay controls
         self.first_button = pn.widgets.Button(label="◀◀ First", width=95, css_classes=["first-step"])
@@ -201,16 +183,16 @@ class Session(pn.viewable.Viewer):
         self.jump = pn.widgets.IntInput(label="Go to step", value=None, placeholder="step", width=110,
                                         css_classes=["jump-input"])
         self.jump.param.watch(self._on_jump, "value")
-        self.jump_error = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["jump-error"], margin=(0, 5))
+        self.jump_error = HTML("", sizing_mode="stretch_width", css_classes=["jump-error"], margin=(0, 5))
 
     # ------------------------------------------------------------------ outputs
     def _build_outputs(self):
-        self.title = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["session-title"])
-        self.cards = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["session-cards"])
-        self.sentence = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["session-sentence"])
-        self.alarms = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["session-alarms"])
-        self.table = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["session-steps"])
-        self.explain = pn.pane.HTML(_explanation(), sizing_mode="stretch_width", css_classes=["session-explain"])
+        self.title = HTML("", sizing_mode="stretch_width", css_classes=["session-title"])
+        self.cards = HTML("", sizing_mode="stretch_width", css_classes=["session-cards"])
+        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["session-sentence"])
+        self.alarms = HTML("", sizing_mode="stretch_width", css_classes=["session-alarms"])
+        self.table = HTML("", sizing_mode="stretch_width", css_classes=["session-steps"])
+        self.explain = HTML(_explanation(), sizing_mode="stretch_width", css_classes=["session-explain"])
 
     def _build_history(self):
         self.score_source = ColumnDataSource(dict(step=[], val=[], test=[], tenant=[], gap=[], reverted=[]))
@@ -276,14 +258,14 @@ class Session(pn.viewable.Viewer):
     def controls(self) -> pn.Column:
         """Trace and meter inputs (the sidebar of the served page)."""
         return pn.Column(
-            pn.pane.HTML("<b>Trace</b> — the team's development history", margin=(5, 5, 0, 5)),
+            HTML("<b>Trace</b> — the team's development history", margin=(5, 5, 0, 5)),
             self.example,
             self.upload,
             self.upload_help,
             self.trace_error,
             self.trace_status,
             self.test_size,
-            pn.pane.HTML("<b>Meter</b> — the plan's settings, shared with the planner", margin=(12, 5, 0, 5)),
+            HTML("<b>Meter</b> — the plan's settings, shared with the planner", margin=(12, 5, 0, 5)),
             self.variant,
             self.epsilon,
             self.ranges,
@@ -314,10 +296,6 @@ class Session(pn.viewable.Viewer):
             sizing_mode="stretch_width",
         )
 
-    def __panel__(self):
-        if not hasattr(self, "_layout"):
-            self._layout = pn.Row(pn.Column(self.controls(), width=340), self.results(), sizing_mode="stretch_width")
-        return self._layout
 
     # ------------------------------------------------------------------ trace inputs
     def _on_example(self, event):
@@ -340,7 +318,7 @@ class Session(pn.viewable.Viewer):
 
     def _on_status(self, *_):
         m = self.model
-        self.trace_error.object = (f'<div class="md-error" style="overflow-wrap:anywhere">{esc(m.error)}</div>'
+        self.trace_error.object = (f'<div class="md-error">{esc(m.error)}</div>'
                                    if m.error else "")
         self.trace_status.object = f'<div class="md-ok">{esc(m.status)}</div>' if m.status and not m.error else ""
         wanted = m.example if m.example is not None else (_UPLOADED if m.trace is not None else None)
@@ -418,7 +396,7 @@ class Session(pn.viewable.Viewer):
 
     def _on_plan_link(self, *_):
         query = self.model.plan.query_string()
-        self.planner_link.object = (f'<div class="md-note" style="padding-top:4px"><a class="planner-link-a" '
+        self.planner_link.object = (f'<div class="md-note"><a class="planner-link-a" '
                                     f'href="./planner?{esc(query)}">Open this meter in the planner →</a></div>')
         self._render_plan_error()
         self._update_url()
@@ -484,7 +462,7 @@ class Session(pn.viewable.Viewer):
         t = r.trace
         badge = '<span class="session-badge">SYNTHETIC</span>' if t.synthetic else ""
         prov = f'<div class="md-note">{esc(t.provenance)}</div>' if t.provenance else ""
-        self.title.object = (f'<div style="font-size:20px;font-weight:600;color:#0b2a45">{esc(t.name)}{badge}</div>'
+        self.title.object = (f'<div class="session-title">{esc(t.name)}{badge}</div>'
                              f'<div class="md-note">{len(t)} steps · {esc(t.metric)} · '
                              f'{"tenants " + esc(", ".join(t.tenant_names)) if t.has_tenants else "one developer"}'
                              f'{" · reverted: " + esc(", ".join(map(str, t.revert_steps))) if t.reverted.any() else ""}'
@@ -646,9 +624,9 @@ def _sentence(r, d) -> str:
     text += "."
     if not d["within_budget"]:
         text += " This step is beyond the budget: the guarantee does not cover it."
-    need = (f'<div class="md-note session-needed">Labels needed for this plan: incremental meter {fmt_int(r.labels_needed["incremental"])}, '
-            f'regular meter {fmt_int(r.labels_needed["regular"])}'
-            + (f"; the test set has {fmt_int(r.test_size)}." if r.test_size is not None else
+    need = (f'<div class="md-note session-needed">Labels needed for this plan: incremental meter {fmt.integer(r.labels_needed["incremental"])}, '
+            f'regular meter {fmt.integer(r.labels_needed["regular"])}'
+            + (f"; the test set has {fmt.integer(r.test_size)}." if r.test_size is not None else
                "; enter the test-set size n to check it.") + "</div>")
     return f'<p class="md-sentence">{esc(text)}</p>{need}'
 
@@ -679,7 +657,8 @@ def _steps_table(r, index: int) -> str:
             "<th class='num'>used</th><th>note</th></tr>")
 
     def swatch(k):
-        return f'<span class="session-swatch" style="background:{colors[k - 1]}">{k}</span>'
+        color_class = f" signal-{k - 1}" if len(colors) <= len(SIGNAL_COLORS) else ""
+        return f'<span class="md-signal{color_class}">{k}</span>'
 
     rows = []
     for i in range(lo, hi):
@@ -702,8 +681,8 @@ def _steps_table(r, index: int) -> str:
             + f'<td class="num">{d[t.val_column]:.4f}</td><td class="num">{d[t.test_column]:.4f}</td>'
             f'<td class="num">{d["empirical_overfitting"]:.4f}</td><td>{swatch(d["signal"])}</td>'
             f'<td>{swatch(d["incremental_signal"])}</td><td class="num">{d["epsilon"]:g}</td>'
-            f'<td class="num">{d["steps_used"]}/{r.budget}</td><td style="color:#4a5a6a">{esc(" · ".join(notes))}</td></tr>')
-    caption = (f'<div class="md-note" style="margin:10px 0 4px">Steps {int(t.steps[lo])}–{int(t.steps[hi - 1])} of '
+            f'<td class="num">{d["steps_used"]}/{r.budget}</td><td class="md-plain">{esc(" · ".join(notes))}</td></tr>')
+    caption = (f'<div class="md-note md-spaced">Steps {int(t.steps[lo])}–{int(t.steps[hi - 1])} of '
                f'{n} (the current step highlighted)</div>')
     return caption + f'<table class="md-table session-table">{head}{"".join(rows)}</table>'
 
@@ -723,11 +702,10 @@ def _explanation() -> str:
         REVERT_CAVEAT,
         "When the budget T is used up, draw a new test set and release the old one to the developers (Section 3.1).",
     ]
-    return ('<div class="md-note" style="margin-top:12px"><b>How to read this page</b><ul>'
+    return ('<div class="md-note md-section"><b>How to read this page</b><ul>'
             + "".join(f"<li>{esc(p)}</li>" for p in points) + "</ul></div>")
 
 
 def page():
     """The served session page: inputs in the sidebar, the replay in the main area, URL-synced."""
-    session = Session(sync_url=True)
-    return session.results(), session.controls()
+    return Session(sync_url=True)

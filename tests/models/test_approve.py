@@ -261,7 +261,7 @@ def test_notebook_component_follows_its_model():
     import meter_dashboard as md
 
     view = md.Approve(_trace_bytes(), method="bonf-srgp", alpha=0.2)
-    assert view.__panel__() is view.__panel__() and view.sidebar() is not None  # built once
+    assert view.__panel__() is view.__panel__() and view.controls() is not None  # built once
     assert view.table.object.count("class='approve-decision") == 3
     assert "0.16" in view.headlines.object  # 0.8 x 0.2
     view.model.method = "naive"
