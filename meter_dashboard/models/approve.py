@@ -25,7 +25,7 @@ from functools import partial
 import numpy as np
 import param
 
-from .._validation import InputError, check_int, raw
+from .._validation import InputError, check_int, check_number, raw
 from ..bounds import srgp
 from ..bounds.srgp import METHOD_LABELS, METHODS, normalize_method
 from .approve_simulation import ApprovalSimulation
@@ -57,7 +57,7 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- results
-@dataclass
+@dataclass(eq=False)
 class ApprovalResult:
     """Decisions of one procedure on one trace (one entry per modification, in test order).
 
@@ -147,7 +147,7 @@ def _result(method: str, alpha: float, names: tuple, decisions, steps: int, sett
                           standard_errors=out["standard_errors"], steps=int(steps), settings=settings)
 
 
-@dataclass
+@dataclass(eq=False)
 class ApprovalComparison:
     """Several procedures on the same trace: ``results[method]`` is an :class:`ApprovalResult`.
 
@@ -436,6 +436,58 @@ class ApproveModel(ApprovalSettings):
         self._set(trace=trace, prespecified=pres, trace_error="", prespecified_error="")
         self._recompute()
 
+    # -- shared links ----------------------------------------------------------------------
+    #: URL keys of a shared link (each is the parameter of the same name).
+    QUERY_KEYS = ("example", "method", "alpha", "success_weight", "margin", "margin_step", "seed")
+
+    def update_from_query(self, query: dict) -> list[str]:
+        """Apply a link's settings; a message for each value refused (naming the URL key, the rule, the value).
+
+        The values are parsed with the bounded checks of :mod:`meter_dashboard._validation`
+        and the parameters' own bounds, and applied together (one recomputation); refused
+        ones leave their setting as it was.
+        """
+        values, errors = {}, []
+        for key in self.QUERY_KEYS:
+            if key not in query:
+                continue
+            text = query[key]
+            try:
+                values[key] = self._parse_query(key, text[0] if isinstance(text, list) else text)
+            except InputError as exc:
+                errors.append(str(exc))
+        example = values.pop("example", None)
+        if example is not None and example != self.example:
+            self.example = example
+        if values:
+            self.param.update(**values)
+        return errors
+
+    def _parse_query(self, key: str, text):
+        text = str(text)
+        if key == "example":
+            if text not in EXAMPLES:
+                raise InputError(key, "one of " + ", ".join(EXAMPLES), text)
+            return text
+        if key == "method":
+            return normalize_method(text)
+        p = self.param[key]
+        value = check_int(key, text) if isinstance(p, param.Integer) else check_number(key, text)
+        low, high = p.bounds if p.bounds is not None else (None, None)
+        inclusive = getattr(p, "inclusive_bounds", (True, True))
+        if (low is not None and (value < low or (value == low and not inclusive[0]))) or \
+                (high is not None and (value > high or (value == high and not inclusive[1]))):
+            left, right = "[" if inclusive[0] else "(", "]" if inclusive[1] else ")"
+            rule = f"in {left}{low:g}, {high:g}{right}" if high is not None else f"at least {low:g}"
+            raise InputError(key, rule, text)
+        return value
+
+    def query_string(self) -> str:
+        """The settings as a link's query string (``example=refits&method=fs-srgp&alpha=0.1...``)."""
+        parts = [("example", self.example)] if self.example in EXAMPLES else []
+        parts += [(key, getattr(self, key)) for key in self.QUERY_KEYS if key != "example"]
+        return "&".join(f"{k}={v if isinstance(v, str) else repr(v)}" for k, v in parts)
+
     @property
     def methods_available(self) -> list[str]:
         return [m for m in METHODS if m != "pres-srgp" or self.prespecified is not None]
@@ -516,7 +568,7 @@ class ApproveModel(ApprovalSettings):
         result = await self._in_worker(generation, method, options, stream=True)
         if result is None:
             return
-        self._set(result=result, error="")
+        self._set(result=result, error="", busy=False)  # the chosen procedure is final; the comparison may follow
         todo = self._compare_list()
         results = {m: r for m in todo if (r := self._cached(m, options)) is not None}
         self._set(comparison=self._comparison(options, results, [m for m in todo if m not in results]))

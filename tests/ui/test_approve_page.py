@@ -5,6 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 import meter_dashboard.models.approve as ap
+from meter_dashboard.views import formatting as fmt
 
 pytestmark = pytest.mark.ui
 
@@ -35,7 +36,8 @@ def test_decisions_method_switch_and_levels(page, server, open_page, relevant_er
     bonf = ap.approve(model.trace, "bonferroni", margin_step=0.01)
     expect(page.locator(".approve-count").first).to_have_text(f"{bonf.approvals} of 15", timeout=30_000)
     assert decisions(page) == bonf.approved.tolist()
-    assert text(page, ".approve-first-level") == "3.05e-06"
+    # one precision rule for every page (issue 11 #13: views/formatting.py): 3.05e-06 is now written 3.052×10⁻⁶
+    assert text(page, ".approve-first-level") == fmt.number(0.1 / (2 ** 15 - 1)) == "3.052×10⁻⁶"
 
     # alpha typed in: bonfSRGP's first level is 0.8 x 0.05
     page.locator(".approve-method select").first.select_option(label="bonfSRGP")
