@@ -74,6 +74,12 @@ class InputError(ValueError):
         super().__init__(message)
 
 
+    def renamed(self, parameter: str) -> "InputError":
+        """The same error, naming the input as the person typed it (``cost_per_hour`` -> ``--cost-per-hour``)."""
+        got = self.got if isinstance(self.got, _Raw) else self.got
+        return InputError(parameter, self.rule, got, location=self.location)
+
+
 class _Raw(str):
     """A pre-formatted 'got' text (not quoted again)."""
 

@@ -30,7 +30,28 @@ COMMAND_MODULES = (
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors are one line on stderr and exit status 2."""
+    """argparse, but usage errors are one line on stderr and exit status 2; remembers its flags."""
+
+    def __init__(self, *args, **kwargs):
+        self.flags: set[str] = set()
+        self.verbs: dict[str, _Parser] = {}
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *names, **kwargs):
+        self.flags.update(n for n in names if n.startswith("--"))
+        return super().add_argument(*names, **kwargs)
+
+    def add_subparsers(self, **kwargs):
+        action = super().add_subparsers(**kwargs)
+        add_parser = action.add_parser
+
+        def add_verb(name, **options):
+            verb = add_parser(name, **options)
+            self.verbs[name] = verb
+            return verb
+
+        action.add_parser = add_verb
+        return action
 
     def error(self, message):  # pragma: no cover - exercised through main()
         fail(message, prog=self.prog)
@@ -56,6 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _as_typed(error: InputError, parser: argparse.ArgumentParser, command: str) -> InputError:
+    """Name the flag the person typed when the models name their own parameter (``tenants`` -> ``--tenants``)."""
+    flag = "--" + str(error.parameter).replace("_", "-")
+    verb = parser.verbs.get(command)
+    return error.renamed(flag) if verb is not None and flag in verb.flags else error
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -65,7 +93,7 @@ def main(argv=None) -> int:
     try:
         result = args.run(args)
     except InputError as exc:
-        fail(str(exc), prog=f"meter-dashboard {args.command}")
+        fail(str(_as_typed(exc, parser, args.command)), prog=f"meter-dashboard {args.command}")
     except (OSError, UnicodeDecodeError) as exc:
         fail(f"cannot read input: {exc}", prog=f"meter-dashboard {args.command}")
     return int(result or 0)

@@ -179,7 +179,7 @@ class Planner(DashboardView):
         self.curve_source = ColumnDataSource({"x": [1]})
         fig = figure(height=360, sizing_mode="stretch_width", y_axis_type="log", x_axis_label="T (development steps)",
                      y_axis_label="labels needed", tools="pan,wheel_zoom,box_zoom,reset,save",
-                     title="Labels needed against development steps (Figs. 8–12)", toolbar_location="above")
+                     title="Labels against T (Figs. 8–12)", toolbar_location="above")
         self._add_lines(fig, self.curve_source)
         self.current_t = Span(location=self.plan.steps, dimension="height", line_color="#555", line_dash="dashed",
                               line_width=1)
@@ -210,7 +210,7 @@ class Planner(DashboardView):
         fig = figure(height=320, sizing_mode="stretch_width", y_axis_type="log",
                      x_axis_type="log" if log_x else "linear", x_axis_label=SWEEPS[parameter],
                      y_axis_label="labels needed", tools="pan,wheel_zoom,box_zoom,reset,save",
-                     title=f"Labels needed against {SWEEPS[parameter]} (T = {self.plan.steps})",
+                     title=_sweep_title(parameter, self.plan.steps),
                      toolbar_location="above")
         self._add_lines(fig, self.sweep_source)
         return fig
@@ -379,7 +379,7 @@ class Planner(DashboardView):
             self.sweep_pane.object = self._sweep_figure(s["parameter"])
         else:
             self.sweep_source.data = data
-            self.sweep_pane.object.title.text = f"Labels needed against {SWEEPS[s['parameter']]} (T = {self.plan.steps})"
+            self.sweep_pane.object.title.text = _sweep_title(s['parameter'], self.plan.steps)
 
     def _csv(self):
         frame = self.plan.result.to_frame()
@@ -408,6 +408,11 @@ class Planner(DashboardView):
                 loc.search = "?" + query
         self.share.object = (f'<div class="md-note">Share this plan: the page URL holds it. '
                              f'<a href="./session?{esc(query)}">Replay a trace with this meter →</a></div>')
+
+
+def _sweep_title(parameter: str, steps: int) -> str:
+    """Short enough for a phone: the axis label says the rest."""
+    return f"Labels against {SWEEPS[parameter].split(' ')[0]} (T = {steps})"
 
 
 _LINE_STYLES = {
