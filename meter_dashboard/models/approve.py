@@ -37,7 +37,7 @@ from .approve_trace import (
     load_example,
     read_modification_trace,
 )
-from .approve_workers import running_loop, thread_pool
+from .approve_workers import process_pool, process_pool_ready, running_loop, thread_pool, warm_up
 
 __all__ = [
     "METHODS",
@@ -179,9 +179,9 @@ class ApprovalComparison:
         return pd.DataFrame(data)
 
 
-def _run(trace: ModificationTrace, prespecified, method: str, alpha: float, steps: int | None, options: dict,
-         on_decision=None) -> ApprovalResult:
-    """One procedure over a checked trace (``on_decision`` sees each decision as it is made)."""
+def _procedure(trace: ModificationTrace, prespecified, method: str, alpha: float, steps: int | None,
+               options: dict) -> srgp.ApprovalProcedure:
+    """A new procedure for a checked trace (T defaults to the number of modifications)."""
     if method == "pres-srgp" and prespecified is None:
         raise InputError("prespecified", "a trace of the prespecified procedure's modifications (pres-srgp needs it)",
                          raw("no file"))
@@ -189,15 +189,21 @@ def _run(trace: ModificationTrace, prespecified, method: str, alpha: float, step
         steps = trace.modifications
     elif check_int("steps", steps, minimum=1, maximum=srgp.MAX_STEPS) < trace.modifications:
         raise InputError("steps", f"at least the number of modifications in the trace ({trace.modifications})", steps)
-    proc = srgp.ApprovalProcedure(method, steps, alpha,
+    return srgp.ApprovalProcedure(method, steps, alpha,
                                   prespecified=prespecified.improvements if method == "pres-srgp" else None,
                                   **options)
+
+
+def _run(trace: ModificationTrace, prespecified, method: str, alpha: float, steps: int | None, options: dict,
+         on_decision=None) -> ApprovalResult:
+    """One procedure over a checked trace (``on_decision`` sees each decision as it is made)."""
+    proc = _procedure(trace, prespecified, method, alpha, steps, options)
     d = trace.improvements
     for j in range(trace.modifications):
         decision = proc.test(d[:, j])
         if on_decision is not None:
             on_decision(decision)
-    return _result(method, alpha, trace.names, proc.decisions, steps, options)
+    return _result(method, alpha, trace.names, proc.decisions, proc.steps, options)
 
 
 def _run_options(trace: ModificationTrace, prespecified, method: str, options: dict,
@@ -205,6 +211,25 @@ def _run_options(trace: ModificationTrace, prespecified, method: str, options: d
     """:func:`_run` with the settings of :meth:`ApprovalSettings.options`."""
     rest = {k: v for k, v in options.items() if k != "alpha"}
     return _run(trace, prespecified, method, options["alpha"], None, rest, on_decision)
+
+
+def _run_chunk(trace: ModificationTrace, prespecified, method: str, options: dict, proc, seconds: float):
+    """Continue ``proc`` (or start it) for about ``seconds``, in a worker process.
+
+    Returns ``(proc, new decisions)``; the caller sends ``proc`` back for the next chunk.
+    An :class:`InputError` comes back as ``("error", parameter, rule, got, location)`` (it
+    does not cross processes as itself).
+    """
+    try:
+        if proc is None:
+            rest = {k: v for k, v in options.items() if k != "alpha"}
+            proc = _procedure(trace, prespecified, method, options["alpha"], None, rest)
+        start, deadline, d = proc.step, time.monotonic() + seconds, trace.improvements
+        while proc.step < trace.modifications and (proc.step == start or time.monotonic() < deadline):
+            proc.test(d[:, proc.step])
+        return proc, proc.decisions[start:]
+    except InputError as exc:
+        return ("error", exc.parameter, exc.rule, exc.got, exc.location)
 
 
 def approve(trace, method: str = "bonf-srgp", *, alpha: float = srgp.ALPHA,
@@ -356,6 +381,8 @@ class ApproveModel(ApprovalSettings):
 
     #: While computing in the background, partial results are published at most this often (seconds).
     STREAM_INTERVAL = 0.1
+    #: fsSRGP/presSRGP in a worker process go in chunks of about this many seconds of work.
+    CHUNK_SECONDS = 0.1
 
     def __init__(self, *, background: bool = False, **params):
         trace = params.pop("trace", None)
@@ -366,6 +393,8 @@ class ApproveModel(ApprovalSettings):
         self._generation = 0
         self._task = None  # the asyncio task computing in the background, if any
         self._cache: OrderedDict = OrderedDict()
+        if self._background:
+            warm_up()  # the worker processes start now, in the background, ready for fsSRGP and presSRGP
         if trace is not None:
             self.load_trace(trace, prespecified=prespecified)
         else:
@@ -584,10 +613,55 @@ class ApproveModel(ApprovalSettings):
             self._set(comparison=self._comparison(options, results, [m for m in todo if m not in results]))
 
     async def _in_worker(self, generation: int, method: str, options: dict, stream: bool):
-        """One procedure in the shared thread pool; its decisions are published as they come."""
+        """One procedure off the event loop; its decisions are published as they come (``stream``).
+
+        fsSRGP and presSRGP run in the procedures' worker process once it has started, in
+        chunks of about :data:`CHUNK_SECONDS`; everything else in the thread pool.
+        """
         cached = self._cached(method, options)
         if cached is not None:
             return cached
+        heavy = method in ("fs-srgp", "pres-srgp") and process_pool_ready("procedures")
+        run = self._in_processes if heavy else self._in_thread
+        try:
+            result = await run(generation, method, options, stream)
+        except _Superseded:
+            return None
+        except InputError as exc:
+            if self._generation == generation:
+                self._set(error=str(exc))
+            return None
+        if result is None or self._generation != generation:
+            return None
+        self._store(method, options, result)
+        return result
+
+    def _publish(self, method: str, options: dict, decisions: list) -> None:
+        """A partial result: the tests decided so far."""
+        rest = {k: v for k, v in options.items() if k != "alpha"}
+        self._set(result=_result(method, options["alpha"], self.trace.names, decisions, self.trace.modifications,
+                                 rest))
+
+    async def _in_processes(self, generation: int, method: str, options: dict, stream: bool):
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        trace, pres, proc, decisions, began = self.trace, self.prespecified, None, [], time.monotonic()
+        while proc is None or proc.step < trace.modifications:
+            out = await loop.run_in_executor(process_pool("procedures"), _run_chunk, trace, pres, method, options,
+                                             proc, self.CHUNK_SECONDS)
+            if out[0] == "error":
+                raise InputError(out[1], out[2], out[3], location=out[4])
+            if self._generation != generation:
+                raise _Superseded
+            proc, new = out
+            decisions += new
+            if stream and proc.step < trace.modifications and time.monotonic() - began >= self.STREAM_INTERVAL:
+                self._publish(method, options, decisions)
+        rest = {k: v for k, v in options.items() if k != "alpha"}
+        return _result(method, options["alpha"], trace.names, decisions, proc.steps, rest)
+
+    async def _in_thread(self, generation: int, method: str, options: dict, stream: bool):
         import asyncio
 
         loop = asyncio.get_running_loop()
@@ -603,7 +677,7 @@ class ApproveModel(ApprovalSettings):
         # the worker gets its own references: it never reads the model, whose trace may change meanwhile
         future = loop.run_in_executor(thread_pool(), partial(_run_options, self.trace, self.prespecified, method,
                                                              options, on_decision))
-        shown, shown_at = 0, 0.0
+        shown, shown_at = 0, time.monotonic()  # quick procedures never show a partial result
         while not future.done():
             waiter = asyncio.ensure_future(wake.wait())
             await asyncio.wait({future, waiter}, return_when=asyncio.FIRST_COMPLETED)
@@ -614,17 +688,5 @@ class ApproveModel(ApprovalSettings):
             if stream and len(decisions) > shown and time.monotonic() - shown_at >= self.STREAM_INTERVAL \
                     and not future.done():
                 shown, shown_at = len(decisions), time.monotonic()
-                self._set(result=_result(method, options["alpha"], self.trace.names, decisions[:shown],
-                                         self.trace.modifications, options))
-        try:
-            result = await future
-        except _Superseded:
-            return None
-        except InputError as exc:
-            if self._generation == generation:
-                self._set(error=str(exc))
-            return None
-        if self._generation != generation:
-            return None
-        self._store(method, options, result)
-        return result
+                self._publish(method, options, decisions[:shown])
+        return await future

@@ -106,7 +106,7 @@ class ApprovalSimulation(BackgroundJob):
         while done < total and not should_stop():
             count = 1 if per_replicate is None else max(1, min(total - done, int(CHUNK_SECONDS / per_replicate)))
             began = time.monotonic()
-            future = process_pool().submit(_simulate_chunk, kind, methods, done, count, settings)
+            future = process_pool("simulations").submit(_simulate_chunk, kind, methods, done, count, settings)
             part = self._wait(future, report, should_stop, done, count, total, per_replicate, began)
             if part is None:
                 break

@@ -1,15 +1,19 @@
-"""Where long SRGP work runs when a server is waiting: shared worker pools, never the event loop.
+"""Where long SRGP work runs when a server is waiting: worker processes (and threads), never the event loop.
 
-* :func:`thread_pool` -- approval procedures on one trace (a few hundred milliseconds at
-  most; the integrations spend most of their time in numpy, which releases the GIL), so a
-  page can stream each decision as it is made.
-* :func:`process_pool` -- the Section 3 simulations (seconds to minutes of Python work),
-  in separate processes so another session's requests never wait for the interpreter
-  lock.  A ``forkserver`` context with the SRGP package preloaded: forking a worker costs
-  milliseconds after the first one.
+* :func:`process_pool` ``("procedures")`` -- fsSRGP and presSRGP on a trace, in chunks of
+  about a tenth of a second, so a page can show each decision as it comes and drop work a
+  newer setting made pointless; ``("simulations")`` -- the Section 3 simulations, chunks
+  of replicates.  Separate processes: the server's interpreter only waits for them, so no
+  other session's request ever queues behind this work for the interpreter lock.  A
+  ``forkserver`` context with the SRGP modules preloaded: after the first start, a worker
+  costs milliseconds.  :func:`warm_up` starts both pools ahead of use and
+  :func:`process_pool_ready` says when they can take work at once.
+* :func:`thread_pool` -- what is quick (the Bonferroni-type procedures, milliseconds), and
+  everything while the processes are still starting.
 
-Both pools are created on first use and shared by every session of the process; nothing
-session-specific is kept here.  No Panel, no param.
+The pools are shared by every session of the process; nothing session-specific is kept
+here.  No Panel, no param; asyncio, concurrent.futures and multiprocessing are imported
+only when used (the CLI never pays for them).
 """
 from __future__ import annotations
 
@@ -17,15 +21,15 @@ import atexit
 import os
 import sys
 import threading
-from concurrent.futures import Executor
 
-__all__ = ["thread_pool", "process_pool", "running_loop", "PROCESS_WORKERS"]
+__all__ = ["thread_pool", "process_pool", "process_pool_ready", "warm_up", "running_loop", "PRELOAD"]
 
-#: Simulation worker processes (at most two: the machine is shared with the server itself).
-PROCESS_WORKERS = max(1, min(2, (os.cpu_count() or 1)))
+#: Modules every worker process imports once (in the fork server), before any job.
+PRELOAD = ["meter_dashboard.bounds.srgp", "meter_dashboard.models.approve"]
 
 _lock = threading.Lock()
-_pools: dict[str, Executor] = {}
+_pools: dict = {}
+_ready: set = set()
 
 
 def running_loop():
@@ -44,7 +48,7 @@ def running_loop():
 
 
 def thread_pool():
-    """The shared pool for approval procedures (two threads)."""
+    """The shared pool for quick work (two threads)."""
     from concurrent.futures import ThreadPoolExecutor
 
     with _lock:
@@ -53,22 +57,41 @@ def thread_pool():
         return _pools["threads"]
 
 
-def process_pool():
-    """The shared pool for the simulations (:data:`PROCESS_WORKERS` processes)."""
+def process_pool(kind: str = "simulations"):
+    """The shared worker process for ``kind`` (``"procedures"`` or ``"simulations"``): one process each."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     with _lock:
-        pool = _pools.get("processes")
+        pool = _pools.get(kind)
         if pool is None or getattr(pool, "_broken", False):
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
             if "forkserver" in methods:
-                context.set_forkserver_preload(["meter_dashboard.bounds.srgp"])
-            pool = ProcessPoolExecutor(max_workers=PROCESS_WORKERS, mp_context=context)
-            _pools["processes"] = pool
+                context.set_forkserver_preload(PRELOAD)
+            pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+            _pools[kind] = pool
+            _ready.discard(kind)
             atexit.register(_shutdown, pool)
         return pool
+
+
+def _started() -> int:
+    return os.getpid()
+
+
+def warm_up() -> None:
+    """Start both worker processes now (without waiting): the first real job then starts at once."""
+    for kind in ("procedures", "simulations"):
+        if kind in _ready:
+            continue
+        future = process_pool(kind).submit(_started)
+        future.add_done_callback(lambda f, k=kind: _ready.add(k) if f.exception() is None else None)
+
+
+def process_pool_ready(kind: str) -> bool:
+    """Whether the worker process for ``kind`` has started (after :func:`warm_up`)."""
+    return kind in _ready
 
 
 def _shutdown(pool) -> None:
