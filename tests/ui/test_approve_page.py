@@ -113,3 +113,52 @@ def test_simulation_runs_with_progress_and_can_be_cancelled(page, server, open_p
     expect(page.locator(".approve-power-status").first).to_contain_text("cancelled after", timeout=60_000)
     expect(page.locator(".approve-power-run button").first).to_be_enabled()
     assert relevant_errors(page.console_errors) == []
+
+
+def test_refused_alpha_gets_a_message_and_keeps_the_last_result(page, server, open_page, relevant_errors):
+    # issue 11 #4: alpha = 2 used to be silently ignored
+    open_page(page, server, "/approve?method=bonf-srgp", MAIN)
+    expect(page.locator(".approve-first-level").first).to_have_text("0.08", timeout=30_000)
+    before = decisions(page)
+    box = page.locator(".approve-alpha input").first
+    box.fill("2")
+    box.press("Enter")
+    message = page.locator(".md-input-message .md-error").first
+    expect(message).to_have_text("α (family-wise error rate) must be in (0, 1); got '2'", timeout=20_000)
+    assert text(page, ".approve-first-level") == "0.08" and decisions(page) == before
+    box.fill("0.05")
+    box.press("Enter")
+    expect(page.locator(".approve-first-level").first).to_have_text("0.04", timeout=30_000)
+    expect(page.locator(".md-input-message .md-error")).to_have_count(0)
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_a_bad_link_value_is_named_and_the_page_stays_alive(page, server, open_page, relevant_errors):
+    open_page(page, server, "/approve?alpha=2&method=holm&margin_step=0.02", MAIN)
+    expect(page.locator(".approve-error .md-error").first).to_contain_text("Link: method must be one of",
+                                                                            timeout=30_000)
+    expect(page.locator(".approve-error")).to_contain_text("Link: alpha must be in (0, 1); got '2'")
+    expect(page.locator(".approve-count").first).to_have_text(
+        f"{ap.ApproveModel(margin_step=0.02).result.approvals} of 15", timeout=30_000)
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_no_empty_plot_frames_no_range_warnings_and_a_time_estimate(page, server, open_page):
+    warnings = []
+    page.on("console", lambda msg: warnings.append(msg.text) if "initial ranges" in msg.text else None)
+    open_page(page, server, "/approve", MAIN)
+    page.get_by_text("Simulations", exact=True).first.click()
+    expect(page.locator(".approve-fwer-run button").first).to_be_visible(timeout=20_000)
+    assert page.locator(".approve-fwer-plot").count() == 0 or not page.locator(".approve-fwer-plot").first.is_visible()
+    expect(page.locator(".approve-fwer-table").first).to_contain_text("Not run yet")
+    box = page.locator(".approve-fwer-replicates input").first
+    box.fill("8")
+    box.press("Enter")
+    page.locator(".approve-fwer-run button").first.click()
+    expect(page.locator(".approve-fwer-status").first).to_contain_text("left", timeout=60_000)  # "about 6 s left"
+    expect(page.locator(".approve-fwer-status").first).to_contain_text("done: 8 replicates", timeout=180_000)
+    expect(page.locator(".approve-fwer-plot").first).to_be_visible()
+    page.get_by_text("Compare procedures", exact=True).first.click()
+    expect(page.locator("td.approve-compare[data-method='pres-srgp']")).to_have_count(15, timeout=60_000)
+    page.wait_for_timeout(500)
+    assert warnings == []

@@ -38,6 +38,8 @@ __all__ = [
     "Z_FAR",
     "IDENTICAL",
     "QMC_POINTS",
+    "QMC_TOLERANCE",
+    "QMC_MAX_SCALE",
     "normal_sf",
     "normal_isf",
     "log_interval",
@@ -51,6 +53,10 @@ Z_FAR = 38.0
 IDENTICAL = 1.0 - 1e-9
 #: Quasi-Monte Carlo points per probability from three dimensions on (lattice x shifts).
 QMC_POINTS = (256, 4)
+#: Relative standard error (from the spread of the shifts) above which the points grow fourfold.
+QMC_TOLERANCE = 0.005
+#: At most this many times the base points (deep tails of strongly correlated streaks).
+QMC_MAX_SCALE = 4
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(12)
@@ -164,9 +170,13 @@ def log_box_2d(lo, hi, rho: float) -> float:
 
 
 @lru_cache(maxsize=64)
-def _qmc_points(dimension: int, seed: int) -> np.ndarray:
-    """Randomly shifted Richtmyer points with the baker's transform, shape (dimension, N)."""
+def _qmc_points(dimension: int, seed: int, scale: int = 1) -> np.ndarray:
+    """Randomly shifted Richtmyer points with the baker's transform, shape (dimension, N).
+
+    Column ``i * shifts + s`` is point i of shift s (so the shifts' means can be compared).
+    """
     count, shifts = QMC_POINTS
+    count *= scale
     alpha = np.sqrt(_PRIMES[:dimension].astype(float))
     offsets = np.random.default_rng([seed, dimension]).random((shifts, dimension))
     i = np.arange(1, count + 1, dtype=float)
@@ -254,6 +264,7 @@ class JointTail:
         full = full[np.r_[-1, np.arange(len(idx) - 1)]][:, np.r_[-1, np.arange(len(idx) - 1)]]
         self.dimension = 1 + len(order)
         self._chol = _cholesky(full) if self.dimension >= 3 else None
+        self._scale = None  # points per shift, x QMC_POINTS[0]: chosen at the first integration
 
     @staticmethod
     def _merge(b, c):
@@ -292,14 +303,33 @@ class JointTail:
         return self._log_qmc(zl, zh)
 
     def _log_qmc(self, zl: float, zh: float) -> float:
-        """Genz's separation of variables, ``Z`` first, on the fixed shifted lattice."""
+        """Genz's separation of variables on the shifted lattice, with as many points as the problem needs.
+
+        At the first integration the spread of the shifts' estimates is checked: while the
+        relative standard error exceeds :data:`QMC_TOLERANCE`, the number of points grows
+        fourfold (at most :data:`QMC_MAX_SCALE` times).  The choice is then kept for every later
+        ``b``, so the probability stays a smooth function of ``b`` during a root find.
+        """
+        if self._scale is None:
+            scale = 1
+            while True:
+                value, error = self._log_qmc_points(zl, zh, scale)
+                if error <= QMC_TOLERANCE or scale >= QMC_MAX_SCALE:
+                    break
+                scale *= 4
+            self._scale = scale
+            return value
+        return self._log_qmc_points(zl, zh, self._scale)[0]
+
+    def _log_qmc_points(self, zl: float, zh: float, scale: int) -> tuple[float, float]:
+        """``(log P, relative standard error)`` on ``scale`` times the base number of points."""
         low = self._chol
         d = self.dimension
-        u = _qmc_points(d - 1, self.seed)
+        u = _qmc_points(d - 1, self.seed, scale)
         n = u.shape[1]
         log_mass = float(log_interval(zl, zh))
         if log_mass == -math.inf:
-            return -math.inf
+            return -math.inf, 0.0
         y = np.empty((d - 1, n))
         if zh == math.inf:
             y[0] = _sample(u[0], np.full(n, zl), None, log_mass)
@@ -332,5 +362,8 @@ class JointTail:
                 y[k] = _sample(u[k], a, b, lp)
         top = float(np.max(log_w))
         if not math.isfinite(top):
-            return -math.inf
-        return log_mass + top + math.log(float(np.mean(np.exp(log_w - top))))
+            return -math.inf, 0.0
+        w = np.exp(log_w - top).reshape(-1, QMC_POINTS[1]).mean(axis=0)  # one estimate per shift
+        mean = float(w.mean())
+        error = float(w.std(ddof=1)) / math.sqrt(w.size) / mean
+        return log_mass + top + math.log(mean), error
