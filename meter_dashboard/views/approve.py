@@ -250,7 +250,7 @@ class Approve(DashboardView):
         w["plots"] = pn.Column(pn.pane.Bokeh(w["figures"].figure, sizing_mode="stretch_width",
                                              css_classes=[f"approve-{kind}-plot"]),
                                pn.pane.Bokeh(w["figures"].curve, sizing_mode="stretch_width"),
-                               sizing_mode="stretch_width", visible=False)
+                               sizing_mode="stretch_width", visible=False, css_classes=[f"approve-{kind}-plots"])
         return w
 
     def _widgets(self, kind: str) -> dict:

@@ -149,7 +149,8 @@ def test_no_empty_plot_frames_no_range_warnings_and_a_time_estimate(page, server
     open_page(page, server, "/approve", MAIN)
     page.get_by_text("Simulations", exact=True).first.click()
     expect(page.locator(".approve-fwer-run button").first).to_be_visible(timeout=20_000)
-    assert page.locator(".approve-fwer-plot").count() == 0 or not page.locator(".approve-fwer-plot").first.is_visible()
+    expect(page.locator(".approve-fwer-plots")).to_have_count(1)
+    expect(page.locator(".approve-fwer-plots").first).to_be_hidden()  # no empty plot frames before a run
     expect(page.locator(".approve-fwer-table").first).to_contain_text("Not run yet")
     box = page.locator(".approve-fwer-replicates input").first
     box.fill("8")
@@ -157,7 +158,7 @@ def test_no_empty_plot_frames_no_range_warnings_and_a_time_estimate(page, server
     page.locator(".approve-fwer-run button").first.click()
     expect(page.locator(".approve-fwer-status").first).to_contain_text("left", timeout=60_000)  # "about 6 s left"
     expect(page.locator(".approve-fwer-status").first).to_contain_text("done: 8 replicates", timeout=180_000)
-    expect(page.locator(".approve-fwer-plot").first).to_be_visible()
+    expect(page.locator(".approve-fwer-plots").first).to_be_visible(timeout=20_000)
     page.get_by_text("Compare procedures", exact=True).first.click()
     expect(page.locator("td.approve-compare[data-method='pres-srgp']")).to_have_count(15, timeout=60_000)
     page.wait_for_timeout(500)
