@@ -581,6 +581,13 @@ class ApproveModel(ApprovalSettings):
         self._set(result=result, comparison=self._comparison(options, results, pending), error="", busy=False)
 
     # -- background computation (a served page) -------------------------------------------
+    async def settled(self) -> None:
+        """Wait until the background computation (if any) has caught up with the settings."""
+        import asyncio
+
+        while self._task is not None and not self._task.done():
+            await asyncio.wait({self._task})
+
     async def _refresh(self) -> None:
         """Compute until the settings stop changing; each pass starts over with the newest ones."""
         try:
@@ -622,9 +629,14 @@ class ApproveModel(ApprovalSettings):
         if cached is not None:
             return cached
         heavy = method in ("fs-srgp", "pres-srgp") and process_pool_ready("procedures")
-        run = self._in_processes if heavy else self._in_thread
         try:
-            result = await run(generation, method, options, stream)
+            if heavy:
+                try:
+                    result = await self._in_processes(generation, method, options, stream)
+                except (OSError, RuntimeError):  # the worker process died (BrokenProcessPool): do it here
+                    result = await self._in_thread(generation, method, options, stream)
+            else:
+                result = await self._in_thread(generation, method, options, stream)
         except _Superseded:
             return None
         except InputError as exc:

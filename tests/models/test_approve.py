@@ -338,11 +338,8 @@ def _serve(coro):
 
 
 async def _settled(model, timeout=120.0):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while (model.busy or model._task is not None and not model._task.done()) and loop.time() < deadline:
-        await asyncio.sleep(0.01)
-    assert loop.time() < deadline, "the background computation did not settle"
+    await asyncio.wait_for(model.settled(), timeout)
+    assert not model.busy
 
 
 def test_background_model_computes_the_chosen_procedure_first_and_compares_only_when_asked():
