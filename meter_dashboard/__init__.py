@@ -29,6 +29,9 @@ _EXPORTS = {
     "read_trace": "meter_dashboard.models.trace:read_trace",
     "replay": "meter_dashboard.models.session:replay",
     "SessionModel": "meter_dashboard.models.session:SessionModel",
+    # guarded test sets
+    "TestSet": "meter_dashboard.testsets.notebook:TestSet",
+    "connect": "meter_dashboard.testsets.notebook:connect",
     # notebook components
     "Planner": "meter_dashboard.views.planner:Planner",
     "Session": "meter_dashboard.views.session:Session",

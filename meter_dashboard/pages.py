@@ -58,6 +58,9 @@ PAGES = {
     "approve": Page("Approve", "meter_dashboard.views.approve",
                     "Approve model modifications on a reused test set with a controlled rate of bad approvals "
                     "(SRGP)."),
+    "testsets": Page("Test sets", "meter_dashboard.views.testsets",
+                     "Guarded test sets, live: developers submit predictions and see only the meter's signal or "
+                     "pass/fail, while the budget is enforced."),
 }
 
 

@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "ladder",
     "compare",
     "approve",
+    "testset",
     "serve",
 )
 

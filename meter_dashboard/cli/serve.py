@@ -15,6 +15,8 @@ def register(sub) -> None:
     p.add_argument("--address", default=None, help="address to bind (default: all interfaces)")
     p.add_argument("--no-show", action="store_true", help="do not open a browser tab")
     p.add_argument("--pages", default=None, help="comma-separated page names (default: all)")
+    p.add_argument("--store", default=None, help="guarded test sets' store: sqlite:///PATH or postgresql+psycopg://... "
+                   "(default $METER_DASHBOARD_STORE, else a SQLite file in the user's data directory)")
     p.add_argument(
         "--allow-websocket-origin",
         action="append",
@@ -36,6 +38,9 @@ def run(args) -> int:
             from .._validation import InputError
 
             raise InputError("--pages", "names from " + ", ".join(pages.available_pages()), args.pages)
+    from ..testsets import api, store
+
+    store_url = store.configure(args.store)  # opened on first use: the other pages never need it
     pages.serve(port=port, address=args.address, show=not args.no_show, pages=names,
-                websocket_origin=args.allow_websocket_origin)
+                websocket_origin=args.allow_websocket_origin, extra_patterns=api.patterns(store_url))
     return 0

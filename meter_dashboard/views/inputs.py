@@ -84,10 +84,15 @@ class _CheckedInput(pn.viewable.Viewer):
             description = model.param[parameter].doc
         self.text = pn.widgets.TextInput(label=label, value=show(self._getter(model)), placeholder=placeholder,
                                          css_classes=list(css_classes), description=description, **sizing)
-        self.message_pane = HTML("", sizing_mode="stretch_width", margin=(0, 5),
+        self.message_pane = HTML("", sizing_mode="stretch_width", margin=(0, 5), min_width=0,
                                  css_classes=["md-input-message", *message_classes])
         self.text.param.watch(self._on_text, "value")
         model.param.watch(self._on_model, list(watch) if watch else [parameter])
+
+    def _box_size(self) -> dict:
+        if self.text.sizing_mode == "stretch_width":
+            return {"sizing_mode": "stretch_width"}
+        return {"width": self.text.width + 10}
 
     @property
     def valid(self) -> bool:
@@ -120,8 +125,7 @@ class _CheckedInput(pn.viewable.Viewer):
             self.text.value = shown
 
     def __panel__(self):
-        return pn.Column(self.text, self.message_pane, sizing_mode=self.text.sizing_mode or "fixed",
-                         margin=0)
+        return pn.Column(self.text, self.message_pane, margin=0, **self._box_size())
 
 
 class NumberInput(_CheckedInput):
@@ -173,7 +177,7 @@ class NumberInput(_CheckedInput):
 
     def __panel__(self):
         parts = [self.text] + ([self.slider] if self.slider is not None else []) + [self.message_pane]
-        return pn.Column(*parts, sizing_mode=self.text.sizing_mode or "fixed", margin=0)
+        return pn.Column(*parts, margin=0, **self._box_size())
 
 
 class ListInput(_CheckedInput):

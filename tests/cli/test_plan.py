@@ -73,7 +73,7 @@ def test_table_output_is_readable(capsys):
     (["--epsilon", "0.01", "--delta", "1.5", "--steps", "10"], "delta must be in (0, 1); got 1.5"),
     (["--epsilon", "0.01", "--delta", "0", "--steps", "10"], "delta must be in (0, 1)"),
     (["--epsilon", "0.01", "--delta", "0.1", "--steps", "10", "--tenant-steps", "5,4"],
-     "tenant_steps must be steps per tenant summing to steps = 10; got [5, 4]"),
+     "--tenant-steps must be steps per tenant summing to steps = 10; got [5, 4]"),
     (["--epsilon", "0.01", "--delta", "0.1", "--steps", "10", "--reverts", "1,1"], "reverts must be positions"),
     (["--epsilon", "0.01", "--delta", "0.1", "--steps", "3", "--reverts", "1,2,5"], "t_B <= T"),
     (["--epsilon", "abc", "--delta", "0.1", "--steps", "10"], "--epsilon must be a comma-separated list"),

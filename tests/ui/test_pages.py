@@ -17,6 +17,7 @@ READY = {
     "ladder": ".ladder-score",
     "compare": ".compare-conclusion",
     "approve": ".approve-count",
+    "testsets": ".testsets-intro",
 }
 
 

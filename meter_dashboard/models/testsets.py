@@ -1,0 +1,125 @@
+"""The /testsets page's model: every guarded test set in a store, refreshed when the store changes.
+
+:class:`TestSetsModel` holds what the page shows - each test set's public state (the
+plan, steps used of T, alarms and the history of signals; never a test score, see
+:func:`meter_dashboard.testsets.service.status` with the ``viewer`` role) - and the
+admin actions a person can take with a test set's admin token.  It reads the store only
+through the service layer.
+
+Refreshing is split so the page never holds its event loop: :meth:`TestSetsModel.check`
+does the reading (a cheap ``{name: version}`` query, then the statuses that changed) and
+may run in a worker thread; :meth:`TestSetsModel.apply` sets the parameters (on the
+page's loop).  :meth:`TestSetsModel.refresh` does both, for notebooks and tests.
+
+References
+----------
+Hubis, Wu & Zhang, ease.ml/meter (2019), Sections 3.1 and 3.2 (the meter and its signals).
+"""
+from __future__ import annotations
+
+import threading
+
+import param
+
+from .._validation import InputError
+from ..testsets import service
+from ..testsets.store import StoreError, open_store
+
+__all__ = ["TestSetsModel"]
+
+
+class TestSetsModel(param.Parameterized):
+    """Every guarded test set in one store, as the page shows them.
+
+    Examples
+    --------
+    >>> m = TestSetsModel(store_url="sqlite:///:memory:")
+    >>> m.refresh(), m.names
+    (False, [])
+    """
+
+    __test__ = False
+
+    store_url = param.String(default=None, allow_None=True, doc="The store (None: the process's default store).")
+    testsets = param.Dict(default={}, doc="name -> the public status of that test set (service.status, viewer).")
+    names = param.List(default=[], doc="Test-set names in the order they were created.")
+    error = param.String(default="", doc="Why the store could not be read ('' when it could).")
+    message = param.String(default="", doc="The outcome of the last admin action.")
+    revision = param.Integer(default=0, doc="Bumped whenever anything shown changed.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._versions: dict = {}
+        self._lock = threading.Lock()
+
+    @property
+    def store(self):
+        return open_store(self.store_url)
+
+    # -- reading (thread-safe: no parameter changes)
+    def check(self):
+        """What changed since the last :meth:`apply`: ``(versions, statuses, error)`` or None."""
+        with self._lock:
+            known = dict(self._versions)
+        try:
+            if not self.store.exists():  # nothing created yet: show that, and create nothing
+                return None if not known and not self.error else ({}, {}, "")
+            versions = service.versions(self.store)
+            if versions == known:
+                return None
+            changed = [n for n, v in versions.items() if known.get(n) != v]
+            statuses = {name: service.status(self.store, name, service.VIEWER) for name in changed}
+        except (StoreError, InputError) as exc:
+            message = f"The store cannot be read: {exc}"
+            return None if message == self.error else ({}, {}, message)
+        return versions, statuses, ""
+
+    def apply(self, update) -> bool:
+        """Set the parameters from a :meth:`check` result (None: nothing changed)."""
+        if update is None:
+            return False
+        versions, statuses, error = update
+        testsets = {n: statuses.get(n, self.testsets.get(n)) for n in versions}
+        names = sorted(versions, key=lambda n: (testsets[n]["created"] or "", n))
+        with self._lock:
+            self._versions = dict(versions)
+        self.param.update(testsets=testsets, names=names, error=error, revision=self.revision + 1)
+        return True
+
+    def refresh(self) -> bool:
+        """Read the store and update; True when something changed."""
+        return self.apply(self.check())
+
+    # -- admin actions (each checks the admin token; run them off the page's loop)
+    def _admin(self, name: str, token: str):
+        if not token:
+            raise service.Unauthorized("enter the test set's admin token first")
+        caller = service.authenticate(self.store, name, token.strip())
+        if caller.role != "admin":
+            raise service.Forbidden("this is a tenant token: admin actions need the admin token")
+        return caller
+
+    def run_action(self, action: str, name: str, token: str, tenant: str | None = None) -> dict:
+        """``revert``, ``retire``, ``token`` (a new tenant token, shown once) or ``export`` (the trace,
+        after retirement).  Returns ``{"ok": bool, "message": str, ...}``; never raises for a refusal."""
+        try:
+            caller = self._admin(name, token)
+            if action == "revert":
+                out = service.revert(self.store, name, caller)
+                result = {"ok": True, "message": f"Step {out['step']} of {name} is marked reverted."}
+            elif action == "retire":
+                out = service.retire(self.store, name, caller)
+                result = {"ok": True, "message": f"{name} retired after {out['steps_used']} step(s): its scores and "
+                                                 f"labels may now be released."}
+            elif action == "token":
+                out = service.issue_token(self.store, name, tenant or "", caller)
+                result = {"ok": True, "token": out["token"],
+                          "message": f"Token for tenant {out['tenant']} (shown once, copy it now): {out['token']}"}
+            elif action == "export":
+                out = service.export(self.store, name, caller, format="json")
+                result = {"ok": True, "trace": out["trace"], "message": f"The history of {name} as a trace."}
+            else:
+                raise InputError("action", "revert, retire, token or export", action)
+        except (service.ServiceError, InputError, StoreError) as exc:
+            result = {"ok": False, "message": str(exc)}
+        return result

@@ -1,0 +1,17 @@
+"""Guarded test sets: the services layer (ease.ml/meter and ease.ml/ci run for real).
+
+A guarded test set *holds* its labels: developers submit predictions and get back a
+signal (the meter's colour, or pass/fail), never the test score; the service counts the
+steps, enforces the planned budget, retires the test set when it is used up and raises
+the new-test-set alarm.  The layers:
+
+- :mod:`.store` - the one store module (SQLAlchemy 2 Core; SQLite by default, PostgreSQL
+  for teams), transactions and row locks;
+- :mod:`.security` - tokens (random, shown once, stored as salted scrypt hashes);
+- :mod:`.files` - ``id,label`` and ``id,prediction`` files and matching by id;
+- :mod:`.signals` - the answers, computed with the models' own public code;
+- :mod:`.service` - create / token / submit / status / revert / retire / export / list;
+- :mod:`.api` - the HTTP handlers served beside the pages;  :mod:`.client` - the remote client.
+
+This package imports bounds and models, never Panel.
+"""

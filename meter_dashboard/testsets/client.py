@@ -1,0 +1,152 @@
+"""The remote client of guarded test sets (standard library only: :mod:`urllib`).
+
+Developers talk to a running ``meter-dashboard serve`` with their token, never to the
+store: ``Client("http://host:5006", token).submit("emo", {"ex1": "cat", ...}, 0.91)``.
+HTTP errors come back as the service's own exceptions (401 :class:`Unauthorized`, 403
+:class:`Forbidden`, 404 :class:`NotFound`, 409 :class:`Refused`, 400 an
+:class:`~meter_dashboard._validation.InputError`) carrying the server's one-line message.
+"""
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from .._files import read_bytes
+from .._validation import InputError, raw
+from . import files
+from .service import Forbidden, NotFound, Refused, ServiceError, Unauthorized, check_name, check_tenant
+
+__all__ = ["Client", "RemoteError"]
+
+
+class RemoteError(InputError):
+    """The server refused the request as bad input (HTTP 400/413); the message is the server's."""
+
+    def __init__(self, message: str, status: int = 400):
+        ValueError.__init__(self, message)
+        self.parameter, self.rule, self.got, self.location = "request", "accepted by the server", raw(message), None
+        self.status = status
+
+
+class _RemoteNotFound(NotFound):
+    def __init__(self, message: str):
+        ValueError.__init__(self, message)
+        self.parameter, self.rule, self.got, self.location = "NAME", "a test set on the server", raw(message), None
+
+
+class Client:
+    """Talk to a server's ``/api/testsets`` endpoints.
+
+    Parameters
+    ----------
+    server : str
+        The server's base URL, such as ``http://localhost:5006``.
+    token : str
+        A tenant token (submit, status) or a test set's admin token (tokens, revert, retire).
+    timeout : float
+        Seconds to wait for an answer.
+    """
+
+    def __init__(self, server: str, token: str | None = None, *, timeout: float = 300.0):
+        parsed = urllib.parse.urlparse(str(server).strip())
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise InputError("--server", "an http:// or https:// URL such as http://localhost:5006", server)
+        self.server = str(server).strip().rstrip("/")
+        self.token = token
+        self.timeout = float(timeout)
+
+    def __repr__(self) -> str:
+        return f"Client({self.server!r}, token={'***' if self.token else None})"
+
+    # -- transport
+    def _url(self, name: str | None, tail: str = "", query: dict | None = None) -> str:
+        path = "/api/testsets" + ("" if name is None else "/" + urllib.parse.quote(check_name(name), safe=""))
+        return self.server + path + tail + ("?" + urllib.parse.urlencode(query) if query else "")
+
+    def _request(self, method: str, url: str, body: dict | None = None, *, raw_text: bool = False,
+                 csv: bytes | None = None):
+        data = csv if csv is not None else (None if body is None else
+                                            json.dumps(body, separators=(",", ":")).encode("utf-8"))
+        request = urllib.request.Request(url, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "text/csv" if csv is not None else "application/json")
+        if self.token:
+            request.add_header("Authorization", f"Bearer {self.token}")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - http(s) only
+                payload = response.read()
+        except urllib.error.HTTPError as exc:
+            raise _error(exc.code, exc.read()) from None
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise InputError("--server", "a server that answers", raw(f"{self.server}: {reason}")) from None
+        text = payload.decode("utf-8")
+        return text if raw_text else json.loads(text)
+
+    # -- operations
+    def submit(self, name: str, predictions, val_accuracy=None) -> dict:
+        """Submit predictions (a mapping, a CSV path/bytes, a Series or DataFrame); returns the signal.
+
+        A CSV file (a path or bytes) is sent as it is (``text/csv``): the server checks it
+        and names the row and column of a problem."""
+        if isinstance(predictions, (str, os.PathLike, bytes, bytearray)):
+            data, _ = read_bytes(predictions, parameter="predictions", max_bytes=files.MAX_FILE_BYTES)
+            query = {} if val_accuracy is None else {"val_accuracy": repr(float(val_accuracy))}
+            return self._request("POST", self._url(name, "/submissions", query), csv=data)
+        if isinstance(predictions, dict) and set(map(type, predictions)) == {str}:
+            body = {"predictions": predictions, "val_accuracy": val_accuracy}  # the server checks every value
+            return self._request("POST", self._url(name, "/submissions"), body)
+        preds = files.read_predictions(predictions)
+        body = {"predictions": dict(zip(preds.ids.tolist(), preds.values.tolist())), "val_accuracy": val_accuracy}
+        if len(body["predictions"]) != preds.ids.size:
+            seen, k = set(), 0
+            for k, i in enumerate(preds.ids.tolist()):  # report the first repeated id like the server would
+                if i in seen:
+                    break
+                seen.add(i)
+            raise InputError("id", "unique, each id once", preds.ids[k], location=preds.where(k))
+        return self._request("POST", self._url(name, "/submissions"), body)
+
+    def status(self, name: str) -> dict:
+        return self._request("GET", self._url(name))
+
+    def issue_token(self, name: str, tenant: str) -> dict:
+        return self._request("POST", self._url(name, "/tokens"), {"tenant": check_tenant(tenant)})
+
+    def revert(self, name: str) -> dict:
+        return self._request("POST", self._url(name, "/revert"), {})
+
+    def retire(self, name: str) -> dict:
+        return self._request("POST", self._url(name, "/retire"), {})
+
+    def export(self, name: str, format: str = "csv") -> dict:
+        return self._request("GET", self._url(name, "/export", {"format": format}))
+
+    def labels(self, name: str) -> str:
+        return self._request("GET", self._url(name, "/labels"), raw_text=True)
+
+    def list(self) -> list:
+        return self._request("GET", self._url(None))["testsets"]
+
+
+def _error(status: int, payload: bytes) -> Exception:
+    try:
+        message = json.loads(payload.decode("utf-8")).get("error") or f"HTTP {status}"
+    except (ValueError, AttributeError):
+        message = f"HTTP {status}"
+    if status == 401:
+        return Unauthorized(message)
+    if status == 403:
+        return Forbidden(message)
+    if status == 404:
+        return _RemoteNotFound(message)
+    if status == 409:
+        return Refused(message)
+    if status in (400, 413):
+        return RemoteError(message, status)
+    error = ServiceError(message)
+    error.status = status
+    return error

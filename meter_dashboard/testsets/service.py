@@ -1,0 +1,704 @@
+"""Guarded test sets: the service that holds the labels and answers with signals only.
+
+ease.ml/meter (Hubis, Wu & Zhang 2019, Sections 2-3) and ease.ml/ci (Renggli et al.
+2019, Sections 2-3) *hold* the test set: a developer submits a model's predictions and
+gets back only a signal, never the test score, while the system counts the steps,
+enforces the budget the plan was sized for and asks for a new test set when it is used
+up.  Every operation here validates its input, opens one transaction on the
+:class:`~meter_dashboard.testsets.store.Store` (locking the test set's row), computes
+what to answer with the models' own code (:mod:`.signals`), writes the history and
+answers from an explicit allow-list of fields.
+
+Who may do what (:class:`Caller`): ``owner`` holds the store itself (the CLI and
+notebooks given a store URL) and may do everything; ``admin`` holds the test set's admin
+token (shown once at creation): tokens, reverts, retirement, the full history;
+``tenant`` holds a tenant token: submissions and its own history; ``viewer`` is the
+dashboard page: status and signals, never a score.  Test scores, ease.ml/ci's n, o, d
+and the labels are released to anyone with a token only after the test set retires
+(Section 3.1: "the old test set can be replaced by and released to the developer").
+
+Errors: :class:`~meter_dashboard._validation.InputError` for bad input (CLI exit 2,
+HTTP 400), :class:`NotFound` (404), :class:`Unauthorized` (401), :class:`Forbidden`
+(403) and :class:`Refused` (409: the budget is used up, the test set retired, a revert
+the plan does not have).  No message ever holds a label, a score or a token.
+
+References
+----------
+Hubis, Wu & Zhang, ease.ml/meter (2019), Sections 3.1, 4.4, 5.2, 5.3.
+Renggli et al., ease.ml/ci (SysML 2019), Sections 2-3.
+"""
+from __future__ import annotations
+
+import io
+import re
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import numpy as np
+
+from .._validation import InputError, check_probability, raw
+from . import files, security, signals
+from .store import Store
+
+__all__ = [
+    "Caller", "OWNER", "VIEWER", "ServiceError", "Refused", "Unauthorized", "Forbidden", "NotFound",
+    "authenticate", "create", "issue_token", "submit", "status", "revert", "retire", "export", "release_labels",
+    "list_testsets", "versions", "check_name", "check_tenant",
+]
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_TENANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+DEFAULT_TENANT = "default"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: ``owner`` (holds the store), ``admin``, ``tenant`` (with ``tenant``) or ``viewer``."""
+
+    role: str
+    tenant: str | None = None
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role in ("owner", "admin")
+
+
+OWNER = Caller("owner")
+VIEWER = Caller("viewer")
+
+
+class ServiceError(Exception):
+    """An operation the service will not do; ``status`` is its HTTP status code."""
+
+    status = 500
+
+
+class Refused(ServiceError):
+    """Refused by the rules of the test set (budget used up, retired, an unplanned revert)."""
+
+    status = 409
+
+
+class Unauthorized(ServiceError):
+    """A missing or wrong token."""
+
+    status = 401
+
+
+class Forbidden(ServiceError):
+    """A valid token that may not do this."""
+
+    status = 403
+
+
+class NotFound(InputError):
+    """No test set of that name (an :class:`InputError`: the CLI exits 2)."""
+
+    status = 404
+
+
+# ============================================================================ small checks
+def check_name(name) -> str:
+    """A test set's name: 1-64 letters, digits, '.', '_' or '-' (it appears in URLs)."""
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise InputError("NAME", "1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+    return name
+
+
+def check_tenant(tenant) -> str:
+    if not isinstance(tenant, str) or not _TENANT_RE.match(tenant):
+        raise InputError("tenant", "1-64 letters, digits, '.', '_', '@', '+' or '-', starting with a letter or digit",
+                         tenant)
+    return tenant
+
+
+def _iso(t) -> str | None:
+    return None if t is None else datetime.fromtimestamp(float(t), tz=timezone.utc).isoformat(timespec="seconds")
+
+
+def _settings(row) -> dict:
+    import json
+
+    return json.loads(row["settings"])
+
+
+def _row_or_404(row, name: str):
+    if row is None:
+        raise NotFound("NAME", "the name of a guarded test set in the store", name)
+    return row
+
+
+def _require_admin(caller: Caller, action: str) -> None:
+    if not caller.is_admin:
+        raise Forbidden(f"only the test set's admin token may {action}")
+
+
+# ============================================================================ tokens
+def authenticate(store: Store, name: str, token) -> Caller:
+    """The :class:`Caller` a token stands for on test set ``name``; :class:`Unauthorized` otherwise.
+
+    Every failure (no token, a malformed one, an unknown key, a wrong secret, a token of
+    another test set, a revoked token) gets the same message and costs the same hash.
+    """
+    parts = security.split_token(token)
+    row = None
+    if parts is not None:
+        with store.read() as conn:
+            row = store.find_token(conn, parts[0])
+    ok = security.verify_secret(parts[1] if parts else None, row["hash"] if row is not None else None)
+    if not ok or row is None or row["revoked"] or row["testset_name"] != name:
+        raise Unauthorized(f"a valid token for test set {name!r} is needed (Authorization: Bearer TOKEN)")
+    return Caller(row["role"], row["tenant"])
+
+
+def issue_token(store: Store, name: str, tenant: str, caller: Caller = OWNER) -> dict:
+    """A new tenant token (shown once): ``{"name", "tenant", "token"}``."""
+    _require_admin(caller, "issue tokens")
+    name, tenant = check_name(name), check_tenant(tenant)
+    token, key_id, hashed = security.new_token()
+    with store.write() as conn:
+        row = _row_or_404(store.lock_testset(conn, name), name)
+        store.insert_token(conn, row["id"], key_id, "tenant", tenant, hashed)
+        store.update_testset(conn, row["id"])
+    return {"name": name, "tenant": tenant, "token": token}
+
+
+# ============================================================================ create
+def create(store: Store, name: str, labels, settings: dict, *, baseline=None, allow_smaller: bool = False) -> dict:
+    """Register a guarded test set: ``{"name", "mode", "labels", "needed", "supported", "admin_token"}``.
+
+    Parameters
+    ----------
+    labels : path, bytes, file object or LabelSet
+        ``id,label`` (any class names).
+    settings : dict
+        From :func:`.signals.meter_settings` or :func:`.signals.ci_settings`.
+    baseline : predictions, optional
+        ease.ml/ci: the deployed model's predictions (the first old model o).
+    allow_smaller : bool
+        Accept fewer labels than the plan needs, recording what they support.
+    """
+    name = check_name(name)
+    label_set = labels if isinstance(labels, files.LabelSet) else files.read_labels(labels)
+    n = len(label_set)
+    needed = signals.needed_labels(settings)
+    if n < needed and not allow_smaller:
+        what = f"the {settings['meter']} meter's count" if settings["mode"] == "meter" else "the ease.ml/ci count"
+        raise InputError("labels", f"at least the {needed:,} examples the plan needs ({what}; allow smaller test sets "
+                         f"with --allow-smaller to record the tolerance {n:,} labels support)", raw(f"{n:,} examples"))
+    supported = signals.supported(settings, n) if n < needed else None
+    if settings["mode"] == "ci" and (baseline is not None) != bool(settings["baseline"]):
+        raise InputError("baseline", "given exactly when the settings say so", raw("a mismatch"))
+    aligned_baseline = None
+    if baseline is not None:
+        aligned_baseline = _align(label_set, files.read_predictions(baseline, parameter="baseline"), "baseline")
+    token, key_id, hashed = security.new_token()
+    ids_blob = files.pack_strings(label_set.ids, level=1)
+    codes_blob = _compress(label_set.codes.astype("<i4").tobytes())
+    with store.write() as conn:
+        if store.get_testset(conn, name) is not None:
+            raise InputError("NAME", "a name no other test set in the store uses", name)
+        testset_id = store.insert_testset(
+            conn, name=name, mode=settings["mode"], settings=settings, size=n, needed=needed, supported=supported,
+            labels_sha256=label_set.sha256, active_step=0 if aligned_baseline is not None else None)
+        store.insert_labels(conn, testset_id, ids_blob, codes_blob, label_set.classes)
+        store.insert_token(conn, testset_id, key_id, "admin", None, hashed)
+        if aligned_baseline is not None:
+            store.save_active_predictions(conn, testset_id, 0, files.pack_strings(aligned_baseline))
+    return {"name": name, "mode": settings["mode"], "labels": n, "needed": needed, "supported": supported,
+            "admin_token": token}
+
+
+def _compress(data: bytes) -> bytes:
+    import zlib
+
+    return zlib.compress(data, 1)
+
+
+# ============================================================================ the hidden labels
+_LABELS: OrderedDict = OrderedDict()
+_LABELS_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True, eq=False)
+class _Labels:
+    ids: np.ndarray
+    index: object  # pandas.Index of ids
+    codes: np.ndarray
+    classes: tuple
+
+
+def _labels(store: Store, row) -> _Labels:
+    """The test set's labels (kept per process: they never change once written)."""
+    import zlib
+
+    import pandas as pd
+
+    key = (store.display_url, int(row["id"]), row["labels_sha256"])
+    with _LABELS_LOCK:
+        if key in _LABELS:
+            _LABELS.move_to_end(key)
+            return _LABELS[key]
+    with store.read() as conn:
+        ids_blob, codes_blob, classes = store.load_labels(conn, row["id"])
+    ids = files.unpack_strings(ids_blob)
+    codes = np.frombuffer(zlib.decompress(codes_blob), dtype="<i4").astype(np.int32)
+    value = _Labels(ids=ids, index=pd.Index(ids), codes=codes, classes=tuple(classes))
+    with _LABELS_LOCK:
+        _LABELS[key] = value
+        while len(_LABELS) > 4:
+            _LABELS.popitem(last=False)
+    return value
+
+
+def _align(label_set, predictions, parameter: str) -> np.ndarray:
+    import pandas as pd
+
+    index = getattr(label_set, "index", None)
+    if index is None:
+        index = pd.Index(label_set.ids)
+    return files.align(label_set.ids, index, predictions, parameter=parameter)
+
+
+def _correct(labels: _Labels, aligned: np.ndarray) -> np.ndarray:
+    """Per example: is the prediction the label?  (An unknown class is wrong.)"""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(aligned)
+    lookup = {c: k for k, c in enumerate(labels.classes)}
+    mapped = np.asarray([lookup.get(u, -1) for u in uniques], dtype=np.int64)
+    return mapped[codes] == labels.codes
+
+
+# ============================================================================ submit
+def _submitter(caller: Caller, tenant) -> str:
+    if caller.role == "tenant":
+        if tenant is not None and tenant != caller.tenant:
+            raise Forbidden("a tenant token submits for its own tenant only")
+        return caller.tenant
+    if caller.role == "owner":
+        return check_tenant(tenant if tenant is not None else DEFAULT_TENANT)
+    raise Forbidden("submissions need a tenant token (the admin token does not submit)")
+
+
+def _retired_message(row) -> str:
+    return (f"test set {row['name']!r} is retired ({row['retired_reason'] or 'retired'}) and accepts no more "
+            f"submissions: draw a new test set; this one's scores and labels may now be released to the developers")
+
+
+def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Caller = OWNER, *, tenant=None) -> dict:
+    """Score a model on the hidden labels and answer with the signal only.
+
+    Parameters
+    ----------
+    predictions : path, bytes, file object, mapping ``{id: prediction}``, Series or DataFrame
+        One prediction per test example id.
+    val_accuracy : float
+        The model's accuracy on the developer's own validation set (ease.ml/meter; optional
+        in ease.ml/ci mode).
+    caller : Caller
+        A tenant (its token's tenant submits) or the store's owner (``tenant`` names who).
+
+    Returns
+    -------
+    dict
+        Meter: ``step``, ``signal`` (the signal the meter reports: the incremental one for
+        the incremental meter), ``incremental_signal``, ``range``, ``epsilon``,
+        ``steps_used``, ``steps_left``, ``alarms``, ...; ci: ``step``, ``passed``
+        (True/False, or None while adaptivity ``none`` hides results), ``steps_left``,
+        ``alarms``.  Never the test score.
+
+    Raises
+    ------
+    Refused
+        The test set is retired or the step is beyond the budget (of T or the tenant's share).
+    """
+    name = check_name(name)
+    who = _submitter(caller, tenant)
+    preds = files.read_predictions(predictions)
+    with store.read() as conn:
+        row = _row_or_404(store.get_testset(conn, name), name)
+    if row["status"] != "active":
+        raise Refused(_retired_message(row))
+    settings = _settings(row)
+    if settings["mode"] == "meter" and val_accuracy is None:
+        raise InputError("val_accuracy", "given: the model's accuracy on your validation set, in [0, 1] "
+                         "(ease.ml/meter's signal compares it with the hidden test score)", raw("nothing"))
+    if val_accuracy is not None:
+        val_accuracy = check_probability("val_accuracy", val_accuracy, closed=True)
+    labels = _labels(store, row)
+    aligned = _align(labels, preds, "predictions")
+    correct = _correct(labels, aligned)
+    digest = files.predictions_hash(aligned)
+    if settings["mode"] == "meter":
+        return _submit_meter(store, name, settings, who, val_accuracy, int(correct.sum()), digest)
+    return _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest)
+
+
+def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest: str) -> dict:
+    with store.write() as conn:
+        row = _row_or_404(store.lock_testset(conn, name), name)
+        if row["status"] != "active":
+            raise Refused(_retired_message(row))
+        n = int(row["size"])
+        step = int(row["steps_used"]) + 1
+        history = [dict(r) for r in store.history(conn, row["id"])]
+        new = {"step": step, "tenant": who, "val_accuracy": val_accuracy, "test_accuracy": correct / n,
+               "reverted": False}
+        result = signals.meter_replay(settings, history + [new], n)
+        if not bool(result.within_budget[-1]):
+            found = [a for a in result.alarms if a.index == len(history) and a.kind in _BEYOND]
+            raise Refused(_refusal(found[0] if found else None, name, who, settings))
+        d = result.step(-1)
+        store.insert_submission(
+            conn, testset_id=row["id"], step=step, tenant=who, val_accuracy=val_accuracy,
+            test_accuracy=correct / n, signal=d["signal"], incremental_signal=d["incremental_signal"],
+            epsilon=d["epsilon"], reverted=False, predictions_sha256=digest)
+        retire_now = step >= int(settings["steps"])
+        store.update_testset(conn, row["id"], steps_used=step, **_retirement(retire_now, f"budget used up at step {step}"))
+    return _meter_answer(name, settings, result, who, retired=retire_now)
+
+
+_BEYOND = ("tenant_not_planned", "tenant_beyond_budget", "beyond_budget")
+
+
+def _refusal(alarm, name: str, tenant: str, settings: dict) -> str:
+    """Why a step beyond the budget is refused (the replay's alarm, said before the fact)."""
+    T = int(settings["steps"])
+    if alarm is not None and alarm.kind == "tenant_beyond_budget":
+        share = alarm.details["tenant_steps"]
+        return (f"tenant {tenant} has used all {share} steps of their share of test set {name!r}: the guarantee "
+                f"would not cover another step (the budget T = {T} is split {settings['tenant_steps']})")
+    if alarm is not None and alarm.kind == "tenant_not_planned":
+        k = len(settings["tenant_steps"])
+        return (f"the plan of test set {name!r} shares T = {T} among {k} tenants, who already submitted; tenant "
+                f"{tenant} would be tenant {k + 1}, whose steps the guarantee does not cover")
+    return f"test set {name!r} has used its budget of T = {T} steps"
+
+
+def _retirement(now: bool, reason: str) -> dict:
+    return {"status": "retired", "retired_at": time.time(), "retired_reason": reason} if now else {}
+
+
+def _visible_alarms(result, tenant: str | None, index: int, active: bool) -> list:
+    """Alarms and notes up to position ``index`` a caller may see (a tenant: its own steps and
+    the session-wide ones); while active, a planned revert still due at ``index`` is not yet late."""
+    out = []
+    for a in result.alarms_until(index):
+        if active and a.kind == "revert_not_taken" and a.index == index:
+            continue
+        if tenant is not None and a.index is not None and a.kind != "budget_used_up" \
+                and result.trace.tenants[a.index] != tenant:
+            continue
+        out.append({"kind": a.kind, "level": a.level, "step": a.step, "message": a.message})
+    return out
+
+
+def _meter_answer(name, settings, result, tenant, *, retired: bool) -> dict:
+    """The submit answer (an allow-list: no score, no empirical overfitting)."""
+    d = result.step(-1)
+    shown = d["incremental_signal"] if settings["meter"] == "incremental" else d["signal"]
+    T = int(settings["steps"])
+    tenant_left = None if d["tenant_budget"] is None else int(d["tenant_budget"]) - int(d["tenant_steps_used"])
+    return {
+        "name": name, "mode": "meter", "meter": settings["meter"], "step": int(d["step"]), "tenant": tenant,
+        "signal": int(shown), "incremental_signal": int(d["incremental_signal"]),
+        "range": [float(v) for v in result.range_of(int(shown))], "epsilon": float(d["epsilon"]),
+        "supported_epsilon": (float(d["supported_epsilon"]) if result.short_of_labels
+                              and d["supported_epsilon"] is not None else None),
+        "steps_used": int(d["steps_used"]), "steps_left": max(T - int(d["steps_used"]), 0),
+        "tenant_steps_left": tenant_left, "retired": retired,
+        "alarms": _visible_alarms(result, tenant, len(result) - 1, active=not retired),
+    }
+
+
+def _active_model(store, conn, row, labels: _Labels):
+    """``(step, aligned predictions, correct count)`` of the accepted model (cached per process)."""
+    step = row["active_step"]
+    if step is None:
+        return None
+    key = (store.display_url, int(row["id"]), int(step), row["labels_sha256"], "active")
+    with _LABELS_LOCK:
+        if key in _LABELS:
+            return _LABELS[key]
+    found = store.load_active_predictions(conn, row["id"])
+    aligned = files.unpack_strings(found[1])
+    value = (int(step), aligned, int(_correct(labels, aligned).sum()))
+    with _LABELS_LOCK:
+        _LABELS[key] = value
+        while len(_LABELS) > 6:
+            _LABELS.popitem(last=False)
+    return value
+
+
+def _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest) -> dict:
+    n = int(correct.size)
+    with store.write() as conn:
+        row = _row_or_404(store.lock_testset(conn, name), name)
+        if row["status"] != "active":
+            raise Refused(_retired_message(row))
+        step = int(row["steps_used"]) + 1
+        active = _active_model(store, conn, row, labels)
+        differ = None if active is None else int(np.count_nonzero(active[1] != aligned))
+        ev = signals.ci_evaluation(settings, int(correct.sum()), None if active is None else active[2], differ, n)
+        store.insert_submission(
+            conn, testset_id=row["id"], step=step, tenant=who, val_accuracy=val_accuracy,
+            test_accuracy=float(correct.mean()), predictions_sha256=digest, reverted=False,
+            ci_n=float(correct.mean()), ci_o=None if active is None else active[2] / n,
+            ci_d=None if differ is None else differ / n, passed=bool(ev.passed), truth=ev.truth)
+        changes = {"steps_used": step}
+        if ev.passed:
+            store.save_active_predictions(conn, row["id"], step, files.pack_strings(aligned))
+            changes["active_step"] = step
+        first_change = settings["adaptivity"] == "firstChange" and ev.passed
+        retire_now = step >= int(settings["steps"]) or first_change
+        reason = f"first change at commit {step}" if first_change else f"budget used up at commit {step}"
+        store.update_testset(conn, row["id"], **changes, **_retirement(retire_now, reason))
+    return _ci_answer(name, settings, step, who, bool(ev.passed), retired=retire_now, first_change=first_change,
+                      size=n, needed=int(row["needed"]))
+
+
+def _ci_alarms(settings, step: int, retired: bool, first_change: bool, size: int, needed: int) -> list:
+    H = int(settings["steps"])
+    alarms = []
+    if size < needed:
+        alarms.append({"kind": "test_set_too_small", "level": "alarm", "step": None,
+                       "message": f"The test set has {size:,} labels; the condition needs {needed:,} "
+                                  f"({settings['adaptivity']} adaptivity, {H} commits): the reliability guarantee "
+                                  f"does not hold at the condition's tolerances."})
+    if retired and first_change:
+        alarms.append({"kind": "first_change", "level": "alarm", "step": step,
+                       "message": f"Commit {step} passed: with adaptivity firstChange this test set is used up "
+                                  f"(Section 3.4). Draw a new test set and release this one to the developers."})
+    elif retired:
+        alarms.append({"kind": "budget_used_up", "level": "alarm", "step": step,
+                       "message": f"Commit {step} used the last of the H = {H} commits this test set supports: "
+                                  f"draw a new test set and release this one to the developers."})
+    return alarms
+
+
+def _ci_answer(name, settings, step, tenant, passed: bool, *, retired, first_change, size, needed) -> dict:
+    released = settings["adaptivity"] != "none" or retired
+    H = int(settings["steps"])
+    return {
+        "name": name, "mode": "ci", "step": step, "tenant": tenant,
+        "passed": passed if released else None,
+        "signal": ("pass" if passed else "fail") if released else None,
+        "steps_used": step, "steps_left": max(H - step, 0), "retired": retired,
+        "alarms": _ci_alarms(settings, step, retired, first_change, size, needed),
+    }
+
+
+# ============================================================================ status
+def _history_row(r, settings: dict, released: bool, active: bool) -> dict:
+    """One history row for a response: public fields, plus the scores once released."""
+    out = {"time": _iso(r["created_at"]), "tenant": r["tenant"], "step": int(r["step"]),
+           "val_accuracy": None if r["val_accuracy"] is None else float(r["val_accuracy"]),
+           "reverted": bool(r["reverted"]), "predictions_sha256": r["predictions_sha256"]}
+    if settings["mode"] == "meter":
+        shown = r["incremental_signal"] if settings["meter"] == "incremental" else r["signal"]
+        out.update(signal=int(shown), incremental_signal=int(r["incremental_signal"]), epsilon=float(r["epsilon"]))
+        if released:
+            out.update(regular_signal=int(r["signal"]), test_accuracy=float(r["test_accuracy"]),
+                       empirical_overfitting=round(abs(float(r["val_accuracy"]) - float(r["test_accuracy"])), 12))
+    else:
+        show = not active or settings["adaptivity"] != "none"
+        out.update(passed=bool(r["passed"]) if show else None)
+        if released:
+            out.update(n=r["ci_n"], o=r["ci_o"], d=r["ci_d"], truth=r["truth"], test_accuracy=float(r["test_accuracy"]))
+    return out
+
+
+def status(store: Store, name: str, caller: Caller = VIEWER) -> dict:
+    """The test set's state and the history the caller may see.
+
+    Everyone: the plan, n, the labels needed, steps used and left, alarms, and per step
+    time, tenant, step, validation score, signal(s), eps, reverted and the predictions'
+    hash; a tenant sees its own steps only.  Test scores (and ease.ml/ci's n, o, d) are
+    added once the test set retires, for callers with a token (or the owner).
+    """
+    name = check_name(name)
+    with store.read() as conn:
+        row = _row_or_404(store.get_testset(conn, name), name)
+        history = [dict(r) for r in store.history(conn, row["id"])]
+        tenants = store.tenants(conn, row["id"]) if caller.is_admin else None
+    settings = _settings(row)
+    active = row["status"] == "active"
+    released = not active and caller.role != "viewer"
+    own = caller.tenant if caller.role == "tenant" else None
+    alarms = _status_alarms(row, settings, history, own, active)
+    visible = [r for r in history if own is None or r["tenant"] == own]
+    out = _summary(row, settings)
+    out.update(alarms=alarms, history=[_history_row(r, settings, released, active) for r in visible],
+               released=released)
+    if tenants is not None:
+        out["tenants"] = tenants
+    return out
+
+
+def _summary(row, settings: dict) -> dict:
+    import json
+
+    T = int(settings["steps"])
+    return {
+        "name": row["name"], "mode": row["mode"], "status": row["status"], "created": _iso(row["created_at"]),
+        "retired_at": _iso(row["retired_at"]), "retired_reason": row["retired_reason"], "labels": int(row["size"]),
+        "needed": int(row["needed"]), "supported": json.loads(row["supported"]) if row["supported"] else None,
+        "settings": dict(settings), "steps": T, "steps_used": int(row["steps_used"]),
+        "steps_left": max(T - int(row["steps_used"]), 0), "version": int(row["version"]),
+    }
+
+
+def _status_alarms(row, settings, history, tenant, active: bool) -> list:
+    n, size = len(history), int(row["size"])
+    if settings["mode"] == "ci":
+        retired = not active
+        first = retired and (row["retired_reason"] or "").startswith("first change")
+        return _ci_alarms(settings, n, retired and n > 0, first, size, int(row["needed"])) + _retire_alarm(row, n)
+    if not history:
+        if size < int(row["needed"]):
+            return [{"kind": "test_set_too_small", "level": "alarm", "step": None,
+                     "message": f"The test set has {size:,} labels; the {settings['meter']} meter needs "
+                                f"{int(row['needed']):,} for this plan."}]
+        return _retire_alarm(row, n)
+    result = signals.meter_replay(settings, history, size)
+    return _visible_alarms(result, tenant, n - 1, active=active) + _retire_alarm(row, n)
+
+
+def _retire_alarm(row, steps_used: int) -> list:
+    reason = row["retired_reason"] or ""
+    if row["status"] == "active" or reason.startswith(("budget used up", "first change")):
+        return []
+    return [{"kind": "retired", "level": "alarm", "step": None,
+             "message": f"Retired after {steps_used} step(s) ({reason}): draw a new test set; this one's scores "
+                        f"and labels may be released to the developers."}]
+
+
+def list_testsets(store: Store) -> list:
+    """Every test set: name, mode, status, labels, steps used of T, created."""
+    with store.read() as conn:
+        rows = store.list_testsets(conn)
+    out = []
+    for row in rows:
+        settings = _settings(row)
+        out.append({"name": row["name"], "mode": row["mode"], "status": row["status"], "labels": int(row["size"]),
+                    "needed": int(row["needed"]), "steps_used": int(row["steps_used"]), "steps": int(settings["steps"]),
+                    "created": _iso(row["created_at"]), "version": int(row["version"])})
+    return out
+
+
+def versions(store: Store) -> dict:
+    """``{name: version}``: changes whenever a test set changes (pages poll this)."""
+    with store.read() as conn:
+        return store.versions(conn)
+
+
+# ============================================================================ revert and retire
+def revert(store: Store, name: str, caller: Caller = OWNER) -> dict:
+    """Mark the latest step reverted ("git revert HEAD", Section 5.3), if the plan has a revert
+    fixed in advance at that step; :class:`Refused` otherwise."""
+    _require_admin(caller, "revert a step")
+    name = check_name(name)
+    with store.write() as conn:
+        row = _row_or_404(store.lock_testset(conn, name), name)
+        settings = _settings(row)
+        if settings["mode"] != "meter":
+            raise Refused("reverts belong to ease.ml/meter plans; an ease.ml/ci test set keeps its last accepted model")
+        if row["status"] != "active":
+            raise Refused(_retired_message(row))
+        history = [dict(r) for r in store.history(conn, row["id"])]
+        if not history:
+            raise Refused(f"test set {name!r} has no step to revert yet")
+        last = history[-1]
+        if last["reverted"]:
+            raise Refused(f"step {last['step']} is already reverted")
+        trial = history[:-1] + [{**last, "reverted": True}]
+        result = signals.meter_replay(settings, trial, int(row["size"]))
+        if any(a.kind == "unplanned_reverts" for a in result.notes):
+            planned = ", ".join(str(p) for p in settings["reverts"]) or "none"
+            raise Refused(f"the plan has no revert left at step {last['step']} (reverts fixed in advance at step "
+                          f"positions: {planned}); a revert the plan did not count on has no saving (Section 5.3)")
+        store.mark_reverted(conn, row["id"], int(last["step"]))
+        store.update_testset(conn, row["id"])
+    return {"name": name, "step": int(last["step"]), "reverted": True}
+
+
+def retire(store: Store, name: str, caller: Caller = OWNER, *, reason: str = "retired by the admin") -> dict:
+    """Retire the test set now: no more submissions; scores and labels may be released."""
+    _require_admin(caller, "retire the test set")
+    name = check_name(name)
+    with store.write() as conn:
+        row = _row_or_404(store.lock_testset(conn, name), name)
+        if row["status"] != "active":
+            raise Refused(f"test set {name!r} is already retired ({row['retired_reason']})")
+        store.update_testset(conn, row["id"], **_retirement(True, reason))
+    return {"name": name, "status": "retired", "steps_used": int(row["steps_used"]), "reason": reason}
+
+
+# ============================================================================ release after retirement
+def _released_row(store: Store, name: str, caller: Caller, what: str):
+    if caller.role == "viewer":
+        raise Unauthorized(f"a token for test set {name!r} is needed to download {what}")
+    with store.read() as conn:
+        row = _row_or_404(store.get_testset(conn, name), name)
+        history = [dict(r) for r in store.history(conn, row["id"])]
+    if row["status"] == "active":
+        raise Refused(f"test set {name!r} is active: {what} are released only once it retires "
+                      f"(the guarantee rests on keeping them hidden until then)")
+    return row, history
+
+
+def export(store: Store, name: str, caller: Caller = OWNER, *, format: str = "csv") -> dict:
+    """The history as a trace (after retirement): ``{"name", "format", "trace", "test_size", "settings"}``.
+
+    Meter: a development trace (``step, tenant, val_accuracy, test_accuracy, reverted``)
+    that /session and :func:`~meter_dashboard.models.session.replay` read (JSON carries
+    ``test_size``).  ci: a commit trace (``commit, n, o, d``) that /ci replays.
+    """
+    import json
+
+    name = check_name(name)
+    if format not in ("csv", "json"):
+        raise InputError("format", "'csv' or 'json'", format)
+    row, history = _released_row(store, name, caller, "the test scores")
+    settings = _settings(row)
+    if settings["mode"] == "meter":
+        records = [{"step": int(r["step"]), "tenant": r["tenant"], "val_accuracy": float(r["val_accuracy"]),
+                    "test_accuracy": float(r["test_accuracy"]), "reverted": bool(r["reverted"])} for r in history]
+        columns = ["step", "tenant", "val_accuracy", "test_accuracy", "reverted"]
+    else:
+        records = [{"commit": f"commit {int(r['step'])}", "n": r["ci_n"], "o": r["ci_o"], "d": r["ci_d"]}
+                   for r in history]
+        columns = ["commit", "n", "o", "d"]
+    if format == "json":
+        text = json.dumps({"test_size": int(row["size"]), "steps": records} if settings["mode"] == "meter"
+                          else {"commits": records}, indent=1)
+    else:
+        text = _csv(columns, records)
+    return {"name": name, "format": format, "trace": text, "test_size": int(row["size"]), "settings": settings}
+
+
+def _csv(columns, records) -> str:
+    import csv
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for r in records:
+        writer.writerow(["" if r[c] is None else (repr(r[c]) if isinstance(r[c], float) else
+                                                  ("true" if r[c] is True else "false" if r[c] is False else r[c]))
+                         for c in columns])
+    return buffer.getvalue()
+
+
+def release_labels(store: Store, name: str, caller: Caller = OWNER) -> str:
+    """The labels as ``id,label`` CSV text, once the test set has retired."""
+    name = check_name(name)
+    row, _ = _released_row(store, name, caller, "the labels")
+    labels = _labels(store, row)
+    classes = np.asarray(labels.classes, dtype=object)
+    return _csv(["id", "label"], [{"id": i, "label": c} for i, c in zip(labels.ids.tolist(),
+                                                                        classes[labels.codes].tolist())])

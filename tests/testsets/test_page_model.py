@@ -1,0 +1,70 @@
+"""The /testsets page's model and view, in process (no browser): refresh on change, admin actions,
+and no test score in anything the page renders."""
+from __future__ import annotations
+
+from meter_dashboard.models.testsets import TestSetsModel
+from meter_dashboard.testsets import service as S
+from meter_dashboard.testsets import signals as G
+
+EPS = [0.01, 0.02, 0.03, 0.04, 0.05]
+
+
+def test_the_model_refreshes_only_when_the_store_changes(sqlite_store, data):
+    model = TestSetsModel(store_url=str(sqlite_store.url))
+    assert model.refresh() is False and model.names == [] and model.error == ""  # an empty store
+    assert model.check() is None and model.refresh() is False
+    S.create(sqlite_store, "emo", data.labels_csv(), G.meter_settings(epsilon=EPS, delta=0.1, steps=8))
+    revision = model.revision
+    assert model.refresh() is True and model.names == ["emo"] and model.revision == revision + 1
+    assert model.testsets["emo"]["steps_used"] == 0
+    S.submit(sqlite_store, "emo", data.mapping(data.predictions(2400)), 0.93)
+    update = model.check()  # the reading part (a worker thread on the page) ...
+    assert update is not None and model.testsets["emo"]["steps_used"] == 0
+    model.apply(update)  # ... and the setting part (the page's loop)
+    assert model.testsets["emo"]["steps_used"] == 1 and model.testsets["emo"]["history"][0]["signal"] == 3
+    assert "test_accuracy" not in str(model.testsets)
+
+
+def test_browsing_never_creates_a_store(tmp_path):
+    model = TestSetsModel(store_url=f"sqlite:///{tmp_path / 'none' / 'store.sqlite'}")
+    assert model.refresh() is False and model.names == [] and model.error == ""
+    assert not (tmp_path / "none").exists()
+
+
+def test_admin_actions_need_the_admin_token(sqlite_store, data):
+    admin = S.create(sqlite_store, "emo", data.labels_csv(), G.meter_settings(epsilon=EPS, delta=0.1, steps=8,
+                                                                                reverts=[1]))["admin_token"]
+    tenant = S.issue_token(sqlite_store, "emo", "alice")["token"]
+    model = TestSetsModel(store_url=str(sqlite_store.url))
+    assert model.run_action("retire", "emo", "") == {"ok": False, "message": "enter the test set's admin token first"}
+    assert "a valid token for test set 'emo'" in model.run_action("retire", "emo", "mdt_x")["message"]
+    assert model.run_action("retire", "emo", tenant)["message"].startswith("this is a tenant token")
+    issued = model.run_action("token", "emo", admin, tenant="bob")
+    assert issued["ok"] and S.authenticate(sqlite_store, "emo", issued["token"]) == S.Caller("tenant", "bob")
+    S.submit(sqlite_store, "emo", data.mapping(data.predictions(2400)), 0.93)
+    assert model.run_action("revert", "emo", admin) == {"ok": True, "message": "Step 1 of emo is marked reverted."}
+    assert model.run_action("export", "emo", admin)["message"].startswith("test set 'emo' is active")
+    assert model.run_action("retire", "emo", admin)["ok"]
+    exported = model.run_action("export", "emo", admin)
+    assert exported["ok"] and '"test_size": 30000' in exported["trace"]
+
+
+def test_the_view_renders_every_test_set_without_a_score(sqlite_store, data):
+    from meter_dashboard.views.testsets import TestSets
+
+    S.create(sqlite_store, "emo", data.labels_csv(), G.meter_settings(epsilon=EPS, delta=0.1, steps=8))
+    S.create(sqlite_store, "gate", data.labels_csv(),
+             G.ci_settings(condition="n > 0.9 +/- 0.02", reliability=0.99, adaptivity="none", steps=4))
+    S.submit(sqlite_store, "emo", data.mapping(data.predictions(2400)), 0.93, tenant="alice")
+    S.submit(sqlite_store, "gate", data.mapping(data.predictions(1000)), None, tenant="bot")
+    view = TestSets(store_url=str(sqlite_store.url), live=False)
+    cards = view.cards
+    assert [c.layout for c in cards.values()][::-1] == list(view.column.objects)  # the newest first
+    assert set(cards) == {"emo", "gate"}
+    emo, gate = cards["emo"], cards["gate"]
+    assert '<span class="md-headline-value testset-steps-used">1 / 8</span>' in emo.cards.object
+    assert emo.gauge.signal == 3 and emo.gauge.empirical_overfitting is None and emo.gauge.epsilon_shown == 0.03
+    assert "hidden" in gate.history.object and gate.gauge is None  # adaptivity none: results not released
+    html = " ".join(p.object for c in cards.values() for p in (c.header, c.cards, c.alarms, c.history))
+    assert "0.92" not in html and "0.9667" not in html  # the test scores (1 - 2400/30000, 1 - 1000/30000)
+    assert view.select.options == ["emo", "gate"]

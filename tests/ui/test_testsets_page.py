@@ -1,0 +1,81 @@
+"""The /testsets page in a real browser: a new submission appears without a reload; admin actions."""
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from meter_dashboard.testsets import service as S
+from meter_dashboard.testsets import signals as G
+from meter_dashboard.testsets.store import Store
+from tests.conftest import ARTIFACTS
+from tests.testsets.conftest import Data
+from tests.testsets.serving import Server
+
+pytestmark = pytest.mark.ui
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    url = f"sqlite:///{tmp_path_factory.mktemp('ui') / 'store.sqlite'}"
+    store, data = Store(url), Data()
+    settings = G.meter_settings(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.1, steps=8)
+    admin = S.create(store, "emo", data.labels_csv(), settings)["admin_token"]
+    server = Server(url, tmp_path_factory.mktemp("logs"), pages="testsets,planner")
+    yield server, store, data, admin
+    server.stop()
+    store.dispose()
+
+
+def card(page, name):
+    return page.locator(".testset-card", has=page.locator(f'[data-name="{name}"]')).first
+
+
+def test_a_new_submission_appears_without_a_reload(page, served, open_page, relevant_errors):
+    server, store, data, admin = served
+    open_page(page, server.base, "/testsets", ".testset-card")
+    emo = card(page, "emo")
+    expect(emo.locator(".testset-steps-used")).to_have_text("0 / 8")
+    expect(emo.locator(".testset-history")).to_have_text("No submissions yet.")
+
+    answer = S.submit(store, "emo", data.mapping(data.predictions(2400)), 0.93, tenant="alice")  # gap 0.0133
+    start = time.monotonic()
+    expect(emo.locator(".testset-steps-used")).to_have_text("1 / 8", timeout=15_000)
+    seen_after = time.monotonic() - start
+    expect(emo.locator(".testset-signal")).to_have_text(str(answer["signal"]))
+    assert answer["signal"] == 3
+    rows = emo.locator(".testset-history tr")
+    expect(rows).to_have_count(2)  # header + step 1
+    expect(rows.nth(1)).to_contain_text("alice")
+    expect(rows.nth(1)).to_contain_text("0.9300")
+    assert "0.92" not in emo.inner_text()  # the test score (0.92) is nowhere on the page
+
+    # a test set created while the page is open appears too
+    S.create(store, "later", data.labels_csv(), G.meter_settings(epsilon=[0.02, 0.04], delta=0.1, steps=3))
+    expect(card(page, "later").locator(".testset-steps-used")).to_have_text("0 / 3", timeout=15_000)
+    page.screenshot(path=str(ARTIFACTS / "testsets_page.png"))
+    print(f"submission visible after {seen_after:.2f} s (poll every 0.5 s)")
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_admin_actions_ask_for_the_admin_token(page, served, open_page, relevant_errors):
+    server, store, data, admin = served
+    open_page(page, server.base, "/testsets", ".testset-card")
+    page.locator(".testset-admin-token input").first.fill("mdt_wrong")
+    page.locator(".testset-retire button").first.click()
+    message = page.locator(".testset-admin-message").first
+    expect(message).to_contain_text("a valid token for test set", timeout=20_000)
+    expect(card(page, "emo").locator(".testset-status")).to_have_text("ACTIVE")
+
+    page.locator(".testset-admin-token input").first.fill(admin)
+    page.locator(".testset-revert button").first.click()
+    expect(message).to_contain_text("the plan has no revert left at step 1", timeout=20_000)
+    page.locator(".testset-retire button").first.click()
+    expect(message).to_contain_text("emo retired after 1 step(s)", timeout=20_000)
+    expect(card(page, "emo").locator(".testset-status")).to_have_text("RETIRED", timeout=15_000)
+    expect(card(page, "emo").locator(".alarm-retired")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "testsets_page_retired.png"))
+    with pytest.raises(S.Refused):
+        S.submit(store, "emo", data.mapping(data.labels), 0.9)
+    assert relevant_errors(page.console_errors) == []
