@@ -14,23 +14,7 @@ METHOD_CHOICES = ("naive", "bonferroni", "weighted-bonferroni", "bonf-srgp", "fs
 #: The largest T accepted (the same bound as ``meter_dashboard.bounds.srgp.MAX_STEPS``, checked in a test).
 MAX_STEPS = 10_000
 
-_FLAGS = {
-    "alpha": "--alpha",
-    "success_weight": "--success-weight",
-    "margin": "--margin",
-    "margin_step": "--margin-step",
-    "seed": "--seed",
-    "steps": "--steps",
-    "method": "--method",
-    "failure_threshold": "--failure-threshold",
-    "pres_share": "--pres-share",
-    "pres_first_share": "--pres-first-share",
-    "max_conditioning": "--max-conditioning",
-    "prespecified": "--prespecified",
-}
-
-
-#: flag destination -> the ApprovalSettings parameter whose default it uses
+#: the flags whose defaults are ApprovalSettings' parameters (argparse destinations = parameter names)
 _SETTINGS = ("alpha", "success_weight", "margin", "margin_step", "seed", "failure_threshold", "pres_share",
              "pres_first_share", "max_conditioning")
 
@@ -99,11 +83,6 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _renamed(exc: InputError) -> InputError:
-    name = _FLAGS.get(exc.parameter, exc.parameter)
-    return InputError(name, exc.rule, exc.got, location=exc.location)
-
-
 def run(args) -> int:
     from ..bounds.srgp import METHOD_LABELS
     from ..models import approve as approve_models  # numpy, scipy.special, param: no Panel, no scipy.stats
@@ -135,10 +114,8 @@ def run(args) -> int:
     elif method == "pres-srgp":
         raise InputError("--prespecified", "a CSV of the prespecified procedure's modifications (pres-srgp needs it)",
                          raw("no file"))
-    try:
-        result = approve_models.approve(trace, method, prespecified=prespecified, **options)
-    except InputError as exc:
-        raise _renamed(exc) from None
+    # a model's InputError names its parameter (``steps``); the CLI shows the flag (``--steps``)
+    result = approve_models.approve(trace, method, prespecified=prespecified, **options)
     payload = result.to_dict()
     payload["trace"] = trace.source
     rows = []
