@@ -81,12 +81,25 @@ def _started() -> int:
 
 
 def warm_up() -> None:
-    """Start both worker processes now (without waiting): the first real job then starts at once."""
+    """Start both worker processes in a background thread: the caller (an event loop) never waits.
+
+    Starting the fork server and preloading the modules takes a second or two; until then
+    :func:`process_pool_ready` is false and the work goes to the thread pool.
+    """
+    with _lock:
+        if "warming" in _pools:
+            return
+        _pools["warming"] = threading.Thread(target=_warm, name="approve-warm-up", daemon=True)
+    _pools["warming"].start()
+
+
+def _warm() -> None:
     for kind in ("procedures", "simulations"):
-        if kind in _ready:
+        try:
+            process_pool(kind).submit(_started).result()
+        except Exception:  # noqa: BLE001 - no worker processes here: the thread pool does the work
             continue
-        future = process_pool(kind).submit(_started)
-        future.add_done_callback(lambda f, k=kind: _ready.add(k) if f.exception() is None else None)
+        _ready.add(kind)
 
 
 def process_pool_ready(kind: str) -> bool:

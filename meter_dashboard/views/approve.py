@@ -121,7 +121,10 @@ class Approve(DashboardView):
     def _flush(self) -> None:
         self._flush_pending = False
         parts, self._dirty = self._dirty, set()
-        with pn.io.hold(self._doc):
+        doc = self._doc
+        if doc is not None:  # one message for the whole redraw (Bokeh's own hold: we run under the doc lock)
+            doc.hold("combine")
+        try:
             if "inputs" in parts:
                 self._draw_inputs()
             if "result" in parts:
@@ -135,6 +138,9 @@ class Approve(DashboardView):
                 search = "?" + self.model.query_string()
                 if self._location.search != search:
                     self._location.search = search
+        finally:
+            if doc is not None:
+                doc.unhold()
 
     # ------------------------------------------------------------------ inputs
     def _build_inputs(self):
