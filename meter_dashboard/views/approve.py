@@ -170,6 +170,10 @@ class Approve(DashboardView):
         self.pres_first_share = NumberInput(m, "pres_first_share", label="presSRGP: first planned node's share")
         self.max_conditioning = NumberInput(m, "max_conditioning", label="fs/presSRGP: earlier nodes conditioned on")
         self.error = HTML("", sizing_mode="stretch_width", css_classes=["approve-error"])
+        self._numbers = [self.alpha, self.success_weight, self.margin, self.margin_step, self.seed,
+                         self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning]
+        for box in self._numbers:  # a refused number: the results say they are the last valid ones
+            box.message_pane.param.watch(lambda *e: self._schedule("inputs"), "object")
 
     def _on_upload(self, event):
         if self.upload.value:
@@ -187,7 +191,8 @@ class Approve(DashboardView):
         messages = [m.error] if m.error else []
         messages += [f"Link: {e}" for e in self._url_errors]
         self.error.object = "".join(error_html(x) for x in messages)
-        self.stale.object = stale_html("decisions") if m.error and m.result is not None else ""
+        refused = m.error or any(not box.valid for box in self._numbers)
+        self.stale.object = stale_html("decisions") if refused and m.result is not None else ""
 
     # ------------------------------------------------------------------ results
     def _build_results(self):

@@ -126,10 +126,12 @@ def test_refused_alpha_gets_a_message_and_keeps_the_last_result(page, server, op
     message = page.locator(".md-input-message .md-error").first
     expect(message).to_have_text("α (family-wise error rate) must be in (0, 1); got '2'", timeout=20_000)
     assert text(page, ".approve-first-level") == "0.08" and decisions(page) == before
+    expect(page.locator(".md-stale").first).to_contain_text("Showing the last valid decisions")
     box.fill("0.05")
     box.press("Enter")
     expect(page.locator(".approve-first-level").first).to_have_text("0.04", timeout=30_000)
     expect(page.locator(".md-input-message .md-error")).to_have_count(0)
+    expect(page.locator(".md-stale")).to_have_count(0)
     assert relevant_errors(page.console_errors) == []
 
 
