@@ -17,6 +17,7 @@ Algorithm 1, Eqs. 1-7).  This module adds what a person works with:
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -353,10 +354,14 @@ class ApproveModel(ApprovalSettings):
     Parameters
     ----------
     background : bool
-        Compute in worker threads when an asyncio loop runs in this thread (a served
-        page): the chosen procedure first (``result`` grows decision by decision), then,
-        while ``compare_active``, the other procedures one at a time (``comparison``).
-        Otherwise everything is computed at once when a setting changes.
+        Compute off the event loop (a served page): the chosen procedure first (``result``
+        grows decision by decision), then, while ``compare_active``, the other procedures
+        one at a time (``comparison``).  Otherwise everything is computed at once when a
+        setting changes.
+    scheduler : callable, optional
+        ``scheduler(coroutine_function)`` runs the background pass on the page's event
+        loop (e.g. Panel's ``pn.state.execute``), also when settings change on a server's
+        worker thread; without it the loop running in the calling thread is used.
 
     References
     ----------
@@ -384,14 +389,17 @@ class ApproveModel(ApprovalSettings):
     #: fsSRGP/presSRGP in a worker process go in chunks of about this many seconds of work.
     CHUNK_SECONDS = 0.1
 
-    def __init__(self, *, background: bool = False, **params):
+    def __init__(self, *, background: bool = False, scheduler=None, **params):
         trace = params.pop("trace", None)
         prespecified = params.pop("prespecified", None)
         super().__init__(**params)
         self._background = bool(background)
         self._uploaded: tuple | None = None
         self._generation = 0
-        self._task = None  # the asyncio task computing in the background, if any
+        self._scheduler = scheduler
+        self._state_lock = threading.Lock()
+        self._refreshing = False  # a background pass is scheduled or running
+        self._task = None  # the asyncio task of that pass (a reference keeps it alive)
         self._cache: OrderedDict = OrderedDict()
         if self._background:
             warm_up()  # the worker processes start now, in the background, ready for fsSRGP and presSRGP
@@ -558,14 +566,22 @@ class ApproveModel(ApprovalSettings):
     def _recompute(self):
         if self.trace is None:
             return
-        self._generation += 1
-        loop = running_loop() if self._background else None
-        if loop is not None:
-            self._set(busy=True)
-            if self._task is None or self._task.done():
-                self._task = loop.create_task(self._refresh())
+        loop = running_loop() if self._background and self._scheduler is None else None
+        background = self._background and (self._scheduler is not None or loop is not None)
+        with self._state_lock:  # settings may change on a server's worker thread while the loop computes
+            self._generation += 1
+            start = background and not self._refreshing
+            if start:
+                self._refreshing = True
+        if not background:
+            self._compute_now()
             return
-        self._compute_now()
+        self._set(busy=True)
+        if start:
+            if self._scheduler is not None:
+                self._scheduler(self._refresh)
+            else:
+                self._task = loop.create_task(self._refresh())
 
     def _compute_now(self) -> None:
         options = self.options()
@@ -585,19 +601,26 @@ class ApproveModel(ApprovalSettings):
         """Wait until the background computation (if any) has caught up with the settings."""
         import asyncio
 
-        while self._task is not None and not self._task.done():
-            await asyncio.wait({self._task})
+        while self._refreshing:
+            await asyncio.sleep(0.005)
 
     async def _refresh(self) -> None:
         """Compute until the settings stop changing; each pass starts over with the newest ones."""
+        done = False
         try:
-            while True:
+            while not done:
                 generation = self._generation
                 await self._refresh_once(generation)
-                if generation == self._generation:
-                    return
+                with self._state_lock:
+                    done = generation == self._generation
+                    if done:  # idle before a newer setting can start the next pass
+                        self._set(busy=False)
+                        self._refreshing = False
         finally:
-            self._set(busy=False)
+            if not done:  # an unexpected error: the next setting starts afresh
+                with self._state_lock:
+                    self._refreshing = False
+                self._set(busy=False)
 
     async def _refresh_once(self, generation: int) -> None:
         options, method = self.options(), self.method

@@ -77,9 +77,11 @@ class Approve(DashboardView):
             model_params = {k: v for k, v in settings.items() if k in ApproveModel.param}
             if method is not None:
                 model_params["method"] = method
-            # served: compute in the background, and compare procedures only while that tab is open
+            # served: compute in the background on this session's loop (also with a threaded server),
+            # and compare procedures only while that tab is open
             model = ApproveModel(trace=trace, prespecified=prespecified, background=served,
-                                 compare_active=not served, **model_params)
+                                 scheduler=self._on_loop if served else None, compare_active=not served,
+                                 **model_params)
         else:
             if trace is not None:
                 model.load_trace(trace, prespecified=prespecified)
@@ -106,6 +108,11 @@ class Approve(DashboardView):
             getattr(self, kind).param.watch(lambda *e, k=kind: self._schedule(f"sim-{k}"), ["result"])
         self._dirty = {"inputs", "result", "comparison", "sim-fwer", "sim-power"}
         self._flush()
+
+    def _on_loop(self, coroutine_function) -> None:
+        """Run a model's background pass on this session's event loop (Panel's documented way)."""
+        with set_curdoc(self._doc):
+            pn.state.execute(coroutine_function)
 
     # ------------------------------------------------------------------ drawing
     def _schedule(self, *parts) -> None:
@@ -196,6 +203,7 @@ class Approve(DashboardView):
 
     # ------------------------------------------------------------------ results
     def _build_results(self):
+        """What the first view needs: the decisions.  The other tabs are built when first opened (served)."""
         self.headlines = HTML("", sizing_mode="stretch_width", css_classes=["approve-headline-row"])
         self.stale = HTML("", sizing_mode="stretch_width")
         self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
@@ -205,6 +213,31 @@ class Approve(DashboardView):
         self.decision_source = self.decision_figure.source
         self.decision_plot = pn.pane.Bokeh(self.decision_figure.figure, sizing_mode="stretch_width",
                                            css_classes=["approve-decision-plot"], visible=False)
+        self._tabs_built: dict = {}
+        if self._doc is None:  # a notebook: everything at once (the tabs switch without a server)
+            for name in _TABS[1:3]:
+                self._tab(name)
+
+    def _tab(self, name: str):
+        """The content of tab ``name``, built on first use."""
+        if name not in self._tabs_built:
+            if name == "Compare procedures":
+                self._tabs_built[name] = self._build_compare()
+                self._dirty.add("comparison")
+            elif name == "Simulations":
+                self._fwer_widgets = self._build_simulation("fwer")
+                self._power_widgets = self._build_simulation("power")
+                self._tabs_built[name] = pn.Column(self._simulation_section("fwer"), self._simulation_section("power"),
+                                                   sizing_mode="stretch_width")
+                self._dirty.update({"sim-fwer", "sim-power"})
+            elif name == "How it works":
+                self._tabs_built[name] = HTML(text.notes_html(), sizing_mode="stretch_width")
+            else:
+                self._tabs_built[name] = pn.Column(self.headlines, self.stale, self.sentence, self.method_note,
+                                                   self.table, self.decision_plot, sizing_mode="stretch_width")
+        return self._tabs_built[name]
+
+    def _build_compare(self):
         self.compare_methods = pn.widgets.MultiChoice.from_param(self.model.param.compare_methods,
                                                                  name="Procedures to compare",
                                                                  options={METHOD_LABELS[m]: m for m in METHODS},
@@ -214,8 +247,12 @@ class Approve(DashboardView):
         self.compare_figure = CompareFigure()
         self.compare_plot = pn.pane.Bokeh(self.compare_figure.figure, sizing_mode="stretch_width",
                                           css_classes=["approve-compare-plot"], visible=False)
-        self._fwer_widgets = self._build_simulation("fwer")
-        self._power_widgets = self._build_simulation("power")
+        return pn.Column(
+            HTML("<p class='md-note'>Every procedure on the same trace, margins and α. ✔ approved, ✗ denied; small "
+                 "numbers are the level each test was held to. The margin schedule depends on each procedure's own "
+                 "approvals.</p>", sizing_mode="stretch_width"),
+            self.compare_methods, self.compare_headlines, self.compare_table, self.compare_plot,
+            sizing_mode="stretch_width")
 
     def _draw_result(self):
         r = self.model.result
@@ -231,7 +268,7 @@ class Approve(DashboardView):
 
     def _draw_comparison(self):
         c, r = self.model.comparison, self.model.result
-        if c is None:
+        if c is None or "Compare procedures" not in self._tabs_built:
             return
         if not self.model.compare_active and not c.results:
             self.compare_headlines.object = ('<div class="md-note">The comparison is computed when this tab is '
@@ -268,6 +305,8 @@ class Approve(DashboardView):
         return self._fwer_widgets if kind == "fwer" else self._power_widgets
 
     def _draw_simulation(self, kind: str):
+        if "Simulations" not in self._tabs_built:
+            return
         w, res = self._widgets(kind), getattr(self, kind).result
         w["table"].object = text.simulation_table(kind, res)
         if res is not None and res.completed:
@@ -308,19 +347,12 @@ class Approve(DashboardView):
 
     def results(self):
         if getattr(self, "_results", None) is None:
-            decisions = pn.Column(self.headlines, self.stale, self.sentence, self.method_note, self.table,
-                                  self.decision_plot, sizing_mode="stretch_width")
-            compare = pn.Column(
-                HTML("<p class='md-note'>Every procedure on the same trace, margins and α. ✔ approved, ✗ denied; "
-                     "small numbers are the level each test was held to. The margin schedule depends on each "
-                     "procedure's own approvals.</p>", sizing_mode="stretch_width"),
-                self.compare_methods, self.compare_headlines, self.compare_table, self.compare_plot,
-                sizing_mode="stretch_width")
-            simulations = pn.Column(self._simulation_section("fwer"), self._simulation_section("power"),
-                                    sizing_mode="stretch_width")
-            notes = HTML(text.notes_html(), sizing_mode="stretch_width")
-            self.tabs = pn.Tabs(*zip(_TABS, (decisions, compare, simulations, notes)), dynamic=True,
-                                sizing_mode="stretch_width", css_classes=["approve-tabs"])
+            self._holders = [pn.Column(self._tab(name) if name in self._tabs_built or name in ("Decisions",
+                                                                                            "How it works")
+                                       else HTML("<p class='md-note'>Loading…</p>"), sizing_mode="stretch_width")
+                             for name in _TABS]
+            self.tabs = pn.Tabs(*zip(_TABS, self._holders), dynamic=True, sizing_mode="stretch_width",
+                                css_classes=["approve-tabs"])
             if self._doc is not None:
                 self.tabs.param.watch(self._on_tab, "active")
             self._results = pn.Column(HTML(text.intro_html(), sizing_mode="stretch_width"), self.tabs,
@@ -328,8 +360,13 @@ class Approve(DashboardView):
         return self._results
 
     def _on_tab(self, event):
-        """The comparison is computed only while its tab is open (issue: compute what is on screen)."""
-        self.model.compare_active = _TABS[event.new] == "Compare procedures"
+        """A tab is built the first time it opens; the comparison is computed only while its tab is open."""
+        name = _TABS[event.new]
+        holder = self._holders[event.new]
+        if name not in self._tabs_built:
+            holder.objects = [self._tab(name)]
+            self._schedule()
+        self.model.compare_active = name == "Compare procedures"
 
 
 def page():
