@@ -99,88 +99,10 @@ References
 """
 from __future__ import annotations
 
-from .levels import (
-    ALPHA,
-    FAILURE_THRESHOLD,
-    MARGIN,
-    MARGIN_STEP,
-    MAX_CONDITIONING,
-    MAX_STEPS,
-    METHOD_LABELS,
-    METHODS,
-    PRES_FIRST_SHARE,
-    PRES_SHARE,
-    SUCCESS_WEIGHT,
-    bonferroni_level,
-    edge_weight,
-    edge_weights,
-    log_tree_size,
-    normalize_method,
-    weighted_bonferroni_group_sizes,
-    weighted_bonferroni_level,
-)
-from .procedures import (
-    ApprovalProcedure,
-    Decision,
-    collect_decisions,
-    correlation,
-    improvement_statistics,
-    run_procedure,
-)
-from .simulation import (
-    AdversarialDeveloper,
-    SimulationCancelled,
-    SimulationResult,
-    auc_influence,
-    combine_simulations,
-    draw_logistic,
-    fit_logistic,
-    planned_perturbation,
-    simulate,
-    simulate_fwer,
-    simulate_power,
-    true_coefficients,
-)
-from .thresholds import joint_tail_probability, select_conditioning, sequential_threshold
+from . import levels, procedures, simulation, thresholds
+from .levels import *  # noqa: F401,F403 - the package is the public face of its modules
+from .procedures import *  # noqa: F401,F403
+from .simulation import *  # noqa: F401,F403
+from .thresholds import *  # noqa: F401,F403
 
-__all__ = [
-    "METHODS",
-    "METHOD_LABELS",
-    "ALPHA",
-    "SUCCESS_WEIGHT",
-    "MARGIN",
-    "MARGIN_STEP",
-    "FAILURE_THRESHOLD",
-    "PRES_SHARE",
-    "PRES_FIRST_SHARE",
-    "MAX_CONDITIONING",
-    "MAX_STEPS",
-    "normalize_method",
-    "edge_weight",
-    "edge_weights",
-    "log_tree_size",
-    "bonferroni_level",
-    "weighted_bonferroni_group_sizes",
-    "weighted_bonferroni_level",
-    "improvement_statistics",
-    "correlation",
-    "joint_tail_probability",
-    "select_conditioning",
-    "sequential_threshold",
-    "Decision",
-    "ApprovalProcedure",
-    "run_procedure",
-    "collect_decisions",
-    "auc_influence",
-    "fit_logistic",
-    "true_coefficients",
-    "draw_logistic",
-    "AdversarialDeveloper",
-    "planned_perturbation",
-    "simulate",
-    "combine_simulations",
-    "simulate_fwer",
-    "simulate_power",
-    "SimulationResult",
-    "SimulationCancelled",
-]
+__all__ = [*levels.__all__, *thresholds.__all__, *procedures.__all__, *simulation.__all__]

@@ -312,6 +312,14 @@ def _fwer_replicate(rng, steps, test_size, features, perturbation, holdout_size,
     return run
 
 
+def _checked_sizes(replicates, steps, test_size, seed) -> tuple[int, int, int, int]:
+    """The settings both studies share, bounded (a simulation's cost grows with each)."""
+    return (check_int("replicates", replicates, minimum=1, maximum=100_000),
+            check_int("steps", steps, minimum=1, maximum=1000),
+            check_int("test_size", test_size, minimum=10, maximum=1_000_000),
+            check_int("seed", seed, minimum=0))
+
+
 def _procedure_factory(steps, alpha, margin, margin_step, seed, options):
     def make(method, pres):
         return ApprovalProcedure(method, steps, alpha, margin=margin, margin_step=margin_step,
@@ -350,14 +358,11 @@ def simulate_fwer(methods: Sequence[str] = METHODS, *, replicates: int = 100, st
     ----------
     Feng et al., Section 3.1 and Figure 3.
     """
-    replicates = check_int("replicates", replicates, minimum=1, maximum=100_000)
-    steps = check_int("steps", steps, minimum=1, maximum=1000)
-    test_size = check_int("test_size", test_size, minimum=10, maximum=1_000_000)
+    replicates, steps, test_size, seed = _checked_sizes(replicates, steps, test_size, seed)
     features = check_int("features", features, minimum=7, maximum=10_000)
     if 2 * (features - 6) < steps:
         raise InputError("steps", f"at most 2 x (features - 6) = {2 * (features - 6)} (the developer's candidates)",
                          steps)
-    seed = check_int("seed", seed, minimum=0)
     make = _procedure_factory(steps, alpha, margin, margin_step, seed, procedure_options)
 
     def replicate(r, stop):
@@ -461,13 +466,10 @@ def simulate_power(methods: Sequence[str] = METHODS, *, replicates: int = 20, st
     ----------
     Feng et al., Section 3.2 and Figure 4.
     """
-    replicates = check_int("replicates", replicates, minimum=1, maximum=100_000)
-    steps = check_int("steps", steps, minimum=1, maximum=1000)
-    test_size = check_int("test_size", test_size, minimum=10, maximum=1_000_000)
+    replicates, steps, test_size, seed = _checked_sizes(replicates, steps, test_size, seed)
     features = check_int("features", features, minimum=6, maximum=10_000)
     initial_size = check_int("initial_size", initial_size, minimum=10, maximum=1_000_000)
     batch = check_int("batch", batch, minimum=1, maximum=1_000_000)
-    seed = check_int("seed", seed, minimum=0)
     beta = true_coefficients(features)
     horizon = 2 * steps
     make = _procedure_factory(steps, alpha, margin, margin_step, seed, procedure_options)
