@@ -7,9 +7,18 @@ distributional overfitting guaranteed with signal k; ``delta`` = 1 - confidence;
 ``reverts`` = revert ("time travel") steps t_1 <= ... <= t_B, t'_i = t_i - (i - 1).
 
 Every count is the smallest integer ``n`` that satisfies the paper's strict inequality
-(``n`` satisfies it, ``n - 1`` does not).  Everything is computed in log space and is
-vectorized: ``steps`` and ``delta`` may be arrays and ``epsilon`` an array of shape
-(..., m); all broadcast together, so a curve over T is one call.
+(``n`` satisfies it, ``n - 1`` does not), as a Python int (or int64 array): checked in
+float64 and re-decided in Decimal when too close to call; counts above
+:data:`LABELS_CAP` are refused with an ``InputError`` naming ``steps`` or ``epsilon``.
+Everything is computed in log space and is vectorized: ``steps`` and ``delta`` may be
+arrays and ``epsilon`` an array of shape (..., m); all broadcast together, so a curve
+over T is one call (each variant solved with its own number of terms, in chunks).
+
+``bound='binomial'`` replaces each per-model factor ``2 exp(-2 n eps_k^2)`` by the exact
+binomial tail ``F(n, eps_k)`` (optionally with ``max_error_rate``), keeping every
+multiplicity; see :mod:`meter_dashboard.bounds.binomial`.  That sum is a sawtooth in n,
+so its count is the smallest n from which every larger n satisfies the inequality
+(n - 1 does not); its inverse questions use F at exactly the given n.
 
 References
 ----------
@@ -17,6 +26,8 @@ References
    Human-in-the-loop ML Application Development with ease.ml/meter", 2019.
    Thm 4 (Eq. 21), Eq. 1, Eq. 2 / Eq. 19, Thm 1 / Cor 1 (Eqs. 3, 5), Thm 2 / Cor 2
    (Eqs. 4, 6, 27), Appendix B (Eqs. 29-30 and the unequal-T_i form), Eqs. 13-16.
+.. [2] C. Renggli et al. "Continuous Integration of Machine Learning Models with
+   ease.ml/ci", SysML 2019.  Section 4.3 (tight numerical bounds).
 """
 from __future__ import annotations
 
@@ -26,6 +37,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._validation import InputError, check_int, check_non_decreasing, check_probability
+from . import binomial as _binomial
+from ._meter_exact import decimal_log_counts, exact_count, float_is_certain
 from ._numeric import (
     log_binom,
     log_geometric_count,
@@ -48,6 +61,9 @@ __all__ = [
     "validate_reverts",
     "split_steps",
     "STEPS_CAP",
+    "BOUNDS",
+    "LABELS_CAP",
+    "BINOMIAL_LABELS_CAP",
 ]
 
 #: Variant names, in the order the paper introduces them.
@@ -57,6 +73,14 @@ ADAPTIVE_VARIANTS = ("regular", "incremental")
 
 #: ``max_steps`` searches T up to this many steps and reports ``math.inf`` beyond.
 STEPS_CAP = 10**12
+#: The per-model factor: Hoeffding's ``2 exp(-2 n eps^2)`` (the paper's) or the exact binomial tail.
+BOUNDS = ("hoeffding", "binomial")
+#: Counts above this many labels are refused (InputError naming steps or epsilon), never wrapped.
+LABELS_CAP = 10**15
+#: The exact binomial count is certified up to this many labels (above, use Hoeffding).
+BINOMIAL_LABELS_CAP = 2 * 10**7
+#: Batch elements x terms per chunk when solving long curves (memory stays linear and small).
+_CHUNK_CELLS = 1 << 18
 
 _LOG2 = math.log(2.0)
 
@@ -146,7 +170,7 @@ def _chains(steps, tenants, tenant_steps):
             raise InputError("tenant_steps", "whole numbers >= 1 (each tenant submits at least once)", list(tenant_steps))
         t = np.asarray(steps, dtype=float)
         if np.any(t != ts.sum()):
-            shown = int(t) if t.ndim == 0 else t.tolist()
+            shown = int(t.reshape(-1)[0]) if t.size == 1 else t.tolist()
             raise InputError("tenant_steps", f"steps per tenant summing to steps = {shown}", [int(v) for v in ts])
         return np.broadcast_to(ts, t.shape + ts.shape)
     tenants = check_int("tenants", tenants, minimum=1)
@@ -248,8 +272,132 @@ def _prepare(epsilon, delta, steps, signals):
     return eps, d, t
 
 
+def _check_bound(bound: str, max_error_rate):
+    """``(bound, a)`` checked: ``max_error_rate`` belongs to the binomial bound only."""
+    if bound not in BOUNDS:
+        raise InputError("bound", "one of " + ", ".join(repr(b) for b in BOUNDS), bound)
+    if max_error_rate is None:
+        return bound, None
+    if bound != "binomial":
+        raise InputError("max_error_rate", "left empty unless bound='binomial' (Hoeffding's factor cannot use it)",
+                         max_error_rate)
+    return bound, check_probability("max_error_rate", max_error_rate)
+
+
+def _flat(eps, d, t):
+    """The broadcast batch of (epsilon rows, delta, steps), flattened: ``(shape, eps (N, m), d (N,), t (N,))``."""
+    shape = np.broadcast_shapes(eps.shape[:-1], d.shape, t.shape)
+    m = eps.shape[-1]
+    return (shape, np.broadcast_to(eps, shape + (m,)).reshape(-1, m),
+            np.broadcast_to(d, shape).reshape(-1), np.broadcast_to(t, shape).reshape(-1))
+
+
+def _chunks(size: int, width: int):
+    step = max(64, _CHUNK_CELLS // max(width, 1))
+    return [slice(i, min(i + step, size)) for i in range(0, size, step)]
+
+
+def _refuse(variant: str, eps_row, delta: float, steps, need: float):
+    """The InputError for a count above :data:`LABELS_CAP`, naming the input that drives it."""
+    e1 = float(eps_row[0])
+    # one model alone (no steps involved) needs log(2/delta) / (2 eps^2): compared in logs (eps^2 may underflow)
+    log_alone = math.log(math.log(2.0 / delta)) - math.log(2.0) - 2.0 * math.log(e1)
+    shown = f"about {need:.3g}" if math.isfinite(need) else "more than any test set"
+    if isinstance(steps, (int, np.integer)) and abs(int(steps)) >= 10**20:
+        steps = float(steps)  # echo a huge whole number in scientific form
+    if not log_alone < math.log(LABELS_CAP):
+        least = math.sqrt(math.log(2.0 / delta) / (2.0 * LABELS_CAP))
+        raise InputError("epsilon", f"at least {least:.3g} for a count of at most {LABELS_CAP:.0e} labels "
+                                    f"(this one would need {shown})", e1)
+    raise InputError("steps", f"small enough that the {variant} count stays at most {LABELS_CAP:.0e} labels "
+                              f"(this one would need {shown})", steps)
+
+
+def _certify(variant, a, b, log_d, n, eps, d, t, tenants, tenant_steps, reverts, exact_steps):
+    """Make float-solved counts exact: counts whose float check is too close to call go to Decimal."""
+    def g(x):
+        return log_sum_exp(a - b * x[:, None]) - log_d
+
+    nf = n.astype(float)
+    scale = np.max(np.where(np.isfinite(a), np.abs(a) + b * nf[:, None], 0.0), axis=-1) + np.abs(log_d)
+    now, before = g(nf), g(nf - 1.0)
+    for i in np.flatnonzero(~np.array([float_is_certain(x, y, z) for x, y, z in zip(now, before, scale)])):
+        steps_i = exact_steps if exact_steps is not None else int(round(float(t[i])))
+        logs = decimal_log_counts(variant, eps.shape[-1], steps_i, tenants, tenant_steps, reverts)
+        row = eps[i] if variant in ADAPTIVE_VARIANTS else eps[i][:1]
+        n[i] = exact_count(logs, row.tolist(), float(d[i]), int(n[i]))
+    return n
+
+
+def _hoeffding_counts(variant, eps, d, t, tenants, tenant_steps, reverts, exact_steps=None, refuse=True):
+    """Hoeffding counts over the batch, chunk by chunk with each variant's own width.
+
+    Exact (float, re-decided in Decimal when too close to call); counts above
+    :data:`LABELS_CAP` raise (or, with ``refuse=False``, come back as ``LABELS_CAP + 1``).
+    """
+    shape, eps_f, d_f, t_f = _flat(eps, d, t)
+    out = np.empty(eps_f.shape[0], dtype=np.int64)
+    width = eps.shape[-1] * (int(tenants) if tenant_steps is None else len(tenant_steps))
+    for sl in _chunks(out.size, width):
+        a, b, repeat = _union_terms(variant, eps_f[sl], t_f[sl], tenants, tenant_steps, reverts)
+        a, b = np.broadcast_arrays(a, b)
+        log_d = np.log(d_f[sl])
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            floor = np.max(np.where(np.isfinite(a), (a - log_d[:, None]) / b, -np.inf), axis=-1)
+            sets = np.broadcast_to(np.asarray(repeat, dtype=float), floor.shape)
+            too_big = ~(floor * sets < LABELS_CAP)  # the root is at least ``floor``
+        n = np.full(floor.shape, LABELS_CAP + 1, dtype=np.int64)
+        fine = ~too_big
+        if np.any(too_big) and refuse:
+            i = int(np.flatnonzero(too_big)[0])
+            steps_shown = exact_steps if exact_steps is not None else float(t_f[sl][i])
+            _refuse(variant, eps_f[sl][i], float(d_f[sl][i]), steps_shown, float(floor[i] * sets[i]))
+        if np.any(fine):
+            got = smallest_integer_satisfying(a[fine], b[fine], log_d[fine])
+            got = _certify(variant, a[fine], b[fine], log_d[fine], got, eps_f[sl][fine], d_f[sl][fine],
+                           t_f[sl][fine], tenants, tenant_steps, reverts, exact_steps)
+            if variant == "resampling":
+                got = got * sets[fine].astype(np.int64)
+            n[fine] = np.where(got > LABELS_CAP, LABELS_CAP + 1, got)
+            if refuse and np.any(got > LABELS_CAP):
+                i = int(np.flatnonzero(fine)[np.argmax(got > LABELS_CAP)])
+                _refuse(variant, eps_f[sl][i], float(d_f[sl][i]), exact_steps or float(t_f[sl][i]), float(n[i]))
+        out[sl] = n
+    return out.reshape(shape)
+
+
+def _binomial_counts(variant, eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps=None):
+    """Exact binomial counts, one element at a time (each below its Hoeffding count)."""
+    top = _hoeffding_counts(variant, eps, d, t, tenants, tenant_steps, reverts, exact_steps)
+    if np.any(np.asarray(top) > BINOMIAL_LABELS_CAP * (np.asarray(t) if variant == "resampling" else 1)):
+        raise InputError("bound", f"'hoeffding' for counts above {BINOMIAL_LABELS_CAP:.0e} labels (the exact binomial "
+                                  f"count is certified up to there; Hoeffding's needs {int(np.max(top)):,})", "binomial")
+    shape, eps_f, d_f, t_f = _flat(eps, d, t)
+    out = np.empty(eps_f.shape[0], dtype=np.int64)
+    for i in range(out.size):
+        a, _, repeat = _union_terms(variant, eps_f[i:i + 1], t_f[i:i + 1], tenants, tenant_steps, reverts)
+        logs = np.broadcast_to(a, (1, a.shape[-1]))[0] - _LOG2
+        row = eps_f[i] if variant in ADAPTIVE_VARIANTS else eps_f[i][:1]
+        n = _binomial.smallest_labels(logs, [repr(float(e)) for e in row], float(d_f[i]), rate)
+        out[i] = n * (int(np.asarray(repeat).reshape(-1)[0]) if variant == "resampling" else 1)
+    return out.reshape(shape)
+
+
+def _counts(variant, eps, d, t, tenants, tenant_steps, reverts, bound, rate, exact_steps=None):
+    if variant not in VARIANTS:
+        raise InputError("variant", "one of " + ", ".join(VARIANTS), variant)
+    if bound == "binomial":
+        return _binomial_counts(variant, eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps)
+    return _hoeffding_counts(variant, eps, d, t, tenants, tenant_steps, reverts, exact_steps)
+
+
+def _as_result(n):
+    n = np.asarray(n, dtype=np.int64)
+    return int(n) if n.ndim == 0 else n
+
+
 def labels(variant: str, epsilon, delta, steps, *, signals: int | None = None, tenants: int = 1,
-           tenant_steps=None, reverts=None):
+           tenant_steps=None, reverts=None, bound: str = "hoeffding", max_error_rate=None):
     """The number of test labels ``variant`` needs.
 
     Parameters
@@ -270,11 +418,22 @@ def labels(variant: str, epsilon, delta, steps, *, signals: int | None = None, t
         T_1..T_l, summing to ``steps`` (Appendix B, unequal form).
     reverts : sequence of int, optional
         Revert steps t_1 <= ... <= t_B fixed in advance (Eqs. 13-16).
+    bound : {'hoeffding', 'binomial'}, default 'hoeffding'
+        The per-model factor inside the union bound: the paper's ``2 exp(-2 n eps_k^2)``, or
+        the exact binomial tail ``F(n, eps_k)`` of :mod:`meter_dashboard.bounds.binomial`
+        (0/1 losses).  The multiplicities (Thms 1-2, tenants, reverts) are the same.
+    max_error_rate : float, optional
+        With ``bound='binomial'``: every model the team could submit errs at most this
+        (accuracy at least 1 - a); the worst case runs over error rates in [0, a] only.
 
     Returns
     -------
     int or ndarray of int64
-        Shape: the broadcast of ``steps``, ``delta`` and ``epsilon[..., 0]``.
+        Shape: the broadcast of ``steps``, ``delta`` and ``epsilon[..., 0]``.  Exact: ``n``
+        satisfies the inequality and ``n - 1`` does not (float checks too close to call are
+        re-decided in Decimal).  With ``bound='binomial'`` (not monotone in n): n and every
+        larger count satisfy it, n - 1 does not.  Counts above :data:`LABELS_CAP` are refused
+        with an :class:`InputError` naming ``steps`` or ``epsilon``.
 
     Notes
     -----
@@ -284,6 +443,8 @@ def labels(variant: str, epsilon, delta, steps, *, signals: int | None = None, t
     - regular (Thm 1, Cor 1, Eq. 5): sum_k 2 (m^T - 1)/(m - 1) exp(-2 n eps_k^2) < delta.
     - incremental (Thm 2, Cor 2, Eq. 6): sum_k 2 C(k + T - 1, k) exp(-2 n eps_k^2) < delta.
     - tenants and reverts: see :func:`log_tree_sizes`.
+    - binomial: each ``2 exp(-2 n eps_k^2)`` becomes ``F(n, eps_k)``; the event is
+      ``|test - true| >= eps_k`` (Renggli et al. 2019, Section 4.3).
 
     Examples
     --------
@@ -291,122 +452,235 @@ def labels(variant: str, epsilon, delta, steps, *, signals: int | None = None, t
     38005
     >>> labels("regular", 0.01, 0.01, 10, signals=5)
     108080
+    >>> labels("single_model", 0.01, 0.01, 10, bound="binomial")
+    16651
     """
+    bound, rate = _check_bound(bound, max_error_rate)
     eps, d, t = _prepare(epsilon, delta, steps, signals)
+    exact_steps = check_int("steps", steps, minimum=1) if np.ndim(steps) == 0 else None
     if reverts is not None and t.ndim == 0:
         validate_reverts(reverts, int(t))
-    a, b, repeat = _union_terms(variant, eps, t, tenants, tenant_steps, reverts)
-    n = smallest_integer_satisfying(a, b, np.log(d))
-    total = (n * np.asarray(repeat, dtype=np.int64)) if variant == "resampling" else n
-    total = np.asarray(total, dtype=np.int64)
-    return int(total) if total.ndim == 0 else total
+    return _as_result(_counts(variant, eps, d, t, tenants, tenant_steps, reverts, bound, rate, exact_steps))
 
 
 def all_labels(epsilon, delta, steps, *, variants=VARIANTS, **kwargs) -> dict:
-    """``{variant: labels(variant, ...)}`` for several variants, solved in one batch.
+    """``{variant: labels(variant, ...)}`` for several variants.
 
-    Same arguments as :func:`labels`.  The union-bound terms of every variant are padded
-    to a common width and stacked, so the whole table (or every curve at once) is one
-    vectorized root solve instead of one per variant.
+    Same arguments as :func:`labels`.  Each variant is solved with its own number of terms
+    (one for the baselines, m for the meters) and long curves in chunks, so memory stays
+    linear in T * m and small (T = 100,000 steps at m = 50 is a few tens of MiB).
     """
     signals = kwargs.pop("signals", None)
     tenants = kwargs.pop("tenants", 1)
     tenant_steps = kwargs.pop("tenant_steps", None)
     reverts = kwargs.pop("reverts", None)
+    bound, rate = _check_bound(kwargs.pop("bound", "hoeffding"), kwargs.pop("max_error_rate", None))
     if kwargs:
         raise TypeError(f"unexpected arguments: {', '.join(kwargs)}")
     eps, d, t = _prepare(epsilon, delta, steps, signals)
+    exact_steps = check_int("steps", steps, minimum=1) if np.ndim(steps) == 0 else None
     if reverts is not None and t.ndim == 0:
         validate_reverts(reverts, int(t))
-    parts = [_union_terms(v, eps, t, tenants, tenant_steps, reverts) for v in variants]
-    width = max(a.shape[-1] for a, _, _ in parts)
-    shape = np.broadcast_shapes(d.shape, *(np.broadcast_shapes(a.shape[:-1], b.shape[:-1]) for a, b, _ in parts))
-    a_all = np.full((len(parts),) + shape + (width,), -np.inf)
-    b_all = np.ones((len(parts),) + shape + (width,))
-    for i, (a, b, _) in enumerate(parts):
-        j = a.shape[-1]
-        a_all[i, ..., :j] = np.broadcast_to(a, shape + (j,))
-        b_all[i, ..., :j] = np.broadcast_to(b, shape + (j,))
-    n = smallest_integer_satisfying(a_all, b_all, np.log(d))
-    out = {}
-    for i, (v, (_, _, repeat)) in enumerate(zip(variants, parts)):
-        total = np.asarray(n[i] * (np.asarray(repeat).astype(np.int64) if v == "resampling" else 1), dtype=np.int64)
-        out[v] = int(total) if total.ndim == 0 else total
-    return out
+    return {v: _as_result(_counts(v, eps, d, t, tenants, tenant_steps, reverts, bound, rate, exact_steps))
+            for v in variants}
 
 
 # --------------------------------------------------------------------------- inverse questions
+def _log_counts_row(variant, eps_row, steps, tenants, tenant_steps, reverts):
+    """``(log S_k, eps_k)`` for one element: the union bound's terms without Hoeffding's factor 2."""
+    a, _, repeat = _union_terms(variant, eps_row[None, :], np.array([float(steps)]), tenants, tenant_steps, reverts)
+    logs = np.broadcast_to(a, (1, a.shape[-1]))[0] - _LOG2
+    row = eps_row if variant in ADAPTIVE_VARIANTS else eps_row[:1]
+    return logs, [repr(float(e)) for e in row], int(np.asarray(repeat).reshape(-1)[0])
+
+
+def _binomial_log_failure(variant, n, eps, t, tenants, tenant_steps, reverts, rate):
+    n = np.asarray(n, dtype=float)
+    shape, eps_f, n_f, t_f = _flat(eps, n, t)  # n broadcasts like delta
+    out = np.empty(t_f.size)
+    for i in range(t_f.size):
+        logs, row, repeat = _log_counts_row(variant, eps_f[i], t_f[i], tenants, tenant_steps, reverts)
+        per_set = int(n_f[i] // repeat) if variant == "resampling" else int(n_f[i])
+        out[i] = (_binomial.log_failure(per_set, logs, row, rate) if per_set >= 1
+                  else float(log_sum_exp(logs)))
+    return out.reshape(shape)
+
+
 def failure_probability(variant: str, n, epsilon, steps, *, signals=None, tenants=1, tenant_steps=None,
-                        reverts=None, log: bool = False):
+                        reverts=None, log: bool = False, bound: str = "hoeffding", max_error_rate=None):
     """The delta a test set of ``n`` labels guarantees: the union bound's left side.
 
     Returns delta (or ``log(delta)`` when ``log=True``); values >= 1 mean no guarantee.
     For resampling, ``n`` is the total split into T equal test sets (floor(n / T) each).
-    The confidence is ``1 - delta``.
+    The confidence is ``1 - delta``.  With ``bound='binomial'`` the exact factor ``F`` at
+    exactly this n (:func:`meter_dashboard.bounds.binomial.log_failure`).
     """
+    bound, rate = _check_bound(bound, max_error_rate)
     eps, _, t = _prepare(epsilon, 0.5, steps, signals)
     n = np.asarray(n, dtype=float)
-    if np.any(n < 0):
+    if np.any(n < 0) or np.any(~np.isfinite(n)):
         raise InputError("labels", "a whole number >= 0", n.tolist())
-    a, b, repeat = _union_terms(variant, eps, t, tenants, tenant_steps, reverts)
-    per_set = np.floor(n / repeat) if variant == "resampling" else n
-    log_delta = log_sum_exp(a - b * np.asarray(per_set)[..., None])
+    if bound == "binomial":
+        log_delta = _binomial_log_failure(variant, n, eps, t, tenants, tenant_steps, reverts, rate)
+    else:
+        a, b, repeat = _union_terms(variant, eps, t, tenants, tenant_steps, reverts)
+        per_set = np.floor(n / repeat) if variant == "resampling" else n
+        log_delta = log_sum_exp(a - b * np.asarray(per_set)[..., None])
     if log:
         return log_delta
     with np.errstate(over="ignore"):
         return np.exp(log_delta)
 
 
+def _binomial_min_scale(logs, row, n_set, log_d, rate, hi: float) -> float:
+    """The smallest scale s (eps_k -> s eps_k) with ``sum_k S_k F(n, s eps_k) < delta``, by bisection.
+
+    F falls as eps grows, so the condition holds on an interval [s*, ...); ``hi`` satisfies it
+    (Hoeffding's answer: F is at most Hoeffding's factor).
+    """
+    top = 0.999999 / max(float(e) for e in row)
+    hi = min(hi, top)
+
+    def ok(s):
+        return _binomial.satisfies(n_set, logs, [repr(float(e) * s) for e in row], math.exp(log_d), rate)
+
+    if not ok(hi):
+        return math.inf
+    lo = hi / 2.0
+    while ok(lo) and lo > 1e-12:
+        hi, lo = lo, lo / 2.0
+    while hi - lo > 1e-8 * hi:
+        mid = (lo + hi) / 2.0
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
 def min_epsilon(variant: str, n, epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=None,
-                reverts=None):
+                reverts=None, bound: str = "hoeffding", max_error_rate=None):
     """The smallest eps_1 a budget of ``n`` labels supports, the eps vector scaled together.
 
     The shape of the tolerance vector is kept (eps_k / eps_1 fixed); returns the infimum
     eps_1* such that every eps_1 > eps_1* satisfies the strict inequality.  Values >= 1
-    mean the budget supports no meaningful tolerance.
+    mean the budget supports no meaningful tolerance.  With ``bound='binomial'`` the exact
+    factor at exactly this n, found by bisection to 1e-8 relative (``inf`` when no
+    tolerance below 1 works).
     """
+    bound, rate = _check_bound(bound, max_error_rate)
     eps, d, t = _prepare(epsilon, delta, steps, signals)
     n = np.asarray(n, dtype=float)
     if np.any(n < 1):
         raise InputError("labels", "a whole number >= 1", n.tolist())
-    a, b, repeat = _union_terms(variant, eps, t, tenants, tenant_steps, reverts)
+    ratios = eps / eps[..., :1]  # the vector's shape: eps_k / eps_1 (no underflow for tiny eps)
+    a, b, repeat = _union_terms(variant, ratios, t, tenants, tenant_steps, reverts)
     per_set = np.floor(n / repeat) if variant == "resampling" else n
     per_set = np.asarray(per_set, dtype=float)
     if np.any(per_set < 1):
         return np.inf if per_set.ndim == 0 else np.where(per_set < 1, np.inf, np.nan)
-    # Unknown u = s**2 where eps = s * eps_base: sum exp(a - (b n) u) < delta.
+    # Unknown u = s**2 where eps = s * ratios: sum exp(a - (b n) u) < delta.
     u = solve_log_sum_exp(a, b * per_set[..., None], np.log(d))
-    return eps[..., 0] * np.sqrt(u)
+    hoeffding = np.sqrt(u)
+    if bound == "hoeffding":
+        return hoeffding
+    shape = np.broadcast_shapes(hoeffding.shape, ratios.shape[:-1], d.shape, t.shape)
+    ratio_f = np.broadcast_to(ratios, shape + ratios.shape[-1:]).reshape(-1, ratios.shape[-1])
+    d_f, t_f = np.broadcast_to(d, shape).reshape(-1), np.broadcast_to(t, shape).reshape(-1)
+    scale = np.broadcast_to(hoeffding, shape).reshape(-1)
+    sets = np.broadcast_to(per_set, shape).reshape(-1)
+    out = np.empty(t_f.size)
+    for i in range(t_f.size):
+        logs, _, _ = _log_counts_row(variant, ratio_f[i], t_f[i], tenants, tenant_steps, reverts)
+        row = ratio_f[i] if variant in ADAPTIVE_VARIANTS else ratio_f[i][:1]
+        out[i] = _binomial_min_scale(logs, row, int(sets[i]), math.log(d_f[i]), rate, float(scale[i]) * (1 + 1e-9))
+    return out.reshape(shape) if shape else float(out[0])
 
 
-def max_steps(variant: str, n, epsilon, delta, *, signals=None, tenants: int = 1, reverts=None):
+def _fits_binomial(variant, n, eps_row, delta, tenants, reverts, rate):
+    """``fits(T)`` for arrays of T: ``sum_k S_k(T) F(n_set, eps_k) < delta`` with the exact F."""
+    log_d = math.log(delta)
+    row = eps_row if variant in ADAPTIVE_VARIANTS else eps_row[:1]
+    if variant != "resampling":
+        log_f = np.array([_binomial.log_tail_factor(n, repr(float(e)), rate) for e in row])
+
+        def fits(ts):
+            ts = np.asarray(ts, dtype=float)
+            a, _, _ = _union_terms(variant, np.broadcast_to(eps_row, ts.shape + eps_row.shape), ts, tenants, None,
+                                   reverts)
+            terms = np.broadcast_to(a, ts.shape + (a.shape[-1],)) - _LOG2 + log_f
+            return log_sum_exp(terms) < log_d
+        return fits
+
+    def fits_resampling(ts):
+        ts = np.asarray(ts, dtype=float)
+        per_set = np.floor(n / ts).astype(np.int64)
+        ok = per_set >= 1
+        out = np.zeros(ts.shape, dtype=bool)
+        if np.any(ok):
+            f = _binomial.log_tail_factor(per_set[ok], repr(float(row[0])), rate)
+            out[ok] = np.log(ts[ok]) + f < log_d
+        return out
+    return fits_resampling
+
+
+def max_steps(variant: str, n, epsilon, delta, *, signals=None, tenants: int = 1, reverts=None,
+              bound: str = "hoeffding", max_error_rate=None):
     """The largest T whose label count fits in a budget of ``n`` labels.
 
     Tenants split every T evenly; reverts keep their fixed steps and count only once T
     reaches them.  Returns 0 when even T = 1 does not fit, ``math.inf`` when T beyond
-    :data:`STEPS_CAP` still fits.  ``single_model`` supports one model: 1 or 0.
+    :data:`STEPS_CAP` still fits.  ``single_model`` supports one model: 1 or 0.  With
+    ``bound='binomial'``: the largest T such that every T' <= T keeps the union bound below
+    delta with the exact factor at exactly n labels (the sum grows with T, except for
+    resampling, whose per-set size floor(n / T) is scanned upwards from Hoeffding's answer).
     """
+    bound, rate = _check_bound(bound, max_error_rate)
     n = check_int("labels", n, minimum=0)
+    if bound == "binomial":
+        eps, d, _ = _prepare(epsilon, delta, 1, signals)
+        if eps.ndim != 1 or d.ndim != 0:
+            raise InputError("epsilon", "one tolerance vector (with one delta) for max_steps", eps.tolist())
+        if n < 1:
+            return 0
+        fits = _fits_binomial(variant, n, eps, float(d), tenants, reverts, rate)
+        start = max_steps(variant, n, epsilon, delta, signals=signals, tenants=tenants, reverts=reverts)
+        return _largest_fitting(variant, fits, start)
+    return _largest_fitting(variant, _fits_hoeffding(variant, n, epsilon, delta, signals, tenants, reverts), 0)
 
-    def need(ts):
-        return labels(variant, epsilon, delta, np.asarray(ts, dtype=float), signals=signals,
-                      tenants=tenants, reverts=reverts)
 
+def _fits_hoeffding(variant, n, epsilon, delta, signals, tenants, reverts):
+    eps, d, _ = _prepare(epsilon, delta, 1, signals)
+
+    def fits(ts):
+        ts = np.asarray(ts, dtype=float)
+        need = _hoeffding_counts(variant, eps, d, ts, tenants, None, reverts, refuse=False)
+        return need <= n
+    return fits
+
+
+def _largest_fitting(variant, fits, start):
+    """The largest T with ``fits(T)`` (and every smaller T), searched by powers of two then grids."""
     if variant == "single_model":
-        return 1 if need(np.array([1]))[0] <= n else 0
-    # Bracket by powers of two, then narrow with vectorized grids (3 or 4 evaluations).
+        return 1 if fits(np.array([1]))[0] else 0
+    if start and start != math.inf and variant == "resampling":  # non-monotone: scan up from a known fit
+        t = int(start)
+        for _ in range(64):
+            ts = np.arange(t + 1, t + 65)
+            ok = fits(ts)
+            if not ok.all():
+                return int(t + np.argmin(ok))
+            t += 64
+        return t
     powers = 2.0 ** np.arange(0, int(math.log2(STEPS_CAP)) + 2)
-    fits = need(powers) <= n
-    if not fits[0]:
+    ok = fits(powers)
+    if not ok[0]:
         return 0
-    if fits.all():
+    if ok.all():
         return math.inf
-    hi_idx = int(np.argmin(fits))
-    lo, hi = int(powers[hi_idx - 1]), int(powers[hi_idx])  # need(lo) <= n < need(hi)
+    hi_idx = int(np.argmin(ok))
+    lo, hi = int(powers[hi_idx - 1]), int(powers[hi_idx])  # fits(lo) and not fits(hi)
     while hi - lo > 1:
         grid = np.unique(np.linspace(lo, hi, num=min(hi - lo + 1, 2049)).round())
-        ok = need(grid) <= n
-        last_ok = int(np.flatnonzero(ok)[-1])
+        good = fits(grid)
+        last_ok = int(np.flatnonzero(good)[-1])
         lo, hi = int(grid[last_ok]), int(grid[last_ok + 1])
     return lo
 

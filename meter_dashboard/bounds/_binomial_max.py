@@ -1,0 +1,639 @@
+"""The exact maximum behind ``F(n, eps)``, computed for a batch of n at once.
+
+The mathematics (candidates, the Zubkov-Serov window, the certified increment signs,
+branch and bound) is described in :mod:`meter_dashboard.bounds.binomial`; this module is
+its vectorized engine.  Everything works on flat arrays indexed by (n, candidate) so that
+a whole band of test-set sizes costs a few dozen numpy calls instead of a few dozen per n.
+
+Notation: candidate ``j`` has ``p_j = j/n - eps``, upper tail ``U_j = P_{p_j}(X >= j)``,
+lower tail ``L_j = P_{p_j}(X <= j - c)`` with ``c = ceil(2 n eps)``; ``G_j = U_j + L_j``.
+Increment ``j`` is the change from candidate ``j`` to ``j + 1``.  With
+``eta = (c - 1)/n - eps`` (so that ``(j - c + 1)/n = p_j - eta``) and ``h = 1/n``:
+
+- ``U_{j+1} - U_j`` has the sign of ``Psi_U = log1p(-eps/(1-p)) + log(avg_{[0,h]} e^psi)``
+  with ``psi(t) = j log1p(t/p) + (n - j - 1) log1p(-t/(1-p))`` (concave in t);
+- ``L_{j+1} - L_j`` has the sign of ``-Psi_L``, ``Psi_L`` the same with ``k = j - c + 1`` in
+  place of ``j`` and ``log1p(eta/(1-p))`` as the first term.
+
+A concave ``psi`` lies above its chords and below its tangents, which brackets the
+average in closed form: for one piece, chord ``expm1(D)/D`` with ``D = psi(h)`` and tangent
+``expm1(T)/T`` with ``T = h psi'(0)``; both are rewritten without cancellation below.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from scipy.special import log_ndtr, ndtri
+
+from ._numeric import log_binom_cdf, log_binom_sf
+
+__all__ = ["log_tail_maxima", "increment_signs", "refined_signs", "box_signs"]
+
+_TOL = 1e-9  # a certified sign needs this margin (the closed forms are exact to ~1e-13)
+_BRUTE_FORCE = 256  # an n with at most this many candidates is evaluated in full
+_PIECES = 8  # pieces of the refined chord/tangent bracket (ambiguity shrinks as 1/pieces^2)
+_BOX_ROUNDS = 14
+
+
+def _lem(x):
+    """``log(expm1(x) / x)`` for any real x (0 at 0), without overflow or cancellation."""
+    x = np.asarray(x, dtype=float)
+    small = np.abs(x) < 0.05
+    if np.all(small):  # the common case in the refined brackets: a series, exact to ~1e-14
+        x2 = x * x
+        return x / 2.0 + x2 / 24.0 - x2 * x2 / 2880.0
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        safe = np.where(small, 1.0, x)
+        out = np.where(safe > 700.0, safe + np.log1p(-np.exp(-np.abs(safe))) - np.log(np.abs(safe)),
+                       np.log(np.expm1(np.minimum(safe, 700.0)) / safe))
+    x2 = x * x
+    return np.where(small, x / 2.0 + x2 / 24.0 - x2 * x2 / 2880.0, out)
+
+
+def _log_sinhc(x):
+    """``log(sinh(x) / x)`` for x >= 0 (series below 0.05, asymptotic above 700)."""
+    x = np.asarray(x, dtype=float)
+    x2 = x * x
+    series = x2 / 6.0 - x2 * x2 / 180.0
+    if np.all(x < 0.05):
+        return series
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        safe = np.clip(x, 0.05, 700.0)
+        out = np.where(x > 700.0, x - np.log(2.0 * np.maximum(x, 1.0)), np.log(np.sinh(safe) / safe))
+    return np.where(x < 0.05, series, out)
+
+
+def _g(x):
+    """``log1p(x) / x`` (1 at 0): decreasing in x."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.abs(x) < 1e-8, 1.0 - x / 2.0, np.log1p(x) / np.where(x == 0, 1.0, x))
+
+
+def _gt(x):
+    """``-log1p(-x) / x`` (1 at 0): increasing in x on [0, 1)."""
+    return _g(-np.asarray(x, dtype=float))
+
+
+def _unique(keys):
+    """Sorted distinct values of an int64 array (sorting: numpy's hash-based ``unique`` is slow here)."""
+    keys = np.sort(np.asarray(keys, dtype=np.int64))
+    return keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if keys.size else keys
+
+
+# --------------------------------------------------------------------------- one increment
+def increment_signs(p, h, eps: float, eta, k_positive, valid):
+    """Certified signs of the increments at ``p`` (arrays): ``(up_u, down_u, up_l, down_l)``.
+
+    ``h = 1/n``; ``eta`` as in the module notes; ``k_positive`` says ``j - c + 1 >= 1`` (else
+    ``L_j = 0``: the lower tail cannot fall); ``valid``: ``0 < p``, ``h/(1-p) < 1``, ``j < n``.
+    One chord and one tangent per tail: exact inequalities, evaluated in closed form.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = 1.0 - p
+        u, v = h / p, h / q
+        gu, gv = _g(u), _gt(v)
+        base = np.log1p(-eps / q)
+        up_u = valid & (base + _lem((1.0 + eps / p) * gu - (1.0 - eps / q - v) * gv) > _TOL)
+        down_u = valid & (base + _lem(eps / (p * q) + v) < -_TOL)
+        base_l = np.log1p(eta / q)
+        ok_l = valid & k_positive
+        up_l = ok_l & (base_l + _lem(-eta / (p * q) + v) < -_TOL)
+        down_l = ok_l & (base_l + _lem((1.0 - eta / p) * gu - (1.0 + eta / q - v) * gv) > _TOL)
+    return up_u, down_u, up_l, down_l
+
+
+def _log_avg_bracket(m, p, h, pieces):
+    """Bracket ``log((1/h) int_0^h e^psi)`` for ``psi(t) = m log1p(t/p) + (n - m - 1) log1p(-t/(1-p))``.
+
+    ``m`` and ``rest = n - m - 1`` come in through ``p, h`` and ``m``; chords below, midpoint
+    tangents above, on ``pieces`` equal pieces.  Returns ``(low, high)``.
+    """
+    h = np.broadcast_to(np.asarray(h, dtype=float), np.shape(p))
+    rest = 1.0 / h - m - 1.0
+    t = (np.arange(pieces + 1) / pieces)[None, :] * h[:, None]
+    mid = ((np.arange(pieces) + 0.5) / pieces)[None, :] * h[:, None]
+    pp, qq, mm, rr = p[:, None], (1.0 - p)[:, None], m[:, None], rest[:, None]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        psi = mm * np.log1p(t / pp) + rr * np.log1p(-t / qq)
+        d = np.diff(psi, axis=1)
+        chords = psi[:, :-1] + _lem(d)  # log of the chord's average over one piece
+        psi_m = mm * np.log1p(mid / pp) + rr * np.log1p(-mid / qq)
+        slope = mm / (pp + mid) - rr / (qq - mid)
+        tangents = psi_m + _log_sinhc(np.abs(slope * (h[:, None] / pieces) / 2.0))
+    with np.errstate(invalid="ignore"):
+        low = np.logaddexp.reduce(chords, axis=1) - math.log(pieces)
+        high = np.logaddexp.reduce(tangents, axis=1) - math.log(pieces)
+    return low, high
+
+
+def refined_signs(j, n, eps: float, c, p):
+    """Like :func:`increment_signs` with the ``_PIECES``-piece bracket (for the few undecided)."""
+    j, n, c, p = (np.asarray(x, dtype=float) for x in (j, n, c, p))
+    h = 1.0 / n
+    valid = (p > 0) & (h / (1.0 - p) < 1) & (j <= n - 1)
+    eta = (c - 1.0) / n - eps
+    k = j - c + 1.0
+    low_u, high_u = _log_avg_bracket(j, p, h, _PIECES)
+    base = np.log1p(-eps / (1.0 - p))
+    up_u = valid & (base + low_u > _TOL)
+    down_u = valid & (base + high_u < -_TOL)
+    low_l, high_l = _log_avg_bracket(k, p, h, _PIECES)
+    with np.errstate(invalid="ignore"):
+        base_l = np.log1p(eta / (1.0 - p))
+    ok = valid & (k >= 1)
+    up_l = (k <= 0) | (ok & (base_l + high_l < -_TOL))
+    down_l = (k < 0) | (ok & (base_l + low_l > _TOL))
+    return up_u, down_u, up_l, down_l
+
+
+# --------------------------------------------------------------------------- boxes of p (shared by a batch)
+def _inv_pq_range(pa, pb):
+    """Range of ``1/(p(1-p))`` over [pa, pb] (elementwise)."""
+    ends = np.stack([1.0 / (pa * (1.0 - pa)), 1.0 / (pb * (1.0 - pb))])
+    low = np.where((pa <= 0.5) & (pb >= 0.5), 4.0, ends.min(axis=0))
+    return low, ends.max(axis=0)
+
+
+def box_signs(pa, pb, h_lo, h_hi, eps: float, eta_lo: float, eta_hi: float):
+    """Signs certified for every increment with ``p`` in [pa, pb] and every n of the batch.
+
+    Interval versions of :func:`increment_signs`: each term of the chord and tangent
+    expressions is monotone in ``p``, ``h = 1/n`` and ``eta`` with a known direction, so
+    the worst end of each range bounds it.  Returns ``(up_u, down_u, up_l, down_l)``.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        qa, qb = 1.0 - pa, 1.0 - pb  # qa >= qb
+        valid = (pa > 0) & (h_hi / qb < 1)
+        inv_lo, inv_hi = _inv_pq_range(pa, pb)
+        base_lo, base_hi = np.log1p(-eps / qb), np.log1p(-eps / qa)
+        first_lo = (1.0 + eps / pb) * _g(h_hi / pa)
+        fac_hi = 1.0 - (eps + h_lo) / qa
+        second_hi = fac_hi * np.where(fac_hi >= 0, _gt(h_hi / qb), _gt(h_lo / qa))
+        up_u = valid & (base_lo + _lem(first_lo - second_hi) > _TOL)
+        down_u = valid & (base_hi + _lem(eps * inv_hi + h_hi / qb) < -_TOL)
+        ok_l = valid & (eta_lo > 0) & (pa >= eta_hi + h_hi)
+        base_l_lo, base_l_hi = np.log1p(eta_lo / qa), np.log1p(eta_hi / qb)
+        up_l = ok_l & (base_l_hi + _lem(-eta_lo * inv_lo + h_hi / qb) < -_TOL)
+        fac_b = 1.0 - eta_hi / pa
+        first_l_lo = fac_b * np.where(fac_b >= 0, _g(h_hi / pa), _g(h_lo / pb))
+        num_hi = eta_hi - h_lo
+        fac_c = 1.0 + np.maximum(num_hi / qb, num_hi / qa)
+        second_l_hi = fac_c * np.where(fac_c >= 0, _gt(h_hi / qb), _gt(h_lo / qa))
+        down_l = ok_l & (base_l_lo + _lem(first_l_lo - second_l_hi) > _TOL)
+    # k = n (p - eta) <= 0 for the whole box: L_j = 0, so L cannot fall (and is constant when k < 0)
+    up_l = up_l | (pb <= eta_lo)
+    down_l = down_l | (pb <= eta_lo - h_hi)
+    return up_u, down_u, up_l, down_l
+
+
+def _boxes(p_lo, p_hi, h_lo, h_hi, eps, eta_lo, eta_hi, use_l, min_width):
+    """Boxes ``[edges[i], edges[i+1]]`` covering [p_lo, p_hi] with their certified signs.
+
+    Boxes whose sign is undecided for a tail are halved (down to ``min_width``), so the
+    undecided part shrinks to the few increments near each tail's turning point.
+    Returns ``(edges, up_u, down_u, up_l, down_l)``.
+    """
+    pa = np.linspace(p_lo, p_hi, 33)[:-1]
+    pb = np.append(pa[1:], p_hi)
+    for _ in range(_BOX_ROUNDS + 1):
+        up_u, down_u, up_l, down_l = box_signs(pa, pb, h_lo, h_hi, eps, eta_lo, eta_hi)
+        if not use_l:
+            up_l = down_l = np.ones_like(up_l)
+        split = ~((up_u | down_u) & (up_l | down_l)) & (pb - pa > min_width)
+        if not split.any():
+            break
+        mids = (pa + pb) / 2
+        pa, pb = np.sort(np.concatenate([pa, mids[split]])), np.sort(np.concatenate([pb, mids[split]]))
+    return np.append(pa, pb[-1]), up_u, down_u, up_l, down_l
+
+
+# --------------------------------------------------------------------------- windows (Zubkov-Serov)
+def _kl(x, p):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(x > 0, x * np.log(x / p), 0.0) + np.where(x < 1, (1 - x) * np.log((1 - x) / (1 - p)), 0.0)
+    return np.where((x < 0) | (x > 1) | (p <= 0) | (p >= 1), np.inf, out)
+
+
+def _kl_slope(p, shift):
+    x = p + shift
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x / p) - np.log((1 - x) / (1 - p)) - shift / p - shift / (1 - p)
+
+
+def _kl_curvature(p, shift):
+    """``d^2/dp^2 KL(p + shift || p)`` (> 0: the function is convex)."""
+    x = p + shift
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (1.0 / x - 1.0 / p + 1.0 / (1.0 - x) - 1.0 / (1.0 - p)
+                + shift / (p * p) - shift / ((1.0 - p) ** 2))
+
+
+def _root_outside(x, shift, level, towards):
+    """Newton steps on ``KL(p + shift || p) = level`` from a point where it exceeds ``level``.
+
+    On a convex function Newton's iterates started outside the sublevel set move towards
+    it and never enter it, so every iterate is a valid (outer) end.  ``towards`` = +1 on
+    the left branch (decreasing), -1 on the right branch (increasing).
+    """
+    for _ in range(12):
+        f, slope = _kl(x + shift, x), _kl_slope(x, shift)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = (level - f) / slope
+        good = np.isfinite(step) & (towards * step > 0) & (f > level)
+        x = np.where(good, x + step, x)
+    return x
+
+
+def _sublevel(shift, level, p_lo, p_hi):
+    """An interval ``[lo, hi]`` (per element) containing ``{p in [p_lo, p_hi]: KL(p + shift || p) <= level}``.
+
+    Convexity makes the set an interval.  The minimiser is located by Newton on the slope;
+    if even the tangent line there stays above ``level`` over the range, the set is empty
+    (``lo > hi``).  Each end comes from Newton steps started outside the set (so the result
+    never cuts the set), falling back to the range end where no outside start is found.
+    """
+    m = np.clip(0.5 - shift / 2.0, p_lo, p_hi)
+    for _ in range(8):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = _kl_slope(m, shift) / _kl_curvature(m, shift)
+        m = np.clip(np.where(np.isfinite(step), m - step, m), p_lo, p_hi)
+    f_m, s_m = _kl(m + shift, m), _kl_slope(m, shift)
+    with np.errstate(invalid="ignore"):
+        floor = f_m - np.abs(s_m) * np.maximum(m - p_lo, p_hi - m)
+    empty = (floor > level) | (2.0 * shift * shift > level)
+    ends = []
+    for side, edge in ((1.0, p_lo), (-1.0, p_hi)):
+        spread = np.sqrt(2.0 * np.maximum(level - f_m, 0.0) / np.maximum(_kl_curvature(m, shift), 1e-300))
+        guess = m - side * (2.0 * spread + 1e-9)
+        guess = np.clip(guess, np.minimum(p_lo, p_hi), np.maximum(p_lo, p_hi))
+        for _ in range(6):  # move the start outwards until it is outside the set
+            out = (_kl(guess + shift, guess) > level) & (side * _kl_slope(guess, shift) < 0)
+            guess = np.where(out, guess, (guess + edge) / 2.0)
+        out = (_kl(guess + shift, guess) > level) & (side * _kl_slope(guess, shift) < 0)
+        end = _root_outside(guess, shift, level, side)
+        ends.append(np.where(out, end, edge))
+    return np.where(empty, 1.0, ends[0]), np.where(empty, 0.0, ends[1])
+
+
+def _log_normal_isf(log_q):
+    """``w`` with ``log Phi(-w) = log_q`` (elementwise, log_q < log 1/2), far below 1e-300."""
+    log_q = np.asarray(log_q, dtype=float)
+    with np.errstate(under="ignore"):
+        w = np.where(log_q > -600.0, -ndtri(np.exp(np.maximum(log_q, -600.0))), np.sqrt(-2.0 * log_q))
+    deep = log_q <= -600.0
+    if np.any(deep):
+        x = w[deep]
+        for _ in range(40):  # Newton on log Phi(-x) (concave, decreasing)
+            lp = log_ndtr(-x)
+            slope = -np.exp(-0.5 * x * x - lp) / math.sqrt(2.0 * math.pi)
+            x = x - (lp - log_q[deep]) / slope
+        w[deep] = x
+    return w
+
+
+# --------------------------------------------------------------------------- the batch
+def _floor_times(n: int, x: Fraction) -> int:
+    """``floor(n x)`` exactly, in integers (cheaper than Fraction arithmetic)."""
+    return (n * x.numerator) // x.denominator
+
+
+def _ceil_times(n: int, x: Fraction) -> int:
+    return -((-n * x.numerator) // x.denominator)
+
+
+
+class _Batch:
+    """Per-n constants of a batch: ranges of candidates, c, n eps, eta (parallel arrays)."""
+
+    def __init__(self, ns, eps: Fraction, a: Fraction | None, sides: str):
+        self.eps, self.a, self.sides = eps, a, sides
+        self.use_l = sides == "two-sided"
+        rows = []  # (batch index, n, first j, last j)
+        self.n = np.asarray(ns, dtype=np.int64)
+        num, den = eps.numerator, eps.denominator
+        cs = [-((-2 * n * num) // den) for n in ns]  # ceil(2 n eps), exactly
+        self.c = np.array(cs, dtype=np.int64)
+        self.n_eps = np.array([(n * num) / den for n in ns])  # correctly rounded
+        self.eta = np.array([((c - 1) * den - n * num) / (n * den) for n, c in zip(ns, cs)])
+        for i, n in enumerate(int(x) for x in ns):
+            lo, hi = _ceil_times(n, eps), n
+            if a is None:
+                ranges = [(lo, hi)]
+            else:
+                r1 = (lo, min(hi, _floor_times(n, a + eps)))
+                r2 = (max(lo, _ceil_times(n, 1 - a + eps)), hi)
+                ranges = {"two-sided": [r1, r2], "upper": [r1], "lower": [r2]}[sides]
+            rows += [(i, n, x, y) for x, y in ranges if x <= y]
+        self.r_idx = np.array([r[0] for r in rows], dtype=np.int64)
+        self.r_lo = np.array([r[2] for r in rows], dtype=np.int64)
+        self.r_hi = np.array([r[3] for r in rows], dtype=np.int64)
+        self.best = np.full(len(ns), -np.inf)
+        if a is not None and sides != "lower":  # p = a itself, with its own thresholds
+            up, down = a + eps, a - eps
+            ku = np.array([_ceil_times(int(n), up) for n in ns], dtype=float)
+            kl = np.array([_floor_times(int(n), down) for n in ns], dtype=float)
+            nf = self.n.astype(float)
+            log_u = log_binom_sf(ku, nf, float(a))
+            log_l = log_binom_cdf(kl, nf, float(a)) if self.use_l else np.full(len(ns), -np.inf)
+            self.best = np.logaddexp(log_u, log_l)
+
+    def p(self, idx, j):
+        return (np.asarray(j, dtype=float) - self.n_eps[idx]) / self.n[idx]
+
+    def evaluate(self, idx, j):
+        """Exact ``(log U_j, log L_j)`` for the batch members ``idx`` at candidates ``j``; updates best."""
+        idx = np.asarray(idx, dtype=np.int64)
+        j = np.asarray(j, dtype=np.int64)
+        if idx.size == 0:
+            return np.zeros(0), np.zeros(0)
+        nf = self.n[idx].astype(float)
+        p = np.clip(self.p(idx, j), 0.0, 1.0)
+        log_u = np.where(p > 0, log_binom_sf(j.astype(float), nf, p), -np.inf)
+        if self.use_l:
+            log_l = np.where(p > 0, log_binom_cdf((j - self.c[idx]).astype(float), nf, p), -np.inf)
+        else:
+            log_l = np.full(idx.size, -np.inf)
+        np.maximum.at(self.best, idx, np.logaddexp(log_u, log_l))
+        return log_u, log_l
+
+    def signs(self, idx, j, refine=True):
+        """Certified increment signs at (idx, j): simple bracket, refined where undecided."""
+        nf = self.n[idx].astype(float)
+        p = self.p(idx, j)
+        eps = float(self.eps)
+        k_pos = (j - self.c[idx] + 1) >= 1
+        valid = (p > 0) & (1.0 / nf / (1.0 - p) < 1) & (j <= self.n[idx] - 1)
+        out = list(increment_signs(p, 1.0 / nf, eps, self.eta[idx], k_pos, valid))
+        k_le0 = (j - self.c[idx] + 1) <= 0
+        out[2] = out[2] | k_le0
+        out[3] = out[3] | ((j - self.c[idx] + 1) < 0)
+        if not self.use_l:
+            out[2] = out[3] = np.ones(j.size, dtype=bool)
+        open_ = ~((out[0] | out[1]) & (out[2] | out[3]))
+        if refine and np.any(open_):
+            sub = refined_signs(j[open_], nf[open_], eps, self.c[idx][open_].astype(float), p[open_])
+            for t in range(4):
+                out[t][open_] = out[t][open_] | (sub[t] if (self.use_l or t < 2) else True)
+        return out
+
+
+def _seeds(batch: _Batch):
+    """Candidates near the likely maximum: j near p = 1/2 - eps/2, 1/2, 1/2 + eps/2 (clipped to each range)."""
+    rows, js = [], []
+    e = float(batch.eps)
+    for r, (i, lo, hi) in enumerate(zip(batch.r_idx.tolist(), batch.r_lo.tolist(), batch.r_hi.tolist())):
+        n, ne = int(batch.n[i]), float(batch.n_eps[i])
+        cands = {min(max(int(round(n * p + ne)), lo), hi) for p in (0.5 - e / 2, 0.5, 0.5 + e / 2)}
+        rows += [i] * len(cands)
+        js += sorted(cands)
+    return np.array(rows, dtype=np.int64), np.array(js, dtype=np.int64)
+
+
+def _windows(batch: _Batch):
+    """Per range row, the candidates whose Zubkov-Serov bound can exceed the best value so far."""
+    i = batch.r_idx
+    n = batch.n[i].astype(float)
+    p_lo = np.clip(batch.p(i, batch.r_lo), 0.0, 1.0)
+    p_hi = np.clip(batch.p(i, batch.r_hi), 0.0, 1.0)
+    share = batch.best[i] - (math.log(2.0) if batch.use_l else 0.0)
+    none = share >= math.log(0.5)  # every bound is at most 1/2 <= theta / 2: nothing can exceed theta
+    level = _log_normal_isf(np.minimum(share, math.log(0.49))) ** 2 / (2.0 * n)
+    # upper tail: (j - 1)/n = p_j + shift with shift = eps - 1/n; lower: (j - c + 1)/n = p_j - eta
+    shifts = [(float(batch.eps) - 1.0 / n, True)] + ([(-batch.eta[i], False)] if batch.use_l else [])
+    lo_p, hi_p = np.full(i.size, np.inf), np.full(i.size, -np.inf)
+    for shift, upper in shifts:
+        lo, hi = _sublevel(shift, level, p_lo, p_hi)
+        inapplicable = (shift <= 0) if upper else (shift >= 0)  # n eps < 1: the bound says nothing
+        lo, hi = np.where(inapplicable, p_lo, lo), np.where(inapplicable, p_hi, hi)
+        real = lo <= hi
+        lo_p = np.where(real, np.minimum(lo_p, lo), lo_p)
+        hi_p = np.where(real, np.maximum(hi_p, hi), hi_p)
+    ne = batch.n_eps[i]
+    with np.errstate(invalid="ignore"):
+        first = np.floor(n * np.where(np.isfinite(lo_p), lo_p, 2.0) + ne) - 1
+        last = np.ceil(n * np.where(np.isfinite(hi_p), hi_p, -2.0) + ne) + 1
+    first = np.maximum(first, batch.r_lo).astype(np.int64)
+    last = np.minimum(last, batch.r_hi).astype(np.int64)
+    last = np.where(none, first - 1, last)
+    return first, last
+
+
+class _Classes:
+    """Certified increment signs for a batch: from shared p-boxes, per increment where undecided."""
+
+    def __init__(self, batch: _Batch, first, last):
+        self.batch = batch
+        live = first <= last
+        i = batch.r_idx[live]
+        n = batch.n[i].astype(float)
+        h = 1.0 / n
+        p_lo = float(np.min(batch.p(i, first[live]))) - float(h.max())
+        p_hi = float(np.max(batch.p(i, last[live])))
+        self.edges, *self.box = _boxes(max(p_lo, 1e-12), min(p_hi, 1.0 - 1e-12), float(h.min()), float(h.max()),
+                                       float(batch.eps), float(batch.eta[i].min()), float(batch.eta[i].max()),
+                                       batch.use_l, 0.5 * float(h.min()))
+        up_u, down_u, up_l, down_l = self.box
+        self.inc_box, self.dec_box = up_u & up_l, down_u & down_l
+
+    def _box_of(self, p):
+        k = np.clip(np.searchsorted(self.edges, p, side="right") - 1, 0, self.edges.size - 2)
+        return k, (p >= self.edges[0]) & (p <= self.edges[-1])
+
+    def signs(self, row, j):
+        """``(up_u, down_u, up_l, down_l)`` at increments (row, j); False outside the row's range."""
+        batch = self.batch
+        idx = batch.r_idx[row]
+        inside = (j >= batch.r_lo[row]) & (j <= batch.r_hi[row] - 1)
+        k, covered = self._box_of(batch.p(idx, j))
+        out = [np.where(covered, b[k], False) for b in self.box]
+        open_ = inside & ~((out[0] | out[1]) & (out[2] | out[3]))
+        if np.any(open_):
+            sub = batch.signs(idx[open_], j[open_])
+            for t in range(4):
+                out[t][open_] = sub[t]
+        return [o & inside for o in out]
+
+    def segments(self, first, last):
+        """Runs and single candidates of the windows, for branch and bound: ``(row, a, b, kind)``.
+
+        kind 0: a single candidate; 1: a run where U falls and L rises (values <= U_a + L_b);
+        2: the reverse (<= U_b + L_a).  Built from runs of equally classified boxes mapped to
+        increments (O(boxes) per n); undecided increments are classified one by one.  A
+        candidate is dropped when a neighbour certainly has both tails at least as large (the
+        chain of such neighbours ends at a kept candidate, or outside the window where every
+        value is below the best one).
+        """
+        runs = self._increment_runs(first, last)
+        if runs[0].size == 0:
+            return (np.zeros(0, dtype=np.int64),) * 4
+        row, x, y, cls = runs
+        order = np.lexsort((x, row))
+        row, x, y, cls = row[order], x[order], y[order], cls[order]
+        # merge neighbouring runs of one decided class (undecided boxes come back one increment each);
+        # undecided increments stay single, so every candidate next to one is looked at
+        joins = np.concatenate([[False], (row[1:] == row[:-1]) & (x[1:] == y[:-1] + 1) & (cls[1:] == cls[:-1])
+                                & (cls[1:] != _UNKNOWN)])
+        if joins.any():
+            ends = np.concatenate([np.flatnonzero(~joins)[1:] - 1, [joins.size - 1]])
+            row, x, cls, y = row[~joins], x[~joins], cls[~joins], y[ends]
+        key = row * (1 << 40) + x
+
+        def class_of(rr, jj):  # class of increment jj of row rr (0 when not covered by any run)
+            i = np.clip(np.searchsorted(key, rr * (1 << 40) + jj, side="right") - 1, 0, key.size - 1)
+            return np.where((row[i] == rr) & (x[i] <= jj) & (jj <= y[i]), cls[i], 0)
+
+        live = np.flatnonzero(first <= last)
+        c_row = np.concatenate([row, row, live, live])
+        c_j = np.concatenate([x, y + 1, first[live], last[live]])
+        inside = (c_j >= first[c_row]) & (c_j <= last[c_row])
+        flat = _unique(c_row[inside] * (1 << 40) + c_j[inside])
+        c_row, c_j = flat >> 40, flat & ((1 << 40) - 1)
+        left, right = class_of(c_row, c_j - 1), class_of(c_row, c_j)
+        kept = (right != _INC) & (left != _DEC)
+        single = kept & ~np.isin(left, (_K1, _K2)) & ~np.isin(right, (_K1, _K2))
+        k_run = np.isin(cls, (_K1, _K2))
+        return (np.concatenate([row[k_run], c_row[single]]), np.concatenate([x[k_run], c_j[single]]),
+                np.concatenate([y[k_run] + 1, c_j[single]]),
+                np.concatenate([np.where(cls[k_run] == _K1, 1, 2), np.zeros(int(single.sum()), dtype=np.int64)]))
+
+    def _increment_runs(self, first, last):
+        """Runs ``(row, x, y, class)`` of increments x..y with one class, covering each window."""
+        batch = self.batch
+        rows = np.flatnonzero(first <= last)
+        if rows.size == 0:
+            return (np.zeros(0, dtype=np.int64),) * 4
+        joint = _joint(*self.box)
+        cut = np.flatnonzero(np.diff(joint)) + 1
+        starts, stops = np.concatenate([[0], cut]), np.concatenate([cut, [joint.size]])
+        p_a, p_b, run_cls = self.edges[starts], self.edges[stops], joint[starts]
+        n = batch.n[batch.r_idx[rows]].astype(float)[:, None]
+        ne = batch.n_eps[batch.r_idx[rows]][:, None]
+        lo = np.maximum(first[rows] - 1, batch.r_lo[rows])[:, None]
+        hi = np.minimum(last[rows], batch.r_hi[rows] - 1)[:, None]
+        jx = np.maximum(np.ceil(n * p_a[None, :] + ne), lo).astype(np.int64)
+        jy = np.minimum(np.floor(n * p_b[None, :] + ne), hi).astype(np.int64)
+        for i in range(1, jx.shape[1]):  # adjacent boxes share an edge: give it to one run only
+            jx[:, i] = np.maximum(jx[:, i], jy[:, i - 1] + 1)
+        jx[:, 0] = np.minimum(jx[:, 0], lo[:, 0])  # the first and last runs reach the window's ends
+        jy[:, -1] = np.maximum(jy[:, -1], hi[:, 0])
+        r2 = np.broadcast_to(rows[:, None], jx.shape)
+        c2 = np.broadcast_to(run_cls[None, :], jx.shape)
+        real = jx <= jy
+        known = real & (c2 != _UNKNOWN)
+        out = [r2[known], jx[known], jy[known], c2[known]]
+        open_ = real & (c2 == _UNKNOWN)
+        size = (jy - jx + 1)[open_]
+        if size.size:
+            o_row = np.repeat(r2[open_], size)
+            o_j = np.repeat(jx[open_], size) + (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size))
+            o_cls = _joint(*self.signs(o_row, o_j))
+            out = [np.concatenate([out[0], o_row]), np.concatenate([out[1], o_j]),
+                   np.concatenate([out[2], o_j]), np.concatenate([out[3], o_cls])]
+        return tuple(out)
+
+
+_INC, _DEC, _K1, _K2, _UNKNOWN = 1, 2, 3, 4, 5
+
+
+def _joint(up_u, down_u, up_l, down_l):
+    """One class per increment: both tails rise, both fall, U falls and L rises, the reverse, undecided."""
+    return np.select([up_u & up_l, down_u & down_l, down_u & up_l, up_u & down_l],
+                     [_INC, _DEC, _K1, _K2], _UNKNOWN)
+
+
+def _branch_and_bound(batch: _Batch, row, a, b, kind) -> None:
+    """Evaluate singletons and run ends; halve runs whose bound exceeds their n's best value."""
+    idx = batch.r_idx[row]
+    values = {}
+
+    def fetch(ii, jj):
+        key = ii * (1 << 40) + jj
+        uniq = _unique(key)
+        inv = np.searchsorted(uniq, key)
+        todo = np.array([k for k in uniq.tolist() if k not in values], dtype=np.int64)
+        if todo.size:
+            lu, ll = batch.evaluate(todo >> 40, todo & ((1 << 40) - 1))
+            values.update(zip(todo.tolist(), zip(lu.tolist(), ll.tolist())))
+        got = np.array([values[k] for k in uniq.tolist()]).reshape(-1, 2)[inv]
+        return got[:, 0], got[:, 1]
+
+    ua, la = fetch(idx, a)
+    ub, lb = fetch(idx, b)
+    while idx.size:
+        bound = np.where(kind == 1, np.logaddexp(ua, lb), np.logaddexp(ub, la))
+        live = (kind > 0) & (b - a > 1) & (bound > batch.best[idx])
+        if not np.any(live):
+            return
+        idx, a, b, kind = idx[live], a[live], b[live], kind[live]
+        ua, la, ub, lb = ua[live], la[live], ub[live], lb[live]
+        m = (a + b) // 2
+        um, lm = fetch(idx, m)
+        idx, kind = np.concatenate([idx, idx]), np.concatenate([kind, kind])
+        a, b = np.concatenate([a, m]), np.concatenate([m, b])
+        ua, la = np.concatenate([ua, um]), np.concatenate([la, lm])
+        ub, lb = np.concatenate([um, ub]), np.concatenate([lm, lb])
+
+
+def _brute_force(batch: _Batch, rows) -> None:
+    size = batch.r_hi[rows] - batch.r_lo[rows] + 1
+    row = np.repeat(rows, size)
+    j = np.repeat(batch.r_lo[rows], size) + (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size))
+    batch.evaluate(batch.r_idx[row], j)
+
+
+def log_tail_maxima(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
+    """``log F(n, eps)`` for every n of ``ns`` (validated inputs; see ``binomial.log_tail_factor``).
+
+    n of similar size share the certification of monotone stretches, so pass bands of
+    neighbouring n together; very different n are split into groups automatically.
+    """
+    ns = np.asarray(ns, dtype=np.int64)
+    out = np.empty(ns.size)
+    order = np.argsort(ns)
+    start = 0
+    while start < ns.size:  # groups with n_max <= 1.02 n_min
+        stop = start + 1
+        while stop < ns.size and ns[order[stop]] <= 1.02 * ns[order[start]]:
+            stop += 1
+        group = order[start:stop]
+        out[group] = _group_maxima(ns[group], eps, a, sides)
+        start = stop
+    return out
+
+
+def _group_maxima(ns, eps, a, sides) -> np.ndarray:
+    batch = _Batch(ns.tolist(), eps, a, sides)
+    sizes = batch.r_hi - batch.r_lo + 1
+    per_n = np.bincount(batch.r_idx, weights=sizes, minlength=ns.size)
+    small = per_n[batch.r_idx] <= _BRUTE_FORCE
+    if np.any(small):
+        _brute_force(batch, np.flatnonzero(small))
+    big = ~small
+    if np.any(big):
+        batch.evaluate(*_seeds_of(batch, big))
+        first, last = _windows(batch)
+        first, last = np.where(big, first, 1), np.where(big, last, 0)
+        if np.any(first <= last):
+            classes = _Classes(batch, first, last)
+            _branch_and_bound(batch, *classes.segments(first, last))
+    return batch.best
+
+
+def _seeds_of(batch: _Batch, rows_mask):
+    idx, j = _seeds(batch)
+    keep = np.isin(idx, batch.r_idx[rows_mask])
+    return idx[keep], j[keep]
+
+
+def log_tail_lower(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
+    """A cheap lower bound on ``log F(n, eps)`` for every n: the best of a few likely candidates.
+
+    Exact values at real candidates (p near 1/2 -+ eps/2, the range ends near ``a``, and
+    ``p = a``), so a union bound that already exceeds delta with them certainly fails.
+    """
+    batch = _Batch(np.asarray(ns, dtype=np.int64).tolist(), eps, a, sides)
+    batch.evaluate(*_seeds(batch))
+    return batch.best
