@@ -106,8 +106,11 @@ class ApprovalSimulation(BackgroundJob):
         while done < total and not should_stop():
             count = 1 if per_replicate is None else max(1, min(total - done, int(CHUNK_SECONDS / per_replicate)))
             began = time.monotonic()
-            future = process_pool("simulations").submit(_simulate_chunk, kind, methods, done, count, settings)
-            part = self._wait(future, report, should_stop, done, count, total, per_replicate, began)
+            try:
+                future = process_pool("simulations").submit(_simulate_chunk, kind, methods, done, count, settings)
+                part = self._wait(future, report, should_stop, done, count, total, per_replicate, began)
+            except (OSError, RuntimeError):  # no worker process here (BrokenProcessPool): the rest in this thread
+                part = self._rest_here(report, should_stop, done, total, settings)
             if part is None:
                 break
             if isinstance(part, tuple):
@@ -121,6 +124,16 @@ class ApprovalSimulation(BackgroundJob):
         result.replicates = total
         result.cancelled = result.completed < total
         return result
+
+    def _rest_here(self, report, should_stop, done: int, total: int, settings: dict):
+        """Replicates ``done..total`` in this thread, progress as they go."""
+        function = simulate_fwer if self.kind == "fwer" else simulate_power
+
+        def progress(fraction, message):
+            report((done + fraction * (total - done)) / total, message)
+
+        return function(list(self.methods), replicates=total - done, first_replicate=done, progress=progress,
+                        should_stop=should_stop, **settings)
 
     @staticmethod
     def _wait(future, report, should_stop, done, count, total, per_replicate, began):

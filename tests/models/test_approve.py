@@ -439,3 +439,16 @@ def test_hostile_trace_files(content, message):
     with pytest.raises(InputError) as info:
         ap.read_modification_trace(content)
     assert message in str(info.value)
+
+
+def test_simulation_without_worker_processes_runs_here(monkeypatch):
+    from meter_dashboard.models import approve_simulation
+
+    def broken(kind="simulations"):
+        raise RuntimeError("no processes in this environment")
+
+    monkeypatch.setattr(approve_simulation, "process_pool", broken)
+    here = ap.ApprovalSimulation(kind="fwer", replicates=2, steps=5, methods=["naive"]).run()
+    sim = ap.ApprovalSimulation(kind="fwer", replicates=2, steps=5, methods=["naive"])
+    there = asyncio.run(sim.arun(poll=0.01))
+    assert there.fwer == here.fwer and there.completed == 2 and sim.status == "done: 2 replicates"
