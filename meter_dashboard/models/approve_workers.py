@@ -6,7 +6,8 @@
   of replicates.  Separate processes: the server's interpreter only waits for them, so no
   other session's request ever queues behind this work for the interpreter lock.  A
   ``forkserver`` context with the SRGP modules preloaded: after the first start, a worker
-  costs milliseconds.  :func:`warm_up` starts both pools ahead of use and
+  costs milliseconds.  The workers run at a lower priority (:data:`NICENESS`), so the
+  server's own requests come first.  :func:`warm_up` starts both pools ahead of use and
   :func:`process_pool_ready` says when they can take work at once.
 * :func:`thread_pool` -- what is quick (the Bonferroni-type procedures, milliseconds), and
   everything while the processes are still starting.
@@ -22,7 +23,7 @@ import os
 import sys
 import threading
 
-__all__ = ["thread_pool", "process_pool", "process_pool_ready", "warm_up", "running_loop", "PRELOAD"]
+__all__ = ["thread_pool", "process_pool", "process_pool_ready", "warm_up", "running_loop", "PRELOAD", "NICENESS"]
 
 #: Modules every worker process imports once (in the fork server), before any job.
 PRELOAD = ["meter_dashboard.bounds.srgp", "meter_dashboard.models.approve"]
@@ -69,11 +70,23 @@ def process_pool(kind: str = "simulations"):
             context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
             if "forkserver" in methods:
                 context.set_forkserver_preload(PRELOAD)
-            pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+            pool = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_lower_priority)
             _pools[kind] = pool
             _ready.discard(kind)
             atexit.register(_shutdown, pool)
         return pool
+
+
+#: Worker processes run at this niceness: the server process (every session's requests) comes first.
+NICENESS = 10
+
+
+def _lower_priority() -> None:
+    """In each worker process: yield the CPU to the server when both want it."""
+    try:
+        os.nice(NICENESS)
+    except (AttributeError, OSError):  # not available (Windows) or not allowed: keep the priority
+        pass
 
 
 def _started() -> int:
