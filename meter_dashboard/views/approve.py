@@ -14,6 +14,7 @@ import panel as pn
 import param
 from panel.io.state import set_curdoc
 
+from .._files import MAX_UPLOAD_BYTES, human_bytes
 from ..models.approve import METHOD_LABELS, METHODS, ApprovalSimulation, ApproveModel
 from . import approve_text as text
 from .approve_figures import METHOD_COLORS, CompareFigure, DecisionFigure, SimulationFigures
@@ -21,6 +22,7 @@ from .base import DashboardView
 from .inputs import NumberInput
 from .simulation import SimulationControls
 from .style import HTML, error_html, esc, stale_html
+from .upload import GuardedFileDropper
 
 __all__ = ["Approve", "METHOD_COLORS", "page"]
 
@@ -63,6 +65,7 @@ class Approve(DashboardView):
     """
 
     title = "Approve"
+    extensions = ("filedropper",)
 
     model = param.ClassSelector(class_=ApproveModel)
     fwer = param.ClassSelector(class_=ApprovalSimulation)
@@ -155,13 +158,18 @@ class Approve(DashboardView):
         self.example = pn.widgets.Select.from_param(m.param.example, name="Trace", options=_EXAMPLE_OPTIONS,
                                                     sizing_mode="stretch_width", css_classes=["approve-example"])
         self.example_note = HTML("", sizing_mode="stretch_width", css_classes=["approve-small"])
-        self.upload = pn.widgets.FileInput(accept=".csv,text/csv", multiple=False, sizing_mode="stretch_width",
-                                           css_classes=["approve-upload"])
+        # uploads bounded before they are sent (a file over the limit never reaches the websocket)
+        self.upload = GuardedFileDropper(parameter="trace", max_bytes=MAX_UPLOAD_BYTES, layout="compact", height=80,
+                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                         sizing_mode="stretch_width", css_classes=["approve-upload"])
         self.upload.param.watch(self._on_upload, "value")
+        self.upload.param.watch(self._on_upload_refused, "upload_error")
         self.upload_error = HTML("", sizing_mode="stretch_width")
-        self.pres_upload = pn.widgets.FileInput(accept=".csv,text/csv", multiple=False, sizing_mode="stretch_width",
-                                                css_classes=["approve-pres-upload"])
+        self.pres_upload = GuardedFileDropper(parameter="prespecified", max_bytes=MAX_UPLOAD_BYTES, layout="compact",
+                                              height=80, accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                              sizing_mode="stretch_width", css_classes=["approve-pres-upload"])
         self.pres_upload.param.watch(self._on_pres_upload, "value")
+        self.pres_upload.param.watch(self._on_upload_refused, "upload_error")
         self.pres_error = HTML("", sizing_mode="stretch_width")
         self.method = pn.widgets.Select.from_param(m.param.method, name="Procedure", options=_METHOD_OPTIONS,
                                                    sizing_mode="stretch_width", css_classes=["approve-method"])
@@ -183,17 +191,21 @@ class Approve(DashboardView):
             box.message_pane.param.watch(lambda *e: self._schedule("inputs"), "object")
 
     def _on_upload(self, event):
-        if self.upload.value:
-            self.model.load_trace(self.upload.value, name=self.upload.filename or "uploaded file")
+        for name, data in (event.new or {}).items():  # the latest file only
+            self.model.load_trace(data.encode("utf-8") if isinstance(data, str) else data, name=name)
 
     def _on_pres_upload(self, event):
-        if self.pres_upload.value:
-            self.model.load_prespecified(self.pres_upload.value, name=self.pres_upload.filename or "uploaded file")
+        for name, data in (event.new or {}).items():
+            self.model.load_prespecified(data.encode("utf-8") if isinstance(data, str) else data, name=name)
+
+    def _on_upload_refused(self, event):
+        self._schedule("inputs")
 
     def _draw_inputs(self):
         m = self.model
-        self.upload_error.object = error_html(m.trace_error)
-        self.pres_error.object = error_html(m.prespecified_error)
+        # a file refused while it arrived (too big) or when read (a bad cell): the newest message
+        self.upload_error.object = error_html(self.upload.upload_error or m.trace_error)
+        self.pres_error.object = error_html(self.pres_upload.upload_error or m.prespecified_error)
         self.example_note.object = text.trace_note(m)
         messages = [m.error] if m.error else []
         messages += [f"Link: {e}" for e in self._url_errors]
@@ -334,7 +346,7 @@ class Approve(DashboardView):
                 self.example, self.example_note,
                 HTML("<span class='approve-small'>Or upload a CSV: header of names; one row per test example; first "
                      "column the original model's per-example loss, then one column per modification in the order "
-                     "tested.</span>", margin=(4, 5, 0, 5)),
+                     f"tested. Up to {esc(human_bytes(MAX_UPLOAD_BYTES))}.</span>", margin=(4, 5, 0, 5)),
                 self.upload, self.upload_error,
                 HTML("<span class='approve-small'>Prespecified plan (presSRGP), same shape:</span>",
                      margin=(4, 5, 0, 5)),

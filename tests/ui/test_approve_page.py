@@ -165,3 +165,22 @@ def test_no_empty_plot_frames_no_range_warnings_and_a_time_estimate(page, server
     expect(page.locator("td.approve-compare[data-method='pres-srgp']")).to_have_count(15, timeout=60_000)
     page.wait_for_timeout(500)
     assert warnings == []
+
+
+def test_a_file_too_big_is_refused_before_it_is_sent(page, server, open_page, relevant_errors, tmp_path):
+    # issue 15: a file over ~15 MiB closed the websocket (Bokeh's message cap) and the session died silently
+    open_page(page, server, "/approve?method=bonf-srgp", MAIN)
+    expect(page.locator(MAIN)).to_have_count(15, timeout=30_000)
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(len(payload))))
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"orig,m1\n" + b"1.000000,0.500000\n" * 1_100_000)  # 19.9 MB
+    page.locator(".approve-upload input[type=file]").first.set_input_files(str(big))
+    expect(page.locator(".approve-upload").first).to_contain_text("File is too large", timeout=20_000)
+    page.wait_for_timeout(1000)
+    assert sum(sent) < 100_000  # nothing of the file went over the websocket
+    box = page.locator(".approve-alpha input").first  # the session is alive: a change still answers
+    box.fill("0.05")
+    box.press("Enter")
+    expect(page.locator(".approve-first-level").first).to_have_text("0.04", timeout=30_000)
+    assert relevant_errors(page.console_errors) == []
