@@ -32,6 +32,7 @@ from .._validation import (
 )
 from ..bounds import meter as _meter
 from ..bounds.meter import VARIANTS
+from .defaults import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_RANGES, DEFAULT_STEPS
 
 __all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "VARIANTS", "RECOMMENDED",
            "REVERT_CAVEAT", "TENANT_CAVEAT", "ASSUMPTION", "PRESETS", "validate_ranges"]
@@ -64,8 +65,6 @@ VARIANT_NOTES = {
     "incremental": "adaptive, worst signal so far (Thm 2, Cor 2)",
 }
 
-DEFAULT_RANGES = (0.0, 0.005, 0.01, 0.02, 0.05, 1.0)
-DEFAULT_EPSILON = (0.01, 0.02, 0.03, 0.04, 0.05)
 
 
 def validate_ranges(ranges, signals: int | None = None) -> list[float]:
@@ -257,7 +256,7 @@ def _normalize(epsilon, signals, steps, tenants, tenant_steps, reverts):
     return eps, steps, tenant_count, ts, rv
 
 
-def plan(epsilon=DEFAULT_EPSILON, delta: float = 0.01, steps: int = 10, *, signals: int | None = None,
+def plan(epsilon=DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, steps: int = DEFAULT_STEPS, *, signals: int | None = None,
          tenants: int = 1, tenant_steps=None, reverts=None, budget: int | None = None,
          seconds_per_label: float = 2.0, labelers: int = 1, cost_per_hour: float | None = None) -> PlanResult:
     """Label counts of every meter variant, labeling effort, and the inverse answers for a budget.
@@ -429,9 +428,9 @@ class MeterPlan(param.Parameterized):
         "[r_(i-1), r_i), the last one closed at 1."))
     epsilon = param.List(default=list(DEFAULT_EPSILON), item_type=(int, float), doc=(
         "Distributional tolerances eps_1 <= ... <= eps_m, one per signal."))
-    delta = param.Number(default=0.01, bounds=(0, 1), inclusive_bounds=(False, False), softbounds=(0.001, 0.2),
+    delta = param.Number(default=DEFAULT_DELTA, bounds=(0, 1), inclusive_bounds=(False, False), softbounds=(0.001, 0.2),
                          step=0.001, doc="Failure probability: the guarantee holds with probability 1 - delta.")
-    steps = param.Integer(default=10, bounds=(1, None), softbounds=(1, 200),
+    steps = param.Integer(default=DEFAULT_STEPS, bounds=(1, None), softbounds=(1, 200),
                           doc="T: development steps (model submissions) the test set must support.")
     tenants = param.Integer(default=1, bounds=(1, None), softbounds=(1, 10),
                             doc="Developers who work on separate chains and do not communicate (steps split evenly).")
