@@ -435,8 +435,8 @@ class CompareModel(OffloadedModel, param.Parameterized):
         # A new file starts paired when every row has both values (uncheck for independent runs).
         self._set(example="uploaded file", paired=table.complete_rows, table=table)
 
-    def fail(self, exc: InputError) -> None:
-        """Report a refused file (the last good runs and result stay)."""
+    def fail(self, exc: InputError | str) -> None:
+        """Report a refused file: its InputError, or the upload's own message (the last good runs and result stay)."""
         self._set(error=str(exc))
 
     def load(self, source, name: str | None = None) -> bool:

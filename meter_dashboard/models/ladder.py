@@ -540,8 +540,8 @@ class LadderReplayModel(OffloadedModel, param.Parameterized):
         """Show ``table`` (from :meth:`prepare`) as the uploaded file and replay it."""
         self._set(example="uploaded file", table=table)
 
-    def fail(self, exc: InputError) -> None:
-        """Report a refused file (the last good table and result stay)."""
+    def fail(self, exc: InputError | str) -> None:
+        """Report a refused file: its InputError, or the upload's own message (the last good table and result stay)."""
         self._set(error=str(exc))
 
     def load(self, source, name: str | None = None) -> bool:

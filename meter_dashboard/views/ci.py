@@ -44,6 +44,7 @@ from . import formatting as fmt
 from .base import DashboardView
 from .inputs import NumberInput
 from .style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html, swatch_html
+from .upload import GuardedFileDropper
 
 #: One colour per adaptivity, shared by the plot and the tables.
 ADAPTIVITY_COLORS = {"none": PALETTE[2], "full": PALETTE[0], "firstChange": PALETTE[1]}
@@ -126,6 +127,7 @@ class CI(DashboardView):
     """
 
     title = "ease.ml/ci"
+    extensions = ("filedropper",)
 
     model = param.ClassSelector(class_=CIModel)
     sync_url = param.Boolean(default=False)
@@ -240,8 +242,12 @@ class CI(DashboardView):
                                          value=next((k for k, v in _EXAMPLES.items() if v == trace), "No trace"),
                                          width=330)
         self.example.param.watch(self._on_example, "value")
-        self.upload = pn.widgets.FileInput(accept=".csv", multiple=False, width=260)
+        # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
+        self.upload = GuardedFileDropper(parameter="commit trace", layout="compact", height=80, width=260,
+                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                         css_classes=["ci-upload"])
         self.upload.param.watch(self._on_upload, "value")
+        self.upload.param.watch(lambda *_: self._refresh("replay"), "upload_error")
         self.alarm_on = pn.widgets.RadioButtonGroup.from_param(m.param.alarm_on, label="firstChange alarm on",
                                                                color="light", width=160)
 
@@ -430,8 +436,9 @@ class CI(DashboardView):
         self.model.load_example(_EXAMPLES[event.new])
 
     async def _on_upload(self, event):
-        if event.new:
-            await self.model.load_trace_async(event.new, name=self.upload.filename or "upload.csv")
+        for name, data in (event.new or {}).items():  # the latest file only
+            data = data.encode("utf-8") if isinstance(data, str) else data
+            await self.model.load_trace_async(data, name=name)
 
     # ------------------------------------------------------------------ output handlers
     def _on_result(self, *_):
@@ -497,7 +504,8 @@ class CI(DashboardView):
     def _on_replay(self, *_):
         m = self.model
         rep = m.replay
-        self.trace_error.object = error_html(m.trace_error)
+        # a file refused while it arrived (too big, damaged) or when read (a bad cell): the newest message
+        self.trace_error.object = error_html(self.upload.upload_error or m.trace_error)
         if m.replaying:
             self.replay_summary.object = (f'<p class="md-note">Replaying {len(m.trace):,} commits of '
                                           f'{esc(m.trace.source or "the trace")}…</p>')

@@ -27,6 +27,7 @@ from . import formatting as fmt
 from .base import DashboardView
 from .sections import UrlLink, document_dispatch, held, load_upload, number_input, section
 from .style import HTML, PALETTE, Bar, error_html, esc, headline_html, headlines_html, stale_html
+from .upload import GuardedFileDropper
 
 __all__ = ["Compare", "page", "COMPARE_EXAMPLES"]
 
@@ -90,6 +91,7 @@ class Compare(DashboardView):
     """
 
     title = "P(A>B)"
+    extensions = ("filedropper",)
 
     model = param.ClassSelector(class_=CompareModel)
 
@@ -126,8 +128,11 @@ class Compare(DashboardView):
         m = self.model
         self.example = pn.widgets.Select.from_param(m.param.example, label="Runs file", sizing_mode="stretch_width",
                                                     css_classes=["compare-example"])
-        self.upload = pn.widgets.FileInput(accept=".csv,text/csv", sizing_mode="stretch_width", multiple=False,
-                                           css_classes=["compare-upload"])
+        # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
+        self.upload = GuardedFileDropper(parameter="runs file", layout="compact", height=80,
+                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                         sizing_mode="stretch_width", css_classes=["compare-upload"])
+        self.upload.param.watch(self._on_upload_refused, "upload_error")
         self.upload.param.watch(self._on_upload, "value")
         self.paired = pn.widgets.Checkbox.from_param(m.param.paired, label="Rows are paired runs (same seeds/split)",
                                                      css_classes=["compare-paired"])
@@ -151,8 +156,13 @@ class Compare(DashboardView):
         self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
 
     async def _on_upload(self, event):
-        if event.new:
-            await load_upload(self.model, event.new, self.upload.filename or "uploaded file", self._dispatch)
+        for name, data in (event.new or {}).items():  # the latest file only
+            data = data.encode("utf-8") if isinstance(data, str) else data
+            await load_upload(self.model, data, name, self._dispatch)
+
+    def _on_upload_refused(self, event):
+        if event.new:  # too large, or damaged on the way: the last good table stays
+            self._dispatch(lambda: self.model.fail(event.new))
 
     def _pairs_csv(self):
         buf = io.StringIO()

@@ -29,6 +29,7 @@ from .base import DashboardView
 from .sections import UrlLink, document_dispatch, held, load_upload, number_input, section
 from .simulation import SimulationControls
 from .style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html
+from .upload import GuardedFileDropper
 
 __all__ = ["Ladder", "page"]
 
@@ -77,6 +78,7 @@ class Ladder(DashboardView):
     """
 
     title = "Ladder"
+    extensions = ("filedropper",)
 
     replay = param.ClassSelector(class_=LadderReplayModel)
     size = param.ClassSelector(class_=LadderSizeModel)
@@ -133,8 +135,11 @@ class Ladder(DashboardView):
         r = self.replay
         self.example = pn.widgets.Select.from_param(r.param.example, label="Loss file", sizing_mode="stretch_width",
                                                     css_classes=["ladder-example"])
-        self.upload = pn.widgets.FileInput(accept=".csv,text/csv", sizing_mode="stretch_width", multiple=False,
-                                           css_classes=["ladder-upload"])
+        # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
+        self.upload = GuardedFileDropper(parameter="losses file", layout="compact", height=80,
+                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                         sizing_mode="stretch_width", css_classes=["ladder-upload"])
+        self.upload.param.watch(self._on_upload_refused, "upload_error")
         self.upload.param.watch(self._on_upload, "value")
         self.variant = pn.widgets.RadioBoxGroup.from_param(r.param.variant, options=VARIANT_LABELS, inline=False,
                                                            css_classes=["ladder-variant"])
@@ -175,8 +180,13 @@ class Ladder(DashboardView):
                 "released": np.where(res.improved, res.scores, np.nan)}
 
     async def _on_upload(self, event):
-        if event.new:
-            await load_upload(self.replay, event.new, self.upload.filename or "uploaded file", self._dispatch)
+        for name, data in (event.new or {}).items():  # the latest file only
+            data = data.encode("utf-8") if isinstance(data, str) else data
+            await load_upload(self.replay, data, name, self._dispatch)
+
+    def _on_upload_refused(self, event):
+        if event.new:  # too large, or damaged on the way: the last good table stays
+            self._dispatch(lambda: self.replay.fail(event.new))
 
     def _replay_csv(self):
         buf = io.StringIO()
