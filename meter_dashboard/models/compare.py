@@ -34,7 +34,7 @@ import param
 
 from .._files import read_text
 from .._validation import InputError, check_int, check_probability
-from ..bounds import compare as bounds
+from ..bounds import compare as compare_bounds
 from .files import csv_rows, data_file, first_row, numeric_table
 from .offload import OffloadedModel
 
@@ -295,13 +295,13 @@ def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 
     ----------
     .. [1] Bouthillier et al. (2021), Section 4.1 and Appendix C.3-C.6.
     """
-    gamma = bounds.check_gamma(gamma)
+    gamma = compare_bounds.check_gamma(gamma)
     alpha = check_probability("alpha", alpha)
     if alpha >= 0.5:
         raise InputError("alpha", "in (0, 0.5) (the interval's level is 1 - alpha)", alpha)
-    resamples = check_int("resamples", resamples, minimum=1, maximum=bounds.MAX_RESAMPLES)
+    resamples = check_int("resamples", resamples, minimum=1, maximum=compare_bounds.MAX_RESAMPLES)
     seed = check_int("seed", seed, minimum=0)
-    needed = bounds.noether_runs(alpha, beta, gamma)
+    needed = compare_bounds.noether_runs(alpha, beta, gamma)
     a0 = np.asarray(a, dtype=float).ravel()
     b0 = np.asarray(b, dtype=float).ravel()
     if paired:
@@ -310,13 +310,13 @@ def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 
                              f"{a0.size} runs of A and {b0.size} of B")
         pa, pb = a0, b0
     else:
-        pa, pb = bounds.pair_at_random(a0, b0, seed)
-    pa, pb = bounds.validate_runs(pa, pb)
+        pa, pb = compare_bounds.pair_at_random(a0, b0, seed)
+    pa, pb = compare_bounds.validate_runs(pa, pb)
     wins = int(np.sum(pa > pb))
-    counts = bounds.bootstrap_counts(wins, pa.size, resamples, seed)
-    lower, upper = (float(v) for v in bounds.quantiles_from_counts(counts, [alpha / 2.0, 1.0 - alpha / 2.0]))
+    counts = compare_bounds.bootstrap_counts(wins, pa.size, resamples, seed)
+    lower, upper = (float(v) for v in compare_bounds.quantiles_from_counts(counts, [alpha / 2.0, 1.0 - alpha / 2.0]))
     return CompareResult(
-        p_a_gt_b=wins / pa.size, ci=(lower, upper), conclusion=bounds.decide(lower, upper, gamma),
+        p_a_gt_b=wins / pa.size, ci=(lower, upper), conclusion=compare_bounds.decide(lower, upper, gamma),
         runs=int(pa.size), wins=wins, ties=int(np.sum(pa == pb)), gamma=gamma, alpha=alpha, resamples=resamples,
         seed=seed, paired=bool(paired), runs_a=int(a0.size), runs_b=int(b0.size), runs_needed=int(needed),
         beta=float(beta), a=pa, b=pb, counts=counts)
@@ -351,8 +351,8 @@ def sample_size(alpha: float = 0.05, beta: float = 0.05, gamma: float = 0.75) ->
     ----------
     .. [1] Bouthillier et al. (2021), Appendix C.3; Noether (1987).
     """
-    runs = int(bounds.noether_runs(alpha, beta, gamma))
-    real = float(bounds.noether_real(alpha, beta, gamma))
+    runs = int(compare_bounds.noether_runs(alpha, beta, gamma))
+    real = float(compare_bounds.noether_real(alpha, beta, gamma))
     if not (runs >= real * (1.0 - 1e-9) and (runs == 1 or runs - 1 < real)):  # pragma: no cover - a guard
         raise InputError("gamma", "a setting whose number of runs can be checked", gamma)
     return SampleSize(runs=runs, real=real, alpha=float(alpha), beta=float(beta), gamma=float(gamma))
@@ -361,7 +361,7 @@ def sample_size(alpha: float = 0.05, beta: float = 0.05, gamma: float = 0.75) ->
 def sample_size_curve(alpha: float = 0.05, beta: float = 0.05, gammas=None):
     """(gamma, runs) for Figure C.1: runs needed against the threshold gamma."""
     g = np.linspace(0.55, 0.95, 81) if gammas is None else np.asarray(gammas, dtype=float)
-    return g, np.asarray(bounds.noether_runs(alpha, beta, g))
+    return g, np.asarray(compare_bounds.noether_runs(alpha, beta, g))
 
 
 # --------------------------------------------------------------------------- param model

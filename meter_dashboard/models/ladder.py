@@ -39,7 +39,7 @@ import param
 
 from .._files import read_text
 from .._validation import InputError, check_int, check_probability
-from ..bounds import ladder as bounds
+from ..bounds import ladder as ladder_bounds
 from .files import csv_rows, data_file, first_row, numeric_table
 from .jobs import BackgroundJob
 from .offload import OffloadedModel
@@ -196,9 +196,9 @@ def as_table(losses) -> LossTable:
     if isinstance(losses, (str, os.PathLike, bytes, bytearray)) or hasattr(losses, "read"):
         return read_losses(losses)
     if hasattr(losses, "columns") and hasattr(losses, "to_numpy"):  # a DataFrame
-        arr = bounds.check_losses(losses.to_numpy())
+        arr = ladder_bounds.check_losses(losses.to_numpy())
         return LossTable(names=tuple(str(c) for c in losses.columns), losses=arr, source="DataFrame")
-    arr = bounds.check_losses(losses)
+    arr = ladder_bounds.check_losses(losses)
     return LossTable(names=tuple(f"submission {i + 1}" for i in range(arr.shape[1])), losses=arr)
 # --------------------------------------------------------------------------- replay
 def _variant(step) -> str:
@@ -290,7 +290,7 @@ def ladder(losses, step: float | None = None) -> LadderResult:
     .. [1] Lecture notes on the Ladder, Algorithms 1 and 2 (see the module references).
     """
     table = as_table(losses)
-    replay = bounds.replay(table.losses, step)
+    replay = ladder_bounds.replay(table.losses, step)
     return LadderResult(names=table.names, naive=replay.naive, best_naive=replay.best_naive, scores=replay.scores,
                         improved=replay.improved, thresholds=replay.thresholds,
                         step=None if step is None else float(step), examples=table.examples, source=table.source)
@@ -333,12 +333,12 @@ def ladder_size(epsilon: float, step: float, submissions: int, delta: float) -> 
     .. [1] Lecture notes on the Ladder, Lemma 4.
     """
     epsilon = check_probability("epsilon", epsilon)
-    step = bounds.check_step(step)
+    step = ladder_bounds.check_step(step)
     if step is None:
         raise InputError("step", "a number in (0, 1]", step)
     submissions = check_int("submissions", submissions, minimum=1)
     delta = check_probability("delta", delta)
-    return LadderSize(labels=bounds.exact_labels(epsilon, step, submissions, delta), epsilon=epsilon, step=step,
+    return LadderSize(labels=ladder_bounds.exact_labels(epsilon, step, submissions, delta), epsilon=epsilon, step=step,
                       submissions=submissions, delta=delta)
 
 
@@ -351,9 +351,9 @@ def best_step(total_error: float, submissions: int, delta: float) -> LadderSize:
     ----------
     .. [1] Lecture notes on the Ladder, Lemma 4 and Theorem 3.
     """
-    eta, eps, _ = bounds.best_step(total_error, submissions, delta)
+    eta, eps, _ = ladder_bounds.best_step(total_error, submissions, delta)
     try:
-        n = bounds.exact_labels(eps, eta, submissions, delta)
+        n = ladder_bounds.exact_labels(eps, eta, submissions, delta)
     except InputError as exc:
         raise InputError("total_error", exc.rule, total_error) from None
     return LadderSize(labels=n, epsilon=eps, step=eta, submissions=int(submissions), delta=float(delta))
@@ -384,7 +384,7 @@ class AttackResult:
     reference: np.ndarray
     done: int = 0
     total: int = 0
-    curves: bounds.AttackCurves | None = field(default=None)
+    curves: ladder_bounds.AttackCurves | None = field(default=None)
 
     @property
     def complete(self) -> bool:
@@ -435,7 +435,7 @@ class AttackResult:
                 f"{v['naive_holdout']:.4f})")
 
 
-def summarize_attack(curves: bounds.AttackCurves, labels, step, seed, trials) -> AttackResult:
+def summarize_attack(curves: ladder_bounds.AttackCurves, labels, step, seed, trials) -> AttackResult:
     """The mean curves over the trials that finished (an :class:`AttackResult`)."""
 
     def mean(arr):
@@ -457,7 +457,7 @@ def summarize_attack(curves: bounds.AttackCurves, labels, step, seed, trials) ->
         ladder_public=mean(curves.ladder_public), naive_holdout=mean(curves.naive_holdout),
         ladder_holdout=mean(curves.ladder_holdout), naive_selected=mean(curves.naive_selected),
         ladder_selected=mean(curves.ladder_selected),
-        reference=bounds.boosting_reference(labels, curves.submissions), done=curves.done, total=curves.total,
+        reference=ladder_bounds.boosting_reference(labels, curves.submissions), done=curves.done, total=curves.total,
         curves=curves)
 
 
@@ -472,7 +472,7 @@ def boosting_attack(labels: int = 4000, submissions: int = 400, *, step: float |
     ----------
     .. [1] Lecture notes on the Ladder, Section 5 and Theorem 6.
     """
-    curves = bounds.boosting_attack(labels, submissions, step=step, seed=seed, trials=trials, progress=progress)
+    curves = ladder_bounds.boosting_attack(labels, submissions, step=step, seed=seed, trials=trials, progress=progress)
     return summarize_attack(curves, labels, step, seed, trials)
 
 
@@ -489,7 +489,7 @@ class LadderReplayModel(OffloadedModel, param.Parameterized):
 
     example = param.Selector(default="ladder_leaderboard.csv", objects=list(LADDER_EXAMPLES) + ["uploaded file"],
                              doc="The loss file: a shipped example or the last uploaded file.")
-    variant = param.Selector(default="parameter_free", objects=list(bounds.LADDER_VARIANTS),
+    variant = param.Selector(default="parameter_free", objects=list(ladder_bounds.LADDER_VARIANTS),
                              doc="parameter_free: Algorithm 2 (no step to choose); fixed_step: Algorithm 1 with "
                                  "step eta.")
     step = param.Number(default=0.01, bounds=(0.0, 1.0), inclusive_bounds=(False, True), softbounds=(0.001, 0.1),
@@ -588,7 +588,7 @@ class LadderReplayModel(OffloadedModel, param.Parameterized):
         """Lemma 4 for this test set: (smallest eps + eta, eta, eps) for its k submissions."""
         if self.result is None:
             return None
-        return bounds.leaderboard_error(self.result.examples, self.result.submissions, self.delta)
+        return ladder_bounds.leaderboard_error(self.result.examples, self.result.submissions, self.delta)
 
 
 class LadderSizeModel(param.Parameterized):
@@ -644,7 +644,7 @@ class LadderSizeModel(param.Parameterized):
         total = self.size.total_error
         eta = np.geomspace(total * 0.01, total * 0.95, points)
         try:
-            counts = bounds.labels(total - eta, eta, self.size.submissions, self.size.delta)
+            counts = ladder_bounds.labels(total - eta, eta, self.size.submissions, self.size.delta)
         except InputError:
             counts = np.array([_count_or_nan(total - e, e, self.size.submissions, self.size.delta) for e in eta])
         return eta, np.asarray(counts, dtype=float)
@@ -652,7 +652,7 @@ class LadderSizeModel(param.Parameterized):
 
 def _count_or_nan(epsilon, step, submissions, delta) -> float:
     try:
-        return float(bounds.labels(epsilon, step, submissions, delta))
+        return float(ladder_bounds.labels(epsilon, step, submissions, delta))
     except InputError:
         return math.nan
 
@@ -674,7 +674,7 @@ class BoostingAttackModel(BackgroundJob):
                            doc="n, the test-set size the attacker probes.")
     submissions = param.Integer(default=400, bounds=(1, 10_000), softbounds=(10, 2000),
                                 doc="K, the largest number of random probes.")
-    variant = param.Selector(default="parameter_free", objects=list(bounds.LADDER_VARIANTS),
+    variant = param.Selector(default="parameter_free", objects=list(ladder_bounds.LADDER_VARIANTS),
                              doc="Which Ladder defends the test set.")
     step = param.Number(default=0.01, bounds=(0.0, 1.0), inclusive_bounds=(False, True), softbounds=(0.001, 0.1),
                         doc="eta of the fixed-step Ladder.")
@@ -691,13 +691,13 @@ class BoostingAttackModel(BackgroundJob):
     def reference(self) -> tuple[np.ndarray, np.ndarray]:
         """(k, 1/2 - sqrt(k/(2n))/pi) for k = 1..K at the current settings: the naive board's expected drift."""
         k = np.arange(1, self.submissions + 1)
-        return k, bounds.boosting_reference(self.labels, k)
+        return k, ladder_bounds.boosting_reference(self.labels, k)
 
     def work(self, report, should_stop):
         """Run the attack chunk by chunk in the calling (worker) thread; stop at a chunk when asked."""
         settings = {"labels": self.labels, "step": self.step_value, "seed": self.seed, "trials": self.trials}
         curves = None
-        for curves in bounds.iter_boosting_attack(self.labels, self.submissions, step=settings["step"],
+        for curves in ladder_bounds.iter_boosting_attack(self.labels, self.submissions, step=settings["step"],
                                                   seed=self.seed, trials=self.trials,
                                                   chunk=max(1, self.submissions // 20)):
             report(curves.done / curves.total, f"{curves.done:,} of {curves.total:,} probes")

@@ -38,7 +38,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..._validation import InputError, check_int, check_positive, raw
-from ...bounds import ci as bounds
+from ...bounds import ci as ci_bounds
 from ...bounds.effort import labeling_hours
 from ..ci_grammar import Clause, Condition, format_number
 from .inputs import (
@@ -221,18 +221,18 @@ def _clause_counts(condition: Condition, delta, steps, log_count, bound: str) ->
             raise InputError("bound", "hoeffding for counts over a range of steps (the exact binomial count is "
                              "computed for one setting)", "binomial")
         logs = np.ravel(np.broadcast_to(log_count, (len(clauses),)))
-        return np.array([bounds.binomial_labels(c.tolerance / c.weight, delta, float(lc))
+        return np.array([ci_bounds.binomial_labels(c.tolerance / c.weight, delta, float(lc))
                          for c, lc in zip(clauses, logs.tolist())], dtype=np.int64)
     w = _per_clause(condition, steps, [float(c.weight) for c in clauses])
     eps = _per_clause(condition, steps, [float(c.tolerance) for c in clauses])
-    return np.asarray(bounds.hoeffding_labels(w, eps, delta, log_count))
+    return np.asarray(ci_bounds.hoeffding_labels(w, eps, delta, log_count))
 
 
 def _baseline(condition: Condition, delta, steps, adaptivity: str, bound: str) -> dict:
     """Section 3: each clause's count with delta split over S histories, k clauses, m terms."""
     clauses = condition.clauses
     terms = _per_clause(condition, steps, [len(c.coefficients) for c in clauses])
-    labels = _clause_counts(condition, delta, steps, bounds.clause_log_count(adaptivity, steps, len(clauses), terms),
+    labels = _clause_counts(condition, delta, steps, ci_bounds.clause_log_count(adaptivity, steps, len(clauses), terms),
                             bound)
     return {"baseline_clauses": list(labels), "baseline": labels.max(axis=0)}
 
@@ -242,7 +242,7 @@ def _optimized_clauses(condition: Condition, delta, steps, adaptivity: str, setu
     clauses = condition.clauses
     k = len(clauses)
     terms = _per_clause(condition, steps, [len(c.coefficients) for c in clauses])
-    hoeff = _clause_counts(condition, delta, steps, bounds.clause_log_count(adaptivity, steps, setup.shares, terms),
+    hoeff = _clause_counts(condition, delta, steps, ci_bounds.clause_log_count(adaptivity, steps, setup.shares, terms),
                            bound)
     unlabeled = _per_clause(condition, steps, [i in setup.unlabeled for i in range(k)]).astype(bool)
     difference = _per_clause(condition, steps, [i in setup.difference for i in range(k)]).astype(bool)
@@ -251,8 +251,8 @@ def _optimized_clauses(condition: Condition, delta, steps, adaptivity: str, setu
     if setup.p is not None and setup.difference:
         eps_d = _per_clause(condition, steps, [float(c.tolerance / abs(c.difference_scale)) if i in setup.difference
                                                else 1.0 for i, c in enumerate(clauses)])
-        benn = np.asarray(bounds.bennett_labels(eps_d, setup.p, delta,
-                                                bounds.clause_log_count(adaptivity, steps, setup.shares, 1)))
+        benn = np.asarray(ci_bounds.bennett_labels(eps_d, setup.p, delta,
+                                                ci_bounds.clause_log_count(adaptivity, steps, setup.shares, 1)))
         use_bennett = difference & (benn <= hoeff)
     labels = np.where(unlabeled, 0, np.where(use_bennett, benn, hoeff))
     methods = np.where(unlabeled, "unlabeled", np.where(use_bennett, "bennett", "hoeffding"))
@@ -268,9 +268,9 @@ def _optimized(condition: Condition, delta, steps, adaptivity: str, setup: _Setu
     all_bennett = np.full(shape, bool(setup.labeled) and setup.p is not None) & every_bennett
     check = None
     if setup.check_tolerance is not None:
-        share = bounds.clause_log_count(adaptivity, steps, setup.shares, 1)
-        check = (bounds.binomial_labels(setup.check_tolerance, delta, float(share)) if bound == "binomial"
-                 else bounds.hoeffding_labels(1.0, float(setup.check_tolerance), delta, share))
+        share = ci_bounds.clause_log_count(adaptivity, steps, setup.shares, 1)
+        check = (ci_bounds.binomial_labels(setup.check_tolerance, delta, float(share)) if bound == "binomial"
+                 else ci_bounds.hoeffding_labels(1.0, float(setup.check_tolerance), delta, share))
     optimized = opt.max(axis=0)
     unlabeled = np.max(np.asarray(list(unl) + ([check] if check is not None else [])), axis=0)
     if not setup.labeled:
@@ -278,7 +278,7 @@ def _optimized(condition: Condition, delta, steps, adaptivity: str, setup: _Setu
     elif setup.p is None:
         per_commit = np.full(shape, np.nan)
     else:
-        per_commit = np.where(all_bennett, bounds.active_labels(setup.p, optimized), np.nan)
+        per_commit = np.where(all_bennett, ci_bounds.active_labels(setup.p, optimized), np.nan)
     # The plan is chosen from the settings alone, before any data: where the optimizations
     # do not reduce the labels (a loose bound whose check costs a share of delta), the
     # baseline plan is the better choice and is used.
@@ -454,7 +454,7 @@ def _counts(condition: Condition, delta, steps, adaptivity: str, setup: _Setup, 
         if exc.parameter != "labels":
             raise
         raise InputError("condition", f"a condition whose label count (with these steps and reliability) is "
-                         f"at most {bounds.MAX_LABELS:,}", raw(f"{exc.got} ({adaptivity} adaptivity)")) from None
+                         f"at most {ci_bounds.MAX_LABELS:,}", raw(f"{exc.got} ({adaptivity} adaptivity)")) from None
 
 
 def _by_adaptivity(cond: Condition, delta, steps: int, adaptivity: str, setup: _Setup, bound: str) -> tuple:
@@ -590,7 +590,7 @@ def ci_labels(condition=default("condition"), reliability: float = default("reli
     p = validate_difference_bound(difference_bound)
     seconds_per_label = check_positive("seconds_per_label", seconds_per_label)
     labelers = check_int("labelers", labelers, minimum=1)
-    bound = check_choice("bound", bound, bounds.BOUNDS)
+    bound = check_choice("bound", bound, ci_bounds.BOUNDS)
     setup = _setup(cond, mode, p, bool(check_difference_bound))
     by, arrays = _by_adaptivity(cond, delta, steps, adaptivity, setup, bound)
     hoeffding = None
