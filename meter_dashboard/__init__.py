@@ -7,6 +7,11 @@ computational functions never pull in Panel):
 >>> md.plan(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10).labels["incremental"]
 38005
 
+One function per family answers in a script: ``md.plan``, ``md.replay``, ``md.ci_labels``,
+``md.replay_ci``, ``md.ladder``, ``md.ladder_size``, ``md.compare``, ``md.compare_size``,
+``md.approve`` (``md.compare(runs.a, runs.b)`` for a table from ``md.read_runs``); each returns a
+result object whose ``.to_dict()`` is what the CLI prints with ``--format json``.
+
 Components for Jupyter (``md.Planner()``, ``md.Session()``, ``md.CI()``, ``md.Ladder()``,
 ``md.Compare()``, ``md.Approve()``) are Panel ``Viewer`` objects over the same models the
 CLI uses.
@@ -32,6 +37,25 @@ _EXPORTS = {
     "read_trace": "meter_dashboard.models.trace:read_trace",
     "replay": "meter_dashboard.models.session:replay",
     "SessionModel": "meter_dashboard.models.session:SessionModel",
+    "ReplayResult": "meter_dashboard.models.session:ReplayResult",
+    # ease.ml/ci
+    "ci_labels": "meter_dashboard.models.ci:ci_labels",
+    "parse_condition": "meter_dashboard.models.ci:parse_condition",
+    "read_ci_trace": "meter_dashboard.models.ci:read_ci_trace",
+    "replay_ci": "meter_dashboard.models.ci:replay_ci",
+    # the Ladder leaderboard and P(A>B)
+    "ladder": "meter_dashboard.models.ladder:ladder",
+    "ladder_size": "meter_dashboard.models.ladder:ladder_size",
+    "read_losses": "meter_dashboard.models.ladder:read_losses",
+    "compare": "meter_dashboard.models.compare:compare",
+    "compare_size": "meter_dashboard.models.compare:sample_size",
+    "read_runs": "meter_dashboard.models.compare:read_runs",
+    # SRGP approvals of modifications
+    "approve": "meter_dashboard.models.approve:approve",
+    "read_modification_trace": "meter_dashboard.models.approve:read_modification_trace",
+    # reports to take out of a meeting
+    "Report": "meter_dashboard.reports:Report",
+    "session_report": "meter_dashboard.reports:session_report",
     # guarded test sets
     "TestSet": "meter_dashboard.testsets.notebook:TestSet",
     "connect": "meter_dashboard.testsets.notebook:connect",
