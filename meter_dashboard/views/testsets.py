@@ -178,6 +178,12 @@ class TestSets(DashboardView):
         self.intro = HTML(_intro(), sizing_mode="stretch_width", css_classes=["testsets-intro"])
         self.error = HTML("", sizing_mode="stretch_width", css_classes=["testsets-error"])
         self.column = pn.Column(sizing_mode="stretch_width")
+        self.empty = HTML(
+            '<div class="md-note testsets-empty">No guarded test sets in this store yet. Create one from a labels '
+            'file and the planner\'s plan: <code>meter-dashboard testset create NAME --labels LABELS.csv --epsilon '
+            '0.01,0.02,0.03,0.04,0.05 --delta 0.01 --steps 10</code> (or <code>md.connect().create(...)</code> in a '
+            'notebook); it appears here within a second, with its live meter and history.</div>',
+            sizing_mode="stretch_width")
         self._build_admin()
         self.model.param.watch(self._render, "revision")
         served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
@@ -212,13 +218,12 @@ class TestSets(DashboardView):
                 self.cards[name] = TestSetCard(status)
             elif card.status.get("version") != status.get("version"):
                 card.status = status
-        shown = [self.cards[n].layout for n in reversed(m.names)]  # the newest first
+        shown = [self.cards[n].layout for n in reversed(m.names)] or [self.empty]  # the newest first
         if [id(c) for c in self.column.objects] != [id(c) for c in shown]:
-            self.column.objects = shown if shown else [HTML(
-                '<div class="md-note">No guarded test sets in this store yet: create one with '
-                '<code>meter-dashboard testset create NAME --labels LABELS.csv --steps T ...</code> '
-                'or <code>md.connect().create(...)</code>.</div>', sizing_mode="stretch_width")]
+            self.column.objects = shown
         self.select.options = list(m.names)
+        for widget in self.admin_widgets:  # nothing to act on in an empty store
+            widget.disabled = not m.names
 
     # -- admin actions
     def _build_admin(self):
@@ -238,6 +243,7 @@ class TestSets(DashboardView):
         }
         for action, button in self.buttons.items():
             button.on_click(self._handler(action))
+        self.admin_widgets = [self.select, self.token, self.tenant, *self.buttons.values()]
         self.download = pn.widgets.FileDownload(visible=False, sizing_mode="stretch_width", color="success")
         self.admin_message = HTML("", sizing_mode="stretch_width", css_classes=["testset-admin-message"])
 

@@ -68,3 +68,14 @@ def test_the_view_renders_every_test_set_without_a_score(sqlite_store, data):
     html = " ".join(p.object for c in cards.values() for p in (c.header, c.cards, c.alarms, c.history))
     assert "0.92" not in html and "0.9667" not in html  # the test scores (1 - 2400/30000, 1 - 1000/30000)
     assert view.select.options == ["emo", "gate"]
+    assert not view.select.disabled and not view.buttons["retire"].disabled
+
+
+def test_an_empty_store_says_how_to_create_a_test_set(tmp_path):
+    """No dead end: the first visit (no test set yet) shows the command, and the admin actions are off."""
+    from meter_dashboard.views.testsets import TestSets
+
+    view = TestSets(store_url=f"sqlite:///{tmp_path / 'store.sqlite'}", live=False)
+    assert list(view.column.objects) == [view.empty]
+    assert "meter-dashboard testset create NAME --labels LABELS.csv" in view.empty.object
+    assert all(w.disabled for w in view.admin_widgets)
