@@ -32,6 +32,7 @@ _FLOOR = 1e-300  # probabilities are drawn on a log axis
 
 
 def _figure(title: str, x_label: str, y_label: str, **kwargs):
+    # titles stay short (<= ~40 characters): a Bokeh title does not wrap and would widen a phone's page
     fig = figure(height=320, sizing_mode="stretch_width", x_axis_label=x_label, y_axis_label=y_label,
                  tools=kwargs.pop("tools", _TOOLS), toolbar_location="above", title=title,
                  x_range=kwargs.pop("x_range", Range1d(0.5, 1.5)), y_range=kwargs.pop("y_range", Range1d(0, 1)),
@@ -66,7 +67,7 @@ class DecisionFigure:
     def __init__(self):
         self.source = ColumnDataSource({"test": [], "p": [], "level": [], "name": [], "decision": [], "color": [],
                                         "fill": []})
-        fig = _figure("p-value of each test against the level it was held to", "test (in order)",
+        fig = _figure("p-value and level per test", "test (in order)",
                       "probability (log scale)", y_axis_type="log", y_range=Range1d(1e-3, 1.0))
         level = fig.step("test", "level", source=self.source, mode="center", line_width=2.5,
                          color=METHOD_COLORS["fs-srgp"])
@@ -91,14 +92,14 @@ class DecisionFigure:
         }
         self.figure.x_range.start, self.figure.x_range.end = 0.5, max(len(result.names), 1) + 0.5
         _log_range(self.figure.y_range, np.r_[p, level])
-        self.figure.title.text = f"{METHOD_LABELS[result.method]}: p-value of each test against the level it was held to"
+        self.figure.title.text = f"{METHOD_LABELS[result.method]}: p-value and level per test"  # short: fits a phone
 
 
 class CompareFigure:
     """Level each procedure held each test to, with the chosen procedure's p-values."""
 
     def __init__(self):
-        fig = _figure("Level each procedure held each test to (filled = approved)", "test (in order)",
+        fig = _figure("Level per test (filled = approved)", "test (in order)",
                       "level (log scale)", y_axis_type="log", y_range=Range1d(1e-3, 1.0))
         self.sources, items = {}, []
         for m in METHODS:
@@ -145,7 +146,7 @@ class SimulationFigures:
         self.curve_sources, self.line_sources = {}, {}
         if kind == "fwer":
             self.bar_source = ColumnDataSource({"label": [], "fwer": [], "lower": [], "upper": [], "color": []})
-            fig = _figure("Figure 3 (middle): error rate per procedure, ± 2 Monte Carlo standard errors", "",
+            fig = _figure("Fig. 3 (middle): FWER ± 2 s.e.", "",
                           "FWER", x_range=FactorRange(*[METHOD_LABELS[m] for m in METHODS]), tools="save,reset")
             fig.vbar(x="label", top="fwer", width=0.7, source=self.bar_source, color="color")
             fig.add_layout(Whisker(source=self.bar_source, base="label", lower="lower", upper="upper", line_width=2))
@@ -155,12 +156,12 @@ class SimulationFigures:
             fig.xaxis.major_label_orientation = 0.5
             fig.add_tools(HoverTool(tooltips=[("procedure", "@label"), ("FWER", "@fwer{0.000}"),
                                               ("± 2 s.e.", "@lower{0.000} – @upper{0.000}")]))
-            curve = _figure("Figure 3 (left): deployed model's AUC on the reused test set (dashed) and on fresh "
-                            "data (solid)", "test", "AUC of the deployed model")
+            curve = _figure("Fig. 3 (left): AUC, reused (dashed) vs fresh", "test",
+                            "AUC of the deployed model")
         else:
-            fig = _figure("Figure 4 (left): approvals over time, mean over replicates",
+            fig = _figure("Fig. 4 (left): approvals over time (mean)",
                           "time point (new data arrive)", "modifications approved so far")
-            curve = _figure("Figure 4 (right): fresh-data AUC of the most recently approved model", "time point",
+            curve = _figure("Fig. 4 (right): fresh AUC of the last approved", "time point",
                             "AUC on fresh data")
         self.figure, self.curve = fig, curve
         self._legends(kind)

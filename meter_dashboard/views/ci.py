@@ -52,8 +52,11 @@ ADAPTIVITY_COLORS = {"none": PALETTE[2], "full": PALETTE[0], "firstChange": PALE
 TABLE_ROWS = 200
 #: Commits drawn in the replay plot (every k-th beyond this many).
 PLOT_POINTS = 5000
-_CURVE_TITLE = "Labels needed against steps, per adaptivity (solid: baseline, dashed: optimized)"
-_REPLAY_TITLE = "Replay: n per commit (green: pass, red: fail), o of the active model"
+# Bokeh titles do not wrap: short ones (a phone's page would widen), the rest in a caption above
+_CURVE_TITLE = "Labels needed against steps H"
+_CURVE_CAPTION = "One colour per adaptivity; solid: baseline, dashed: optimized."
+_REPLAY_TITLE = "Replay of the commit trace"
+_REPLAY_CAPTION = "n of each commit (green: pass, red: fail); the grey steps: o, the active model's accuracy."
 #: URL keys of the page (each the model parameter of the same name).
 URL_KEYS = ("condition", "reliability", "adaptivity", "mode", "steps", "bound")
 
@@ -240,7 +243,7 @@ class CI(DashboardView):
 
         self.example = pn.widgets.Select(label="Commit trace", options=list(_EXAMPLES),
                                          value=next((k for k, v in _EXAMPLES.items() if v == trace), "No trace"),
-                                         width=330)
+                                         width=320)
         self.example.param.watch(self._on_example, "value")
         # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
         self.upload = GuardedFileDropper(parameter="commit trace", layout="compact", height=80, width=260,
@@ -296,6 +299,7 @@ class CI(DashboardView):
                               line_width=1)
         fig.add_layout(self.current_h)
         self.curve_fig = fig
+        self.curve_caption = _html(f'<span class="md-note">{_CURVE_CAPTION}</span>', margin=(10, 10, 0, 10))
         self.curve_pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ci-curve"])
         self._build_replay_plot()
 
@@ -318,7 +322,8 @@ class CI(DashboardView):
         self.replay_fig = rfig
         # Shown and hidden through a layout around it: toggling a Bokeh pane's own ``visible``
         # makes Panel copy the figure's stylesheet objects into a list of strings (TypeError).
-        self.replay_box = pn.Column(pn.pane.Bokeh(rfig, sizing_mode="stretch_width"), sizing_mode="stretch_width",
+        self.replay_box = pn.Column(_html(f'<span class="md-note">{_REPLAY_CAPTION}</span>', margin=(0, 10)),
+                                    pn.pane.Bokeh(rfig, sizing_mode="stretch_width"), sizing_mode="stretch_width",
                                     css_classes=["ci-replay-plot"])
 
     # ------------------------------------------------------------------ layout
@@ -355,12 +360,16 @@ class CI(DashboardView):
             self.sentence,
             self.table,
             self.clauses,
+            self.curve_caption,
             self.curve_pane,
             _html('<h3 class="md-subtitle">Replay a commit trace</h3>'),
-            pn.Row(self.example, pn.Column(_html("<span class='md-note'>or upload a CSV</span>", margin=(0, 5)),
-                                           self.upload),
-                   pn.Column(_html("<span class='md-note'>firstChange alarm on</span>", margin=(0, 5)),
-                             self.alarm_on)),
+            # wraps onto several lines on a narrow screen (a phone) instead of widening the page
+            pn.FlexBox(self.example,
+                       pn.Column(_html("<span class='md-note'>or upload a CSV</span>", margin=(0, 5), width=260, sizing_mode="fixed"),
+                                 self.upload, width=270),
+                       pn.Column(_html("<span class='md-note'>firstChange alarm on</span>", margin=(0, 5), width=160, sizing_mode="fixed"),
+                                 self.alarm_on, width=170),
+                       flex_wrap="wrap", sizing_mode="stretch_width"),
             self.trace_error,
             self.replay_summary,
             self.replay_box,
@@ -477,10 +486,11 @@ class CI(DashboardView):
             self.exact_status.object = f'<span class="md-note">{esc("Search " + job.status + ".")}</span>'
         else:
             self.exact_status.object = ""
-        title = _CURVE_TITLE + (" — Hoeffding's counts (the exact ones are in the table)" if m.bound == "binomial"
-                                else "")
-        if self.curve_fig.title.text != title:
-            self.curve_fig.title.text = title
+        caption = _CURVE_CAPTION + (" With the binomial bound the curves are Hoeffding's counts (the exact ones are "
+                                    "in the table)." if m.bound == "binomial" else "")
+        caption = f'<span class="md-note">{esc(caption)}</span>'
+        if self.curve_caption.object != caption:
+            self.curve_caption.object = caption
 
     def _on_curves(self, *_):
         c = self.model.curves

@@ -250,4 +250,4 @@ def test_component_shows_both_bounds():
     view = md.CI(condition="n > 0.8 +/- 0.05", bound="binomial", trace="")
     assert 'ci-hoeffding-full">6,279<' in view.table.object
     assert "exact binomial" in view.headlines.object and "Hoeffding: 6,279" in view.headlines.object
-    assert "Hoeffding's counts" in view.curve_fig.title.text
+    assert "Hoeffding&#x27;s counts" in view.curve_caption.object
