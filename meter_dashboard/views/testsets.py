@@ -175,15 +175,17 @@ class TestSets(DashboardView):
         super().__init__(model=model or TestSetsModel(store_url=store_url), **params)
         self.cards: dict = {}
         self._polling = False
+        self._read_once = False  # served: until the first read of the store, say so (not "no test sets")
         self.intro = HTML(_intro(), sizing_mode="stretch_width", css_classes=["testsets-intro"])
         self.error = HTML("", sizing_mode="stretch_width", css_classes=["testsets-error"])
         self.column = pn.Column(sizing_mode="stretch_width")
         self.empty = HTML(
             '<div class="md-note testsets-empty">No guarded test sets in this store yet. Create one from a labels '
             'file and the planner\'s plan: <code>meter-dashboard testset create NAME --labels LABELS.csv --epsilon '
-            '0.01,0.02,0.03,0.04,0.05 --delta 0.01 --steps 10</code> (or <code>md.connect().create(...)</code> in a '
+            '0.01,0.02,0.03,0.04,0.05 --delta 0.01 --steps 10 [--store URL]</code> (or <code>md.connect().create(...)</code> in a '
             'notebook); it appears here within a second, with its live meter and history.</div>',
             sizing_mode="stretch_width")
+        self.reading = HTML('<div class="md-note">Reading the store…</div>', sizing_mode="stretch_width")
         self._build_admin()
         self.model.param.watch(self._render, "revision")
         served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
@@ -191,6 +193,7 @@ class TestSets(DashboardView):
             pn.state.onload(self._poll)
         else:
             self.model.refresh()
+            self._read_once = True
         self._render()
         if live and served:
             self._callback = pn.state.add_periodic_callback(self._poll, period=self.poll_ms)
@@ -206,7 +209,11 @@ class TestSets(DashboardView):
             self._polling = False
         if update is not None:
             with pn.io.hold():
+                self._read_once = True
                 self.model.apply(update)
+        elif not self._read_once:  # the store is empty (or unchanged): now the empty message is true
+            self._read_once = True
+            self._render()
 
     def _render(self, *_):
         m = self.model
@@ -218,7 +225,8 @@ class TestSets(DashboardView):
                 self.cards[name] = TestSetCard(status)
             elif card.status.get("version") != status.get("version"):
                 card.status = status
-        shown = [self.cards[n].layout for n in reversed(m.names)] or [self.empty]  # the newest first
+        waiting = [] if self._read_once else [self.reading]
+        shown = [self.cards[n].layout for n in reversed(m.names)] or waiting or [self.empty]  # the newest first
         if [id(c) for c in self.column.objects] != [id(c) for c in shown]:
             self.column.objects = shown
         self.select.options = list(m.names)
