@@ -28,10 +28,10 @@ async def approve_change(base: str, example: str, timeout: float = 600) -> float
     """Seconds from α 0.1 -> 0.05 on /approve?example=... until the count and error rate show it."""
     expected = await asyncio.to_thread(head_of_line.approve_expected, 0.05, example)
     session = await Session.open(base, "/approve", f"?example={example}", timeout=timeout)
+    ids = {css: await session.wait_text_id(css, timeout=timeout) for css in expected}  # the first decisions
     start = time.perf_counter()
     await session.type_value(session.input_id("approve-alpha"), "0.05")
-    await asyncio.gather(*(session.wait_value(session.text_id(css), css, text, timeout=timeout)
-                           for css, text in expected.items()))
+    await asyncio.gather(*(session.wait_value(ids[css], css, text, timeout=timeout) for css, text in expected.items()))
     seconds = time.perf_counter() - start
     await session.close()
     return seconds

@@ -80,6 +80,11 @@ async def _measure_during(driver: PlannerDriver, action: asyncio.Future, limit: 
         await asyncio.sleep(0.1)
 
 
+async def _shows(session, css: str, text: str, limit: float):
+    """Wait until the pane with ``css`` (built after the page loaded, on /approve) shows ``text``."""
+    return await session.wait_value(await session.wait_text_id(css, timeout=limit), css, text, timeout=limit)
+
+
 async def run(base: str, actions=ACTIONS, alone: int = 15, limit: float = 300) -> dict:
     """action -> {"during": summary of A's seconds, "action_seconds": B's duration}; plus "alone"."""
     a = await Session.open(base, "/planner", QUERY)
@@ -95,7 +100,7 @@ async def run(base: str, actions=ACTIONS, alone: int = 15, limit: float = 300) -
             b = await Session.open(base, "/approve", "?example=adversary", timeout=limit)
             start = time.perf_counter()
             await b.type_value(b.input_id("approve-alpha"), "0.05")
-            task = asyncio.ensure_future(asyncio.gather(*(b.wait_value(b.text_id(css), css, text, timeout=limit)
+            task = asyncio.ensure_future(asyncio.gather(*(_shows(b, css, text, limit)
                                                           for css, text in expected.items())))
         elif action == "upload":
             path = trace_csv(Path(tempfile.mkdtemp()) / "trace-50000.csv")

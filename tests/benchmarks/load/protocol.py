@@ -113,6 +113,11 @@ class Session:
                     for event in content.get("events", []):
                         if event.get("kind") == "ModelChanged" and event.get("attr") == "text":
                             self.texts[event["model"]["id"]] = event["new"]
+                        elif event.get("kind") == "ModelChanged":  # panes built later arrive whole
+                            for model in _objects(event.get("new")):
+                                text = model.get("attributes", {}).get("text")
+                                if isinstance(text, str):
+                                    self.texts[model["id"]] = text
                     self.changed.set()
                 elif kind == "ERROR":
                     self.errors.append(content.get("text", "error"))
@@ -160,6 +165,20 @@ class Session:
                         self._numeric[inner["id"]] = not inner["name"].endswith("TextInput")
                         return inner["id"]
         raise KeyError(f"no text or number input with class {css_class!r} on {self.page}")
+
+    async def wait_text_id(self, marker: str, timeout: float = 120) -> str:
+        """:meth:`text_id`, waiting for a pane that a page builds after it loaded (``/approve``)."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            try:
+                return self.text_id(marker)
+            except KeyError:
+                left = deadline - asyncio.get_running_loop().time()
+                if left <= 0:
+                    raise
+                self.changed.clear()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.changed.wait(), timeout=min(left, 1.0))
 
     def text_id(self, marker: str) -> str:
         """The id of the HTML pane whose markup contains ``marker`` (a CSS class)."""
