@@ -1,7 +1,7 @@
 """The /testsets page: every guarded test set with its live meter, budget, alarms and history.
 
 :class:`TestSets` is a ``pn.viewable.Viewer`` over a
-:class:`~meter_dashboard.models.testsets.TestSetsModel`.  Each test set gets a card: the
+:class:`~meter_dashboard.testsets.overview.TestSetsModel`.  Each test set gets a card: the
 plan and the budget (steps used of T, steps left), the five-colour meter of the latest
 step (the session page's own :class:`~meter_dashboard.views.meter_gauge.MeterGauge`,
 without the solid bar: the exact validation-test gap would reveal the test score while
@@ -23,7 +23,7 @@ import io
 import panel as pn
 import param
 
-from ..models.testsets import TestSetsModel
+from ..testsets.overview import TestSetsModel
 from . import formatting as fmt
 from .base import DashboardView
 from .meter_gauge import MeterGauge

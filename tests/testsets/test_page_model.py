@@ -2,7 +2,7 @@
 and no test score in anything the page renders."""
 from __future__ import annotations
 
-from meter_dashboard.models.testsets import TestSetsModel
+from meter_dashboard.testsets.overview import TestSetsModel
 from meter_dashboard.testsets import service as S
 from meter_dashboard.testsets import signals as G
 

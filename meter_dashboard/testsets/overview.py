@@ -22,8 +22,8 @@ import threading
 import param
 
 from .._validation import InputError
-from ..testsets import service
-from ..testsets.store import StoreError, open_store
+from . import service
+from .store import StoreError, open_store
 
 __all__ = ["TestSetsModel"]
 
