@@ -122,7 +122,12 @@ def file_or_example(args, positional: str, metavar: str, load_example, read):
 
 
 def fail(message: str, prog: str = "meter-dashboard") -> NoReturn:
-    """One line on stderr, exit status 2 (the convention for bad input)."""
+    """One line on stderr, exit status 2 (the convention for bad input).
+
+    Control characters a person typed (a carriage return in a condition, a tab in a file name) are
+    written as their escapes, so the message stays one printable line.
+    """
+    message = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
     sys.stderr.write(f"{prog}: error: {message}\n")
     raise SystemExit(2)
 

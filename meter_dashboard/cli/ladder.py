@@ -13,6 +13,7 @@ the models and bounds only.
 from __future__ import annotations
 
 import argparse
+import os
 
 from .._validation import InputError, check_int, check_number, check_probability
 from ._common import add_format_option, as_typed, emit, file_or_example, table
@@ -93,7 +94,13 @@ def run_ladder(args) -> int:
 
     step = _check_step(args.step)
     delta = check_probability("--delta", check_number("--delta", args.delta))
-    result = model.ladder(file_or_example(args, "losses", "LOSSES.csv", model.load_example, model.read_losses), step)
+    losses = file_or_example(args, "losses", "LOSSES.csv", model.load_example, model.read_losses)
+    try:
+        result = model.ladder(losses, step)
+    except InputError as exc:  # the file was read, but its content does not fit: name the file
+        if exc.parameter != "losses":
+            raise
+        raise exc.renamed(f"losses file {os.path.basename(args.losses or args.example)}") from None
     total, eta, eps = leaderboard_error(result.examples, result.submissions, delta)
     payload = result.to_dict()
     payload["releases"] = result.releases

@@ -109,3 +109,16 @@ def test_ci_trace_cases(tmp_path, case):
         assert outcome.code == 2, outcome.describe()
     else:
         assert outcome.code == 0 and len(answer["replay"]["commits"]) == 2, outcome.describe()
+
+
+def test_found_by_the_long_fuzz_run_control_characters_and_file_content(tmp_path):
+    """METER_DASHBOARD_FUZZ_EXAMPLES=400: a carriage return echoed raw split the message into two lines;
+    a losses file with one example was refused without naming the file."""
+    outcome = run_cli(["ci", "--condition", "\r", "--format", "json"])
+    check(outcome, names=["--condition"])
+    assert "\\r" in outcome.stderr
+    one = tmp_path / "one_example.csv"
+    one.write_text("a,b\n0,1\n")
+    outcome = run_cli(["ladder", str(one), "--format", "json"])
+    check(outcome, names=["file"])
+    assert "one_example.csv" in outcome.stderr
