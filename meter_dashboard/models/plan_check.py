@@ -1,0 +1,131 @@
+"""Checking a plan by simulation: does its test set keep the meter's promise against real developers?
+
+:class:`PlanCheck` is a :class:`~meter_dashboard.models.jobs.BackgroundJob`: it takes the
+counts of a :class:`~meter_dashboard.models.plan_result.PlanResult` and runs the Monte
+Carlo check of :mod:`meter_dashboard.bounds.meter_simulation` on each,
+
+- the *naive* count: one Hoeffding estimate (the single_model count), which ignores the
+  adaptivity the meter's signals allow and must fail against the adversary as T grows;
+- the *planned* count of the chosen meter under Hoeffding's bound;
+- the planned count under the exact binomial bound (when the plan uses it),
+
+and reports each one's failure rate (a released model missing its signal's tolerance)
+with its interval, beside delta.  Seeded: the same settings give the same numbers.
+
+References
+----------
+.. [1] F. A. Hubis, W. Wu, C. Zhang. "Quantitative Overfitting Management for
+   Human-in-the-loop ML Application Development with ease.ml/meter", 2019.  Thms 1-2.
+.. [2] A. Blum, M. Hardt. "The Ladder: A reliable leaderboard for machine learning
+   competitions", ICML 2015 (the boosting attack the adversary adapts).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import param
+
+from .._validation import InputError, check_int
+from ..bounds import meter_simulation as _sim
+from .jobs import BackgroundJob
+from .plan_result import VARIANT_TITLES
+
+__all__ = ["PlanCheck", "CheckRow", "check_rows", "MAX_REPLICATES"]
+
+#: At most this many replicates per count (each count's run is also bounded by the engine's cell cap).
+MAX_REPLICATES = 20_000
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One count checked: what it is, its labels, and the simulation's result."""
+
+    key: str
+    title: str
+    labels: int
+    result: _sim.SimulationResult | None = None
+
+    @property
+    def verdict(self) -> str:
+        """'within δ' (the interval reaches δ or below), 'above δ', or '' before a result."""
+        if self.result is None or self.result.replicates == 0:
+            return ""
+        return "within δ" if self.result.below() else "above δ"
+
+
+def check_rows(result, meter: str) -> list[CheckRow]:
+    """The counts a check runs for ``result`` (a PlanResult) and ``meter`` ('regular' or 'incremental')."""
+    if meter not in _sim.METERS:
+        raise InputError("meter", "one of " + ", ".join(_sim.METERS), meter)
+    rows = [CheckRow("naive", "Naive: one Hoeffding estimate (single_model)", result.hoeffding_labels["single_model"]),
+            CheckRow("hoeffding", f"Planned: {VARIANT_TITLES[meter].lower()}, Hoeffding",
+                     result.hoeffding_labels[meter])]
+    if result.bound != "hoeffding" and meter not in result.refused and not result.is_pending("labels", meter):
+        rows.append(CheckRow("planned", f"Planned: {VARIANT_TITLES[meter].lower()}, {result.bound_title}",
+                             result.labels[meter]))
+    return rows
+
+
+class PlanCheck(BackgroundJob):
+    """The Monte Carlo check of a plan's counts (naive vs planned), with progress and cancel.
+
+    Call :meth:`configure` with the plan (its result and ranges), then ``run()`` (blocking)
+    or ``await arun()`` (a served page).  ``rows`` holds the counts and their results.
+
+    Examples
+    --------
+    >>> import meter_dashboard as md
+    >>> check = PlanCheck(replicates=64)
+    >>> check.configure(md.plan([0.02, 0.04, 0.06], delta=0.1, steps=10), [0, 0.01, 0.03, 1])  # doctest: +SKIP
+    >>> check.run()  # doctest: +SKIP
+    """
+
+    developer = param.Selector(default="adversary", objects=list(_sim.DEVELOPERS), doc=(
+        "adversary: random probes whose signals reveal the sign of their test error, then their majority vote "
+        "(the boosting attack); honest: a hill-climber."))
+    meter = param.Selector(default="incremental", objects=list(_sim.METERS), doc="The meter whose counts are checked.")
+    replicates = param.Integer(default=500, bounds=(_sim.BLOCK, MAX_REPLICATES), doc=(
+        "Independent runs per count (more: a narrower interval, a longer run)."))
+    seed = param.Integer(default=0, bounds=(0, None), doc="The same seed gives the same numbers.")
+
+    rows = param.List(default=[], constant=True, doc="CheckRow per count (results once run).")
+    settings = param.Dict(default={}, constant=True, doc="The plan the rows were made for.")
+
+    def configure(self, result, ranges) -> None:
+        """Take the counts and the meter of ``result`` (a PlanResult) with its ``ranges``."""
+        settings = {"epsilon": tuple(result.epsilon), "ranges": tuple(float(r) for r in ranges),
+                    "delta": result.delta, "steps": result.steps, "meter": self.meter,
+                    "developer": self.developer, "replicates": self.replicates, "seed": self.seed,
+                    "bound": result.bound_title, "tenants": len(result.tenant_steps), "reverts": result.reverts}
+        with param.edit_constant(self):
+            self.param.update(rows=check_rows(result, self.meter), settings=settings)
+
+    def work(self, report, should_stop):
+        s = self.settings
+        if not self.rows:
+            raise InputError("plan", "a plan to check (configure the check first)", None)
+        check_int("replicates", s["replicates"], minimum=_sim.BLOCK, maximum=MAX_REPLICATES)
+        results = {}
+        # the largest count first: if the engine refuses its size, nothing has been spent on the others
+        for k, row in enumerate(sorted(self.rows, key=lambda r: -r.labels)):
+            last = None
+            for last in _sim.iter_simulate(row.labels, list(s["epsilon"]), s["steps"], ranges=list(s["ranges"]),
+                                           meter=s["meter"], developer=s["developer"], replicates=s["replicates"],
+                                           seed=s["seed"], delta=s["delta"]):
+                report((k + last.replicates / last.total) / len(self.rows),
+                       f"{row.title}: {last.replicates:,} of {last.total:,} runs")
+                if should_stop():
+                    break
+            results[row.key] = last
+            if should_stop():
+                break
+        return [CheckRow(r.key, r.title, r.labels, results.get(r.key)) for r in self.rows]
+
+    def finish(self, result, cancelled: bool) -> str:
+        if result is not None:
+            with param.edit_constant(self):
+                self.rows = result
+        done = [r for r in (result or []) if r.result is not None]
+        if cancelled:
+            return f"cancelled after {len(done)} of {len(self.rows)} counts (partial results kept)"
+        return f"done: {len(done)} counts, {self.settings.get('replicates', 0):,} runs each"
