@@ -17,14 +17,17 @@ import importlib
 
 __version__ = "0.1.0"
 
-# Imported eagerly (numpy, scipy, param; no Panel): importing the submodule
-# ``meter_dashboard.models.plan`` would otherwise rebind ``md.plan`` from the function to the module.
 from ._validation import InputError
-from .bounds.meter import VARIANTS
-from .models.plan import MeterPlan, PlanResult, plan
 
-# public name -> "module:attribute", imported on first use
+# public name -> "module:attribute", imported on first use (so ``meter-dashboard ci`` never loads
+# scipy, and no submodule import can rebind a name: ``md.plan`` is the function, the module is
+# ``meter_dashboard.models.plan``)
 _EXPORTS = {
+    # the meter planner
+    "plan": "meter_dashboard.models.plan:plan",
+    "MeterPlan": "meter_dashboard.models.plan:MeterPlan",
+    "PlanResult": "meter_dashboard.models.plan:PlanResult",
+    "VARIANTS": "meter_dashboard.bounds.meter:VARIANTS",
     # session replay
     "read_trace": "meter_dashboard.models.trace:read_trace",
     "replay": "meter_dashboard.models.session:replay",
@@ -41,7 +44,7 @@ _EXPORTS = {
     "Approve": "meter_dashboard.views.approve:Approve",
 }
 
-__all__ = sorted(list(_EXPORTS) + ["InputError", "MeterPlan", "PlanResult", "VARIANTS", "plan"])
+__all__ = sorted(list(_EXPORTS) + ["InputError"])
 
 
 def __getattr__(name):

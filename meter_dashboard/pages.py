@@ -24,7 +24,9 @@ from pathlib import Path
 
 import panel as pn
 
+from .serving import DEFAULT_ADDRESS, DEFAULT_THREADS, SESSION_LIFETIME_MS, server_options
 from .views.style import HTML, Bar, esc
+from .workers import use_session_threads
 
 __all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "landing_items", "INDEX_TEMPLATE", "docs_html", "serve"]
 
@@ -182,21 +184,30 @@ def _docs_handler():
     return DocsHandler
 
 
-def serve(port: int = 5006, address: str | None = "127.0.0.1", show: bool = True, pages=None,
-          websocket_origin=None, **kwargs):
-    """Serve the pages (all available ones by default) and the landing page with one Bokeh server."""
+def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = True, pages=None,
+          websocket_origin=None, *, num_threads: int = DEFAULT_THREADS, num_procs: int = 1,
+          session_lifetime_ms: int = SESSION_LIFETIME_MS, extra_patterns=(), **kwargs):
+    """Serve the pages (all available ones by default) and the landing page with one Bokeh server.
+
+    Listens on ``address`` (this machine only by default); ``num_threads`` workers run the
+    sessions' events (:data:`~meter_dashboard.serving.DEFAULT_THREADS`, a
+    :class:`~meter_dashboard.workers.SessionExecutor`; 0 runs them on the event loop);
+    ``num_procs`` processes share the port (Bokeh's ``--num-procs``: a session lives in the
+    process its websocket reached).  ``extra_patterns``: Tornado routes added beside the
+    pages and ``/docs``.  The server settings are :func:`meter_dashboard.serving.server_options`;
+    other keyword arguments go to ``pn.serve``.
+    """
     names = pages or available_pages()
     apps = {name: (lambda n=name: build(n)) for name in names}
-    host = address if address not in (None, "", "0.0.0.0", "::") else "localhost"
-    origins = websocket_origin or [f"{host}:{port}", f"localhost:{port}", f"127.0.0.1:{port}"]
+    use_session_threads(num_threads)
+    options = server_options(port, address, websocket_origin=websocket_origin, num_procs=num_procs,
+                             session_lifetime_ms=session_lifetime_ms,
+                             extra_patterns=[(r"/docs", _docs_handler()), *extra_patterns])
+    options.update(kwargs)
     return pn.serve(
         apps,
-        port=port,
-        address=address,
         show=show,
         title={name: f"{SITE_TITLE} · {PAGES[name].title}" for name in names},
-        websocket_origin=origins,
         index=str(INDEX_TEMPLATE),
-        extra_patterns=[(r"/docs", _docs_handler())] + list(kwargs.pop("extra_patterns", [])),
-        **kwargs,
+        **options,
     )

@@ -27,6 +27,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import log_ndtr, ndtri
 
+from ._binomial_concave import concave_max, middle, peak_segments
 from ._numeric import log_binom_cdf, log_binom_sf
 
 __all__ = ["log_tail_maxima", "increment_signs", "refined_signs", "box_signs"]
@@ -35,6 +36,9 @@ _TOL = 1e-9  # a certified sign needs this margin (the closed forms are exact to
 _BRUTE_FORCE = 256  # an n with at most this many candidates is evaluated in full
 _PIECES = 8  # pieces of the refined chord/tangent bracket (ambiguity shrinks as 1/pieces^2)
 _BOX_ROUNDS = 14
+_BLOCK = 16_384  # n per batch (memory stays a few MiB)
+_BRUTE_WINDOW = 16_384  # uncertified windows up to this many candidates are evaluated in full
+_CHUNK = 1 << 20  # candidates per vectorized evaluation
 
 
 def _lem(x):
@@ -295,14 +299,24 @@ def _log_normal_isf(log_q):
 
 
 # --------------------------------------------------------------------------- the batch
-def _floor_times(n: int, x: Fraction) -> int:
-    """``floor(n x)`` exactly, in integers (cheaper than Fraction arithmetic)."""
-    return (n * x.numerator) // x.denominator
+_EXACT = 2**53  # integers below this are exact as floats (and their quotients correctly rounded)
 
 
-def _ceil_times(n: int, x: Fraction) -> int:
-    return -((-n * x.numerator) // x.denominator)
+def _times(ns: np.ndarray, x: Fraction, ceil: bool) -> np.ndarray:
+    """``floor(n x)`` or ``ceil(n x)`` exactly for an int64 array of n (Python ints if int64 could overflow)."""
+    num, den = x.numerator, x.denominator
+    if ns.size and int(ns.max()) * max(abs(num), den) < 2**62:
+        prod = ns * num
+        return -((-prod) // den) if ceil else prod // den
+    out = [(-((-int(n) * num) // den)) if ceil else (int(n) * num) // den for n in ns.tolist()]
+    return np.array(out, dtype=np.int64)
 
+
+def _quotients(tops: np.ndarray, bottoms: np.ndarray, top_ints, bottom_ints) -> np.ndarray:
+    """``top / bottom`` correctly rounded: in floats when both are exact, else from Python ints."""
+    if tops.size == 0 or (np.abs(tops).max() < _EXACT and bottoms.max() < _EXACT):
+        return tops.astype(float) / bottoms.astype(float)
+    return np.array([t / b for t, b in zip(top_ints(), bottom_ints())])
 
 
 class _Batch:
@@ -311,33 +325,34 @@ class _Batch:
     def __init__(self, ns, eps: Fraction, a: Fraction | None, sides: str):
         self.eps, self.a, self.sides = eps, a, sides
         self.use_l = sides == "two-sided"
-        rows = []  # (batch index, n, first j, last j)
-        self.n = np.asarray(ns, dtype=np.int64)
+        n = self.n = np.asarray(ns, dtype=np.int64)
         num, den = eps.numerator, eps.denominator
-        cs = [-((-2 * n * num) // den) for n in ns]  # ceil(2 n eps), exactly
-        self.c = np.array(cs, dtype=np.int64)
-        self.n_eps = np.array([(n * num) / den for n in ns])  # correctly rounded
-        self.eta = np.array([((c - 1) * den - n * num) / (n * den) for n, c in zip(ns, cs)])
-        for i, n in enumerate(int(x) for x in ns):
-            lo, hi = _ceil_times(n, eps), n
-            if a is None:
-                ranges = [(lo, hi)]
-            else:
-                r1 = (lo, min(hi, _floor_times(n, a + eps)))
-                r2 = (max(lo, _ceil_times(n, 1 - a + eps)), hi)
-                ranges = {"two-sided": [r1, r2], "upper": [r1], "lower": [r2]}[sides]
-            rows += [(i, n, x, y) for x, y in ranges if x <= y]
-        self.r_idx = np.array([r[0] for r in rows], dtype=np.int64)
-        self.r_lo = np.array([r[2] for r in rows], dtype=np.int64)
-        self.r_hi = np.array([r[3] for r in rows], dtype=np.int64)
-        self.best = np.full(len(ns), -np.inf)
+        self.c = _times(n, 2 * eps, ceil=True)
+        small = n.size == 0 or int(n.max()) * max(num, den) < 2**62
+        prod = n * num if small else None
+        self.n_eps = _quotients(prod if small else np.full(n.size, _EXACT, dtype=np.int64), np.full(n.size, den),
+                                lambda: [int(v) * num for v in n.tolist()], lambda: [den] * n.size)
+        gap = (self.c - 1) * den - prod if small else np.full(n.size, _EXACT, dtype=np.int64)
+        self.eta = _quotients(gap, n * den if small else gap,
+                              lambda: [(int(c) - 1) * den - int(v) * num for c, v in zip(self.c.tolist(), n.tolist())],
+                              lambda: [int(v) * den for v in n.tolist()])
+        lo, idx = _times(n, eps, ceil=True), np.arange(n.size, dtype=np.int64)
+        if a is None:
+            ranges = [(lo, n)]
+        else:
+            r1 = (lo, np.minimum(n, _times(n, a + eps, ceil=False)))
+            r2 = (np.maximum(lo, _times(n, 1 - a + eps, ceil=True)), n)
+            ranges = {"two-sided": [r1, r2], "upper": [r1], "lower": [r2]}[sides]
+        keep = [x <= y for x, y in ranges]
+        self.r_idx = np.concatenate([idx[k] for k in keep])
+        self.r_lo = np.concatenate([x[k] for (x, _), k in zip(ranges, keep)])
+        self.r_hi = np.concatenate([y[k] for (_, y), k in zip(ranges, keep)])
+        self.best = np.full(n.size, -np.inf)
         if a is not None and sides != "lower":  # p = a itself, with its own thresholds
-            up, down = a + eps, a - eps
-            ku = np.array([_ceil_times(int(n), up) for n in ns], dtype=float)
-            kl = np.array([_floor_times(int(n), down) for n in ns], dtype=float)
-            nf = self.n.astype(float)
-            log_u = log_binom_sf(ku, nf, float(a))
-            log_l = log_binom_cdf(kl, nf, float(a)) if self.use_l else np.full(len(ns), -np.inf)
+            nf = n.astype(float)
+            log_u = log_binom_sf(_times(n, a + eps, ceil=True).astype(float), nf, float(a))
+            log_l = (log_binom_cdf(_times(n, a - eps, ceil=False).astype(float), nf, float(a)) if self.use_l
+                     else np.full(n.size, -np.inf))
             self.best = np.logaddexp(log_u, log_l)
 
     def p(self, idx, j):
@@ -380,16 +395,15 @@ class _Batch:
         return out
 
 
-def _seeds(batch: _Batch):
+def _seeds(batch: _Batch, rows=None):
     """Candidates near the likely maximum: j near p = 1/2 - eps/2, 1/2, 1/2 + eps/2 (clipped to each range)."""
-    rows, js = [], []
+    rows = np.arange(batch.r_idx.size) if rows is None else rows
+    i = batch.r_idx[rows]
     e = float(batch.eps)
-    for r, (i, lo, hi) in enumerate(zip(batch.r_idx.tolist(), batch.r_lo.tolist(), batch.r_hi.tolist())):
-        n, ne = int(batch.n[i]), float(batch.n_eps[i])
-        cands = {min(max(int(round(n * p + ne)), lo), hi) for p in (0.5 - e / 2, 0.5, 0.5 + e / 2)}
-        rows += [i] * len(cands)
-        js += sorted(cands)
-    return np.array(rows, dtype=np.int64), np.array(js, dtype=np.int64)
+    n, ne = batch.n[i].astype(float), batch.n_eps[i]
+    js = [np.clip(np.round(n * p + ne), batch.r_lo[rows], batch.r_hi[rows]) for p in (0.5 - e / 2, 0.5, 0.5 + e / 2)]
+    key = _unique(np.concatenate([i * (1 << 40) + j.astype(np.int64) for j in js]))
+    return key >> 40, key & ((1 << 40) - 1)
 
 
 def _windows(batch: _Batch):
@@ -407,6 +421,7 @@ def _windows(batch: _Batch):
     for shift, upper in shifts:
         lo, hi = _sublevel(shift, level, p_lo, p_hi)
         inapplicable = (shift <= 0) if upper else (shift >= 0)  # n eps < 1: the bound says nothing
+        none = none & ~inapplicable  # ... and may exceed 1/2
         lo, hi = np.where(inapplicable, p_lo, lo), np.where(inapplicable, p_hi, hi)
         real = lo <= hi
         lo_p = np.where(real, np.minimum(lo_p, lo), lo_p)
@@ -577,55 +592,98 @@ def _branch_and_bound(batch: _Batch, row, a, b, kind) -> None:
         ub, lb = np.concatenate([um, ub]), np.concatenate([lm, lb])
 
 
-def _brute_force(batch: _Batch, rows) -> None:
-    size = batch.r_hi[rows] - batch.r_lo[rows] + 1
-    row = np.repeat(rows, size)
-    j = np.repeat(batch.r_lo[rows], size) + (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size))
-    batch.evaluate(batch.r_idx[row], j)
+def _brute_force(batch: _Batch, rows, first=None, last=None) -> None:
+    """Evaluate every candidate of the rows (of their windows ``first..last`` if given), in chunks."""
+    first = batch.r_lo[rows] if first is None else first
+    last = batch.r_hi[rows] if last is None else last
+    size = np.maximum(last - first + 1, 0)
+    ends = np.cumsum(size)
+    start = 0
+    while start < rows.size:
+        stop = max(int(np.searchsorted(ends, ends[start] - size[start] + _CHUNK, side="right")), start + 1)
+        part = slice(start, stop)
+        row = np.repeat(rows[part], size[part])
+        j = np.repeat(first[part], size[part]) + (np.arange(size[part].sum()) - np.repeat(
+            np.cumsum(size[part]) - size[part], size[part]))
+        batch.evaluate(batch.r_idx[row], j)
+        start = stop
 
 
 def log_tail_maxima(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
     """``log F(n, eps)`` for every n of ``ns`` (validated inputs; see ``binomial.log_tail_factor``).
 
-    n of similar size share the certification of monotone stretches, so pass bands of
-    neighbouring n together; very different n are split into groups automatically.
+    Every n is settled by the certificates of :mod:`._binomial_concave` (a few tail
+    evaluations each, all n at once) or, where they do not apply, by branch and bound on
+    groups of similar n (which share the certification of monotone stretches).
     """
     ns = np.asarray(ns, dtype=np.int64)
     out = np.empty(ns.size)
-    order = np.argsort(ns)
-    start = 0
-    while start < ns.size:  # groups with n_max <= 1.02 n_min
-        stop = start + 1
-        while stop < ns.size and ns[order[stop]] <= 1.02 * ns[order[start]]:
-            stop += 1
-        group = order[start:stop]
-        out[group] = _group_maxima(ns[group], eps, a, sides)
-        start = stop
+    for start in range(0, ns.size, _BLOCK):
+        part = ns[start:start + _BLOCK]
+        out[start:start + part.size] = _block_maxima(part, eps, a, sides)
     return out
 
 
-def _group_maxima(ns, eps, a, sides) -> np.ndarray:
-    batch = _Batch(ns.tolist(), eps, a, sides)
+def _block_maxima(ns, eps, a, sides) -> np.ndarray:
+    batch = _Batch(ns, eps, a, sides)
     sizes = batch.r_hi - batch.r_lo + 1
     per_n = np.bincount(batch.r_idx, weights=sizes, minlength=ns.size)
     small = per_n[batch.r_idx] <= _BRUTE_FORCE
     if np.any(small):
         _brute_force(batch, np.flatnonzero(small))
-    big = ~small
-    if np.any(big):
-        batch.evaluate(*_seeds_of(batch, big))
-        first, last = _windows(batch)
-        first, last = np.where(big, first, 1), np.where(big, last, 0)
-        if np.any(first <= last):
-            classes = _Classes(batch, first, last)
-            _branch_and_bound(batch, *classes.segments(first, last))
+    if np.all(small):
+        return batch.best
+    batch.evaluate(*_seeds(batch, np.flatnonzero(~small)))
+    first, last = _windows(batch)
+    rows = np.flatnonzero(~small & (first <= last))
+    trend = _monotone(batch, rows, first[rows], last[rows])
+    ends = np.where(trend > 0, last[rows], first[rows])
+    batch.evaluate(batch.r_idx[rows[trend != 0]], ends[trend != 0])
+    rows = rows[trend == 0]
+    ja, jb, runs, ok, flat = middle(batch, rows, first[rows], last[rows])
+    concave_max(batch, batch.r_idx[rows[flat]], ja[flat], jb[flat], (ja[flat] + jb[flat]) // 2)
+    peaks = ok & ~flat
+    usable, segments = peak_segments(batch, rows[peaks], ja[peaks], jb[peaks], tuple(r[peaks] for r in runs))
+    if segments[0].size:
+        _branch_and_bound(batch, *segments)
+    settled = flat.copy()
+    settled[np.flatnonzero(peaks)[usable]] = True
+    rest = rows[~settled]
+    narrow = last[rest] - first[rest] < _BRUTE_WINDOW  # cheaper to evaluate them all than to certify
+    _brute_force(batch, rest[narrow], first[rest[narrow]], last[rest[narrow]])
+    hard = np.unique(batch.r_idx[rest[~narrow]])
+    if hard.size:  # branch and bound over certified runs, in groups with n_max <= 1.02 n_min
+        order = hard[np.argsort(ns[hard])]
+        start = 0
+        while start < order.size:
+            stop = int(np.searchsorted(ns[order], 1.02 * ns[order[start]], side="right"))
+            group = order[start:stop]
+            batch.best[group] = np.maximum(batch.best[group], _hard_maxima(ns[group], eps, a, sides))
+            start = stop
     return batch.best
 
 
-def _seeds_of(batch: _Batch, rows_mask):
-    idx, j = _seeds(batch)
-    keep = np.isin(idx, batch.r_idx[rows_mask])
-    return idx[keep], j[keep]
+def _monotone(batch, rows, first, last):
+    """+1 where both tails certainly rise over the whole window (G peaks at ``last``), -1 where
+    both fall (at ``first``), 0 otherwise: one interval bound per row (:func:`box_signs`)."""
+    idx = batch.r_idx[rows]
+    h = 1.0 / batch.n[idx]
+    up_u, down_u, up_l, down_l = box_signs(batch.p(idx, first), batch.p(idx, np.maximum(last - 1, first)), h, h,
+                                           float(batch.eps), batch.eta[idx], batch.eta[idx])
+    if not batch.use_l:
+        up_l = down_l = np.ones(idx.size, dtype=bool)
+    return np.where(up_u & up_l, 1, np.where(down_u & down_l, -1, 0))
+
+
+def _hard_maxima(ns, eps, a, sides) -> np.ndarray:
+    """Branch and bound over the certified monotone runs (the general case)."""
+    batch = _Batch(ns, eps, a, sides)
+    batch.evaluate(*_seeds(batch))
+    first, last = _windows(batch)
+    if np.any(first <= last):
+        classes = _Classes(batch, first, last)
+        _branch_and_bound(batch, *classes.segments(first, last))
+    return batch.best
 
 
 def log_tail_lower(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
@@ -634,6 +692,6 @@ def log_tail_lower(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndar
     Exact values at real candidates (p near 1/2 -+ eps/2, the range ends near ``a``, and
     ``p = a``), so a union bound that already exceeds delta with them certainly fails.
     """
-    batch = _Batch(np.asarray(ns, dtype=np.int64).tolist(), eps, a, sides)
+    batch = _Batch(np.asarray(ns, dtype=np.int64), eps, a, sides)
     batch.evaluate(*_seeds(batch))
     return batch.best

@@ -130,15 +130,21 @@ def _check_epsilon(epsilon) -> Fraction:
     return eps
 
 
-def _check_rate(max_error_rate) -> Fraction | None:
-    """``None`` (no range) or an exact ``a`` in (0, 1); ``a >= 1/2`` is the unrestricted case."""
+def _check_rate(max_error_rate, sides: str) -> Fraction | None:
+    """``None`` (no range) or an exact ``a`` in (0, 1).
+
+    Two-sided, ``a >= 1/2`` is the unrestricted case (the failure probability is symmetric
+    under ``p <-> 1 - p``, so its supremum over [0, 1/2] is the one over [0, 1]).  One-sided
+    events have no such symmetry: the lower tail peaks near ``p = (1 + eps)/2`` and, for
+    ``n eps < 1``, the upper one at ``p = 1 - eps``, so every ``a < 1`` restricts them.
+    """
     if max_error_rate is None:
         return None
     a = exact_decimal("max_error_rate", max_error_rate)
     if not 0 < a < 1:
         raise InputError("max_error_rate", "in (0, 1) (the largest true error rate any model can have)",
                          float(a))
-    return None if a >= Fraction(1, 2) else a
+    return None if a >= Fraction(1, 2) and sides == "two-sided" else a
 
 
 # --------------------------------------------------------------------------- exact factors
@@ -178,7 +184,7 @@ def log_tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
         The tolerance, in (0, 1), taken as the exact decimal it is written as.
     max_error_rate : float, str or Fraction, optional
         ``a``: the supremum runs over true error rates ``p`` in ``[0, a]`` only (every
-        model the team could submit errs at most ``a``).  ``a >= 1/2`` changes nothing.
+        model the team could submit errs at most ``a``).  Two-sided, ``a >= 1/2`` changes nothing.
     sides : {'two-sided', 'upper', 'lower'}
         The failure event: ``|X/n - p| >= eps`` (the meter's), ``X/n - p >= eps`` or
         ``p - X/n >= eps``.
@@ -198,7 +204,8 @@ def log_tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
     >>> round(math.exp(log_tail_factor(16_651, 0.01)), 6)  # below 0.01: one model, delta = 0.01
     0.009862
     """
-    eps, a, sides = _check_epsilon(epsilon), _check_rate(max_error_rate), _check_sides(sides)
+    eps, sides = _check_epsilon(epsilon), _check_sides(sides)
+    a = _check_rate(max_error_rate, sides)
     arr = np.asarray(n)
     if arr.ndim == 0:
         return float(_factors([check_int("labels", n, minimum=1)], eps, a, sides)[0])
@@ -287,7 +294,8 @@ def log_tail_envelope(n, epsilon, max_error_rate=None, sides: str = "two-sided")
     envelope falls as n grows; it is also capped by Hoeffding's factor.  It certifies every
     n beyond a point at once (:func:`smallest_labels`).
     """
-    eps, a, sides = _check_epsilon(epsilon), _check_rate(max_error_rate), _check_sides(sides)
+    eps, sides = _check_epsilon(epsilon), _check_sides(sides)
+    a = _check_rate(max_error_rate, sides)
     arr = np.asarray(n)
     ns = np.array([check_int("labels", v, minimum=1) for v in np.atleast_1d(arr).ravel().tolist()])
     out = _log_envelope(ns, eps, a, sides)
@@ -309,7 +317,8 @@ def _prepare_union(log_counts, epsilon, max_error_rate, sides):
     for lg, e in zip(logs.tolist(), eps):
         merged[e] = np.logaddexp(merged.get(e, -np.inf), lg)
     eps = list(merged)
-    return np.array([merged[e] for e in eps], dtype=float), eps, _check_rate(max_error_rate), _check_sides(sides)
+    sides = _check_sides(sides)
+    return np.array([merged[e] for e in eps], dtype=float), eps, _check_rate(max_error_rate, sides), sides
 
 
 def log_failure(n, log_counts, epsilon, max_error_rate=None, sides: str = "two-sided") -> float:

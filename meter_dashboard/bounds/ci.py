@@ -49,11 +49,12 @@ import math
 
 import numpy as np
 
-from .._validation import InputError
+from .._validation import InputError, raw
 
 __all__ = [
     "ADAPTIVITIES",
     "MODES",
+    "MAX_LABELS",
     "log_histories",
     "hoeffding_bound",
     "hoeffding_labels",
@@ -64,12 +65,25 @@ __all__ = [
     "bennett_labels",
     "active_labels",
     "variable_labels",
+    "BOUNDS",
+    "MAX_EXACT_LABELS",
+    "binomial_labels",
 ]
+
+#: The per-estimate factor of every count: Hoeffding's (the paper's) or the exact binomial tail.
+BOUNDS = ("hoeffding", "binomial")
+#: The exact binomial count is searched only where Hoeffding's count is at most this many labels
+#: (beyond, the exact search takes minutes); larger settings are refused for the binomial bound.
+MAX_EXACT_LABELS = 10_000_000
 
 #: Adaptivity flags of an ease.ml/ci script (Section 2.2).
 ADAPTIVITIES = ("none", "full", "firstChange")
 #: How an Unknown clause maps to a signal (Appendix A.2).
 MODES = ("fp-free", "fn-free")
+
+#: The largest count returned: beyond 2**53 a float no longer holds every integer, so the
+#: smallest n could not be told from its neighbours.  Larger counts are refused, never printed wrong.
+MAX_LABELS = 2**53
 
 _LOG2 = math.log(2.0)
 
@@ -98,6 +112,10 @@ def log_histories(adaptivity: str, steps):
     Returns
     -------
     float or ndarray
+
+    References
+    ----------
+    Renggli et al. 2019, Sections 3.2 (none), 3.3 (full: 2**H histories), 3.4 (firstChange).
     """
     _check_adaptivity(adaptivity)
     h = np.asarray(steps, dtype=float)
@@ -113,6 +131,11 @@ def clause_log_count(adaptivity: str, steps, clauses: int, terms):
     ``clauses`` is k (delta is split across the clauses of the conjunction) and ``terms``
     is m (the estimates in the clause's sum; the paper's binary rule 2 gives delta/2 to
     each side of ``EXP1 + EXP2``; for m terms the union bound gives delta/m each).
+
+    References
+    ----------
+    Renggli et al. 2019, Section 3.1 (rules 2 and 3 of the recursion) and Figure 2, whose every cell
+    it reproduces through :func:`hoeffding_labels`.
     """
     if clauses < 1:
         raise InputError("clauses", "a whole number >= 1", clauses)
@@ -141,10 +164,17 @@ def _smallest(log_count, rate, log_delta):
 
     One exponential term, so the real root ``(log_count - log_delta) / rate`` is closed form;
     the integer is then made exact (n satisfies the strict inequality, n - 1 does not).
+    A root above :data:`MAX_LABELS` raises :class:`InputError` (parameter ``labels``).
     """
     a, r, t = np.broadcast_arrays(np.asarray(log_count, dtype=float), np.asarray(rate, dtype=float),
                                   np.asarray(log_delta, dtype=float))
-    n = np.maximum(np.floor((a - t) / r) + 1.0, 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        real = (a - t) / r
+    if not np.all(real <= MAX_LABELS):  # also catches inf and NaN
+        worst = np.nanmax(np.where(np.isnan(real), np.inf, real))
+        raise InputError("labels", f"at most {MAX_LABELS:,} (the count these settings need is not exact beyond)",
+                         raw(f"{worst:.3g} labels needed"))
+    n = np.maximum(np.floor(real) + 1.0, 0.0)
     for _ in range(8):  # rounding can misplace the floor by one label at most; loop for safety
         too_small = a - r * n >= t
         too_big = (n >= 1) & (a - r * (n - 1.0) < t)
@@ -168,6 +198,10 @@ def hoeffding_bound(weight, epsilon, delta, log_count=0.0):
     single-variable estimator ``n(v, r, eps, delta) = -r**2 ln(delta) / (2 eps**2)``
     (Section 3.1); ``log_count = log(S k m)`` (:func:`clause_log_count`) gives a clause
     of a condition under an adaptivity.
+
+    References
+    ----------
+    Renggli et al. 2019, Section 3.1 (the single-variable estimator and its recursion).
     """
     w = _as_positive("weight", weight)
     eps = _as_positive("epsilon", epsilon)
@@ -192,6 +226,10 @@ def hoeffding_labels(weight, epsilon, delta, log_count=0.0):
     -------
     int or ndarray of int64
 
+    References
+    ----------
+    Renggli et al. 2019, Section 3.1 and Figure 2.
+
     Examples
     --------
     Figure 2, F1 (``n > c +/- 0.05``), reliability 0.9999, full adaptivity, H = 32:
@@ -209,13 +247,22 @@ def variable_labels(value_range, epsilon, delta):
 
     >>> variable_labels(1.0, 0.01, 1e-4)  # "more than 46K labels" (Section 1)
     46052
+
+    References
+    ----------
+    Renggli et al. 2019, Section 3.1 (n(v, r, eps, delta)) and Section 1 ("more than 46K labels").
     """
     return hoeffding_labels(value_range, epsilon, delta, 0.0)
 
 
 # --------------------------------------------------------------------------- Bennett
 def bennett_h(u):
-    """``h(u) = (1 + u) ln(1 + u) - u`` (Proposition 1), accurate for small u."""
+    """``h(u) = (1 + u) ln(1 + u) - u`` (Proposition 1), accurate for small u.
+
+    References
+    ----------
+    Renggli et al. 2019, Proposition 1 (Bennett's inequality).
+    """
     u = np.asarray(u, dtype=float)
     with np.errstate(invalid="ignore"):
         # (1+u) log1p(u) - u loses digits for tiny u; use the series there.
@@ -226,7 +273,12 @@ def bennett_h(u):
 
 
 def bennett_rate(epsilon, p):
-    """``p h(eps / p)``: the exponent per example of Bennett's bound for |X| <= 1, E[X^2] <= p."""
+    """``p h(eps / p)``: the exponent per example of Bennett's bound for |X| <= 1, E[X^2] <= p.
+
+    References
+    ----------
+    Renggli et al. 2019, Proposition 1 and Section 4.1.1.
+    """
     eps = _as_positive("epsilon", epsilon)
     p = np.asarray(p, dtype=float)
     if np.any(~((p > 0) & (p <= 1))):
@@ -235,7 +287,12 @@ def bennett_rate(epsilon, p):
 
 
 def bennett_bound(epsilon, p, delta, log_count=0.0):
-    """Real-valued ``(ln 2 + log_count - ln delta) / (p h(eps / p))`` (Section 4.1.1)."""
+    """Real-valued ``(ln 2 + log_count - ln delta) / (p h(eps / p))`` (Section 4.1.1).
+
+    References
+    ----------
+    Renggli et al. 2019, Section 4.1.1.
+    """
     return _result((_LOG2 + np.asarray(log_count, dtype=float) - _log_delta(delta)) / bennett_rate(epsilon, p))
 
 
@@ -253,6 +310,10 @@ def bennett_labels(epsilon, p, delta, log_count=0.0):
         the other half, Section 4.1.1).
     log_count : float or array_like
         ``log S`` plus the log of the number of clauses sharing ``delta``.
+
+    References
+    ----------
+    Renggli et al. 2019, Proposition 1 and Section 4.1.1 (Pattern 1, hierarchical testing).
 
     Examples
     --------
@@ -272,8 +333,75 @@ def active_labels(p, n):
 
     Only the examples where the new and old models disagree (at most a fraction p of
     the n test examples) need labels to estimate ``n - o``.
+
+    References
+    ----------
+    Renggli et al. 2019, Section 4.1.2 (active labeling).
     """
     p = np.asarray(p, dtype=float)
     n = np.asarray(n, dtype=float)
     out = np.ceil(np.round(p * n, 9)).astype(np.int64)
     return int(out) if out.ndim == 0 else out
+
+
+# --------------------------------------------------------------------------- exact binomial tail
+def binomial_labels(epsilon, delta, log_count=0.0) -> int:
+    """Smallest n from which on every n' satisfies ``exp(log_count) F(n', eps) < delta`` (exact binomial).
+
+    ``F(n, eps) = sup_p P(X/n - p >= eps)`` with ``X ~ Binomial(n, p)``: the exact worst-case
+    chance that one estimate (a fraction of n labelled examples: n, o or d) exceeds its true
+    value by its share ``eps`` of a clause's tolerance, on the side that would flip the
+    decision.  It replaces the one-sided Hoeffding factor ``exp(-2 n eps**2)`` of
+    :func:`hoeffding_labels` (the same union bound over ``exp(log_count)`` events) and is
+    never larger, so the count is never larger either.  ``F`` is not monotone in n (a
+    sawtooth); the count is the smallest n such that *every* larger test set satisfies the
+    inequality (:func:`meter_dashboard.bounds.binomial.smallest_labels`).
+
+    Parameters
+    ----------
+    epsilon : float, str or Fraction
+        The estimate's tolerance share ``eps / W``, taken as the exact number it is (a
+        :class:`~fractions.Fraction` such as 0.01/3 stays exact).
+    delta : float
+        The failure probability to share out, in (0, 1).
+    log_count : float
+        ``log(S k m)`` (:func:`clause_log_count`).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InputError
+        ``bound`` when Hoeffding's count for the same settings exceeds
+        :data:`MAX_EXACT_LABELS` (the exact search would take minutes).
+
+    References
+    ----------
+    Renggli et al. 2019, Section 4.3 ("tight numerical bounds", following Langford 2005)
+    and Section 3.1 (the estimator it tightens).
+
+    Examples
+    --------
+    Figure 2, F1 (``n > c +/- 0.05``), reliability 0.9999, full adaptivity, H = 32
+    (Hoeffding: 6,279):
+
+    >>> binomial_labels(0.05, 1e-4, clause_log_count("full", 32, 1, 1))
+    5704
+    """
+    from fractions import Fraction
+
+    from . import binomial  # scipy: loaded only when the exact bound is asked for
+
+    eps = epsilon if isinstance(epsilon, Fraction) else binomial.exact_decimal("epsilon", epsilon)
+    if eps <= 0:
+        raise InputError("epsilon", "> 0", float(eps))
+    hoeffding = hoeffding_labels(1.0, float(eps), delta, log_count)
+    if eps >= 1:  # X/n - p >= 1 cannot happen: every n >= 1 satisfies the inequality
+        return 1
+    if hoeffding > MAX_EXACT_LABELS:
+        raise InputError("bound", f"hoeffding for settings that need more than {MAX_EXACT_LABELS:,} labels (the "
+                         "exact binomial search would take minutes)", raw(f"binomial, where Hoeffding needs "
+                                                                          f"{hoeffding:,}"))
+    return int(binomial.smallest_labels([float(log_count)], [eps], float(delta), sides="upper"))

@@ -23,14 +23,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import gammaln, ndtri, xlog1py, xlogy
 
-from .._validation import InputError, check_int, check_probability
+from .._validation import InputError, check_int, check_probability, raw
 
 __all__ = [
     "CONCLUSIONS",
+    "MAX_RUNS",
+    "MAX_RESAMPLES",
     "p_a_gt_b",
     "bootstrap_distribution",
+    "bootstrap_counts",
+    "quantiles_from_counts",
     "bootstrap_ci",
     "decide",
     "noether_runs",
@@ -42,6 +46,17 @@ __all__ = [
 
 #: The three conclusions of Appendix C.6, in order of strength.
 CONCLUSIONS = ("not_significant", "significant_not_meaningful", "significant_and_meaningful")
+
+#: The largest number of runs Noether's rule reports; a gamma so close to 0.5 that more
+#: would be needed is refused (a count is exact or not shown).
+MAX_RUNS = 10**15
+
+#: The most bootstrap resamples drawn at once (the counts are drawn, not the replicates).
+MAX_RESAMPLES = 10**9
+
+#: Win counts further than this many standard deviations from the mean have probability
+#: below 1e-300 under Binomial(N, p): the bootstrap leaves them out.
+_TAIL_SDS = 40.0
 
 
 def check_gamma(gamma) -> float:
@@ -111,16 +126,85 @@ def bootstrap_distribution(a, b, resamples: int = 10_000, seed: int = 0) -> np.n
     return rng.binomial(n, wins / n, size=k) / n
 
 
+def _binomial_window(runs: int, wins: int) -> tuple[int, np.ndarray]:
+    """(first win count, probabilities) of Binomial(N, wins/N) over the counts that can occur (>= 1e-300)."""
+    p = wins / runs
+    sd = math.sqrt(runs * p * (1.0 - p))
+    lo = max(0, int(math.floor(runs * p - _TAIL_SDS * sd - 1)))
+    hi = min(runs, int(math.ceil(runs * p + _TAIL_SDS * sd + 1)))
+    k = np.arange(lo, hi + 1, dtype=float)
+    log_pmf = (gammaln(runs + 1.0) - gammaln(k + 1.0) - gammaln(runs - k + 1.0) + xlogy(k, p)
+               + xlog1py(runs - k, -p))
+    pmf = np.exp(log_pmf - log_pmf.max())
+    return lo, pmf / pmf.sum()
+
+
+def bootstrap_counts(wins: int, runs: int, resamples: int = 10_000, seed: int = 0) -> np.ndarray:
+    """How many of K bootstrap replicates of P(A>B) have each win count 0..N (Appendix C.5 [1]_).
+
+    Each replicate resamples the N pairs with replacement; a resampled pair is a win
+    with probability p = wins/N, so a replicate's win count is Binomial(N, p) and the
+    K replicates' histogram is Multinomial(K, Binomial(N, p) probabilities), which is
+    what is drawn: one multinomial draw over the possible win counts instead of K
+    replicates, so the cost does not grow with K.  (Counts further than 40 standard
+    deviations from Np have probability below 1e-300 and are left at zero.)
+
+    Parameters
+    ----------
+    wins : int
+        Pairs in which A beats B.
+    runs : int
+        N >= 1, the number of pairs.
+    resamples : int
+        K in [1, :data:`MAX_RESAMPLES`].
+    seed : int
+        Seed of numpy's PCG64 generator.
+
+    Returns
+    -------
+    ndarray of int64, shape (N + 1,)
+        ``counts[w]`` replicates have P(A>B) = w/N; they sum to K.
+    """
+    runs = check_int("runs", runs, minimum=1)
+    wins = check_int("wins", wins, minimum=0, maximum=runs)
+    k = check_int("resamples", resamples, minimum=1, maximum=MAX_RESAMPLES)
+    seed = check_int("seed", seed, minimum=0)
+    counts = np.zeros(runs + 1, dtype=np.int64)
+    lo, pmf = _binomial_window(runs, wins)
+    counts[lo:lo + pmf.size] = np.random.default_rng(seed).multinomial(k, pmf)
+    return counts
+
+
+def quantiles_from_counts(counts, quantiles) -> np.ndarray:
+    """Quantiles of the sample that has ``counts[w]`` copies of ``w / N`` (N = len(counts) - 1).
+
+    The same definition as ``np.quantile(sample, q)`` (linear interpolation between the
+    order statistics at positions (K - 1) q), computed from the counts without building
+    the K values.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    runs = counts.size - 1
+    total = int(counts.sum())
+    cumulative = np.cumsum(counts)
+    position = (total - 1) * np.asarray(quantiles, dtype=float)
+    below = np.floor(position)
+    fraction = position - below
+    a = np.searchsorted(cumulative, below, side="right") / runs
+    b = np.searchsorted(cumulative, np.minimum(below + 1, total - 1), side="right") / runs
+    return np.where(fraction >= 0.5, b - (b - a) * (1.0 - fraction), a + (b - a) * fraction)
+
+
 def bootstrap_ci(a, b, alpha: float = 0.05, resamples: int = 10_000, seed: int = 0) -> tuple[float, float]:
     """The percentile-bootstrap confidence interval of P(A>B) at level 1 - alpha.
 
-    The alpha/2 and 1 - alpha/2 percentiles of :func:`bootstrap_distribution`
-    (Appendix C.5 [1]_; numpy's default linear interpolation between order
-    statistics).
+    The alpha/2 and 1 - alpha/2 percentiles of K bootstrap replicates (Appendix C.5 [1]_;
+    numpy's default linear interpolation between order statistics), from
+    :func:`bootstrap_counts`.
     """
     alpha = check_probability("alpha", alpha)
-    reps = bootstrap_distribution(a, b, resamples, seed)
-    lower, upper = np.quantile(reps, [alpha / 2.0, 1.0 - alpha / 2.0])
+    a, b = validate_runs(a, b)
+    counts = bootstrap_counts(int(np.sum(a > b)), a.size, resamples, seed)
+    lower, upper = quantiles_from_counts(counts, [alpha / 2.0, 1.0 - alpha / 2.0])
     return float(lower), float(upper)
 
 
@@ -166,7 +250,7 @@ def noether_real(alpha=0.05, beta=0.05, gamma=0.75):
         check_gamma(float(gamma))
     elif np.any(~((gamma > 0.5) & (gamma < 1))):
         raise InputError("gamma", "numbers in (0.5, 1)", gamma.tolist())
-    z = norm.isf(alpha) - norm.ppf(beta)  # Phi^{-1}(1 - alpha) - Phi^{-1}(beta), accurate in the tails
+    z = -ndtri(alpha) - ndtri(beta)  # Phi^{-1}(1 - alpha) - Phi^{-1}(beta), accurate in the tails
     return (z / (math.sqrt(6.0) * (0.5 - gamma))) ** 2
 
 
@@ -175,7 +259,9 @@ def noether_runs(alpha=0.05, beta=0.05, gamma=0.75):
 
     Appendix C.3 [1]_: ``N >= ((Phi^{-1}(1 - alpha) - Phi^{-1}(beta)) /
     (sqrt(6) (1/2 - gamma)))^2``.  A bound within 1e-9 (relative) above an integer
-    counts as that integer (binary rounding of the quantiles).  Broadcasts.
+    counts as that integer (binary rounding of the quantiles).  Broadcasts.  A gamma so
+    close to 0.5 that more than :data:`MAX_RUNS` runs would be needed is refused with an
+    :class:`InputError` naming gamma.
 
     Examples
     --------
@@ -183,6 +269,12 @@ def noether_runs(alpha=0.05, beta=0.05, gamma=0.75):
     29
     """
     real = np.asarray(noether_real(alpha, beta, gamma))
+    too_many = ~(real <= MAX_RUNS)
+    if np.any(too_many):
+        g = np.broadcast_to(np.asarray(gamma, dtype=float), real.shape)[too_many].ravel()[0]
+        r = real[too_many].ravel()[0]
+        raise InputError("gamma", f"far enough from 0.5 that the runs needed stay below {MAX_RUNS:.0e} "
+                         f"(this one would need about {r:.3g})", raw(repr(float(g))))
     n = np.ceil(real * (1.0 - 1e-9)).astype(np.int64)
     n = np.maximum(n, 1)
     return int(n) if n.ndim == 0 else n

@@ -39,6 +39,7 @@ import numpy as np
 from .._validation import InputError, check_int, check_non_decreasing, check_probability
 from . import binomial as _binomial
 from ._meter_exact import decimal_log_counts, exact_count, float_is_certain
+from .effort import labeling_hours  # re-exported: one implementation for every family
 from ._numeric import (
     log_binom,
     log_geometric_count,
@@ -683,17 +684,3 @@ def _largest_fitting(variant, fits, start):
         last_ok = int(np.flatnonzero(good)[-1])
         lo, hi = int(grid[last_ok]), int(grid[last_ok + 1])
     return lo
-
-
-def labeling_hours(n, seconds_per_label: float = 2.0, labelers: int = 1):
-    """Labeling effort: ``(labeler_hours, calendar_hours)`` for ``n`` labels.
-
-    ``labeler_hours = n * seconds_per_label / 3600`` is the work to pay for;
-    ``calendar_hours`` divides it among ``labelers`` working in parallel.  The ease.ml/ci
-    paper's working figure is 2 seconds per label (Renggli et al. 2019, Section 2.3).
-    """
-    if seconds_per_label <= 0 or not math.isfinite(seconds_per_label):
-        raise InputError("seconds_per_label", "a finite number > 0", seconds_per_label)
-    labelers = check_int("labelers", labelers, minimum=1)
-    work = np.asarray(n, dtype=float) * seconds_per_label / 3600.0
-    return work, work / labelers

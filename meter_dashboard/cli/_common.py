@@ -14,7 +14,7 @@ from typing import NoReturn
 
 import numpy as np
 
-from .._validation import InputError
+from .._validation import InputError, raw
 
 
 def add_format_option(parser: argparse.ArgumentParser) -> None:
@@ -91,10 +91,40 @@ def emit(args, payload: dict, text: str) -> None:
         sys.stdout.write(text.rstrip("\n") + "\n")
 
 
+def as_typed(exc: InputError, args, flags: dict) -> InputError:
+    """``exc`` naming the flag a person typed (``--step``) instead of the model's name (``step``).
+
+    ``flags`` maps model names to flags; the value echoed is the text typed for that flag.
+    Errors about other names are returned unchanged.
+    """
+    flag = flags.get(exc.parameter)
+    if flag is None:
+        return exc
+    typed = getattr(args, flag[2:].replace("-", "_"), None)
+    return InputError(flag, exc.rule, exc.got if typed is None else typed, location=exc.location)
+
+
+def file_or_example(args, positional: str, metavar: str, load_example, read):
+    """What ``metavar`` (the positional argument ``positional``) or ``--example NAME`` names, read.
+
+    Exactly one of the two must be given; an unknown example is refused naming ``--example``.
+    """
+    path = getattr(args, positional)
+    if (path is None) == (args.example is None):
+        raise InputError(metavar, "given, or --example NAME (exactly one of the two)",
+                         raw("both" if args.example is not None else "neither"))
+    if args.example is None:
+        return read(path)
+    try:
+        return load_example(args.example)
+    except InputError as exc:
+        raise InputError("--example", exc.rule, args.example) from None
+
+
 def fail(message: str, prog: str = "meter-dashboard") -> NoReturn:
     """One line on stderr, exit status 2 (the convention for bad input)."""
     sys.stderr.write(f"{prog}: error: {message}\n")
     raise SystemExit(2)
 
 
-__all__ = ["add_format_option", "dumps", "table", "emit", "fail", "InputError"]
+__all__ = ["add_format_option", "dumps", "table", "emit", "as_typed", "file_or_example", "fail", "InputError"]

@@ -4,26 +4,40 @@ No Panel import here (the CLI runs in CI pipelines).
 """
 from __future__ import annotations
 
+import argparse
 import math
 
 from .._validation import InputError, check_int, check_number, raw
 from ._common import add_format_option, emit, table
 
 METHOD_CHOICES = ("naive", "bonferroni", "weighted-bonferroni", "bonf-srgp", "fs-srgp", "pres-srgp")
+#: The largest T accepted (the same bound as ``meter_dashboard.bounds.srgp.MAX_STEPS``, checked in a test).
+MAX_STEPS = 10_000
 
-_FLAGS = {
-    "alpha": "--alpha",
-    "success_weight": "--success-weight",
-    "margin": "--margin",
-    "margin_step": "--margin-step",
-    "seed": "--seed",
-    "steps": "--steps",
-    "method": "--method",
-    "failure_threshold": "--failure-threshold",
-    "pres_share": "--pres-share",
-    "max_conditioning": "--max-conditioning",
-    "prespecified": "--prespecified",
-}
+#: the flags whose defaults are ApprovalSettings' parameters (argparse destinations = parameter names)
+_SETTINGS = ("alpha", "success_weight", "margin", "margin_step", "seed", "failure_threshold", "pres_share",
+             "pres_first_share", "max_conditioning")
+
+
+def _defaults() -> dict:
+    """The settings' defaults, read from the model the page and notebooks use (defined once there)."""
+    from ..models.approve import ApprovalSettings
+
+    return {name: ApprovalSettings.param[name].default for name in ApprovalSettings.SETTINGS}
+
+
+class _ModelDefaultsHelp(argparse.HelpFormatter):
+    """Names each setting's default in ``--help``, read from the model only when help is printed.
+
+    (Building the parser for any verb must not import the SRGP models: ``plan`` starts fast.)
+    """
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.dest in _SETTINGS:
+            value = _defaults()[action.dest]
+            text += f" (default {value:g})" if isinstance(value, float) else f" (default {value})"
+        return text
 
 
 def register(sub) -> None:
@@ -37,46 +51,46 @@ def register(sub) -> None:
             "per-example loss differences)? The family-wise rate of approving an unacceptable modification "
             "stays below --alpha for every procedure but 'naive'. TRACE.csv: header of names; one row per "
             "test example; first column the original model's per-example loss, then one column per "
-            "modification in the order tested."
+            "modification in the order tested. The defaults are the paper's (Section 3) and the /approve "
+            "page's."
         ),
         epilog="example: meter-dashboard approve trace.csv --method fs-srgp --alpha 0.1 --margin-step 0.01",
+        formatter_class=_ModelDefaultsHelp,
     )
     p.add_argument("trace", metavar="TRACE.csv", help="per-example losses: original model first, then modifications")
     p.add_argument("--method", default="bonf-srgp", metavar="{" + ",".join(METHOD_CHOICES) + "}",
                    help="the approval procedure (default bonf-srgp)")
-    p.add_argument("--alpha", default="0.1", help="family-wise error rate to control (default 0.1)")
-    p.add_argument("--success-weight", default="0.8",
+    p.add_argument("--alpha", help="family-wise error rate to control")
+    p.add_argument("--success-weight",
                    help="SRGP edge weight to the test right after an approval; later edges get this share of "
-                        "what is left (default 0.8)")
-    p.add_argument("--margin", default="0", help="delta_1: improvement in loss units to beat (default 0)")
-    p.add_argument("--margin-step", default="0", help="added to the margin after each approval (default 0)")
+                        "what is left")
+    p.add_argument("--margin", help="delta_1: improvement in loss units to beat")
+    p.add_argument("--margin-step",
+                   help="added to the margin after each approval (Eq. 7 of the paper, on the AUC; with 0 an "
+                        "equally good modification is approved again and again)")
     p.add_argument("--prespecified", default=None, metavar="PRES.csv",
                    help="the prespecified procedure's modifications, same shape as TRACE.csv (pres-srgp)")
-    p.add_argument("--seed", default="0", help="seed of the multivariate normal integration (default 0)")
+    p.add_argument("--seed", help="seed of the multivariate normal integration")
     p.add_argument("--steps", default=None,
-                   help="T, the number of tests planned (default: the number of modifications in the trace)")
-    p.add_argument("--failure-threshold", default="3",
+                   help="T, the number of tests planned (default: the number of modifications in the trace; "
+                        f"at most {MAX_STEPS:,})")
+    p.add_argument("--failure-threshold",
                    help="weighted-bonferroni: histories with at most this many denials share half of alpha")
-    p.add_argument("--pres-share", default="0.9", help="pres-srgp: share of alpha on the prespecified nodes")
-    p.add_argument("--max-conditioning", default="6",
-                   help="fs-srgp/pres-srgp: earlier tests each threshold conditions on, at most (default 6)")
+    p.add_argument("--pres-share", help="pres-srgp: share of alpha on the prespecified nodes")
+    p.add_argument("--pres-first-share", help="pres-srgp: the first prespecified node's share of that")
+    p.add_argument("--max-conditioning", help="fs-srgp/pres-srgp: earlier tests each threshold conditions on, at most")
     add_format_option(p)
     p.set_defaults(run=run)
 
 
-
-
-
-
-def _renamed(exc: InputError) -> InputError:
-    name = _FLAGS.get(exc.parameter, exc.parameter)
-    return InputError(name, exc.rule, exc.got, location=exc.location)
-
-
 def run(args) -> int:
-    from ..models import approve as _approve  # numpy/scipy/param only
     from ..bounds.srgp import METHOD_LABELS
+    from ..models import approve as approve_models  # numpy, scipy.special, param: no Panel, no scipy.stats
 
+    defaults = _defaults()
+    for name in _SETTINGS:
+        if getattr(args, name) is None:
+            setattr(args, name, defaults[name])
     method = str(args.method).strip().lower()
     if method not in METHOD_CHOICES:
         raise InputError("--method", "one of " + ", ".join(METHOD_CHOICES), args.method)
@@ -86,23 +100,22 @@ def run(args) -> int:
         margin=check_number("--margin", args.margin),
         margin_step=check_number("--margin-step", args.margin_step),
         seed=check_int("--seed", args.seed),
-        failure_threshold=check_int("--failure-threshold", args.failure_threshold),
+        failure_threshold=check_int("--failure-threshold", args.failure_threshold, minimum=0, maximum=MAX_STEPS),
         pres_share=check_number("--pres-share", args.pres_share),
-        max_conditioning=check_int("--max-conditioning", args.max_conditioning),
+        pres_first_share=check_number("--pres-first-share", args.pres_first_share),
+        max_conditioning=check_int("--max-conditioning", args.max_conditioning, minimum=0, maximum=40),
     )
-    if args.steps is not None:
-        options["steps"] = check_int("--steps", args.steps)
-    trace = _approve.read_modification_trace(args.trace)
+    if args.steps is not None:  # bounded before anything is allocated (1e10 tests would need 75 GiB)
+        options["steps"] = check_int("--steps", args.steps, minimum=1, maximum=MAX_STEPS)
+    trace = approve_models.read_modification_trace(args.trace)
     prespecified = None
     if args.prespecified is not None:
-        prespecified = _approve.read_modification_trace(args.prespecified, parameter="--prespecified")
+        prespecified = approve_models.read_modification_trace(args.prespecified, parameter="--prespecified")
     elif method == "pres-srgp":
         raise InputError("--prespecified", "a CSV of the prespecified procedure's modifications (pres-srgp needs it)",
                          raw("no file"))
-    try:
-        result = _approve.approve(trace, method, prespecified=prespecified, **options)
-    except InputError as exc:
-        raise _renamed(exc) from None
+    # a model's InputError names its parameter (``steps``); the CLI shows the flag (``--steps``)
+    result = approve_models.approve(trace, method, prespecified=prespecified, **options)
     payload = result.to_dict()
     payload["trace"] = trace.source
     rows = []

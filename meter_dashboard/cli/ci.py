@@ -5,22 +5,12 @@ No Panel import here (the CLI runs in CI pipelines).
 from __future__ import annotations
 
 from .._validation import InputError, check_number, raw
+from ..models.ci.inputs import ADAPTIVITIES, ALARM_ON, BOUNDS, MODES, default
 from ._common import add_format_option, emit, table
-
-_FLAGS = {
-    "condition": "--condition",
-    "reliability": "--reliability",
-    "adaptivity": "--adaptivity",
-    "mode": "--mode",
-    "steps": "--steps",
-    "difference_bound": "--difference-bound",
-    "seconds_per_label": "--seconds-per-label",
-    "labelers": "--labelers",
-    "alarm_on": "--alarm-on",
-}
 
 
 def register(sub) -> None:
+    """Add ``meter-dashboard ci``; every default is the model's (:class:`~meter_dashboard.models.ci.CIInputs`)."""
     p = sub.add_parser(
         "ci",
         help="test-set size for an ease.ml/ci condition (and replay of a commit trace)",
@@ -36,61 +26,60 @@ def register(sub) -> None:
     p.add_argument("--condition", required=True,
                    help="the condition, e.g. 'n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01' (n: new accuracy, "
                         "o: old accuracy, d: fraction of changed predictions)")
-    p.add_argument("--reliability", default="0.9999", help="1 - delta (default 0.9999)")
-    p.add_argument("--adaptivity", default="full", metavar="{none,full,firstChange}",
-                   help="none: results hidden; full: pass/fail released (default); firstChange: new test set at "
-                        "the first pass")
-    p.add_argument("--steps", default="32", help="H, commits per test set (default 32)")
-    p.add_argument("--mode", default="fp-free", metavar="{fp-free,fn-free}",
-                   help="fp-free: Unknown fails (default); fn-free: Unknown passes")
+    p.add_argument("--reliability", default=str(default("reliability")),
+                   help=f"1 - delta (default {default('reliability')})")
+    p.add_argument("--adaptivity", default=default("adaptivity"), metavar="{" + ",".join(ADAPTIVITIES) + "}",
+                   help="none: results hidden; full: pass/fail released; firstChange: new test set at the first "
+                        f"pass (default {default('adaptivity')})")
+    p.add_argument("--steps", default=str(default("steps")),
+                   help=f"H, commits per test set (default {default('steps')})")
+    p.add_argument("--mode", default=default("mode"), metavar="{" + ",".join(MODES) + "}",
+                   help=f"fp-free: Unknown fails; fn-free: Unknown passes (default {default('mode')})")
+    p.add_argument("--bound", default=default("bound"), metavar="{" + ",".join(BOUNDS) + "}",
+                   help="the factor of each estimate: hoeffding (the paper's numbers, default) or binomial (exact "
+                        "tails, Section 4.3: never more labels; JSON adds 'hoeffding' counts for comparison)")
     p.add_argument("--difference-bound", default=None, metavar="P",
                    help="an upper bound p on d for every commit (Pattern 2, Section 4.2)")
     p.add_argument("--assume-difference-bound", action="store_true",
                    help="take P as known in advance (as in the paper's Figure 5) instead of checking it on "
                         "unlabeled examples")
-    p.add_argument("--seconds-per-label", default="2", help="labeling time per example (default 2 s)")
-    p.add_argument("--labelers", default="1", help="labelers working in parallel (default 1)")
+    p.add_argument("--seconds-per-label", default=f"{default('seconds_per_label'):g}",
+                   help=f"labeling time per example (default {default('seconds_per_label'):g} s)")
+    p.add_argument("--labelers", default=str(default("labelers")),
+                   help=f"labelers working in parallel (default {default('labelers')})")
     p.add_argument("--trace", default=None, metavar="CSV",
                    help="replay a commit trace: columns commit,n,o,d (one row per commit) or label,<model>,... "
                         "(one row per example; the first model is the deployed one)")
-    p.add_argument("--alarm-on", default="pass", metavar="{pass,fail}",
-                   help="firstChange: the signal that retires the test set (default pass)")
+    p.add_argument("--alarm-on", default=default("alarm_on"), metavar="{" + ",".join(ALARM_ON) + "}",
+                   help=f"firstChange: the signal that retires the test set (default {default('alarm_on')})")
     add_format_option(p)
     p.set_defaults(run=run)
 
 
-def _renamed(exc: InputError) -> InputError:
-    name = _FLAGS.get(exc.parameter, exc.parameter)
-    got = exc.got if isinstance(exc.got, str) and type(exc.got).__name__ == "_Raw" else exc.got
-    return InputError(name, exc.rule, got, location=exc.location)
-
-
-
-
 def run(args) -> int:
-    from ..models import ci as _ci  # numpy/scipy/param only
+    """Count (and replay); a model's InputError names its parameter, which the CLI shows as the flag."""
+    from ..models.ci import plan as ci_plan
+    from ..models.ci import replay as ci_replay
 
-    try:
-        difference_bound = None if args.difference_bound is None else check_number("--difference-bound",
-                                                                               args.difference_bound)
-        seconds = check_number("--seconds-per-label", args.seconds_per_label)
-        result = _ci.ci_labels(args.condition, args.reliability, args.adaptivity, args.steps, args.mode,
+    difference_bound = None if args.difference_bound is None else check_number("--difference-bound",
+                                                                           args.difference_bound)
+    seconds = check_number("--seconds-per-label", args.seconds_per_label)
+    result = ci_plan.ci_labels(args.condition, args.reliability, args.adaptivity, args.steps, args.mode,
                                difference_bound=difference_bound,
                                check_difference_bound=not args.assume_difference_bound,
-                               seconds_per_label=seconds, labelers=args.labelers)
-        replay = None
-        if args.trace:
-            trace = _ci.read_ci_trace(args.trace)
-            replay = _ci.replay_ci(args.condition, trace, mode=args.mode, steps=result.steps,
-                                   reliability=args.reliability, adaptivity=args.adaptivity,
-                                   difference_bound=difference_bound,
-                                   check_difference_bound=not args.assume_difference_bound, alarm_on=args.alarm_on)
-    except InputError as exc:
-        if exc.parameter in _FLAGS:
-            raise _renamed(exc) from None
-        if exc.location is None and args.trace and exc.parameter in ("trace",):
-            raise InputError("--trace", exc.rule, raw(str(exc.got)), location=args.trace) from None
-        raise
+                               seconds_per_label=seconds, labelers=args.labelers, bound=args.bound)
+    replay = None
+    if args.trace:
+        try:
+            replay = ci_replay.replay_ci(args.condition, args.trace, mode=args.mode, steps=result.steps,
+                                         reliability=args.reliability, adaptivity=args.adaptivity,
+                                         difference_bound=difference_bound,
+                                         check_difference_bound=not args.assume_difference_bound,
+                                         alarm_on=args.alarm_on, plan=result)
+        except InputError as exc:
+            if exc.location is None and exc.parameter == "trace":  # the file itself: name it
+                raise InputError("--trace", exc.rule, raw(str(exc.got)), location=args.trace) from None
+            raise
     payload = result.to_dict()
     if replay is not None:
         payload["replay"] = replay.to_dict()
@@ -107,11 +96,13 @@ def _text(result, replay) -> str:
              f"reliability {result.reliability:g} (delta {result.delta:g}), mode {result.mode}, "
              f"{result.steps} steps per test set", ""]
     optimized = result.optimized is not None
-    headers = ["adaptivity", "labels"] + (["optimized", "labels/commit"] if optimized else [])
+    exact = result.bound != "hoeffding"
+    headers = (["adaptivity", "labels"] + (["Hoeffding"] if exact else [])
+               + (["optimized", "labels/commit"] if optimized else []))
     rows = []
     for a, v in result.by_adaptivity.items():
         mark = a + (" *" if a == result.adaptivity else "")
-        row = [mark, v["labels"]]
+        row = [mark, v["labels"]] + ([result.hoeffding[a]["labels"]] if exact else [])
         if optimized:
             row += [v["optimized"], _fmt(v["labels_per_commit"])]
         rows.append(row)

@@ -1,8 +1,16 @@
 """The ease.ml/ci condition language: a tokenizer and a recursive-descent parser.
 
 Pure Python (no numpy, no param, no Panel).  The user's text is *parsed*, never
-evaluated: numbers go through :class:`fractions.Fraction` (exact decimals), and the
-only names are the three variables.
+evaluated: numbers go through :func:`~meter_dashboard._validation.parse_exact_decimal`
+(exact decimals whose size and digits are bounded before any arithmetic, so
+``1e30000000`` is refused at once), and the only names are the three variables.
+
+The cost of a condition is bounded before and while it is parsed: at most
+:data:`MAX_CONDITION_CHARS` characters, :data:`MAX_CLAUSES` clauses and
+:data:`MAX_DEPTH` nested parentheses; runs of unary signs are read iteratively; every
+coefficient a product or sum creates stays within 1e-30..1e30 in size (so no
+intermediate grows into a huge rational).  Each refusal is a :class:`ConditionError`
+with the column.
 
 Grammar (Renggli et al. 2019, Appendix A.1), as implemented::
 
@@ -35,12 +43,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from decimal import Decimal
 from fractions import Fraction
 
-from .._validation import InputError, raw
+from .._validation import MAX_EXACT_EXPONENT, InputError, parse_exact_decimal, raw
 
 __all__ = [
+    "MAX_CONDITION_CHARS",
+    "MAX_CLAUSES",
+    "MAX_DEPTH",
     "VARIABLES",
     "VARIABLE_NAMES",
     "Clause",
@@ -59,6 +69,17 @@ VARIABLE_NAMES = {
 }
 
 EXAMPLE = "n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01"
+
+#: The longest condition accepted (real conditions are well under 200 characters).
+MAX_CONDITION_CHARS = 2000
+#: Clauses in one condition (each costs a label count per adaptivity and per curve point).
+MAX_CLAUSES = 32
+#: Nested parentheses.
+MAX_DEPTH = 50
+#: Size of any coefficient or constant a product or sum creates: 10**-MAX_EXACT_EXPONENT..10**MAX_EXACT_EXPONENT,
+#: with its numerator and denominator below 2**_MAX_BITS.
+_LIMIT = Fraction(10) ** MAX_EXACT_EXPONENT
+_MAX_BITS = 512
 
 
 class ConditionError(InputError):
@@ -103,17 +124,33 @@ def _describe(tok: _Token) -> str:
 _SINGLE = {"+": "+", "-": "-", "*": "*", "(": "(", ")": ")", ">": ">", "<": "<", "±": "PM", "∧": "AND"}
 
 
+_SPACED_PM = re.compile(r"\+\s*/\s*-")
+
+
+def _number(text: str, col: int, literal: str) -> Fraction:
+    """A literal as an exact rational, its size and digits bounded first (never a huge integer)."""
+    if literal.count(".") > 1:
+        raise ConditionError(text, col, "a number", _quote(literal))
+    try:
+        return parse_exact_decimal("condition", literal)
+    except InputError as exc:
+        raise ConditionError(text, col, exc.rule, _quote(literal[:40])) from None
+
+
 def _tokenize(text: str) -> list[_Token]:
     tokens: list[_Token] = []
     i = 0
     length = len(text)
+    if length > MAX_CONDITION_CHARS:
+        raise ConditionError(text, MAX_CONDITION_CHARS + 1, f"a condition of at most {MAX_CONDITION_CHARS:,} "
+                             "characters", f"{length:,} characters")
     while i < length:
         ch = text[i]
         col = i + 1
         if ch.isspace():
             i += 1
             continue
-        spaced = re.match(r"\+\s*/\s*-", text[i:])
+        spaced = _SPACED_PM.match(text, i) if ch == "+" else None
         if spaced and spaced.group(0) != "+/-":
             raise ConditionError(text, col, "'+/-' written without spaces", _quote(spaced.group(0)))
         if text.startswith("+/-", i):
@@ -144,13 +181,7 @@ def _tokenize(text: str) -> list[_Token]:
                     while j < length and text[j].isdigit():
                         j += 1
             literal = text[i:j]
-            if literal.count(".") > 1:
-                raise ConditionError(text, col, "a number", _quote(literal))
-            try:
-                value = Fraction(Decimal(literal))
-            except Exception:  # noqa: BLE001 - any malformed literal
-                raise ConditionError(text, col, "a number", _quote(literal)) from None
-            tokens.append(_Token("NUM", literal, col, value))
+            tokens.append(_Token("NUM", literal, col, _number(text, col, literal)))
             i = j
             continue
         if ch.isalpha() or ch == "_":
@@ -180,7 +211,12 @@ def _tokenize(text: str) -> list[_Token]:
 
 # ============================================================================ results
 def format_number(value: Fraction) -> str:
-    """An exact rational as the shortest decimal that represents it (``p/q`` if none does)."""
+    """An exact rational as the shortest decimal that represents it (``p/q`` if none does).
+
+    References
+    ----------
+    Used to write conditions in the normal form of Appendix A.1 (Renggli et al. 2019).
+    """
     value = Fraction(value)
     den = value.denominator
     twos = fives = 0
@@ -193,10 +229,12 @@ def format_number(value: Fraction) -> str:
     if den != 1:
         return f"{value.numerator}/{value.denominator}"
     places = max(twos, fives)
-    text = format(Decimal(value.numerator) / Decimal(value.denominator), f".{places}f") if places else str(value.numerator)
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    if not places:
+        return str(value.numerator)
+    scaled = value.numerator * 10**places // value.denominator  # exact: the denominator divides 10**places
+    digits = str(abs(scaled)).rjust(places + 1, "0")
+    text = f"{'-' if scaled < 0 else ''}{digits[:-places]}.{digits[-places:]}"
+    return text.rstrip("0").rstrip(".")
 
 
 @dataclass(frozen=True)
@@ -322,6 +360,7 @@ class _Parser:
         self.text = text
         self.tokens = _tokenize(text)
         self.pos = 0
+        self.depth = 0
 
     # -- helpers
     @property
@@ -344,6 +383,8 @@ class _Parser:
         clauses = [self.clause()]
         while self.tok.kind == "AND":
             self.advance()
+            if len(clauses) == MAX_CLAUSES:
+                self.fail(f"the end of the condition (at most {MAX_CLAUSES} clauses)")
             clauses.append(self.clause())
         if self.tok.kind != "END":
             if self.tok.kind in ("NUM", "VAR", "("):
@@ -403,7 +444,7 @@ class _Parser:
             sign = 1 if op.kind == "+" else -1
             coeffs = dict(left.coeffs)
             for v, c in right.coeffs.items():
-                coeffs[v] = coeffs.get(v, Fraction(0)) + sign * c
+                coeffs[v] = self.bounded(coeffs.get(v, Fraction(0)) + sign * c, op)
             left = _Linear(coeffs, None, left.column)
         return left
 
@@ -416,11 +457,13 @@ class _Parser:
             star = self.advance()
             right = self.unary()
             if left.is_constant and right.is_constant:
-                value = _Linear({}, left.const * right.const, left.column)
+                value = _Linear({}, self.bounded(left.const * right.const, star), left.column)
             elif left.is_constant:
-                value = _Linear({v: left.const * c for v, c in right.coeffs.items()}, None, left.column)
+                value = _Linear({v: self.bounded(left.const * c, star) for v, c in right.coeffs.items()}, None,
+                                left.column)
             elif right.is_constant:
-                value = _Linear({v: c * right.const for v, c in left.coeffs.items()}, None, left.column)
+                value = _Linear({v: self.bounded(c * right.const, star) for v, c in left.coeffs.items()}, None,
+                                left.column)
             else:
                 raise ConditionError(self.text, star.column, "a constant factor ('*' may only multiply by a number; "
                                      "n * o is not linear)", "two variable expressions multiplied")
@@ -428,15 +471,29 @@ class _Parser:
         return left
 
     def unary(self) -> _Linear:
-        if self.tok.kind in ("+", "-"):
+        """Leading signs, read in a loop (a run of thousands of '-' costs no recursion)."""
+        first, negative = None, False
+        while self.tok.kind in ("+", "-"):
             op = self.advance()
-            inner = self.unary()
-            if op.kind == "+":
-                return _Linear(inner.coeffs, inner.const, op.column)
-            if inner.is_constant:
-                return _Linear({}, -inner.const, op.column)
-            return _Linear({v: -c for v, c in inner.coeffs.items()}, None, op.column)
-        return self.primary()
+            first = first or op
+            negative ^= op.kind == "-"
+        inner = self.primary()
+        if first is None:
+            return inner
+        if not negative:
+            return _Linear(inner.coeffs, inner.const, first.column)
+        if inner.is_constant:
+            return _Linear({}, -inner.const, first.column)
+        return _Linear({v: -c for v, c in inner.coeffs.items()}, None, first.column)
+
+    def bounded(self, value: Fraction, where: _Token) -> Fraction:
+        """A coefficient a product or sum created, refused when absurdly large, small or long."""
+        size = abs(value)
+        if value and (size > _LIMIT or size * _LIMIT < 1 or value.numerator.bit_length() > _MAX_BITS
+                      or value.denominator.bit_length() > _MAX_BITS):
+            raise ConditionError(self.text, where.column, f"coefficients between 1e-{MAX_EXACT_EXPONENT} and "
+                                 f"1e{MAX_EXACT_EXPONENT} in size, of at most 150 digits", _quote(where.text))
+        return value
 
     def primary(self) -> _Linear:
         tok = self.tok
@@ -447,8 +504,12 @@ class _Parser:
             self.advance()
             return _Linear({tok.text: Fraction(1)}, None, tok.column)
         if tok.kind == "(":
+            if self.depth == MAX_DEPTH:
+                self.fail(f"at most {MAX_DEPTH} nested parentheses")
             self.advance()
+            self.depth += 1
             inner = self.expr()
+            self.depth -= 1
             if self.tok.kind != ")":
                 self.fail("')' to close the '(' at column " + str(tok.column))
             self.advance()
@@ -474,6 +535,10 @@ def parse_condition(text) -> Condition:
     ------
     ConditionError
         With the column of the problem and what was expected there.
+
+    References
+    ----------
+    Renggli et al. 2019, Appendix A.1 (the grammar) and Section 2.2 (the script's condition).
 
     Examples
     --------

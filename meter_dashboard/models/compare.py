@@ -10,9 +10,18 @@ Plain functions returning small result objects, for notebooks and the CLI:
 29
 
 and :class:`CompareModel`, the ``param`` model the page, notebooks and tests drive.
-Invalid input keeps the last good result and sets ``error``.
+Its outputs (``table``, ``result``, ``size``, ``error``, ``busy``) are read-only.
+Invalid input keeps the last good result and sets ``error``.  Runs files are parsed by
+:meth:`CompareModel.prepare` (a served page calls it in a worker thread and then
+:meth:`CompareModel.apply_table`); with ``offload`` on, comparisons of more than
+:data:`OFFLOAD_RUNS` runs are computed in a worker thread.
 
 The mathematics is in :mod:`meter_dashboard.bounds.compare`.
+
+References
+----------
+.. [1] X. Bouthillier et al. "Accounting for Variance in Machine Learning Benchmarks".
+   MLSys 2021: Section 4.1 (Eq. 9), Appendix C.3-C.6.
 """
 from __future__ import annotations
 
@@ -23,22 +32,26 @@ from dataclasses import dataclass
 import numpy as np
 import param
 
+from .._files import read_text
 from .._validation import InputError, check_int, check_probability
 from ..bounds import compare as bounds
-from .._files import read_text
-from .ladder import csv_rows, data_file
+from .files import csv_rows, data_file, first_row, numeric_table
+from .offload import OffloadedModel
 
 __all__ = [
     "COMPARE_EXAMPLES",
+    "OFFLOAD_RUNS",
+    "FAST_PATH_CHARS",
     "RunsTable",
     "parse_runs",
     "read_runs",
     "load_example",
     "example_path",
-    "Comparison",
+    "CompareResult",
     "compare",
     "SampleSize",
     "sample_size",
+    "sample_size_curve",
     "CompareModel",
 ]
 
@@ -48,6 +61,11 @@ COMPARE_EXAMPLES = {
     "compare_many_runs.csv": "400 paired runs: A better, but by little (synthetic)",
     "compare_unpaired.csv": "20 runs of A, 25 of B, not paired (synthetic)",
 }
+
+#: Comparisons of more runs than this are computed in a worker thread by an ``offload`` model.
+OFFLOAD_RUNS = 200_000
+#: Texts longer than this are parsed by pandas' C parser first.
+FAST_PATH_CHARS = 256 * 1024
 
 _CONCLUSION_TEXT = {
     "not_significant": "Not significant: noise alone could explain the difference (the interval reaches 0.5).",
@@ -77,15 +95,8 @@ class RunsTable:
                 + (f", from {self.source!r}" if self.source else "") + ")")
 
 
-def parse_runs(text: str, source: str = "") -> RunsTable:
-    """Parse a runs CSV with columns ``a`` and ``b`` (one run per row; other columns ignored).
-
-    A cell may be empty when A and B have different numbers of runs (unpaired runs).
-    """
-    rows = csv_rows(text)
-    if not rows:
-        raise InputError("runs file", "a CSV with columns a and b", "an empty file", location=source or None)
-    header_line, header = rows[0]
+def _columns(header: list[str], header_line: int) -> dict[str, int]:
+    """Positions of the columns a and b (any case, any position)."""
     lowered = [h.strip().lower() for h in header]
     columns = {}
     for name in ("a", "b"):
@@ -93,9 +104,14 @@ def parse_runs(text: str, source: str = "") -> RunsTable:
             raise InputError("header", "a row naming columns a and b", ",".join(header)[:60],
                              location=f"line {header_line}")
         columns[name] = lowered.index(name)
+    return columns
+
+
+def _parse_rows_exactly(text: str, columns: dict[str, int]) -> tuple[dict, bool]:
+    """The csv-module reader: cell by cell, the first bad cell named by line and column."""
     values = {"a": [], "b": []}
     complete = True
-    for line, cells in rows[1:]:
+    for line, cells in csv_rows(text, parameter="runs file")[1:]:
         for name, j in columns.items():
             cell = cells[j] if j < len(cells) else ""
             if cell == "":
@@ -109,7 +125,32 @@ def parse_runs(text: str, source: str = "") -> RunsTable:
                 raise InputError(name, "a finite number (a performance, higher is better)", cell,
                                  location=f"line {line}, column {j + 1}")
             values[name].append(value)
-    a, b = np.asarray(values["a"]), np.asarray(values["b"])
+    return {k: np.asarray(v, dtype=float) for k, v in values.items()}, complete
+
+
+def _parse_clean(text: str, header: list[str], columns: dict[str, int]) -> tuple[dict, bool] | None:
+    """pandas' C parser for large files where every row has a number for a and for b; None otherwise."""
+    order = sorted(columns, key=columns.get)  # usecols come back in file order
+    arr = numeric_table(text, columns=len(header), usecols=[columns[name] for name in order])
+    if arr is None or not np.all(np.isfinite(arr)):
+        return None
+    return {name: np.ascontiguousarray(arr[:, i]) for i, name in enumerate(order)}, True
+
+
+def parse_runs(text: str, source: str = "") -> RunsTable:
+    """Parse a runs CSV with columns ``a`` and ``b`` (one run per row; other columns ignored).
+
+    A cell may be empty when A and B have different numbers of runs (unpaired runs).
+    Errors name the line and column (a non-number, NaN, an infinity, a cell longer than
+    the csv module's limit); any line ending works.
+    """
+    head = first_row(text, parameter="runs file")
+    if head is None:
+        raise InputError("runs file", "a CSV with columns a and b", "an empty file", location=source or None)
+    columns = _columns(head[1], head[0])
+    parsed = _parse_clean(text, head[1], columns) if len(text) > FAST_PATH_CHARS else None
+    values, complete = parsed if parsed is not None else _parse_rows_exactly(text, columns)
+    a, b = values["a"], values["b"]
     for name, arr in (("a", a), ("b", b)):
         if arr.size < 2:
             raise InputError(f"column {name}", "at least 2 runs", f"{arr.size}", location=source or None)
@@ -134,8 +175,17 @@ def load_example(name: str = "compare_paired.csv") -> RunsTable:
 
 # --------------------------------------------------------------------------- results
 @dataclass(repr=False)
-class Comparison:
-    """P(A>B), its percentile-bootstrap interval and the conclusion (Bouthillier et al. 2021)."""
+class CompareResult:
+    """P(A>B), its percentile-bootstrap interval and the conclusion (Bouthillier et al. 2021 [1]_).
+
+    ``counts[w]`` is the number of bootstrap replicates whose P(A>B) is ``w / runs``
+    (:func:`meter_dashboard.bounds.compare.bootstrap_counts`); ``replicates`` lists them
+    (sorted).
+
+    References
+    ----------
+    .. [1] Bouthillier et al. (2021), Eq. 9 and Appendix C.4-C.6.
+    """
 
     p_a_gt_b: float
     ci: tuple[float, float]
@@ -154,7 +204,12 @@ class Comparison:
     beta: float
     a: np.ndarray
     b: np.ndarray
-    replicates: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def replicates(self) -> np.ndarray:
+        """The K bootstrap values of P(A>B), sorted (built from ``counts``)."""
+        return np.repeat(np.arange(self.counts.size) / self.runs, self.counts)
 
     @property
     def significant(self) -> bool:
@@ -203,14 +258,14 @@ class Comparison:
         return pd.DataFrame({"a": self.a, "b": self.b, "a_wins": self.a > self.b})
 
     def __repr__(self) -> str:
-        return (f"Comparison(P(A>B)={self.p_a_gt_b:.4g}, {100 * (1 - self.alpha):g}% CI=[{self.ci[0]:.4g}, "
+        return (f"CompareResult(P(A>B)={self.p_a_gt_b:.4g}, {100 * (1 - self.alpha):g}% CI=[{self.ci[0]:.4g}, "
                 f"{self.ci[1]:.4g}], {self.conclusion} at gamma={self.gamma:g}; {self.runs} "
                 f"{'paired' if self.paired else 'randomly paired'} runs)")
 
 
 def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 10_000, seed: int = 0,
-            paired: bool = True, beta: float = 0.05) -> Comparison:
-    """Is pipeline A better than B?  P(A>B), bootstrap CI and the decision (Appendix C).
+            paired: bool = True, beta: float = 0.05) -> CompareResult:
+    """Is pipeline A better than B?  P(A>B), bootstrap CI and the decision (Appendix C [1]_).
 
     Parameters
     ----------
@@ -224,7 +279,8 @@ def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 
         In (0, 0.5): the interval's level is 1 - alpha (its percentiles are alpha/2 and
         1 - alpha/2), and the false-positive rate of the runs needed.
     resamples : int
-        Bootstrap resamples K.
+        Bootstrap resamples K (at most :data:`~meter_dashboard.bounds.compare.MAX_RESAMPLES`;
+        the cost does not grow with K: the replicates' histogram is drawn at once).
     seed : int
         Seeds the bootstrap and the random pairing.
     paired : bool
@@ -233,14 +289,19 @@ def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 
 
     Returns
     -------
-    Comparison
+    CompareResult
+
+    References
+    ----------
+    .. [1] Bouthillier et al. (2021), Section 4.1 and Appendix C.3-C.6.
     """
     gamma = bounds.check_gamma(gamma)
     alpha = check_probability("alpha", alpha)
     if alpha >= 0.5:
         raise InputError("alpha", "in (0, 0.5) (the interval's level is 1 - alpha)", alpha)
-    resamples = check_int("resamples", resamples, minimum=1, maximum=10**7)
+    resamples = check_int("resamples", resamples, minimum=1, maximum=bounds.MAX_RESAMPLES)
     seed = check_int("seed", seed, minimum=0)
+    needed = bounds.noether_runs(alpha, beta, gamma)
     a0 = np.asarray(a, dtype=float).ravel()
     b0 = np.asarray(b, dtype=float).ravel()
     if paired:
@@ -251,15 +312,14 @@ def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 
     else:
         pa, pb = bounds.pair_at_random(a0, b0, seed)
     pa, pb = bounds.validate_runs(pa, pb)
-    reps = bounds.bootstrap_distribution(pa, pb, resamples, seed)
-    lower, upper = (float(v) for v in np.quantile(reps, [alpha / 2.0, 1.0 - alpha / 2.0]))
-    conclusion = bounds.decide(lower, upper, gamma)
-    needed = bounds.noether_runs(alpha, beta, gamma)
-    return Comparison(
-        p_a_gt_b=float(np.mean(pa > pb)), ci=(lower, upper), conclusion=conclusion, runs=int(pa.size),
-        wins=int(np.sum(pa > pb)), ties=int(np.sum(pa == pb)), gamma=gamma, alpha=alpha, resamples=resamples,
+    wins = int(np.sum(pa > pb))
+    counts = bounds.bootstrap_counts(wins, pa.size, resamples, seed)
+    lower, upper = (float(v) for v in bounds.quantiles_from_counts(counts, [alpha / 2.0, 1.0 - alpha / 2.0]))
+    return CompareResult(
+        p_a_gt_b=wins / pa.size, ci=(lower, upper), conclusion=bounds.decide(lower, upper, gamma),
+        runs=int(pa.size), wins=wins, ties=int(np.sum(pa == pb)), gamma=gamma, alpha=alpha, resamples=resamples,
         seed=seed, paired=bool(paired), runs_a=int(a0.size), runs_b=int(b0.size), runs_needed=int(needed),
-        beta=float(beta), a=pa, b=pb, replicates=reps)
+        beta=float(beta), a=pa, b=pb, counts=counts)
 
 
 @dataclass(repr=False)
@@ -281,10 +341,21 @@ class SampleSize:
 
 
 def sample_size(alpha: float = 0.05, beta: float = 0.05, gamma: float = 0.75) -> SampleSize:
-    """Runs needed: the smallest N >= ((z_{1-alpha} - z_beta) / (sqrt 6 (1/2 - gamma)))^2."""
+    """Runs needed: the smallest N >= ((z_{1-alpha} - z_beta) / (sqrt 6 (1/2 - gamma)))^2 (Appendix C.3 [1]_).
+
+    The count is checked before it is returned: ``N`` is at least the bound (up to the
+    1e-9 relative rounding allowance of
+    :func:`~meter_dashboard.bounds.compare.noether_runs`) and ``N - 1`` is below it.
+
+    References
+    ----------
+    .. [1] Bouthillier et al. (2021), Appendix C.3; Noether (1987).
+    """
+    runs = int(bounds.noether_runs(alpha, beta, gamma))
     real = float(bounds.noether_real(alpha, beta, gamma))
-    return SampleSize(runs=int(bounds.noether_runs(alpha, beta, gamma)), real=real, alpha=float(alpha),
-                      beta=float(beta), gamma=float(gamma))
+    if not (runs >= real * (1.0 - 1e-9) and (runs == 1 or runs - 1 < real)):  # pragma: no cover - a guard
+        raise InputError("gamma", "a setting whose number of runs can be checked", gamma)
+    return SampleSize(runs=runs, real=real, alpha=float(alpha), beta=float(beta), gamma=float(gamma))
 
 
 def sample_size_curve(alpha: float = 0.05, beta: float = 0.05, gammas=None):
@@ -294,8 +365,11 @@ def sample_size_curve(alpha: float = 0.05, beta: float = 0.05, gammas=None):
 
 
 # --------------------------------------------------------------------------- param model
-class CompareModel(param.Parameterized):
-    """A comparison of two pipelines: the runs, the person's choices, and the conclusion."""
+class CompareModel(OffloadedModel, param.Parameterized):
+    """A comparison of two pipelines: the runs, the person's choices, and the conclusion.
+
+    ``table``, ``result``, ``size``, ``error`` and ``busy`` are outputs (read-only).
+    """
 
     example = param.Selector(default="compare_paired.csv", objects=list(COMPARE_EXAMPLES) + ["uploaded file"],
                              doc="The runs file: a shipped example or the last uploaded file.")
@@ -309,11 +383,16 @@ class CompareModel(param.Parameterized):
     resamples = param.Integer(default=10_000, bounds=(100, 1_000_000), softbounds=(1000, 100_000),
                               doc="Bootstrap resamples.")
     seed = param.Integer(default=0, bounds=(0, None), doc="Seed of the bootstrap and the random pairing.")
+    offload = param.Boolean(default=False, doc="Compare many runs in a worker thread (served pages).")
 
-    table = param.ClassSelector(class_=RunsTable, default=None, allow_None=True)
-    result = param.ClassSelector(class_=Comparison, default=None, allow_None=True)
-    size = param.ClassSelector(class_=SampleSize, default=None, allow_None=True)
-    error = param.String(default="")
+    table = param.ClassSelector(class_=RunsTable, default=None, allow_None=True, constant=True,
+                                doc="The loaded runs.")
+    result = param.ClassSelector(class_=CompareResult, default=None, allow_None=True, constant=True,
+                                 doc="The comparison of the current runs and settings.")
+    size = param.ClassSelector(class_=SampleSize, default=None, allow_None=True, constant=True,
+                               doc="Noether's runs needed for alpha, beta, gamma.")
+    error = param.String(default="", constant=True, doc="Why the last input was refused ('' when all is well).")
+    busy = param.Boolean(default=False, constant=True, doc="A comparison is being computed in a worker thread.")
 
     def __init__(self, runs=None, **params):
         super().__init__(**params)
@@ -329,9 +408,36 @@ class CompareModel(param.Parameterized):
         try:
             table = load_example(self.example)
         except InputError as exc:
-            self.error = str(exc)
+            self._set(error=str(exc))
             return
-        self.param.update(paired=table.complete_rows, table=table)
+        self._set(paired=table.complete_rows, table=table)
+
+    @staticmethod
+    def prepare(source, name: str | None = None) -> RunsTable:
+        """Read runs (path, bytes of an upload, an open file, a RunsTable or an (a, b) pair); touches no state."""
+        try:
+            if isinstance(source, (bytes, bytearray)):
+                return parse_runs(read_text(source, parameter="runs")[0], name or "uploaded file")
+            if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
+                return read_runs(source)
+            if isinstance(source, RunsTable):
+                return source
+            a, b = source
+            a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
+            return RunsTable(a=a, b=b, complete_rows=a.size == b.size, source="arrays")
+        except InputError:
+            raise
+        except (OSError, ValueError, TypeError) as exc:
+            raise InputError("runs", "a readable runs file or a pair of arrays", str(exc), location=name) from None
+
+    def apply_table(self, table: RunsTable) -> None:
+        """Show ``table`` (from :meth:`prepare`) as the uploaded file; pairing follows its rows."""
+        # A new file starts paired when every row has both values (uncheck for independent runs).
+        self._set(example="uploaded file", paired=table.complete_rows, table=table)
+
+    def fail(self, exc: InputError) -> None:
+        """Report a refused file (the last good runs and result stay)."""
+        self._set(error=str(exc))
 
     def load(self, source, name: str | None = None) -> bool:
         """Load runs from a path, bytes (an upload) or a (a, b) pair of arrays.
@@ -339,41 +445,40 @@ class CompareModel(param.Parameterized):
         Returns True on success; on failure keeps the last good runs and sets ``error``.
         """
         try:
-            if isinstance(source, (bytes, bytearray)):
-                table = parse_runs(read_text(source, parameter="runs")[0], name or "uploaded file")
-            elif isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
-                table = read_runs(source)
-            elif isinstance(source, RunsTable):
-                table = source
-            else:
-                a, b = source
-                a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
-                table = RunsTable(a=a, b=b, complete_rows=a.size == b.size, source="arrays")
+            table = self.prepare(source, name)
         except InputError as exc:
-            self.error = str(exc)
+            self.fail(exc)
             return False
-        except (OSError, ValueError, TypeError) as exc:
-            self.error = f"cannot read {name or 'the runs'}: {exc}"
-            return False
-        # A new file starts paired when every row has both values (uncheck for independent runs).
-        self.param.update(example="uploaded file", paired=table.complete_rows, table=table)
+        self.apply_table(table)
         return True
+
+    @staticmethod
+    def _compute(request):
+        table, settings = request
+        size = sample_size(settings["alpha"], settings["beta"], settings["gamma"])
+        if table is None:
+            return size, None
+        if settings["paired"] and not table.complete_rows:
+            raise InputError("paired", "off for these runs (some rows lack a or b, so rows are not pairs; "
+                             "they will be paired at random)", True)
+        return size, compare(table.a, table.b, **settings)
+
+    def _apply_outcome(self, request, outcome) -> None:
+        if isinstance(outcome, InputError):
+            self._set(error=str(outcome))
+            return
+        size, result = outcome
+        self._set(size=size, **({} if result is None else {"result": result}), error="")
 
     @param.depends("table", "paired", "gamma", "alpha", "beta", "resamples", "seed", watch=True, on_init=True)
     def _compare(self):
-        try:
-            self.size = sample_size(self.alpha, self.beta, self.gamma)
-            if self.table is None:
-                return
-            if self.paired and not self.table.complete_rows:
-                raise InputError("paired", "off for these runs (some rows lack a or b, so rows are not pairs; "
-                                 "they will be paired at random)", True)
-            self.result = compare(self.table.a, self.table.b, gamma=self.gamma, alpha=self.alpha,
-                                  resamples=self.resamples, seed=self.seed, paired=self.paired, beta=self.beta)
-        except InputError as exc:
-            self.error = str(exc)
-            return
-        self.error = ""
+        settings = {"gamma": self.gamma, "alpha": self.alpha, "beta": self.beta, "resamples": self.resamples,
+                    "seed": self.seed, "paired": self.paired}
+        request = (self.table, settings)
+        if self.offload and self.table is not None and self.table.a.size + self.table.b.size > OFFLOAD_RUNS:
+            self._worker.submit(request)
+        else:
+            self._worker.run_now(request)
 
     @param.depends("alpha", "beta")
     def curve(self):

@@ -11,20 +11,28 @@ Plain functions returning small result objects, for notebooks and the CLI:
 
 and ``param`` models holding what a person chose (no widgets), driven the same way by
 notebooks, the CLI and the dashboard: :class:`LadderReplayModel`,
-:class:`LadderSizeModel`, :class:`BoostingAttackModel`.  Invalid input keeps the last
-good result and sets the model's ``error`` message.
+:class:`LadderSizeModel`, :class:`BoostingAttackModel` (a
+:class:`~meter_dashboard.models.jobs.BackgroundJob`).  Their derived outputs (``table``,
+``result``, ``size``, ``best``, ``error``, ...) are read-only: only the model sets them.
+Invalid input keeps the last good result and sets the model's ``error`` message.
+
+Work that may take long stays off a served page's event loop: loss files are parsed by
+:meth:`LadderReplayModel.prepare` (call it in a worker thread, then
+:meth:`~LadderReplayModel.apply_table`), replays of large tables run in a worker thread
+when ``offload`` is on, and the boosting attack runs through ``BackgroundJob.arun``.
 
 The mathematics is in :mod:`meter_dashboard.bounds.ladder`.
+
+References
+----------
+.. [1] Lecture notes, COMS 6998-4 Fall 2017, "Leaderboards": Algorithms 1 and 2, Lemma 4,
+   Section 5 (boosting attack).
 """
 from __future__ import annotations
 
-import asyncio
-import csv
-import io
 import math
 import os
 from dataclasses import dataclass, field
-from importlib import resources
 
 import numpy as np
 import param
@@ -32,20 +40,27 @@ import param
 from .._files import read_text
 from .._validation import InputError, check_int, check_probability
 from ..bounds import ladder as bounds
+from .files import csv_rows, data_file, first_row, numeric_table
+from .jobs import BackgroundJob
+from .offload import OffloadedModel
 
 __all__ = [
     "LADDER_EXAMPLES",
+    "OFFLOAD_CELLS",
+    "FAST_PATH_CHARS",
     "LossTable",
     "read_losses",
     "parse_losses",
     "load_example",
     "example_path",
+    "as_table",
     "LadderResult",
     "ladder",
     "LadderSize",
     "ladder_size",
     "best_step",
     "AttackResult",
+    "summarize_attack",
     "boosting_attack",
     "LadderReplayModel",
     "LadderSizeModel",
@@ -58,24 +73,14 @@ LADDER_EXAMPLES = {
     "ladder_ties.csv": "a 4-example board built so submissions land exactly on the thresholds (synthetic)",
 }
 
+#: Tables with more losses than this are replayed in a worker thread by an ``offload`` model
+#: (a replay costs a few passes over the losses: about 10 ms per 250,000 on the test machine).
+OFFLOAD_CELLS = 250_000
+#: Texts longer than this are parsed by pandas' C parser first (:func:`~meter_dashboard.models.files.numeric_table`).
+FAST_PATH_CHARS = 256 * 1024
+
 
 # --------------------------------------------------------------------------- reading files
-
-
-def csv_rows(text: str):
-    """``[(line number, cells)]`` of the non-blank rows of a CSV text, cells stripped."""
-    reader = csv.reader(io.StringIO(text))
-    rows = []
-    try:
-        for cells in reader:
-            if not cells or all(c.strip() == "" for c in cells):
-                continue
-            rows.append((reader.line_num, [c.strip() for c in cells]))
-    except csv.Error as exc:
-        raise InputError("file", "a valid CSV file", str(exc), location=f"line {reader.line_num}") from None
-    return rows
-
-
 @dataclass(frozen=True, repr=False)
 class LossTable:
     """Per-example losses of a sequence of submissions: ``losses[i, t]`` for example i, submission t."""
@@ -94,39 +99,39 @@ class LossTable:
         """k, the number of submissions."""
         return int(self.losses.shape[1])
 
+    @property
+    def cells(self) -> int:
+        """n * k, the number of losses (what a replay costs)."""
+        return int(self.losses.size)
+
     def __repr__(self) -> str:
         return (f"LossTable({self.submissions} submissions x {self.examples:,} test examples"
                 + (f", from {self.source!r}" if self.source else "") + ")")
 
 
-def parse_losses(text: str, source: str = "") -> LossTable:
-    """Parse a per-example loss CSV: header = submission names, one row per test example.
-
-    Every value must be a number in [0, 1].  Errors name the line and the column.
-    """
-    rows = csv_rows(text)
-    if not rows:
-        raise InputError("losses file", "a CSV with a header row of submission names and one row per test example",
-                         "an empty file", location=source or None)
-    header_line, names = rows[0]
+def _check_names(names: list[str], header_line: int) -> None:
+    """Submission names: non-empty, not numbers (a missing header), unique."""
+    seen: dict[str, int] = {}
     for j, name in enumerate(names):
+        where = f"line {header_line}, column {j + 1}"
         if name == "":
-            raise InputError("submission name", "a non-empty header cell", name,
-                             location=f"line {header_line}, column {j + 1}")
+            raise InputError("submission name", "a non-empty header cell", name, location=where)
         try:
             float(name)
         except ValueError:
             pass
         else:
             raise InputError("header", "a row of submission names (the first row is a number: is the header missing?)",
-                             name, location=f"line {header_line}, column {j + 1}")
-    seen = {}
-    for j, name in enumerate(names):
+                             name, location=where)
         if name in seen:
             raise InputError("submission names", f"unique ({name!r} is also column {seen[name] + 1})", name,
-                             location=f"line {header_line}, column {j + 1}")
+                             location=where)
         seen[name] = j
-    data = rows[1:]
+
+
+def _parse_rows_exactly(text: str, names: list[str], source: str) -> LossTable:
+    """The csv-module reader: every rule checked row by row, the first failure named by line and column."""
+    data = csv_rows(text, parameter="losses file")[1:]
     if not data:
         raise InputError("losses file", "at least one row of losses below the header", "only a header",
                          location=source or None)
@@ -135,36 +140,43 @@ def parse_losses(text: str, source: str = "") -> LossTable:
         if len(cells) != k:
             raise InputError("row", f"{k} values, one per submission ({', '.join(names[:4])}"
                              + (", ..." if k > 4 else "") + ")", f"{len(cells)} values", location=f"line {line}")
-    cells = [c for _, c in data]
-    try:
-        arr = np.array(cells, dtype=float)
-    except ValueError:
-        arr = None
-    if arr is None or not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1):
-        for line, row in data:
-            for j, cell in enumerate(row):
-                try:
-                    value = float(cell)
-                except ValueError:
-                    value = math.nan
-                if not (0.0 <= value <= 1.0):
-                    raise InputError("loss", "a number in [0, 1]", cell, location=f"line {line}, column {j + 1} "
-                                     f"({names[j]})")
-    return LossTable(names=tuple(names), losses=arr, source=source)
+    for line, row in data:
+        for j, cell in enumerate(row):
+            try:
+                value = float(cell)
+            except ValueError:
+                value = math.nan
+            if not (0.0 <= value <= 1.0):
+                raise InputError("loss", "a number in [0, 1]", cell, location=f"line {line}, column {j + 1} "
+                                 f"({names[j]})")
+    return LossTable(names=tuple(names), losses=np.array([c for _, c in data], dtype=float), source=source)
+
+
+def parse_losses(text: str, source: str = "") -> LossTable:
+    """Parse a per-example loss CSV: header = submission names, one row per test example.
+
+    Every value must be a number in [0, 1].  Errors name the line and the column (a
+    non-number, NaN, an infinity, a value outside [0, 1], a row with the wrong number of
+    values, a cell longer than the csv module's limit).  Any line ending works (``\\n``,
+    ``\\r\\n``, a lone ``\\r``).  Large clean files are read by pandas' C parser; anything
+    it does not read cleanly is read again cell by cell to say where the problem is.
+    """
+    head = first_row(text, parameter="losses file")
+    if head is None:
+        raise InputError("losses file", "a CSV with a header row of submission names and one row per test example",
+                         "an empty file", location=source or None)
+    header_line, names = head
+    _check_names(names, header_line)
+    arr = numeric_table(text, columns=len(names)) if len(text) > FAST_PATH_CHARS else None
+    if arr is not None and np.all((arr >= 0.0) & (arr <= 1.0)):
+        return LossTable(names=tuple(names), losses=np.ascontiguousarray(arr), source=source)
+    return _parse_rows_exactly(text, names, source)
 
 
 def read_losses(source) -> LossTable:
     """Read a per-example loss CSV from a path, bytes (an upload) or an open file."""
     text, name = read_text(source, parameter="losses")
     return parse_losses(text, name)
-
-
-def data_file(name: str, examples) -> "resources.abc.Traversable":
-    """The shipped data file ``name``, one of ``examples`` (package data)."""
-    path = resources.files("meter_dashboard").joinpath("data", str(name))
-    if name not in examples or not path.is_file():
-        raise InputError("example", "one of " + ", ".join(examples), name)
-    return path
 
 
 def example_path(name: str):
@@ -177,6 +189,17 @@ def load_example(name: str = "ladder_leaderboard.csv") -> LossTable:
     return parse_losses(example_path(name).read_text(encoding="utf-8"), name)
 
 
+def as_table(losses) -> LossTable:
+    """A :class:`LossTable` from a table, a path, bytes, an open file, a DataFrame or an array (validated)."""
+    if isinstance(losses, LossTable):
+        return losses
+    if isinstance(losses, (str, os.PathLike, bytes, bytearray)) or hasattr(losses, "read"):
+        return read_losses(losses)
+    if hasattr(losses, "columns") and hasattr(losses, "to_numpy"):  # a DataFrame
+        arr = bounds.check_losses(losses.to_numpy())
+        return LossTable(names=tuple(str(c) for c in losses.columns), losses=arr, source="DataFrame")
+    arr = bounds.check_losses(losses)
+    return LossTable(names=tuple(f"submission {i + 1}" for i in range(arr.shape[1])), losses=arr)
 # --------------------------------------------------------------------------- replay
 def _variant(step) -> str:
     return "parameter_free" if step is None else "fixed_step"
@@ -248,20 +271,6 @@ class LadderResult:
                 f"{self.releases} released; scores=[{shown}])")
 
 
-def _as_table(losses) -> LossTable:
-    if isinstance(losses, LossTable):
-        return losses
-    if isinstance(losses, (str, os.PathLike, bytes, bytearray)) or hasattr(losses, "read"):
-        return read_losses(losses)
-    if hasattr(losses, "columns") and hasattr(losses, "to_numpy"):  # a DataFrame
-        arr = np.asarray(losses.to_numpy(), dtype=float)
-        return LossTable(names=tuple(str(c) for c in losses.columns), losses=arr, source="DataFrame")
-    arr = np.asarray(losses, dtype=float)
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    return LossTable(names=tuple(f"submission {i + 1}" for i in range(arr.shape[1])), losses=arr)
-
-
 def ladder(losses, step: float | None = None) -> LadderResult:
     """Replay a leaderboard with the Ladder (Algorithm 1 with ``step``, else Algorithm 2).
 
@@ -275,8 +284,12 @@ def ladder(losses, step: float | None = None) -> LadderResult:
     Returns
     -------
     LadderResult
+
+    References
+    ----------
+    .. [1] Lecture notes on the Ladder, Algorithms 1 and 2 (see the module references).
     """
-    table = _as_table(losses)
+    table = as_table(losses)
     replay = bounds.replay(table.losses, step)
     return LadderResult(names=table.names, naive=replay.naive, best_naive=replay.best_naive, scores=replay.scores,
                         improved=replay.improved, thresholds=replay.thresholds,
@@ -308,21 +321,42 @@ class LadderSize:
 
 
 def ladder_size(epsilon: float, step: float, submissions: int, delta: float) -> LadderSize:
-    """Test labels so the Ladder's leaderboard error stays within epsilon + step (Lemma 4)."""
+    """Test labels so the Ladder's leaderboard error stays within epsilon + step (Lemma 4 [1]_).
+
+    The count is certified (:func:`meter_dashboard.bounds.ladder.exact_labels`): a
+    positive integer that satisfies Lemma 4's strict inequality, one less does not.  A
+    count beyond :data:`~meter_dashboard.bounds.ladder.MAX_LABELS` is refused with an
+    :class:`InputError` naming ``epsilon`` or ``step``.
+
+    References
+    ----------
+    .. [1] Lecture notes on the Ladder, Lemma 4.
+    """
     epsilon = check_probability("epsilon", epsilon)
-    step = bounds._check_step(step)
+    step = bounds.check_step(step)
     if step is None:
         raise InputError("step", "a number in (0, 1]", step)
     submissions = check_int("submissions", submissions, minimum=1)
     delta = check_probability("delta", delta)
-    return LadderSize(labels=int(bounds.labels(epsilon, step, submissions, delta)), epsilon=epsilon, step=step,
+    return LadderSize(labels=bounds.exact_labels(epsilon, step, submissions, delta), epsilon=epsilon, step=step,
                       submissions=submissions, delta=delta)
 
 
 def best_step(total_error: float, submissions: int, delta: float) -> LadderSize:
-    """The split of ``total_error`` into epsilon + step that needs the fewest labels."""
-    eta, eps, n = bounds.best_step(total_error, submissions, delta)
-    return LadderSize(labels=int(n), epsilon=eps, step=eta, submissions=int(submissions), delta=float(delta))
+    """The split of ``total_error`` into epsilon + step that needs the fewest labels (Lemma 4 [1]_).
+
+    The count at the split is certified like :func:`ladder_size`'s.
+
+    References
+    ----------
+    .. [1] Lecture notes on the Ladder, Lemma 4 and Theorem 3.
+    """
+    eta, eps, _ = bounds.best_step(total_error, submissions, delta)
+    try:
+        n = bounds.exact_labels(eps, eta, submissions, delta)
+    except InputError as exc:
+        raise InputError("total_error", exc.rule, total_error) from None
+    return LadderSize(labels=n, epsilon=eps, step=eta, submissions=int(submissions), delta=float(delta))
 
 
 # --------------------------------------------------------------------------- the attack
@@ -401,7 +435,9 @@ class AttackResult:
                 f"{v['naive_holdout']:.4f})")
 
 
-def _summarize(curves: bounds.AttackCurves, labels, step, seed, trials) -> AttackResult:
+def summarize_attack(curves: bounds.AttackCurves, labels, step, seed, trials) -> AttackResult:
+    """The mean curves over the trials that finished (an :class:`AttackResult`)."""
+
     def mean(arr):
         ok = np.isfinite(arr)
         counts = ok.sum(axis=0)
@@ -427,18 +463,29 @@ def _summarize(curves: bounds.AttackCurves, labels, step, seed, trials) -> Attac
 
 def boosting_attack(labels: int = 4000, submissions: int = 400, *, step: float | None = None, seed: int = 0,
                     trials: int = 1, progress=None) -> AttackResult:
-    """Simulate the boosting attack (Section 5) against a naive board and the Ladder.
+    """Simulate the boosting attack (Section 5 [1]_) against a naive board and the Ladder.
 
     See :func:`meter_dashboard.bounds.ladder.iter_boosting_attack`.  ``progress(done,
     total)`` is called as it runs; returning ``False`` cancels (partial result).
+
+    References
+    ----------
+    .. [1] Lecture notes on the Ladder, Section 5 and Theorem 6.
     """
     curves = bounds.boosting_attack(labels, submissions, step=step, seed=seed, trials=trials, progress=progress)
-    return _summarize(curves, labels, step, seed, trials)
+    return summarize_attack(curves, labels, step, seed, trials)
 
 
 # --------------------------------------------------------------------------- param models
-class LadderReplayModel(param.Parameterized):
-    """A loss file replayed through the Ladder: what a person chose and what follows."""
+class LadderReplayModel(OffloadedModel, param.Parameterized):
+    """A loss file replayed through the Ladder: what a person chose and what follows.
+
+    ``table``, ``result``, ``error`` and ``busy`` are outputs (read-only).  With
+    ``offload=True`` (served pages) a table of more than :data:`OFFLOAD_CELLS` losses is
+    replayed in a worker thread; ``busy`` is True meanwhile and the last result stays.
+    Set ``dispatch`` to run the outcome on the page's document (see
+    :class:`~meter_dashboard.models.offload.LatestOnly`).
+    """
 
     example = param.Selector(default="ladder_leaderboard.csv", objects=list(LADDER_EXAMPLES) + ["uploaded file"],
                              doc="The loss file: a shipped example or the last uploaded file.")
@@ -449,11 +496,14 @@ class LadderReplayModel(param.Parameterized):
                         step=0.001, doc="eta, the fixed step of Algorithm 1 (a released score is a multiple of it).")
     delta = param.Number(default=0.05, bounds=(0.0, 1.0), inclusive_bounds=(False, False), softbounds=(0.001, 0.2),
                          doc="1 - confidence for the leaderboard-error guarantee of these labels.")
+    offload = param.Boolean(default=False, doc="Replay large tables in a worker thread (served pages).")
 
-    table = param.ClassSelector(class_=LossTable, default=None, allow_None=True, doc="The loaded losses.")
-    result = param.ClassSelector(class_=LadderResult, default=None, allow_None=True, constant=False,
+    table = param.ClassSelector(class_=LossTable, default=None, allow_None=True, constant=True,
+                                doc="The loaded losses.")
+    result = param.ClassSelector(class_=LadderResult, default=None, allow_None=True, constant=True,
                                  doc="The replay of the current table.")
-    error = param.String(default="", doc="Why the last input was refused ('' when all is well).")
+    error = param.String(default="", constant=True, doc="Why the last input was refused ('' when all is well).")
+    busy = param.Boolean(default=False, constant=True, doc="A replay is being computed in a worker thread.")
 
     def __init__(self, losses=None, **params):
         super().__init__(**params)
@@ -467,9 +517,32 @@ class LadderReplayModel(param.Parameterized):
         if self.example == "uploaded file":
             return
         try:
-            self.table = load_example(self.example)
+            self._set(table=load_example(self.example))
         except InputError as exc:
-            self.error = str(exc)
+            self._set(error=str(exc))
+
+    @staticmethod
+    def prepare(source, name: str | None = None) -> LossTable:
+        """Read losses (path, bytes of an upload, DataFrame, array) into a table; may take long, touches no state.
+
+        Raises :class:`InputError` naming the line and column of the first problem.
+        """
+        try:
+            if isinstance(source, (bytes, bytearray)):
+                return parse_losses(read_text(source, parameter="losses")[0], name or "uploaded file")
+            return as_table(source)
+        except (OSError, ValueError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError("losses", "a readable loss file", str(exc), location=name) from None
+
+    def apply_table(self, table: LossTable) -> None:
+        """Show ``table`` (from :meth:`prepare`) as the uploaded file and replay it."""
+        self._set(example="uploaded file", table=table)
+
+    def fail(self, exc: InputError) -> None:
+        """Report a refused file (the last good table and result stay)."""
+        self._set(error=str(exc))
 
     def load(self, source, name: str | None = None) -> bool:
         """Load losses from a path, bytes (an upload), a DataFrame or an array.
@@ -477,18 +550,11 @@ class LadderReplayModel(param.Parameterized):
         Returns True on success; on failure keeps the last good table and sets ``error``.
         """
         try:
-            if isinstance(source, (bytes, bytearray)):
-                table = parse_losses(read_text(source, parameter="losses")[0], name or "uploaded file")
-            else:
-                table = _as_table(source)
-                bounds.replay(table.losses[:, :1], 0.5)  # validates shape and range
+            table = self.prepare(source, name)
         except InputError as exc:
-            self.error = str(exc)
+            self.fail(exc)
             return False
-        except (OSError, ValueError) as exc:
-            self.error = f"cannot read {name or 'the file'}: {exc}"
-            return False
-        self.param.update(example="uploaded file", table=table)
+        self.apply_table(table)
         return True
 
     @property
@@ -496,16 +562,26 @@ class LadderReplayModel(param.Parameterized):
         """The step passed to the mechanism: None for the parameter-free Ladder."""
         return None if self.variant == "parameter_free" else float(self.step)
 
+    @staticmethod
+    def _compute(request):
+        table, step = request
+        return ladder(table, step)
+
+    def _apply_outcome(self, request, outcome) -> None:
+        if isinstance(outcome, InputError):
+            self._set(error=str(outcome))
+        else:
+            self._set(result=outcome, error="")
+
     @param.depends("table", "variant", "step", watch=True, on_init=True)
     def _replay(self):
         if self.table is None:
             return
-        try:
-            self.result = ladder(self.table, self.step_value)
-        except InputError as exc:
-            self.error = str(exc)
-            return
-        self.error = ""
+        request = (self.table, self.step_value)
+        if self.offload and self.table.cells > OFFLOAD_CELLS:
+            self._worker.submit(request)
+        else:
+            self._worker.run_now(request)
 
     @param.depends("result", "delta")
     def guarantee(self) -> tuple[float, float, float] | None:
@@ -516,7 +592,13 @@ class LadderReplayModel(param.Parameterized):
 
 
 class LadderSizeModel(param.Parameterized):
-    """Lemma 4 as a planner: labels from (epsilon, step, submissions, delta), and the best step."""
+    """Lemma 4 as a planner: labels from (epsilon, step, submissions, delta), and the best step.
+
+    ``size``, ``best`` and ``error`` are outputs (read-only); every count is certified
+    (:func:`ladder_size`).  A setting whose count would pass
+    :data:`~meter_dashboard.bounds.ladder.MAX_LABELS`, or whose error epsilon + step
+    reaches 1, is refused in ``error`` and the last good counts stay.
+    """
 
     epsilon = param.Number(default=0.05, bounds=(0.0, 1.0), inclusive_bounds=(False, False),
                            softbounds=(0.005, 0.2), step=0.005, doc="eps, the statistical part of the error.")
@@ -527,42 +609,65 @@ class LadderSizeModel(param.Parameterized):
     delta = param.Number(default=0.05, bounds=(0.0, 1.0), inclusive_bounds=(False, False), softbounds=(0.001, 0.2),
                          doc="1 - confidence.")
 
-    size = param.ClassSelector(class_=LadderSize, default=None, allow_None=True, doc="labels for the inputs")
-    best = param.ClassSelector(class_=LadderSize, default=None, allow_None=True,
+    size = param.ClassSelector(class_=LadderSize, default=None, allow_None=True, constant=True,
+                               doc="labels for the inputs")
+    best = param.ClassSelector(class_=LadderSize, default=None, allow_None=True, constant=True,
                                doc="the split of the same total error eps + eta needing the fewest labels")
-    error = param.String(default="")
+    error = param.String(default="", constant=True, doc="Why the inputs were refused ('' when all is well).")
+
+    def _set(self, **values) -> None:
+        with param.edit_constant(self):
+            self.param.update(**values)
 
     @param.depends("epsilon", "step", "submissions", "delta", watch=True, on_init=True)
     def _solve(self):
         try:
-            size = ladder_size(self.epsilon, self.step, self.submissions, self.delta)
             total = self.epsilon + self.step
             if total >= 1:
                 raise InputError("epsilon + step", "less than 1 (a leaderboard error of 1 or more says nothing)",
                                  total)
+            size = ladder_size(self.epsilon, self.step, self.submissions, self.delta)
             best = best_step(total, self.submissions, self.delta)
         except InputError as exc:
-            self.error = str(exc)
+            self._set(error=str(exc))
             return
-        self.error = ""
-        self.param.update(size=size, best=best)
+        self._set(size=size, best=best, error="")
 
     @param.depends("size")
     def curve(self, points: int = 200):
-        """Labels against the step eta for the current total error (eps = total - eta)."""
+        """Labels against the step eta for the current total error (eps = total - eta).
+
+        Steps whose count would pass the reporting limit are left out (NaN).
+        """
         if self.size is None:
             return np.zeros(0), np.zeros(0)
         total = self.size.total_error
         eta = np.geomspace(total * 0.01, total * 0.95, points)
-        return eta, np.asarray(bounds.labels(total - eta, eta, self.size.submissions, self.size.delta), dtype=float)
+        try:
+            counts = bounds.labels(total - eta, eta, self.size.submissions, self.size.delta)
+        except InputError:
+            counts = np.array([_count_or_nan(total - e, e, self.size.submissions, self.size.delta) for e in eta])
+        return eta, np.asarray(counts, dtype=float)
 
 
-class BoostingAttackModel(param.Parameterized):
-    """The boosting attack simulation: its settings, its progress and its result.
+def _count_or_nan(epsilon, step, submissions, delta) -> float:
+    try:
+        return float(bounds.labels(epsilon, step, submissions, delta))
+    except InputError:
+        return math.nan
 
-    ``run()`` runs to the end (notebooks, tests); ``await arun()`` runs chunk by chunk
-    in a worker thread so a page stays responsive, and stops at the next chunk after
-    ``cancel()``.
+
+class BoostingAttackModel(BackgroundJob):
+    """The boosting attack simulation (Section 5 [1]_): its settings, progress and result.
+
+    A :class:`~meter_dashboard.models.jobs.BackgroundJob`: ``run()`` runs to the end
+    (notebooks, tests); ``await arun()`` runs in a worker thread so a page stays
+    responsive, publishing ``progress``, ``status`` and ``seconds_left``, and stops at the
+    next chunk of probes after ``cancel()`` (the curves computed so far are kept).
+
+    References
+    ----------
+    .. [1] Lecture notes on the Ladder, Section 5 and Theorem 6.
     """
 
     labels = param.Integer(default=4000, bounds=(2, 10**6), softbounds=(100, 20_000),
@@ -576,75 +681,43 @@ class BoostingAttackModel(param.Parameterized):
     seed = param.Integer(default=0, bounds=(0, None), doc="Seed of the simulation (same seed, same curves).")
     trials = param.Integer(default=5, bounds=(1, 200), softbounds=(1, 50), doc="Independent repetitions averaged.")
 
-    progress = param.Number(default=0.0, bounds=(0.0, 1.0), doc="Fraction of the simulation done.")
-    running = param.Boolean(default=False, doc="A simulation is under way.")
-    status = param.String(default="", doc="One line on what happened last.")
-    result = param.ClassSelector(class_=AttackResult, default=None, allow_None=True)
-    error = param.String(default="")
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        self._cancel = False
+    result = param.ClassSelector(class_=AttackResult, default=None, allow_None=True, constant=True,
+                                 doc="The curves of the last run (partial when it was cancelled).")
 
     @property
     def step_value(self) -> float | None:
         return None if self.variant == "parameter_free" else float(self.step)
 
-    def _iterator(self):
-        return bounds.iter_boosting_attack(self.labels, self.submissions, step=self.step_value, seed=self.seed,
-                                           trials=self.trials, chunk=max(1, self.submissions // 20))
+    def reference(self) -> tuple[np.ndarray, np.ndarray]:
+        """(k, 1/2 - sqrt(k/(2n))/pi) for k = 1..K at the current settings: the naive board's expected drift."""
+        k = np.arange(1, self.submissions + 1)
+        return k, bounds.boosting_reference(self.labels, k)
 
-    def _finish(self, curves, cancelled: bool):
-        if curves is not None and curves.done:
-            self.result = _summarize(curves, self.labels, self.step_value, self.seed, self.trials)
-        done = 0 if curves is None else curves.done
-        total = self.trials * self.submissions
-        if cancelled:
-            self.status = f"Cancelled after {done:,} of {total:,} probes; the curves show what was computed."
-        else:
-            self.status = f"Done: {self.trials} trial(s) of {self.submissions:,} probes on {self.labels:,} labels."
-        self.running = False
-
-    def cancel(self) -> None:
-        """Stop the running simulation at its next chunk (the partial result is kept)."""
-        self._cancel = True
-
-    def run(self) -> AttackResult | None:
-        """Run the simulation synchronously; returns the result."""
-        self._cancel = False
-        self.param.update(running=True, progress=0.0, error="", status="Running...")
+    def work(self, report, should_stop):
+        """Run the attack chunk by chunk in the calling (worker) thread; stop at a chunk when asked."""
+        settings = {"labels": self.labels, "step": self.step_value, "seed": self.seed, "trials": self.trials}
         curves = None
-        try:
-            for curves in self._iterator():
-                self.progress = curves.done / curves.total
-                if self._cancel:
-                    break
-        except InputError as exc:
-            self.param.update(error=str(exc), running=False, status="")
-            return self.result
-        self._finish(curves, self._cancel)
-        return self.result
+        for curves in bounds.iter_boosting_attack(self.labels, self.submissions, step=settings["step"],
+                                                  seed=self.seed, trials=self.trials,
+                                                  chunk=max(1, self.submissions // 20)):
+            report(curves.done / curves.total, f"{curves.done:,} of {curves.total:,} probes")
+            if should_stop():
+                break
+        if curves is None or not curves.done:
+            return None
+        return summarize_attack(curves, **settings)
 
-    async def arun(self) -> AttackResult | None:
-        """Run chunk by chunk in a worker thread, updating ``progress``; honours :meth:`cancel`."""
-        if self.running:
-            return self.result
-        self._cancel = False
-        self.param.update(running=True, progress=0.0, error="", status="Running...")
-        curves = None
-        try:
-            iterator = self._iterator()
-            sentinel = object()
-            while True:
-                step = await asyncio.to_thread(next, iterator, sentinel)
-                if step is sentinel:
-                    break
-                curves = step
-                self.progress = curves.done / curves.total
-                if self._cancel:
-                    break
-        except InputError as exc:
-            self.param.update(error=str(exc), running=False, status="")
-            return self.result
-        self._finish(curves, self._cancel)
-        return self.result
+    def finish(self, result, cancelled: bool) -> str:
+        """Keep the curves (also a cancelled run's) and say what happened."""
+        if result is not None:
+            with param.edit_constant(self):
+                self.result = result
+        done = 0 if result is None else result.done
+        total = self.trials * self.submissions if result is None else result.total
+        if cancelled or result is None:
+            return f"Cancelled after {done:,} of {total:,} probes; the curves show what was computed."
+        return f"Done: {result.trials} trial(s) of {result.submissions.size:,} probes on {result.labels:,} labels."
+
+    async def arun(self, poll: float = 0.05):
+        """:meth:`BackgroundJob.arun` publishing progress every 50 ms (a run often takes well under a second)."""
+        return await super().arun(poll)

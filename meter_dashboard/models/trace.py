@@ -24,7 +24,8 @@ field; for CSV it is given separately (``test_size=``, the page's input, the CLI
 Every problem raises :class:`~meter_dashboard._validation.InputError` naming the row
 and column (``row 4, column 3 (test_accuracy): test_accuracy must be a number in
 [0, 1]; got '1.2'``).  Rows are counted like a spreadsheet: the CSV header is row 1.
-Nothing read from a file is ever evaluated: numbers go through ``float()`` only.
+Nothing read from a file is ever evaluated (the formats and their rules:
+:mod:`meter_dashboard.models.trace_formats`, vectorized for traces of millions of steps).
 
 The empirical overfitting of a step is ``|l(H, D_val) - l(H, D_test)|`` (ease.ml/meter,
 Section 3.1); with accuracies the loss is ``1 - accuracy``, which gives the same gap.
@@ -33,18 +34,15 @@ falls into the range that starts at 0.01, as a person reading the numbers expect
 """
 from __future__ import annotations
 
-import csv
-import io
-import json
-import math
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import InitVar, dataclass, field, replace
 from importlib import resources
 
 import numpy as np
 
-from .._files import MAX_UPLOAD_BYTES, check_size, decode_text
-from .._validation import InputError, check_int, format_value, raw
+from .._files import MAX_FILE_BYTES, check_size, decode_text
+from .._validation import InputError, check_int, raw
+from .trace_formats import SCORE_COLUMNS, TraceColumns, columns_from_records, parse_csv, parse_json
 
 __all__ = [
     "Trace",
@@ -58,25 +56,10 @@ __all__ = [
     "SCORE_COLUMNS",
 ]
 
-#: Uploads and files larger than this are refused before they are parsed (10 MiB,
-#: about 200,000 steps of CSV).
-MAX_TRACE_BYTES = MAX_UPLOAD_BYTES
-
-#: metric -> (validation column, test column)
-SCORE_COLUMNS = {
-    "accuracy": ("val_accuracy", "test_accuracy"),
-    "loss": ("val_loss", "test_loss"),
-}
-OPTIONAL_COLUMNS = ("tenant", "reverted", "description")
-KNOWN_COLUMNS = ("step",) + SCORE_COLUMNS["accuracy"] + SCORE_COLUMNS["loss"] + OPTIONAL_COLUMNS
-
-_TRUE = {"true", "t", "yes", "y", "1", "1.0"}
-_FALSE = {"false", "f", "no", "n", "0", "0.0", ""}
-_MAX_TENANT_CHARS = 100
+#: Files and bytes larger than this are refused before they are parsed (64 MiB, about 1.5
+#: million steps of CSV; pages accept uploads up to :data:`meter_dashboard._files.MAX_UPLOAD_BYTES`).
+MAX_TRACE_BYTES = MAX_FILE_BYTES
 _ROUND_DECIMALS = 12
-
-_HEADER_RULE = ("a header row naming the columns step and either val_accuracy, test_accuracy "
-                "or val_loss, test_loss")
 
 
 # ============================================================================ the trace object
@@ -120,8 +103,9 @@ class Trace:
     synthetic: bool = False
     provenance: str = ""
     ignored_columns: tuple = field(default_factory=tuple)
+    tenant_index: InitVar[tuple | None] = None
 
-    def __post_init__(self):
+    def __post_init__(self, tenant_index=None):
         n = len(self.steps)
         if not self.tenants:
             object.__setattr__(self, "tenants", ("",) * n)
@@ -129,24 +113,47 @@ class Trace:
             object.__setattr__(self, "reverted", np.zeros(n, dtype=bool))
         if not self.descriptions:
             object.__setattr__(self, "descriptions", ("",) * n)
+        if tenant_index is not None:  # (names, codes) from the reader: no pass over the tenants
+            object.__setattr__(self, "_tenants", tenant_index)
 
     def __len__(self) -> int:
         return int(len(self.steps))
 
+    def _tenant_table(self) -> tuple:
+        """(tenant names in order of first submission, each step's index into them), cached."""
+        cached = self.__dict__.get("_tenants")
+        if cached is None:
+            lookup: dict = {}
+            codes = np.fromiter((lookup.setdefault(t, len(lookup)) for t in self.tenants), dtype=np.int64,
+                                count=len(self.tenants))
+            cached = (tuple(lookup), codes)
+            object.__setattr__(self, "_tenants", cached)
+        return cached
+
     @property
     def has_tenants(self) -> bool:
         """Whether the trace names who submitted each step."""
-        return any(t != "" for t in self.tenants)
+        return any(t != "" for t in self.tenant_names)
 
     @property
     def tenant_names(self) -> tuple:
         """Tenants in the order they first submitted."""
-        return tuple(dict.fromkeys(self.tenants))
+        return self._tenant_table()[0]
+
+    @property
+    def tenant_codes(self) -> np.ndarray:
+        """Each step's tenant as an index into :attr:`tenant_names` (int64 array)."""
+        return self._tenant_table()[1]
 
     @property
     def empirical_overfitting(self) -> np.ndarray:
         """|l(H, D_val) - l(H, D_test)| per step, rounded to 12 decimals (Section 3.1)."""
-        return np.round(np.abs(self.val - self.test), _ROUND_DECIMALS)
+        cached = self.__dict__.get("_gap")
+        if cached is None:
+            cached = np.round(np.abs(self.val - self.test), _ROUND_DECIMALS)
+            cached.flags.writeable = False
+            object.__setattr__(self, "_gap", cached)
+        return cached
 
     @property
     def val_column(self) -> str:
@@ -164,18 +171,24 @@ class Trace:
         """A copy with n = ``test_size`` (validated; ``None`` clears it)."""
         if test_size is not None:
             test_size = check_int("test_size", test_size, minimum=1)
-        return replace(self, test_size=test_size)
+        if test_size == self.test_size:
+            return self
+        return replace(self, test_size=test_size, tenant_index=self._tenant_table())
+
+    def to_columns(self) -> dict:
+        """The trace's columns (numpy arrays and tuples), one entry per step."""
+        out = {"step": self.steps, self.val_column: self.val, self.test_column: self.test}
+        if self.has_tenants:
+            out["tenant"] = self.tenants
+        out["reverted"] = self.reverted
+        out["description"] = self.descriptions
+        return out
 
     def to_frame(self):
         """A pandas DataFrame with the trace's columns."""
         import pandas as pd
 
-        data = {"step": self.steps, self.val_column: self.val, self.test_column: self.test}
-        if self.has_tenants:
-            data["tenant"] = list(self.tenants)
-        data["reverted"] = self.reverted
-        data["description"] = list(self.descriptions)
-        return pd.DataFrame(data)
+        return pd.DataFrame({k: (list(v) if isinstance(v, tuple) else v) for k, v in self.to_columns().items()})
 
     def to_records(self) -> list:
         """One plain dict per step (the JSON trace format's ``steps``)."""
@@ -209,9 +222,10 @@ class Trace:
         if self.test_size is not None:
             parts.append(f"test_size={self.test_size:,}")
         if self.has_tenants:
-            parts.append("tenants=" + ", ".join(self.tenant_names))
+            parts.append("tenants=" + ", ".join(self.tenant_names[:10]) + (", ..." if len(self.tenant_names) > 10 else ""))
         if self.reverted.any():
-            parts.append("reverted=" + ", ".join(str(s) for s in self.revert_steps))
+            shown = self.revert_steps
+            parts.append("reverted=" + ", ".join(str(s) for s in shown[:10]) + (", ..." if len(shown) > 10 else ""))
         if self.synthetic:
             parts.append("synthetic")
         return f"Trace({self.name!r}: " + ", ".join(parts) + ")"
@@ -340,10 +354,9 @@ def read_trace(source, *, format: str | None = None, test_size=None, name: str |
         trace = parse_trace(data, format=format or _format_from_name(file_name), name=file_name,
                             max_bytes=max_bytes)
     elif isinstance(source, list):
-        trace = _from_records(source, name=name or "trace", where="list")
+        trace = _trace(columns_from_records(source, where="list"), name or "trace")
     elif hasattr(source, "to_dict") and hasattr(source, "columns"):  # a pandas DataFrame
-        records = source.to_dict(orient="records")
-        trace = _from_records(records, name=name or "DataFrame", where="frame")
+        trace = _trace(columns_from_records(source.to_dict(orient="records"), where="frame"), name or "DataFrame")
     else:
         raise InputError("trace", "a path, bytes, a file object, a list of step dicts or a DataFrame",
                          raw(type(source).__name__))
@@ -355,13 +368,16 @@ def read_trace(source, *, format: str | None = None, test_size=None, name: str |
 def parse_trace(data, *, format: str | None = None, name: str = "trace",
                 max_bytes: int = MAX_TRACE_BYTES) -> Trace:
     """Validate the content of a trace file (``bytes`` or already decoded ``str``)."""
+    raw_bytes = None
     if isinstance(data, str):
         text = data
-        check_size(len(text.encode("utf-8")), max_bytes, "trace")
+        size = len(text) if len(text) * 4 <= max_bytes else len(text.encode("utf-8", "surrogatepass"))
+        check_size(size, max_bytes, "trace")
     else:
         data = bytes(data)
         check_size(len(data), max_bytes, "trace")
         text = decode_text(data, "trace", "CSV or JSON")
+        raw_bytes = data
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
@@ -369,18 +385,14 @@ def parse_trace(data, *, format: str | None = None, name: str = "trace",
     fmt = (format or _format_from_name(name) or _sniff(text)).lower()
     if fmt not in ("csv", "json"):
         raise InputError("format", "'csv' or 'json'", fmt)
-    if fmt == "json":
-        return _parse_json(text, name)
-    return _parse_csv(text, name)
+    try:
+        columns = parse_json(text) if fmt == "json" else parse_csv(text, raw_bytes)
+    except MemoryError:
+        raise InputError("trace", "a file this machine has the memory to read", raw(f"{len(text):,} characters")) from None
+    return _trace(columns, name)
 
 
-# ============================================================================ bytes and formats
-
-
-
-
-
-
+# ============================================================================ formats
 def _format_from_name(name) -> str | None:
     lower = str(name or "").lower()
     if lower.endswith(".json"):
@@ -395,336 +407,15 @@ def _sniff(text: str) -> str:
     return "json" if first in ("{", "[") else "csv"
 
 
-# ============================================================================ cells
-def _normalize_name(name) -> str:
-    return str(name).strip().lower().replace(" ", "_").replace("-", "_")
-
-
-def _parse_step(value, where: str) -> int:
-    if isinstance(value, bool):
-        raise InputError("step", "a whole number >= 0", value, location=where)
-    text = value.strip() if isinstance(value, str) else value
-    if text is None or text == "":
-        raise InputError("step", "a whole number >= 0", raw("an empty cell"), location=where)
-    return check_int_at("step", text, where)
-
-
-def check_int_at(name: str, value, where: str) -> int:
-    try:
-        return check_int(name, value, minimum=0)
-    except InputError as exc:
-        raise InputError(exc.parameter, exc.rule, exc.got, location=where) from None
-
-
-def _parse_score(column: str, value, where: str) -> float:
-    rule = "a number in [0, 1]"
-    if isinstance(value, bool) or isinstance(value, (list, dict)):
-        raise InputError(column, rule, value, location=where)
-    if value is None or (isinstance(value, str) and value.strip() == ""):
-        raise InputError(column, rule, raw("an empty cell"), location=where)
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            number = float(text)
-        except ValueError:
-            hint = " (use a dot as the decimal separator)" if "," in text else ""
-            raise InputError(column, rule + hint, text, location=where) from None
-    else:
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise InputError(column, rule, value, location=where) from None
-        text = value
-    if math.isnan(number):
-        raise InputError(column, rule + ", not NaN", raw("NaN"), location=where)
-    if not 0.0 <= number <= 1.0:
-        hint = ""
-        if 2.0 <= number <= 100.0:
-            hint = f" (write percentages as fractions: {number / 100:g} for {number:g}%)"
-        raise InputError(column, rule + hint, text, location=where)
-    return number
-
-
-def _parse_reverted(value, where: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if value is None:
-        return False
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if value in (0, 1):
-            return bool(value)
-        raise InputError("reverted", "true or false (also yes/no, 1/0)", value, location=where)
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise InputError("reverted", "true or false (also yes/no, 1/0)", str(value), location=where)
-
-
-def _parse_tenant(value, where: str) -> str:
-    if value is None or isinstance(value, (bool, list, dict)):
-        raise InputError("tenant", "a name (who submitted the step)", raw("nothing" if value is None else
-                                                                          format_value(value)), location=where)
-    text = str(value).strip()
-    if isinstance(value, float) and value == int(value):
-        text = str(int(value))
-    if not text:
-        raise InputError("tenant", "a name (who submitted the step) in every row when the column is present",
-                         raw("an empty cell"), location=where)
-    if len(text) > _MAX_TENANT_CHARS:
-        raise InputError("tenant", f"a name of at most {_MAX_TENANT_CHARS} characters", text, location=where)
-    return text
-
-
-def _parse_description(value) -> str:
-    if value is None:
-        return ""
-    return str(value).strip()
-
-
-# ============================================================================ columns
-def _choose_metric(columns, where: str, given) -> str:
-    """'accuracy' or 'loss' from the column names, or a clear error."""
-    have = {metric: [c for c in pair if c in columns] for metric, pair in SCORE_COLUMNS.items()}
-    if "step" not in columns:
-        raise InputError("columns", _HEADER_RULE + " (missing: step)", given, location=where)
-    full = [metric for metric, cols in have.items() if len(cols) == 2]
-    if len(full) == 2:
-        raise InputError("columns", "either val_accuracy, test_accuracy or val_loss, test_loss, not both",
-                         given, location=where)
-    if full:
-        other = "loss" if full[0] == "accuracy" else "accuracy"
-        if have[other]:
-            raise InputError("columns", "either val_accuracy, test_accuracy or val_loss, test_loss, not both",
-                             given, location=where)
-        return full[0]
-    for metric, cols in have.items():
-        if len(cols) == 1:
-            missing = [c for c in SCORE_COLUMNS[metric] if c not in cols][0]
-            raise InputError("columns", f"{_HEADER_RULE} (missing: {missing}, which goes with {cols[0]})",
-                             given, location=where)
-    raise InputError("columns", _HEADER_RULE + " (missing: the score columns)", given, location=where)
-
-
-def _check_order(steps: list, wheres: list) -> None:
-    seen = {}
-    for i, s in enumerate(steps):
-        if s in seen:
-            raise InputError("step", f"unique, each step once (step {s} is already on {seen[s]})", s,
-                             location=wheres[i])
-        if i and s < steps[i - 1]:
-            raise InputError("step", f"increasing, in the order the models were submitted (after step {steps[i - 1]})",
-                             s, location=wheres[i])
-        seen[s] = wheres[i].split(",")[0]
-
-
-def _build(rows: list, metric: str, has_tenant: bool, name: str, test_size, ignored) -> Trace:
-    steps = [r[0] for r in rows]
-    wheres = [r[6] for r in rows]
-    _check_order(steps, wheres)
-    return Trace(
-        steps=np.asarray(steps, dtype=np.int64),
-        val=np.asarray([r[1] for r in rows], dtype=float),
-        test=np.asarray([r[2] for r in rows], dtype=float),
-        metric=metric,
-        tenants=tuple(r[3] for r in rows) if has_tenant else (),
-        reverted=np.asarray([r[4] for r in rows], dtype=bool),
-        descriptions=tuple(r[5] for r in rows),
-        test_size=test_size,
-        name=name,
-        ignored_columns=tuple(ignored),
-    )
-
-
-# ============================================================================ CSV
-def _parse_csv(text: str, name: str) -> Trace:
-    lines = text.splitlines()
-    header_line = next((ln for ln in lines if ln.strip()), "")
-    delimiter = ","
-    if header_line.count(";") > header_line.count(",") and header_line.count(";") > 0:
-        delimiter = ";"
-    elif header_line.count("\t") > header_line.count(","):
-        delimiter = "\t"
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header = None
-    header_row = 0
-    records, row_nos = [], []
-    try:
-        for record in reader:
-            row_no = reader.line_num
-            if not record or (not record[0].strip() and all(not c.strip() for c in record)):
-                continue
-            if header is None:
-                header = [_normalize_name(c) for c in record]
-                header_row = row_no
-                shown = raw(format_value(delimiter.join(c.strip() for c in record)))
-                dupes = sorted({c for c in header if header.count(c) > 1 and c})
-                if dupes:
-                    raise InputError("columns", "unique column names", raw(f"{dupes[0]!r} twice"),
-                                     location=f"row {row_no}")
-                metric = _choose_metric(header, f"row {row_no}", shown)
-                index = {c: i for i, c in enumerate(header)}
-                val_col, test_col = SCORE_COLUMNS[metric]
-                ignored = [c for c in header if c and c not in KNOWN_COLUMNS]
-                continue
-            if len(record) > len(header):
-                raise InputError("fields", f"{len(header)} per row, like the header (quote text that contains "
-                                 f"'{delimiter}')", raw(f"{len(record)} fields"), location=f"row {row_no}")
-            records.append(record)
-            row_nos.append(row_no)
-    except csv.Error as exc:
-        raise InputError("trace", "well-formed CSV", raw(str(exc)), location=f"row {reader.line_num}") from None
-    if header is None:  # pragma: no cover - guarded by the empty check
-        raise InputError("trace", "a CSV file with a header", raw("no rows"))
-    if not records:
-        raise InputError("trace", "at least one step below the header", raw("only the header"),
-                         location=f"row {header_row}")
-    fast = _csv_fast(records, index, len(header), metric, name, ignored)
-    if fast is not None:
-        return fast
-    # Something is off: parse cell by cell, which names the row and column of the first problem.
-    rows = [_csv_row(record, row_no, index, header, val_col, test_col) for record, row_no in zip(records, row_nos)]
-    return _build(rows, metric, "tenant" in index, name, None, ignored)
-
-
-def _csv_fast(records, index, width, metric, name, ignored) -> Trace | None:
-    """Vectorized parsing of a well-formed CSV body; None when any cell needs a closer look."""
-    if any(len(r) != width for r in records):
-        return None
-    columns = list(zip(*records))
-    val_col, test_col = SCORE_COLUMNS[metric]
-    try:
-        step_f = np.array(columns[index["step"]], dtype=float)
-        val = np.array(columns[index[val_col]], dtype=float)
-        test = np.array(columns[index[test_col]], dtype=float)
-    except ValueError:
-        return None
-    with np.errstate(invalid="ignore"):
-        ok = (np.all(np.isfinite(step_f)) and np.all(step_f >= 0) and np.all(step_f == np.floor(step_f))
-              and np.all((val >= 0) & (val <= 1)) and np.all((test >= 0) & (test <= 1)))
-    if not ok or np.any(np.diff(step_f) <= 0):
-        return None
-    tenants = ()
-    if "tenant" in index:
-        tenants = tuple(c.strip() for c in columns[index["tenant"]])
-        if any(not t or len(t) > _MAX_TENANT_CHARS for t in tenants):
-            return None
-    reverted = np.zeros(len(records), dtype=bool)
-    if "reverted" in index:
-        flags = [c.strip().lower() for c in columns[index["reverted"]]]
-        if any(f not in _TRUE and f not in _FALSE for f in flags):
-            return None
-        reverted = np.fromiter((f in _TRUE for f in flags), dtype=bool, count=len(flags))
-    descriptions = tuple(c.strip() for c in columns[index["description"]]) if "description" in index else ()
-    return Trace(steps=step_f.astype(np.int64), val=val, test=test, metric=metric, tenants=tenants, reverted=reverted,
-                 descriptions=descriptions, name=name, ignored_columns=tuple(ignored))
-
-
-def _csv_row(record, row_no, index, header, val_col, test_col):
-    def cell(col):
-        i = index.get(col)
-        if i is None:
-            return None, None
-        where = f"row {row_no}, column {i + 1} ({col})"
-        return (record[i] if i < len(record) else None), where
-
-    value, where = cell("step")
-    step = _parse_step(value if value is not None else "", where)
-    value, where = cell(val_col)
-    val = _parse_score(val_col, value, where)
-    value, where = cell(test_col)
-    test = _parse_score(test_col, value, where)
-    tenant = ""
-    if "tenant" in index:
-        value, where = cell("tenant")
-        tenant = _parse_tenant(value if value is not None else "", where)
-    reverted = False
-    if "reverted" in index:
-        value, where = cell("reverted")
-        reverted = _parse_reverted(value if value is not None else "", where)
-    description = ""
-    if "description" in index:
-        value, _ = cell("description")
-        description = _parse_description(value)
-    return (step, val, test, tenant, reverted, description, f"row {row_no}, column {index['step'] + 1} (step)")
-
-
-# ============================================================================ JSON and records
-def _parse_json(text: str, name: str) -> Trace:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError("trace", "valid JSON", raw(exc.msg.lower()), location=f"line {exc.lineno}, column {exc.colno}") from None
-    test_size = None
-    if isinstance(doc, dict):
-        keys = {_normalize_name(k): k for k in doc}
-        if "steps" not in keys:
-            raise InputError("trace", "a JSON object with a 'steps' list (or a list of steps)",
-                             raw("keys " + ", ".join(repr(k) for k in list(doc)[:8])))
-        for key in ("test_size", "n"):
-            if key in keys and doc[keys[key]] is not None:
-                try:
-                    test_size = check_int("test_size", doc[keys[key]], minimum=1)
-                except InputError as exc:
-                    raise InputError(exc.parameter, exc.rule, exc.got, location=f"field {keys[key]}") from None
-                break
-        records = doc[keys["steps"]]
-        if not isinstance(records, list):
-            raise InputError("steps", "a list of step objects", raw(type(records).__name__), location="field steps")
-        trace = _from_records(records, name=name, where="json")
-        extra = {}
-        if isinstance(doc.get("synthetic"), bool):
-            extra["synthetic"] = doc["synthetic"]
-        return replace(trace, test_size=test_size, **extra)
-    if isinstance(doc, list):
-        return _from_records(doc, name=name, where="json")
-    raise InputError("trace", "a JSON object with a 'steps' list (or a list of steps)", raw(type(doc).__name__))
-
-
-def _from_records(records: list, *, name: str, where: str) -> Trace:
-    if not records:
-        raise InputError("trace", "at least one step", raw("an empty list"))
-
-    def place(i):
-        return f"row {i + 1} (steps[{i}])" if where == "json" else f"row {i + 1}"
-
-    first = records[0]
-    if not isinstance(first, dict):
-        raise InputError("step entry", "an object with step, val_accuracy, test_accuracy, ...",
-                         raw(type(first).__name__), location=place(0))
-    columns = {_normalize_name(k) for k in first}
-    metric = _choose_metric(columns, place(0), raw("fields " + ", ".join(repr(k) for k in first)))
-    val_col, test_col = SCORE_COLUMNS[metric]
-    has_tenant = any(isinstance(r, dict) and any(_normalize_name(k) == "tenant" for k in r) for r in records)
-    ignored = []
-    rows = []
-    for i, record in enumerate(records):
-        if not isinstance(record, dict):
-            raise InputError("step entry", "an object with step, val_accuracy, test_accuracy, ...",
-                             raw(type(record).__name__), location=place(i))
-        rec = {_normalize_name(k): v for k, v in record.items()}
-        for key in OPTIONAL_COLUMNS:  # a DataFrame's missing optional cells are NaN
-            if isinstance(rec.get(key), float) and math.isnan(rec[key]):
-                rec[key] = None
-        for k in rec:
-            if k not in KNOWN_COLUMNS and k not in ignored:
-                ignored.append(k)
-
-        def at(col):
-            return f"{place(i)}, field {col}"
-
-        if "step" not in rec:
-            raise InputError("step", "present in every step entry", raw("no step field"), location=place(i))
-        step = _parse_step(rec["step"], at("step"))
-        for col in (val_col, test_col):
-            if col not in rec:
-                raise InputError(col, "present in every step entry (like the first one)", raw(f"no {col} field"),
-                                 location=place(i))
-        val = _parse_score(val_col, rec[val_col], at(val_col))
-        test = _parse_score(test_col, rec[test_col], at(test_col))
-        tenant = _parse_tenant(rec.get("tenant", ""), at("tenant")) if has_tenant else ""
-        reverted = _parse_reverted(rec.get("reverted"), at("reverted"))
-        description = _parse_description(rec.get("description"))
-        rows.append((step, val, test, tenant, reverted, description, at("step")))
-    return _build(rows, metric, has_tenant, name, None, ignored)
+def _trace(columns: TraceColumns, name: str) -> Trace:
+    """A :class:`Trace` from validated columns."""
+    tenants, index = (), None
+    if columns.tenant_names is not None:
+        names = np.empty(len(columns.tenant_names), dtype=object)
+        names[:] = columns.tenant_names
+        tenants = tuple(names[columns.tenant_codes].tolist())
+        index = (columns.tenant_names, columns.tenant_codes)
+    return Trace(steps=columns.steps, val=columns.val, test=columns.test, metric=columns.metric, tenants=tenants,
+                 reverted=columns.reverted, descriptions=columns.descriptions or (), test_size=columns.test_size,
+                 name=name, synthetic=bool(columns.synthetic), ignored_columns=tuple(columns.ignored),
+                 tenant_index=index)

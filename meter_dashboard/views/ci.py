@@ -1,14 +1,23 @@
 """The ease.ml/ci page: how many labels a CI condition needs, and a commit trace replayed.
 
 :class:`CI` is a ``pn.viewable.Viewer`` over a :class:`~meter_dashboard.models.ci.CIModel`:
-widgets made from the model's parameters (the condition is validated as you type),
-headline numbers, a table of baseline and optimized counts per adaptivity, the clause
-breakdown, a Bokeh plot of labels against steps (updated in place), and the replay of a
-commit trace with pass/fail marks and new-testset alarms.  It computes nothing itself.
+inputs (the condition is validated as you type; every number gets a message beside it
+naming the rule and the value, and the last good result stays), headline numbers, a table
+of baseline and optimized counts per adaptivity, the clause breakdown, a Bokeh plot of
+labels against steps (updated in place), and the replay of a commit trace with pass/fail
+marks and new-testset alarms.  It computes nothing itself.
+
+The view never touches the document from a model watcher: the watchers only note what
+changed, and one refresh runs on the server's next tick with the document lock held (the
+right context for raw Bokeh models), however the change arrived: a websocket event, a
+priority change processed outside the lock (Enter in a text box), or a replay finished in
+a worker thread.  Several changes from one action coalesce into one refresh.
 """
 from __future__ import annotations
 
+import contextlib
 import math
+from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 import panel as pn
@@ -16,24 +25,36 @@ import param
 from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker, HoverTool, Legend, NumeralTickFormatter, Span
 from bokeh.plotting import figure
 
+from .._validation import InputError, check_number, format_value
 from ..models.ci import (
     ADAPTIVITIES,
     ADAPTIVITY_TITLES,
     ASSUMPTIONS,
+    MODES,
     PRESETS,
     RESULT_FALSE,
     RESULT_TRUE,
     TEXT_ROUNDING_NOTE,
     CIModel,
-    example_trace,
+    delta_from_reliability,
 )
+from ..models.ci.inputs import BOUNDS, check_choice, check_steps, validate_difference_bound
 from ..models.ci_grammar import VARIABLE_NAMES
 from . import formatting as fmt
 from .base import DashboardView
-from .style import HTML, PALETTE, error_html, esc, headline_html, swatch_html
+from .inputs import NumberInput
+from .style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html, swatch_html
 
 #: One colour per adaptivity, shared by the plot and the tables.
 ADAPTIVITY_COLORS = {"none": PALETTE[2], "full": PALETTE[0], "firstChange": PALETTE[1]}
+#: Commits shown in the replay table (the rest are summarized; the plot shows all).
+TABLE_ROWS = 200
+#: Commits drawn in the replay plot (every k-th beyond this many).
+PLOT_POINTS = 5000
+_CURVE_TITLE = "Labels needed against steps, per adaptivity (solid: baseline, dashed: optimized)"
+_REPLAY_TITLE = "Replay: n per commit (green: pass, red: fail), o of the active model"
+#: URL keys of the page (each the model parameter of the same name).
+URL_KEYS = ("condition", "reliability", "adaptivity", "mode", "steps", "bound")
 
 _PRESET_PLACEHOLDER = "Choose a paper setting…"
 _EXAMPLES = {
@@ -43,7 +64,7 @@ _EXAMPLES = {
 }
 
 def _html(text: str = "", **kwargs) -> HTML:
-    """An HTML pane that carries the shared stylesheet into its shadow root."""
+    """An HTML pane (with the dashboard's stylesheet) as wide as its column."""
     kwargs.setdefault("sizing_mode", "stretch_width")
     return HTML(text, **kwargs)
 
@@ -51,13 +72,34 @@ def _html(text: str = "", **kwargs) -> HTML:
 def _badge(truth_or_signal: str) -> str:
     key = {"pass": "pass", "fail": "fail", RESULT_TRUE: "pass", RESULT_FALSE: "fail"}.get(truth_or_signal, "unknown")
     label = {"pass": "✓ pass", "fail": "✗ fail"}.get(truth_or_signal, truth_or_signal)
-    return f'<span class="ci-badge ci-{key}">{esc(label)}</span>'
+    return f'<span class="md-badge md-{key} ci-{key}">{esc(label)}</span>'
 
 
-def _hours(h) -> str:
-    if h is None:
-        return "—"
-    return f"{h:,.1f} h" if h >= 1 else f"{h * 60:,.0f} min"
+# ============================================================================ numeric inputs
+def _reliability_check(label: str):
+    """The model's own reliability rule (exact 1 - reliability, bounded text), naming ``label``."""
+    def check(text) -> float:
+        try:
+            delta_from_reliability(text)
+            return check_number(label, text)
+        except InputError as exc:
+            raise exc.renamed(label) from None
+    return check
+
+
+def _renamed_check(check, label: str):
+    """``check(value)`` with its messages naming ``label`` (what the page calls the input)."""
+    def renamed(text):
+        try:
+            return check(text)
+        except InputError as exc:
+            raise exc.renamed(label) from None
+    return renamed
+
+
+def _exact_text(value) -> str:
+    """A float as typed (``0.9999``, ``0.99999999``): never rounded to look like 1."""
+    return "" if value is None else f"{float(value):.15g}"
 
 
 class CI(DashboardView):
@@ -72,6 +114,10 @@ class CI(DashboardView):
         A shipped example to replay (``'ci_commits.csv'``, ``'ci_predictions.csv'``) or ``''``.
     sync_url : bool
         Keep the main settings in the page URL (served pages; off in notebooks).
+
+    References
+    ----------
+    Renggli et al. 2019 (ease.ml/ci), Sections 2-4, Figure 2.
 
     Examples
     --------
@@ -93,20 +139,46 @@ class CI(DashboardView):
             model.param.update(**model_params)
         super().__init__(model=model, sync_url=sync_url, **params)
         if trace and self.model.trace is None:
-            self.model.trace = example_trace(trace)
+            self.model.load_example(trace)
+        self._url_errors = []
         self._build_widgets(trace)
         self._build_outputs()
         self._build_plots()
-        self.model.param.watch(self._on_result, ["result", "error"])
-        self.model.param.watch(self._on_curves, ["curves"])
-        self.model.param.watch(self._on_replay, ["replay", "trace_error"])
+        self._doc = pn.state.curdoc if pn.state.curdoc is not None and pn.state.curdoc.session_context else None
+        self._dirty: set = set()
+        self._scheduled = False
+        self.model.param.watch(lambda *_: self._refresh("result"), ["result", "error"])
+        self.model.param.watch(lambda *_: self._refresh("curves"), ["curves"])
+        self.model.param.watch(lambda *_: self._refresh("replay"), ["replay", "trace_error", "replaying"])
         self.model.param.watch(self._on_condition, ["condition"])
+        self.model.exact.param.watch(lambda *_: self._refresh("exact"), ["running", "status", "error"])
+        if sync_url and pn.state.location is not None:
+            self._read_url()
+            self.model.param.watch(lambda *_: self._refresh("url"),
+                                   ["result", "adaptivity", "mode", "steps", "reliability", "bound"])
         self._on_result()
         self._on_curves()
         self._on_replay()
-        if sync_url and pn.state.location is not None:
-            pn.state.location.sync(self.model, {"condition": "condition", "reliability": "reliability",
-                                                "adaptivity": "adaptivity", "mode": "mode", "steps": "steps"})
+        self._on_exact()
+
+    def _refresh(self, part: str) -> None:
+        """Note that ``part`` changed; refresh at once (notebooks) or on the session's next tick (served)."""
+        self._dirty.add(part)
+        if self._doc is None:
+            self._flush()
+        elif not self._scheduled:
+            self._scheduled = True
+            self._doc.add_next_tick_callback(self._flush)  # Bokeh runs it with the document lock
+
+    def _flush(self) -> None:
+        self._scheduled = False
+        dirty, self._dirty = self._dirty, set()
+        # every pane update makes Bokeh re-walk the document's models; frozen, it walks them once
+        with self._doc.models.freeze() if self._doc is not None else contextlib.nullcontext():
+            for part, show in (("result", self._on_result), ("curves", self._on_curves),
+                               ("replay", self._on_replay), ("exact", self._on_exact), ("url", self._write_url)):
+                if part in dirty:
+                    show()
 
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self, trace: str):
@@ -125,30 +197,44 @@ class CI(DashboardView):
             + ". Combine with <code>+</code> <code>-</code> and constant factors <code>1.1 * o</code>; compare with "
               "<code>&gt;</code> or <code>&lt;</code>, a threshold and <code>+/-</code> tolerance; join clauses "
               "with <code>/\\</code>.</div>", margin=(0, 5))
-        self.reliability = pn.widgets.FloatInput.from_param(m.param.reliability, label="Reliability (1 − δ)",
-                                                            start=0.5, end=0.9999999, step=0.0001,
-                                                            format="0.[0000000]", sizing_mode="stretch_width")
+        self.reliability = NumberInput(m, "reliability", label="Reliability (1 − δ)",
+                                       check=_reliability_check("Reliability (1 − δ)"), format=_exact_text,
+                                       css_classes=["ci-reliability"],
+                                       message_classes=["ci-input-error", "ci-reliability-error"])
         self.adaptivity = pn.widgets.RadioButtonGroup.from_param(m.param.adaptivity, label="Adaptivity",
                                                                  color="light", sizing_mode="stretch_width")
+        self.bound_choice = pn.widgets.RadioButtonGroup.from_param(m.param.bound, label="Bound", color="light",
+                                                                   sizing_mode="stretch_width",
+                                                                   css_classes=["ci-bound-choice"])
+        self.exact_status = _html("", css_classes=["ci-exact-status"], margin=(0, 5))
+        self.exact_cancel = pn.widgets.Button(label="Cancel", color="warning", width=90, visible=False,
+                                              css_classes=["ci-exact-cancel"])
+        self.exact_cancel.on_click(lambda event: self.model.exact.cancel())
         self.mode = pn.widgets.RadioButtonGroup.from_param(m.param.mode, label="Mode", color="light",
                                                            sizing_mode="stretch_width")
-        self.steps = pn.widgets.EditableIntSlider.from_param(m.param.steps, label="Steps H (commits per test set)",
-                                                             start=1, end=128, fixed_start=1, fixed_end=100_000,
-                                                             throttled=True, sizing_mode="stretch_width")
+        steps_label = "Steps H (commits per test set)"
+        self.steps = NumberInput(m, "steps", label=steps_label, check=_renamed_check(check_steps, steps_label),
+                                 slider={"start": 1, "end": 128, "step": 1}, css_classes=["ci-steps"],
+                                 message_classes=["ci-input-error", "ci-steps-error"])
         self.use_bound = pn.widgets.Checkbox(label="Known upper bound p on d (Pattern 2)",
-                                             value=m.difference_bound is not None)
-        self.bound = pn.widgets.FloatInput(label="p (bound on d)", value=m.difference_bound or 0.1, start=0.0001,
-                                           end=1.0, step=0.01, width=110, disabled=m.difference_bound is None)
+                                             value=m.difference_bound is not None, css_classes=["ci-use-bound"])
+        self._last_p = m.difference_bound or 0.1
+        self.bound = NumberInput(m, "difference_bound", label="p (bound on d)", width=110, format=_exact_text,
+                                 check=_renamed_check(validate_difference_bound, "p (bound on d)"),
+                                 getter=lambda model: (self._last_p if model.difference_bound is None
+                                                       else model.difference_bound),
+                                 on_value=self._on_p, css_classes=["ci-bound"],
+                                 message_classes=["ci-input-error", "ci-bound-error"])
+        self.bound.text.disabled = m.difference_bound is None
         self.check_bound = pn.widgets.Checkbox.from_param(m.param.check_difference_bound,
-                                                          label="check p on unlabeled data",
-                                                          margin=(30, 5, 5, 10))
-        self.use_bound.param.watch(self._on_bound, "value")
-        self.bound.param.watch(self._on_bound, "value")
+                                                          label="check p on unlabeled data", margin=(30, 5, 5, 10))
+        self.seconds = NumberInput(m, "seconds_per_label", label="Seconds per label", width=140,
+                                   css_classes=["ci-seconds"], message_classes=["ci-input-error", "ci-seconds-error"])
+        self.labelers = NumberInput(m, "labelers", label="Labelers", width=100, css_classes=["ci-labelers"],
+                                    message_classes=["ci-input-error", "ci-labelers-error"])
+        self.use_bound.param.watch(self._on_use_bound, "value")
         self.model.param.watch(self._on_model_bound, ["difference_bound"])
-        self.seconds = pn.widgets.FloatInput.from_param(m.param.seconds_per_label, label="Seconds per label",
-                                                        start=0.01, step=0.5, width=140)
-        self.labelers = pn.widgets.IntInput.from_param(m.param.labelers, label="Labelers", start=1, width=100)
-        self.other_errors = _html("", margin=(0, 5))
+        self.other_errors = _html("", margin=(0, 5), css_classes=["ci-other-errors"])
 
         self.example = pn.widgets.Select(label="Commit trace", options=list(_EXAMPLES),
                                          value=next((k for k, v in _EXAMPLES.items() if v == trace), "No trace"),
@@ -168,14 +254,14 @@ class CI(DashboardView):
         self.assumptions = _html(css_classes=["ci-assumptions"])
         self.replay_summary = _html(css_classes=["ci-replay-summary"])
         self.replay_table = _html(css_classes=["ci-replay"])
-        self.trace_error = _html(margin=(0, 5))
+        self.trace_error = _html(margin=(0, 5), css_classes=["ci-trace-error"])
 
     def _build_plots(self):
         self.curve_source = ColumnDataSource({"x": [1], **{f"{a}_{k}": [1] for a in ADAPTIVITIES
                                                            for k in ("baseline", "optimized")}})
         fig = figure(height=360, sizing_mode="stretch_width", y_axis_type="log", x_axis_label="H (commits per test set)",
                      y_axis_label="labels needed", tools="pan,wheel_zoom,box_zoom,reset,save",
-                     title="Labels needed against steps, per adaptivity (solid: baseline, dashed: optimized)",
+                     title=_CURVE_TITLE,
                      toolbar_location="above")
         items = []
         self._optimized_renderers = []
@@ -200,27 +286,34 @@ class CI(DashboardView):
         self.y_ticker = FixedTicker(ticks=[1, 10, 100, 1000])
         fig.yaxis.ticker = self.y_ticker
         fig.toolbar.logo = None
-        self.current_h = Span(location=self.model.steps, dimension="height", line_color="#555", line_dash="dotted",
+        self.current_h = Span(location=self.model.steps, dimension="height", line_color="#888888", line_dash="dotted",
                               line_width=1)
         fig.add_layout(self.current_h)
         self.curve_fig = fig
         self.curve_pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ci-curve"])
+        self._build_replay_plot()
 
+    def _build_replay_plot(self):
         self.replay_source = ColumnDataSource({"x": [], "n": [], "o": [], "color": [], "signal": [], "commit": []})
         rfig = figure(height=280, sizing_mode="stretch_width", x_axis_label="commit", y_axis_label="accuracy",
                       tools="pan,wheel_zoom,box_zoom,reset,save", toolbar_location="above",
-                      title="Replay: n per commit (green: pass, red: fail), o of the active model")
-        rfig.step("x", "o", source=self.replay_source, mode="center", color="#555", line_width=1.5,
+                      title=_REPLAY_TITLE)
+        rfig.step("x", "o", source=self.replay_source, mode="center", color="#888888", line_width=1.5,
                   legend_label="o (active model)")
         rfig.scatter("x", "n", source=self.replay_source, color="color", size=9, legend_label="n (commit)")
+        # the new-testset alarms of the chosen adaptivity: one glyph, its positions updated in place
+        self.alarm_source = ColumnDataSource({"x": []})
+        rfig.vspan(x="x", source=self.alarm_source, line_color=PALETTE[1], line_dash="dashed", line_width=2)
         rfig.add_tools(HoverTool(tooltips=[("commit", "@commit"), ("n", "@n{0.0000}"), ("o", "@o{0.0000}"),
                                            ("signal", "@signal")]))
         rfig.legend.location = "bottom_right"
         rfig.xaxis.ticker = BasicTicker(min_interval=1)
         rfig.toolbar.logo = None
-        self._alarm_spans = []
         self.replay_fig = rfig
-        self.replay_pane = pn.pane.Bokeh(rfig, sizing_mode="stretch_width", css_classes=["ci-replay-plot"])
+        # Shown and hidden through a layout around it: toggling a Bokeh pane's own ``visible``
+        # makes Panel copy the figure's stylesheet objects into a list of strings (TypeError).
+        self.replay_box = pn.Column(pn.pane.Bokeh(rfig, sizing_mode="stretch_width"), sizing_mode="stretch_width",
+                                    css_classes=["ci-replay-plot"])
 
     # ------------------------------------------------------------------ layout
     def controls(self) -> pn.Column:
@@ -231,15 +324,19 @@ class CI(DashboardView):
             self.condition_error,
             self.grammar,
             self.reliability,
-            HTML("<b>Adaptivity</b>", margin=(8, 5, 0, 5)),
+            _html("<b>Adaptivity</b>", margin=(8, 5, 0, 5)),
             self.adaptivity,
-            HTML("<b>Mode</b>", margin=(8, 5, 0, 5)),
+            _html("<b>Mode</b>", margin=(8, 5, 0, 5)),
             self.mode,
+            _html("<b>Bound</b> <span class='md-note'>per estimate: the paper's Hoeffding or the exact binomial "
+                  "tail</span>", margin=(8, 5, 0, 5)),
+            self.bound_choice,
+            pn.Row(self.exact_status, self.exact_cancel, sizing_mode="stretch_width"),
             self.steps,
-            HTML("<b>Optimizations</b>", margin=(10, 5, 0, 5)),
+            _html("<b>Optimizations</b>", margin=(10, 5, 0, 5)),
             self.use_bound,
             pn.Row(self.bound, self.check_bound, sizing_mode="stretch_width"),
-            HTML("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
+            _html("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
             pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"),
             self.other_errors,
             sizing_mode="stretch_width",
@@ -253,19 +350,52 @@ class CI(DashboardView):
             self.table,
             self.clauses,
             self.curve_pane,
-            HTML("<h3 class='md-subtitle'>Replay a commit trace</h3>"),
-            pn.Row(self.example, pn.Column(HTML("<span class='md-note'>or upload a CSV</span>",
-                                                        margin=(0, 5)), self.upload),
-                   pn.Column(HTML("<span class='md-note'>firstChange alarm on</span>", margin=(0, 5)),
+            _html('<h3 class="md-subtitle">Replay a commit trace</h3>'),
+            pn.Row(self.example, pn.Column(_html("<span class='md-note'>or upload a CSV</span>", margin=(0, 5)),
+                                           self.upload),
+                   pn.Column(_html("<span class='md-note'>firstChange alarm on</span>", margin=(0, 5)),
                              self.alarm_on)),
             self.trace_error,
             self.replay_summary,
-            self.replay_pane,
+            self.replay_box,
             self.replay_table,
             self.assumptions,
             sizing_mode="stretch_width",
         )
 
+    # ------------------------------------------------------------------ URL
+    def _read_url(self) -> None:
+        """Apply the page's URL keys; a bad value gets a message naming the key, the rule and the value."""
+        query = dict(parse_qsl(pn.state.location.search.lstrip("?"), keep_blank_values=True))
+        checks = {"reliability": _reliability_check("reliability"), "steps": check_steps,
+                  "adaptivity": lambda v: check_choice("adaptivity", v, ADAPTIVITIES),
+                  "mode": lambda v: check_choice("mode", v, MODES),
+                  "bound": lambda v: check_choice("bound", v, BOUNDS)}
+        values, errors = {}, []
+        for key, check in checks.items():
+            if key in query:
+                try:
+                    values[key] = check(query[key])
+                except InputError as exc:
+                    errors.append(f"URL key {key} must be {exc.rule}; got {format_value(query[key])}")
+        if "condition" in query:
+            values["condition"] = query["condition"]  # the model checks it and shows where it is wrong
+        self._url_errors = errors
+        if values:
+            self.model.param.update(**values)
+
+    def _write_url(self) -> None:
+        """Keep the URL at the current valid settings (an invalid condition never reaches it)."""
+        m = self.model
+        if m.error or m.result is None:
+            return
+        loc = pn.state.location
+        query = dict(parse_qsl(loc.search.lstrip("?"), keep_blank_values=True))
+        query.update(condition=m.condition, reliability=repr(m.reliability), adaptivity=m.adaptivity, mode=m.mode,
+                     steps=str(m.steps), bound=m.bound)
+        search = "?" + urlencode(query)
+        if loc.search != search:
+            loc.search = search
 
     # ------------------------------------------------------------------ input handlers
     def _on_preset(self, event):
@@ -281,78 +411,69 @@ class CI(DashboardView):
         if self.condition.value_input != event.new:
             self.condition.param.update(value=event.new, value_input=event.new)
 
-    def _on_bound(self, *_):
-        self.bound.disabled = not self.use_bound.value
-        value = self.bound.value if self.use_bound.value else None
-        if value is not None and not (0 < value <= 1):
-            self.other_errors.object = error_html(f"p must be in (0, 1]; got {value:g}")
-            return
-        self.other_errors.object = ""
-        if value != self.model.difference_bound:
+    def _on_use_bound(self, event):
+        self.bound.text.disabled = not event.new
+        self.model.difference_bound = self._last_p if event.new and self.bound.valid else None
+
+    def _on_p(self, value):
+        self._last_p = value
+        if self.use_bound.value and value != self.model.difference_bound:
             self.model.difference_bound = value
 
     def _on_model_bound(self, event):
-        p = event.new
-        self.use_bound.value = p is not None
-        if p is not None and self.bound.value != p:
-            self.bound.value = p
+        if event.new is not None:
+            self._last_p = event.new
+        self.use_bound.value = event.new is not None
+        self.bound.text.disabled = event.new is None
 
     def _on_example(self, event):
-        name = _EXAMPLES[event.new]
-        self.model.trace = example_trace(name) if name else None
-        self.model.trace_error = ""
+        self.model.load_example(_EXAMPLES[event.new])
 
-    def _on_upload(self, event):
+    async def _on_upload(self, event):
         if event.new:
-            self.model.load_trace(event.new, name=self.upload.filename or "upload.csv")
+            await self.model.load_trace_async(event.new, name=self.upload.filename or "upload.csv")
 
     # ------------------------------------------------------------------ output handlers
     def _on_result(self, *_):
-        m = self.model
-        err = m.error
-        pointer = ""
-        if err and m.error_column is not None:
-            col = m.error_column
-            text = m.condition
-            pointer = f'<pre class="ci-pointer">{esc(text)}\n{" " * (col - 1)}^</pre>'
-        self.condition_error.object = (error_html(err) + pointer) if err and m.error_column is not None else (
-            "" if not err else "")
-        self.other_errors.object = error_html(err) if err and m.error_column is None else ""
-        r = m.result
+        self._show_errors()
+        r = self.model.result
         if r is None:
             return
-        banner = ('<div class="md-error md-stale">Showing the last valid condition: fix the '
-                  'input marked in the sidebar.</div>') if err else ""
-        cards = [headline_html("Labels · baseline", fmt.integer(r.labels),
-                               f"{r.adaptivity} adaptivity · {_hours(r.labeler_hours)} of labeling", "ci-labels")]
-        if r.optimized is not None:
-            saving = r.saving
-            sub = ("no labels: unlabeled examples suffice" if r.optimized == 0 else
-                   f"{saving:,.1f}× fewer · {_hours(r.optimized_labeler_hours)}")
-            cards.append(headline_html("Labels · optimized", fmt.integer(r.optimized), sub, "ci-optimized"))
-            per = "—" if r.labels_per_commit is None else fmt.integer(r.labels_per_commit)
-            per_sub = ("needs a clause n − o with a variance bound" if r.labels_per_commit is None
-                       else f"active labeling · {_hours(r.per_commit_hours)} per commit")
-            cards.append(headline_html("Labels per commit", per, per_sub, "ci-labels-per-commit"))
-            unl_sub = "for the clauses over d" if r.unlabeled else "none needed"
-            if r.unlabeled and r.difference_bound is not None and "checked" in r.variance_source:
-                unl_sub = "to check p and the clauses over d"
-            cards.append(headline_html("Unlabeled examples", fmt.integer(r.unlabeled), unl_sub, "ci-unlabeled"))
-        self.headlines.object = banner + '<div class="md-row">' + "".join(cards) + "</div>"
+        banner = stale_html("condition") if self.model.error else ""
+        self.headlines.object = banner + _headlines(r)
         self.sentence.object = f'<p class="md-sentence">{esc(r.sentence())}</p>'
         self.table.object = _adaptivity_table(r)
         self.clauses.object = _clause_table(r)
-        notes = list(ASSUMPTIONS)
-        if r.variance_bound is not None:
-            notes.append(f"Bennett's inequality for n − o uses the variance bound p = {r.variance_bound:g} "
-                         f"from the {r.variance_source} (Sections 4.1–4.2).")
-        notes += [n for n in r.notes if not n.startswith("Variance bound")]
-        notes.append(TEXT_ROUNDING_NOTE)
-        notes.append("Labels per commit with active labeling cover the whole H-step guarantee; the paper's 2,188 "
-                     "(Section 4.1.2) is the same formula for a single commit (H = 1): ⌈2,188.85⌉ = 2,189.")
-        self.assumptions.object = ('<div class="md-note"><b>Assumptions and notes</b><ul>'
-                                   + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul></div>")
+        self.assumptions.object = _assumptions(r)
         self.current_h.location = r.steps
+
+    def _show_errors(self):
+        m = self.model
+        err = m.error
+        if err and m.error_column is not None:
+            col = m.error_column
+            pointer = f'<pre class="ci-pointer">{esc(m.condition[:200])}\n{" " * min(col - 1, 200)}^</pre>'
+            self.condition_error.object = error_html(err) + pointer
+        else:
+            self.condition_error.object = ""
+        messages = ([err] if err and m.error_column is None else []) + self._url_errors
+        self.other_errors.object = "".join(error_html(e) for e in messages)
+
+    def _on_exact(self, *_):
+        job, m = self.model.exact, self.model
+        self.exact_cancel.visible = job.running
+        if job.running:
+            text = ("Searching the exact binomial counts… Hoeffding's are shown meanwhile."
+                    if m.result is None or m.result.bound != "binomial" else "Updating the exact binomial counts…")
+            self.exact_status.object = f'<span class="md-note">{esc(text)}</span>'
+        elif m.bound == "binomial" and job.status.startswith("cancelled"):
+            self.exact_status.object = f'<span class="md-note">{esc("Search " + job.status + ".")}</span>'
+        else:
+            self.exact_status.object = ""
+        title = _CURVE_TITLE + (" — Hoeffding's counts (the exact ones are in the table)" if m.bound == "binomial"
+                                else "")
+        if self.curve_fig.title.text != title:
+            self.curve_fig.title.text = title
 
     def _on_curves(self, *_):
         c = self.model.curves
@@ -375,39 +496,47 @@ class CI(DashboardView):
 
     def _on_replay(self, *_):
         m = self.model
-        self.trace_error.object = error_html(m.trace_error)
         rep = m.replay
-        for span in self._alarm_spans:
-            span.visible = False
+        self.trace_error.object = error_html(m.trace_error)
+        if m.replaying:
+            self.replay_summary.object = (f'<p class="md-note">Replaying {len(m.trace):,} commits of '
+                                          f'{esc(m.trace.source or "the trace")}…</p>')
+            return
         if rep is None:
-            self.replay_summary.object = ('<p class="md-note">No trace loaded. Choose an example or upload a CSV with '
-                                          'columns <code>commit,n,o,d</code> (one row per commit) or '
-                                          '<code>label,&lt;model&gt;,…</code> (one row per test example; the first '
-                                          'model is the deployed one).</p>')
+            self.replay_summary.object = _NO_TRACE
             self.replay_table.object = ""
             self.replay_source.data = {"x": [], "n": [], "o": [], "color": [], "signal": [], "commit": []}
-            self.replay_pane.visible = False
+            self.alarm_source.data = {"x": []}
+            self.replay_box.visible = False
             return
-        self.replay_pane.visible = True
+        self.replay_box.visible = True
         self.replay_summary.object = _replay_summary(rep, m)
         self.replay_table.object = _replay_table(rep)
-        rows = rep.rows
+        self._plot_replay(rep, m.adaptivity)
+
+    def _plot_replay(self, rep, adaptivity: str):
+        """n per commit and o of the active model; at most :data:`PLOT_POINTS` commits (every k-th beyond)."""
+        cols = rep.columns
+        step = max(1, math.ceil(len(rep) / PLOT_POINTS))
+        index = np.arange(0, len(rep), step)
+        passed = cols["passed"][index]
         self.replay_source.data = {
-            "x": list(range(1, len(rows) + 1)),
-            "n": [np.nan if r["n"] is None else r["n"] for r in rows],
-            "o": [np.nan if r["o"] is None else r["o"] for r in rows],
-            "color": [PALETTE[2] if r["signal"] == "pass" else PALETTE[5] for r in rows],
-            "signal": [r["signal"] for r in rows],
-            "commit": [r["commit"] for r in rows],
+            "x": index + 1,
+            "n": np.asarray(cols["n"], dtype=float)[index],
+            "o": np.asarray(cols["o"], dtype=float)[index],
+            "color": np.where(passed, PALETTE[2], PALETTE[5]),
+            "signal": np.where(passed, "pass", "fail"),
+            "commit": np.asarray(cols["commit"], dtype=str)[index],  # a str array: not walked for Bokeh models
         }
-        alarms = rep.alarms(m.adaptivity)
-        while len(self._alarm_spans) < len(alarms):
-            span = Span(location=0, dimension="height", line_color=PALETTE[1], line_dash="dashed", line_width=2)
-            self.replay_fig.add_layout(span)
-            self._alarm_spans.append(span)
-        for span, at in zip(self._alarm_spans, alarms):
-            span.location = at + 0.5
-            span.visible = True
+        alarms = np.asarray(rep.alarms(adaptivity), dtype=float)
+        self.alarm_source.data = {"x": alarms[:: max(1, math.ceil(alarms.size / PLOT_POINTS))] + 0.5}
+        self.replay_fig.title.text = _REPLAY_TITLE + (f" (every {step:,}th of {len(rep):,} commits shown)"
+                                                      if step > 1 else "")
+
+
+_NO_TRACE = ('<p class="md-note">No trace loaded. Choose an example or upload a CSV with columns '
+             '<code>commit,n,o,d</code> (one row per commit) or <code>label,&lt;model&gt;,…</code> (one row per test '
+             'example; the first model is the deployed one).</p>')
 
 
 def _log_ticks(arrays) -> list:
@@ -422,9 +551,45 @@ def _log_ticks(arrays) -> list:
 
 
 # ============================================================================ HTML builders
+def _headlines(r) -> str:
+    sub = f"{r.adaptivity} adaptivity · {fmt.hours(r.labeler_hours)} of labeling"
+    if r.bound == "binomial":
+        hoeffding = r.hoeffding[r.adaptivity]["labels"]
+        sub = f"exact binomial · Hoeffding: {fmt.integer(hoeffding)} · {fmt.hours(r.labeler_hours)}"
+    cards = [headline_html("Labels · baseline", fmt.integer(r.labels), sub, "ci-labels")]
+    if r.optimized is not None:
+        sub = ("no labels: unlabeled examples suffice" if r.optimized == 0 else
+               f"{r.saving:,.1f}× fewer · {fmt.hours(r.optimized_labeler_hours)}")
+        cards.append(headline_html("Labels · optimized", fmt.integer(r.optimized), sub, "ci-optimized"))
+        per = "—" if r.labels_per_commit is None else fmt.integer(r.labels_per_commit)
+        per_sub = ("needs a clause n − o with a variance bound" if r.labels_per_commit is None
+                   else f"active labeling · {fmt.hours(r.per_commit_hours)} per commit")
+        cards.append(headline_html("Labels per commit", per, per_sub, "ci-labels-per-commit"))
+        unl_sub = "for the clauses over d" if r.unlabeled else "none needed"
+        if r.unlabeled and r.difference_bound is not None and "checked" in r.variance_source:
+            unl_sub = "to check p and the clauses over d"
+        cards.append(headline_html("Unlabeled examples", fmt.integer(r.unlabeled), unl_sub, "ci-unlabeled"))
+    return headlines_html(cards)
+
+
+def _assumptions(r) -> str:
+    notes = list(ASSUMPTIONS)
+    if r.variance_bound is not None:
+        notes.append(f"Bennett's inequality for n − o uses the variance bound p = {r.variance_bound:g} "
+                     f"from the {r.variance_source} (Sections 4.1–4.2).")
+    notes += [n for n in r.notes if not n.startswith("Variance bound")]
+    notes.append(TEXT_ROUNDING_NOTE)
+    notes.append("Labels per commit with active labeling cover the whole H-step guarantee; the paper's 2,188 "
+                 "(Section 4.1.2) is the same formula for a single commit (H = 1): ⌈2,188.85⌉ = 2,189.")
+    return ('<div class="md-note"><b>Assumptions and notes</b><ul>'
+            + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul></div>")
+
+
 def _adaptivity_table(r) -> str:
     optimized = r.optimized is not None
+    exact = r.bound == "binomial"
     head = ("<tr><th>adaptivity</th><th class='num'>labels (baseline)</th>"
+            + ("<th class='num'>Hoeffding</th><th class='num'>fewer</th>" if exact else "")
             + ("<th class='num'>optimized</th><th class='num'>saving</th><th class='num'>labels per commit</th>"
                if optimized else "")
             + "<th>union bound over</th></tr>")
@@ -432,10 +597,14 @@ def _adaptivity_table(r) -> str:
     for a in ADAPTIVITIES:
         v = r.by_adaptivity[a]
         cls = ' class="md-recommended"' if a == r.adaptivity else ""
-        swatch = swatch_html(f"palette-{PALETTE.index(ADAPTIVITY_COLORS[a])}")
-        cells = [f"<td>{swatch}{esc(a)}</td>", f'<td class="num ci-count-{a}">{fmt.integer(v["labels"])}</td>']
+        cells = [f'<td>{swatch_html(f"palette-{PALETTE.index(ADAPTIVITY_COLORS[a])}")}{esc(a)}</td>',
+                 f'<td class="num ci-count-{a}">{fmt.integer(v["labels"])}</td>']
+        if exact:
+            h = r.hoeffding[a]["labels"]
+            fewer = "—" if h is None or v["labels"] is None else fmt.percent(1 - v["labels"] / h)
+            cells += [f'<td class="num ci-hoeffding-{a}">{fmt.integer(h)}</td>', f'<td class="num">{fewer}</td>']
         if optimized:
-            saving = "—" if not v["optimized"] else f"{v['labels'] / v['optimized']:,.1f}×"
+            saving = "—" if not v["optimized"] or v["labels"] is None else f"{v['labels'] / v['optimized']:,.1f}×"
             cells.append(f'<td class="num ci-optimized-{a}">{fmt.integer(v["optimized"])}</td>')
             cells.append(f'<td class="num">{saving}</td>')
             cells.append(f'<td class="num">{fmt.integer(v["labels_per_commit"])}</td>')
@@ -446,6 +615,7 @@ def _adaptivity_table(r) -> str:
 
 _METHODS = {
     "hoeffding": "Hoeffding (Section 3.1)",
+    "binomial": "exact binomial tail (Section 4.3)",
     "bennett": "Bennett with p (Section 4.1)",
     "unlabeled": "unlabeled examples (no labels)",
 }
@@ -464,14 +634,14 @@ def _clause_table(r) -> str:
             cells.append(f'<td class="num">{fmt.integer(c.optimized)}</td>')
             cells.append(f"<td>{esc(_METHODS.get(c.method, c.method))}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    return (f'<div class="md-section"><b>Per clause</b> <span class="md-note">({esc(r.adaptivity)} adaptivity; '
-            f'δ split equally across the clauses and the terms of each sum)</span>'
+    return (f'<div class="md-section"><b>Per clause</b> <span class="md-note">({esc(r.adaptivity)} '
+            f'adaptivity; δ split equally across the clauses and the terms of each sum)</span>'
             f'<table class="md-table ci-clause-table">{head}{"".join(rows)}</table></div>')
 
 
 def _replay_summary(rep, m) -> str:
     source = m.trace.source if m.trace is not None and m.trace.source else "the trace"
-    parts = [f"<b>{esc(source)}</b>: <b>{len(rep.rows)}</b> commits, <b>{rep.passes}</b> passed ({esc(rep.mode)})."]
+    parts = [f"<b>{esc(source)}</b>: <b>{len(rep):,}</b> commits, <b>{rep.passes:,}</b> passed ({esc(rep.mode)})."]
     for a in ADAPTIVITIES:
         alarms = rep.alarms(a)
         if alarms:
@@ -487,35 +657,39 @@ def _replay_summary(rep, m) -> str:
     return f'<div class="md-note ci-replay-summary-text">{" ".join(parts)}</div>{warnings}'
 
 
+def _replay_row(i: int, r: dict, has_dis: bool) -> str:
+    num = fmt.number
+    cells = [f"<td>{i + 1}</td>", f"<td>{esc(r['commit'])}</td>",
+             f'<td class="num">{num(r["n"])}</td>', f'<td class="num">{num(r["o"])}</td>',
+             f'<td class="num">{num(r["d"])}</td>']
+    cells += [f"<td>{_badge(t)}</td>" for t in r["clauses"]]
+    cells.append(f'<td class="ci-signal">{_badge(r["signal"])}</td>')
+    cells.append(f"<td class='md-nowrap'>{esc(r['active'])}</td>")
+    if has_dis:
+        cells.append(f'<td class="num">{fmt.integer(r["disagreements"])}</td>')
+    for a in ADAPTIVITIES:
+        alarm = '<span class="md-badge md-alarm">new test set</span>' if r[f"alarm_{a}"] else ""
+        cells.append(f"<td>{alarm}<span class='md-note'> #{r[f'testset_{a}']}</span></td>")
+    return f"<tr>{''.join(cells)}</tr>"
+
+
 def _replay_table(rep) -> str:
     clauses = rep.condition.split(" /\\ ")
-    has_dis = any(r["disagreements"] is not None for r in rep.rows)
+    has_dis = rep.columns["disagreements"] is not None
     head = ("<tr><th>#</th><th>commit</th><th class='num'>n</th><th class='num'>o</th><th class='num'>d</th>"
             + "".join(f"<th title='{esc(c)}'>clause {i + 1}</th>" for i, c in enumerate(clauses))
             + "<th>signal</th><th>active model</th>"
             + ("<th class='num'>labels (active)</th>" if has_dis else "")
             + "".join(f"<th>alarm · {esc(a)}</th>" for a in ADAPTIVITIES) + "</tr>")
-    rows = []
-    for i, r in enumerate(rep.rows):
-        def num(v):
-            return "—" if v is None else f"{v:.4f}"
-        cells = [f"<td>{i + 1}</td>", f"<td>{esc(r['commit'])}</td>",
-                 f'<td class="num">{num(r["n"])}</td>', f'<td class="num">{num(r["o"])}</td>',
-                 f'<td class="num">{num(r["d"])}</td>']
-        cells += [f"<td>{_badge(t)}</td>" for t in r["clauses"]]
-        cells.append(f'<td class="ci-signal">{_badge(r["signal"])}</td>')
-        cells.append(f"<td class='md-nowrap'>{esc(r['active'])}</td>")
-        if has_dis:
-            cells.append(f'<td class="num">{fmt.integer(r["disagreements"])}</td>')
-        for a in ADAPTIVITIES:
-            alarm = '<span class="ci-badge ci-alarm">new test set</span>' if r[f"alarm_{a}"] else ""
-            cells.append(f"<td>{alarm}<span class='md-note'> #{r[f'testset_{a}']}</span></td>")
-        rows.append(f"<tr>{''.join(cells)}</tr>")
+    shown = rep.head(TABLE_ROWS)
+    rows = "".join(_replay_row(i, r, has_dis) for i, r in enumerate(shown))
+    more = (f'<div class="md-note">Showing the first {len(shown):,} of {len(rep):,} commits; the summary and the '
+            f'plot cover all of them, and the CLI (<code>meter-dashboard ci --trace</code>) lists every one.</div>'
+            if len(shown) < len(rep) else "")
     legend = ('<div class="md-note">Clauses: ' + "; ".join(f"{i + 1}: <code>{esc(c)}</code>"
                                                             for i, c in enumerate(clauses))
               + ". #k is the test set a commit was evaluated on.</div>")
-    return (f'{legend}<div class="ci-scroll"><table class="md-table ci-replay-table">{head}{"".join(rows)}'
-            f"</table></div>")
+    return f'{legend}<div class="md-scroll-y"><table class="md-table ci-replay-table">{head}{rows}</table></div>{more}'
 
 
 def page():

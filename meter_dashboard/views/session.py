@@ -1,51 +1,55 @@
 """The session page: replay a development trace through the five-colour meter.
 
-:class:`Session` is a ``pn.viewable.Viewer`` over a
+:class:`Session` is a :class:`~meter_dashboard.views.base.DashboardView` over a
 :class:`~meter_dashboard.models.session.SessionModel`, which holds the planner's
 :class:`~meter_dashboard.models.plan.MeterPlan`.  It shows, for the step being replayed, the
 regular and incremental signals, the eps they guarantee and the budget used; the meter
 itself (:class:`~meter_dashboard.views.meter_gauge.MeterGauge`); the history of scores
-and signals (the paper's Figures 3a and 3c); the alarms; and a window of the step table.
-It computes nothing itself: every number comes from the model.
+and signals (the paper's Figures 3a and 3c, decimated for long traces); the alarms; a
+window of the step table; and a button that downloads the same replay as a
+self-contained HTML report (:mod:`meter_dashboard.reports`).  It computes nothing
+itself: every number comes from the model, every text from
+:mod:`~meter_dashboard.views.session_text`.
+
+An upload is bounded chunk by chunk (:class:`~meter_dashboard.views.upload.GuardedFileDropper`)
+and read and replayed in a worker thread (:class:`~meter_dashboard.models.session.TraceLoad`),
+so a large trace never holds the server for other sessions.
 
 Stable hooks for tests: CSS classes ``meter-signal``, ``meter-incremental-signal`` and
 ``meter-epsilon`` on the values of the current step's regular signal, incremental
 signal and eps_i; ``trace-error`` on a refused upload's message; ``trace-upload`` on the
 upload area; ``step-back``/``step-forward``/``play-button``/``first-step``/``last-step``
-on the replay buttons; ``jump-input`` on "go to step".
+on the replay buttons; ``jump-input`` on "go to step"; ``steps-note`` on where T comes
+from; ``session-report`` on the report button.
 """
 from __future__ import annotations
 
+import asyncio
+import io
 from urllib.parse import parse_qsl, urlencode
 
-import numpy as np
 import panel as pn
 import param
-from bokeh.models import BoxAnnotation, ColumnDataSource, HoverTool, Legend, Range1d, Span
-from bokeh.plotting import figure
+from bokeh.events import RangesUpdate
 
-from .._validation import InputError, parse_int_list, parse_number_list
-from ..models.plan import ASSUMPTION, REVERT_CAVEAT, TENANT_CAVEAT, MeterPlan, resize_ranges
-from ..models.session import METER_TITLES, METERS, SessionModel
-from ..models.trace import EXAMPLES, MAX_TRACE_BYTES
+from .._files import MAX_UPLOAD_BYTES, human_bytes
+from .._validation import InputError, check_int
+from ..models.plan import MeterPlan, resize_ranges
+from ..models.session import MAX_BUDGET_STEPS, METER_TITLES, SessionModel, TraceLoad
+from ..models.trace import EXAMPLES
 from . import formatting as fmt
+from . import session_text as text
 from .base import DashboardView
-from .style import HTML, PALETTE, SIGNAL_COLORS, error_html, esc, headline_html
+from .inputs import ListInput, NumberInput
 from .meter_gauge import MeterGauge
-from .style import signal_colors
+from .session_figures import LOD_POINTS, ScorePlot, SignalPlot
+from .style import HTML, SIGNAL_COLORS, error_html, esc, headline_html, headlines_html, stale_html
+from .upload import GuardedFileDropper
 
 __all__ = ["Session", "page"]
 
 _UPLOADED = "(uploaded file)"
-_TABLE_WINDOW = 6  # rows shown before and after the current step
 _SESSION_QUERY_KEYS = set(MeterPlan.QUERY_KEYS) | set(SessionModel.SESSION_KEYS)
-
-def _nums(values) -> str:
-    return ",".join(f"{float(v):g}" for v in values)
-
-
-def _ints(values) -> str:
-    return ",".join(str(int(v)) for v in values)
 
 
 class Session(DashboardView):
@@ -58,7 +62,7 @@ class Session(DashboardView):
     model : SessionModel, optional
         The model to drive (its plan included).
     plan : MeterPlan, optional
-        The meter's settings (for example the planner's own ``Planner.plan``).
+        The meter's settings (for example the planner's own ``Planner.plan``); its T is kept.
     sync_url : bool
         Keep the plan and the session's choices in the page URL (served pages).
     **params
@@ -68,7 +72,7 @@ class Session(DashboardView):
     Examples
     --------
     >>> import meter_dashboard as md
-    >>> md.Session(example="emocontext", delta=0.1, steps=8)  # doctest: +SKIP
+    >>> md.Session(example="emocontext", delta=0.1)  # doctest: +SKIP
     """
 
     title = "Session replay"
@@ -85,217 +89,190 @@ class Session(DashboardView):
         if plan_params.get("tenant_steps") and "tenants" not in plan_params:
             plan_params["tenants"] = len(plan_params["tenant_steps"])
         if model is None:
-            if plan is None and plan_params:
-                plan = MeterPlan(**{**_default_plan_values(), **plan_params})
-            elif plan is not None and plan_params:
+            if plan is not None and plan_params:
                 plan.param.update(**plan_params)
             if trace is None and "example" not in model_params and not sync_url:
                 model_params["example"] = "emocontext"
-            model = SessionModel(trace=trace, plan=plan, **model_params)
+            model = SessionModel(trace=trace, plan=plan if plan is not None else (plan_params or None),
+                                 **model_params)
         super().__init__(model=model, sync_url=sync_url, **params)
         self._play_callback = None
-        self._seen_uploads: dict = {}
-        self._text_errors: dict = {}
         self._url_ready = False
-        self._build_widgets()
+        self._load = None  # the TraceLoad under way
+        self._dark = pn.config.theme == "dark"
+        self._build_inputs()
+        self._build_replay_controls()
         self._build_outputs()
-        self.gauge = MeterGauge()
-        self._build_history()
         m = self.model
         m.param.watch(self._on_result, ["result"])
         m.param.watch(self._on_position, ["position"])
         m.param.watch(self._on_status, ["error", "status", "example", "test_size", "variant"])
-        m.plan.param.watch(self._on_plan_inputs, ["epsilon", "ranges", "tenant_steps", "reverts", "error"])
-        m.plan.param.watch(self._on_plan_link, ["result", "error"])
+        m.param.watch(self._on_steps_note, ["steps_source", "trace"])
+        m.plan.param.watch(self._on_plan, ["result", "error", "steps", "tenant_steps"])
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            m.runner = self._in_thread  # long replays leave the event loop free for every session
         if sync_url and pn.state.location is not None:
             self._init_url()
         self._on_status()
-        self._on_plan_inputs()
-        self._on_plan_link()
+        self._on_plan()
         self._on_result()
 
-    # ------------------------------------------------------------------ widgets
-    def _build_widgets(self):
+    # ------------------------------------------------------------------ inputs
+    def _build_inputs(self):
         m, p = self.model, self.model.plan
         options = {info.title: key for key, info in EXAMPLES.items()}
         options[_UPLOADED] = _UPLOADED
         current = m.example if m.example is not None else (_UPLOADED if m.trace is not None else None)
-        self.example = pn.widgets.Select(label="Example trace", options=options, value=current or list(options.values())[0],
-                                         sizing_mode="stretch_width", css_classes=["example-select"])
+        self.example = pn.widgets.Select(label="Example trace", options=options,
+                                         value=current or list(options.values())[0], sizing_mode="stretch_width",
+                                         css_classes=["example-select"])
         self.example.param.watch(self._on_example, "value")
-        self.upload = pn.widgets.FileDropper(
+        self.upload = GuardedFileDropper(
+            parameter="trace", max_bytes=MAX_UPLOAD_BYTES, layout="compact", sizing_mode="stretch_width", height=90,
             accepted_filetypes=[".csv", ".json", "text/csv", "application/json", "text/plain"],
-            multiple=False, chunk_size=512 * 1024, max_file_size=f"{2 * MAX_TRACE_BYTES // (1024 * 1024)}MB",
-            layout="compact", sizing_mode="stretch_width", height=90, css_classes=["trace-upload"],
-        )
+            css_classes=["trace-upload"])
         self.upload.param.watch(self._on_upload, "value")
+        self.upload.param.watch(self._on_upload_refused, "upload_error")
         self.upload_help = HTML(
             '<div class="md-note">CSV or JSON, one row per development step: <code>step</code>, '
             '<code>val_accuracy</code>, <code>test_accuracy</code> (or <code>val_loss</code>, <code>test_loss</code>), '
             'all in [0, 1]; optional <code>tenant</code>, <code>reverted</code> (true/false), '
-            f'<code>description</code>. Up to {MAX_TRACE_BYTES // (1024 * 1024)} MiB. A JSON trace may carry '
-            '<code>"test_size"</code>.</div>', sizing_mode="stretch_width", margin=(0, 5))
+            f'<code>description</code>. Up to {esc(human_bytes(MAX_UPLOAD_BYTES))} (larger files: '
+            '<code>meter-dashboard replay</code>). A JSON trace may carry <code>"test_size"</code>.</div>',
+            sizing_mode="stretch_width", margin=(0, 5))
+        self.load_progress = pn.indicators.Progress(value=0, max=100, visible=False, sizing_mode="stretch_width",
+                                                    css_classes=["trace-progress"], margin=(0, 10))
         self.trace_error = HTML("", sizing_mode="stretch_width", css_classes=["trace-error"], margin=(0, 5))
         self.trace_status = HTML("", sizing_mode="stretch_width", css_classes=["trace-status"], margin=(0, 5))
-        self.test_size = pn.widgets.IntInput.from_param(m.param.test_size, label="Test-set size n (labels)",
-                                                        start=1, placeholder="e.g. 5509", sizing_mode="stretch_width",
-                                                        css_classes=["test-size-input"])
-
+        self.test_size = NumberInput(m, "test_size", label="Test-set size n (labels)", placeholder="e.g. 5509",
+                                     css_classes=["test-size-input"], message_classes=["test-size-message"])
         self.variant = pn.widgets.RadioButtonGroup.from_param(
             m.param.variant, label="Meter", options={"Incremental meter": "incremental", "Regular meter": "regular"},
             color="light", sizing_mode="stretch_width", css_classes=["variant-input"])
-        self.epsilon = pn.widgets.TextInput(label="ε per signal (ε₁ ≤ … ≤ ε_m)", value=_nums(p.epsilon),
-                                            sizing_mode="stretch_width", css_classes=["epsilon-input"])
-        self.epsilon.param.watch(self._on_epsilon_text, "value")
-        self.ranges = pn.widgets.TextInput(label="Range boundaries 0 = r₀ < … < r_m = 1", value=_nums(p.ranges),
-                                           sizing_mode="stretch_width", css_classes=["ranges-input"])
-        self.ranges.param.watch(self._on_ranges_text, "value")
-        self.delta = pn.widgets.FloatInput.from_param(p.param.delta, label="δ (failure probability)", step=0.01,
-                                                      start=1e-12, end=0.999999, sizing_mode="stretch_width",
-                                                      css_classes=["delta-input"])
-        self.steps = pn.widgets.IntInput.from_param(p.param.steps, label="T (budget of steps)", start=1,
-                                                    sizing_mode="stretch_width", css_classes=["steps-input"])
-        self.tenant_steps = pn.widgets.TextInput(label="Steps per tenant (optional)", placeholder="e.g. 12,8",
-                                                 value=_ints(p.tenant_steps), sizing_mode="stretch_width",
-                                                 css_classes=["tenant-steps-input"])
-        self.tenant_steps.param.watch(self._on_tenant_steps_text, "value")
-        self.reverts = pn.widgets.TextInput(label="Revert steps fixed in advance (optional)", placeholder="e.g. 9",
-                                            value=_ints(p.reverts), sizing_mode="stretch_width",
-                                            css_classes=["reverts-input"])
-        self.reverts.param.watch(self._on_reverts_text, "value")
+        self.epsilon = ListInput(p, "epsilon", label="ε per signal (ε₁ ≤ … ≤ ε_m)", kind="float",
+                                 on_value=self._set_epsilon, css_classes=["epsilon-input"])
+        self.ranges = ListInput(p, "ranges", label="Range boundaries 0 = r₀ < … < r_m = 1", kind="float",
+                                css_classes=["ranges-input"])
+        self.delta = NumberInput(p, "delta", label="δ (failure probability)", css_classes=["delta-input"],
+                                 message_classes=["delta-message"])
+        self.steps = NumberInput(p, "steps", label="T (budget of steps)", css_classes=["steps-input"],
+                                 check=self._check_steps, message_classes=["steps-message"])
+        self.steps_note = HTML("", sizing_mode="stretch_width", css_classes=["steps-note"], margin=(0, 5))
+        self.follow_button = pn.widgets.Button(label="T = the trace's steps", color="light", visible=False,
+                                               sizing_mode="stretch_width", css_classes=["follow-trace"])
+        self.follow_button.on_click(lambda event: self.model.follow_trace())
+        self.tenant_steps = ListInput(p, "tenant_steps", label="Steps per tenant (optional)", placeholder="e.g. 12,8",
+                                      on_value=self._set_tenant_steps, css_classes=["tenant-steps-input"])
+        self.reverts = ListInput(p, "reverts", label="Revert steps fixed in advance (optional)", placeholder="e.g. 9",
+                                 on_value=self._set_reverts, css_classes=["reverts-input"])
         self.plan_error = HTML("", sizing_mode="stretch_width", css_classes=["plan-error"], margin=(0, 5))
         self.planner_link = HTML("", sizing_mode="stretch_width", css_classes=["planner-link"], margin=(0, 5))
 
-        # replay controls
-        self.first_button = pn.widgets.Button(label="◀◀ First", width=95, css_classes=["first-step"])
-        self.back_button = pn.widgets.Button(label="◀ Back", width=90, css_classes=["step-back"])
-        self.play_button = pn.widgets.Button(label="▶ Play", width=100, color="primary", css_classes=["play-button"])
-        self.forward_button = pn.widgets.Button(label="Forward ▶", width=100, css_classes=["step-forward"])
-        self.last_button = pn.widgets.Button(label="Last ▶▶", width=95, css_classes=["last-step"])
-        self.first_button.on_click(lambda e: self._stop_and(self.model.first))
-        self.back_button.on_click(lambda e: self._stop_and(self.model.step_back))
-        self.forward_button.on_click(lambda e: self._stop_and(self.model.step_forward))
-        self.last_button.on_click(lambda e: self._stop_and(self.model.last))
+    @staticmethod
+    def _check_steps(value) -> int:
+        steps = check_int("T (budget of steps)", value, minimum=1)
+        if steps > MAX_BUDGET_STEPS:
+            raise InputError("T (budget of steps)", f"a whole number of at most {MAX_BUDGET_STEPS:,}", value)
+        return steps
+
+    def _set_epsilon(self, eps) -> None:
+        p = self.model.plan
+        values = {"epsilon": eps}
+        if len(eps) != len(p.ranges) - 1:
+            values["ranges"] = resize_ranges(p.ranges, len(eps))
+        p.param.update(**values)
+
+    def _set_tenant_steps(self, values) -> None:
+        self.model.plan.param.update(tenant_steps=values, tenants=max(1, len(values)))
+
+    def _set_reverts(self, values) -> None:
+        self.model.plan.param.update(reverts=values, revert_budget=len(values))
+
+    def _build_replay_controls(self):
+        buttons = (("◀◀ First", "first-step", self.model.first), ("◀ Back", "step-back", self.model.step_back),
+                   ("Forward ▶", "step-forward", self.model.step_forward), ("Last ▶▶", "last-step", self.model.last))
+        made = {}
+        for label, css, action in buttons:
+            made[css] = pn.widgets.Button(label=label, width=92, css_classes=[css], margin=(4, 4))
+            made[css].on_click(lambda event, action=action: self._stop_and(action))
+        self.first_button, self.back_button = made["first-step"], made["step-back"]
+        self.forward_button, self.last_button = made["step-forward"], made["last-step"]
+        self.play_button = pn.widgets.Button(label="▶ Play", width=92, color="primary", margin=(4, 4),
+                                             css_classes=["play-button"])
         self.play_button.on_click(self._on_play)
         self.slider = pn.widgets.IntSlider(label="Position in the trace", start=1, end=2, value=1,
                                            sizing_mode="stretch_width", css_classes=["step-slider"])
-        self.slider.param.watch(self._on_slider, "value")
-        self.jump = pn.widgets.IntInput(label="Go to step", value=None, placeholder="step", width=110,
-                                        css_classes=["jump-input"])
-        self.jump.param.watch(self._on_jump, "value")
-        self.jump_error = HTML("", sizing_mode="stretch_width", css_classes=["jump-error"], margin=(0, 5))
+        self.slider.param.watch(self._on_slider, "value_throttled")
+        self.jump = NumberInput(self.model, "position", label="Go to step", check=self._position_of,
+                                format=self._step_at, width=120, css_classes=["jump-input"],
+                                message_classes=["jump-error"], on_value=self._jump_to)
+        self.report_button = pn.widgets.FileDownload(callback=self._report_file, filename="session-replay.html",
+                                                     label="⤓ Report (HTML)", color="light", width=150,
+                                                     margin=(4, 4), css_classes=["session-report"])
+
+    def _position_of(self, typed) -> int:
+        """The position of the step number typed into "Go to step" (a message beside the box when it is none)."""
+        result = self.model.result
+        if result is None:
+            raise InputError("Go to step", "a step of a loaded trace", typed)
+        step = check_int("Go to step", typed, minimum=0)
+        try:
+            return result.index_of(step)
+        except InputError as exc:
+            raise InputError("Go to step", exc.rule, typed) from None
+
+    def _step_at(self, position) -> str:
+        result = self.model.result
+        if result is None or position is None:
+            return ""
+        return str(int(result.trace.steps[min(position, len(result) - 1)]))
+
+    def _jump_to(self, position) -> None:
+        if position != self.model.position:  # the box also follows the replay: that is not a jump
+            self._stop()
+            self.model.position = position
 
     # ------------------------------------------------------------------ outputs
     def _build_outputs(self):
-        self.title = HTML("", sizing_mode="stretch_width", css_classes=["session-title"])
+        self.title = HTML("", sizing_mode="stretch_width", css_classes=["session-heading"])
         self.cards = HTML("", sizing_mode="stretch_width", css_classes=["session-cards"])
         self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["session-sentence"])
         self.alarms = HTML("", sizing_mode="stretch_width", css_classes=["session-alarms"])
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["session-steps"])
-        self.explain = HTML(_explanation(), sizing_mode="stretch_width", css_classes=["session-explain"])
-
-    def _build_history(self):
-        self.score_source = ColumnDataSource(dict(step=[], val=[], test=[], tenant=[], gap=[], reverted=[]))
-        self.revert_source = ColumnDataSource(dict(step=[], val=[], test=[]))
-        fig = figure(height=280, sizing_mode="stretch_width", title="Validation and test score per step (Fig. 3a)",
-                     x_axis_label="development step", y_axis_label="accuracy", tools="pan,wheel_zoom,box_zoom,reset,save",
-                     toolbar_location="above")
-        val = fig.line("step", "val", source=self.score_source, color=PALETTE[0], line_width=2.2)
-        val_dots = fig.scatter("step", "val", source=self.score_source, color=PALETTE[0], size=7)
-        test = fig.line("step", "test", source=self.score_source, color=PALETTE[1], line_width=2.2, line_dash="dashed")
-        test_dots = fig.scatter("step", "test", source=self.score_source, color=PALETTE[1], size=7, marker="square")
-        rev = fig.scatter("step", "val", source=self.revert_source, size=15, marker="x", color="#8a1c00", line_width=2.5)
-        fig.scatter("step", "test", source=self.revert_source, size=15, marker="x", color="#8a1c00", line_width=2.5)
-        self.score_legend = Legend(items=[("validation", [val, val_dots]), ("test", [test, test_dots]),
-                                          ("reverted", [rev])],
-                                   location="top_left", orientation="horizontal", border_line_color=None)
-        fig.add_layout(self.score_legend, "above")
-        fig.add_tools(HoverTool(renderers=[val_dots, test_dots], tooltips=[
-            ("step", "@step"), ("tenant", "@tenant"), ("validation", "@val{0.0000}"), ("test", "@test{0.0000}"),
-            ("|val − test|", "@gap{0.0000}"), ("reverted", "@reverted")]))
-        fig.toolbar.logo = None
-        self.score_cursor = Span(location=0, dimension="height", line_color="#0b2a45", line_width=2, line_alpha=0.5)
-        self.score_beyond = BoxAnnotation(left=None, fill_color="#d55e00", fill_alpha=0.08, visible=False)
-        fig.add_layout(self.score_cursor)
-        fig.add_layout(self.score_beyond)
-        self.score_fig = fig
-
-        self.signal_source = ColumnDataSource(dict(step=[], signal=[], incremental=[], tenant=[], gap=[]))
-        sig = figure(height=260, sizing_mode="stretch_width", title="Signal per step: regular and incremental meter (Fig. 3c)",
-                     x_axis_label="development step", y_axis_label="signal", y_range=Range1d(0.5, 5.5),
-                     tools="pan,wheel_zoom,box_zoom,reset,save", toolbar_location="above")
-        self.signal_bands = [BoxAnnotation(bottom=i + 0.5, top=i + 1.5, fill_alpha=0.16, fill_color="#ffffff",
-                                           level="underlay") for i in range(60)]
-        for band in self.signal_bands:
-            sig.add_layout(band)
-        reg = sig.scatter("step", "signal", source=self.signal_source, size=9, color=PALETTE[0])
-        inc = sig.step("step", "incremental", source=self.signal_source, mode="center", color=PALETTE[5], line_width=3)
-        inc_dots = sig.scatter("step", "incremental", source=self.signal_source, size=5, color=PALETTE[5])
-        sig.add_layout(Legend(items=[("regular", [reg]), ("incremental (worst so far)", [inc, inc_dots])],
-                              location="top_left", orientation="horizontal", border_line_color=None), "above")
-        sig.add_tools(HoverTool(renderers=[reg], tooltips=[("step", "@step"), ("tenant", "@tenant"),
-                                                           ("gap", "@gap{0.0000}"), ("regular", "@signal"),
-                                                           ("incremental", "@incremental")]))
-        self.handover_source = ColumnDataSource(dict(x=[], name=[], y=[]))
-        for f in (fig, sig):
-            f.vspan(x="x", source=self.handover_source, line_color="#4a5a6a", line_dash="dotted", line_width=1.5)
-        sig.text(x="x", y="y", text="name", source=self.handover_source, x_offset=4, text_font_size="11px",
-                 text_color="#4a5a6a", text_baseline="top")
-        sig.yaxis.ticker = list(range(1, 6))
-        sig.toolbar.logo = None
-        self.signal_cursor = Span(location=0, dimension="height", line_color="#0b2a45", line_width=2, line_alpha=0.5)
-        self.signal_budget = Span(location=0, dimension="height", line_color="#8a1c00", line_dash="dashed", line_width=1.5,
-                                  visible=False)
-        self.signal_beyond = BoxAnnotation(left=None, fill_color="#d55e00", fill_alpha=0.08, visible=False)
-        sig.add_layout(self.signal_cursor)
-        sig.add_layout(self.signal_budget)
-        sig.add_layout(self.signal_beyond)
-        self.signal_fig = sig
-        self.score_pane = pn.pane.Bokeh(self.score_fig, sizing_mode="stretch_width", css_classes=["session-scores"])
-        self.signal_pane = pn.pane.Bokeh(self.signal_fig, sizing_mode="stretch_width", css_classes=["session-signals"])
+        self.explain = HTML('<div class="md-note md-section"><b>How to read this page</b><ul>'
+                            + "".join(f"<li>{esc(p)}</li>" for p in text.READING_NOTES) + "</ul></div>",
+                            sizing_mode="stretch_width", css_classes=["session-explain"])
+        self.gauge = MeterGauge()
+        self.scores = ScorePlot(dark=self._dark)
+        self.signals = SignalPlot(dark=self._dark)
+        for plot in (self.scores, self.signals):
+            plot.figure.on_event(RangesUpdate, lambda event, plot=plot: self._on_zoom(plot, event))
+        self.score_pane = pn.pane.Bokeh(self.scores.figure, sizing_mode="stretch_width", css_classes=["session-scores"])
+        self.signal_pane = pn.pane.Bokeh(self.signals.figure, sizing_mode="stretch_width",
+                                         css_classes=["session-signals"])
 
     # ------------------------------------------------------------------ layout
     def controls(self) -> pn.Column:
         """Trace and meter inputs (the sidebar of the served page)."""
         return pn.Column(
             HTML("<b>Trace</b> — the team's development history", margin=(5, 5, 0, 5)),
-            self.example,
-            self.upload,
-            self.upload_help,
-            self.trace_error,
-            self.trace_status,
+            self.example, self.upload, self.load_progress, self.upload_help, self.trace_error, self.trace_status,
             self.test_size,
             HTML("<b>Meter</b> — the plan's settings, shared with the planner", margin=(12, 5, 0, 5)),
-            self.variant,
-            self.epsilon,
-            self.ranges,
+            self.variant, self.epsilon, self.ranges,
             pn.Row(self.delta, self.steps, sizing_mode="stretch_width"),
-            self.tenant_steps,
-            self.reverts,
-            self.plan_error,
-            self.planner_link,
+            self.steps_note, self.follow_button, self.tenant_steps, self.reverts, self.plan_error, self.planner_link,
             sizing_mode="stretch_width",
         )
 
     def results(self) -> pn.Column:
         """Replay controls, headlines, meter, alarms, history and steps (the main area)."""
-        return pn.Column(
-            self.title,
-            pn.Row(self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button,
-                   self.jump, sizing_mode="stretch_width"),
-            self.jump_error,
-            self.slider,
-            self.cards,
-            self.gauge,
-            self.sentence,
-            self.alarms,
-            self.score_pane,
-            self.signal_pane,
-            self.table,
-            self.explain,
-            sizing_mode="stretch_width",
-        )
-
+        bar = pn.FlexBox(self.first_button, self.back_button, self.play_button, self.forward_button,
+                         self.last_button, self.jump, self.report_button, flex_wrap="wrap", align_items="flex-end",
+                         sizing_mode="stretch_width", css_classes=["session-controls"])
+        return pn.Column(self.title, bar, self.slider, self.cards, self.gauge, self.sentence, self.alarms,
+                         self.score_pane, self.signal_pane, self.table, self.explain, sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ trace inputs
     def _on_example(self, event):
@@ -305,101 +282,98 @@ class Session(DashboardView):
         with pn.io.hold():
             self.model.load_example(event.new)
 
+    def _on_upload_refused(self, event):
+        if event.new:
+            self.model.refuse(event.new)
+
     def _on_upload(self, event):
         for name, data in (event.new or {}).items():
-            if self._seen_uploads.get(name) is data:
-                continue
-            self._seen_uploads[name] = data
-            self._stop()
-            if isinstance(data, str):  # FileDropper decodes text/* files; the model reads bytes
+            if isinstance(data, str):
                 data = data.encode("utf-8")
-            with pn.io.hold():  # one batch of changes: a click right after sees the new trace everywhere
-                self.model.load(data, name=name)
+            self._stop()
+            self._start_load(data, name)
+
+    def _start_load(self, data: bytes, name: str) -> None:
+        """Read and replay the upload in a worker thread (served), or right here (notebook, tests)."""
+        if self._load is not None:
+            self._load.cancel()  # a newer file wins
+        job = TraceLoad(self.model, data, name=name, max_bytes=MAX_UPLOAD_BYTES)
+        self._load = job
+        job.param.watch(self._on_load_progress, ["progress", "status", "running"])
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            async def run():
+                await self._run_load(job)
+
+            pn.state.execute(run)
+        else:
+            job.run()
+            self._finish_load(job)
+
+    @staticmethod
+    def _in_thread(work, done) -> None:
+        """Run ``work()`` in a worker thread and hand its result (or InputError) to ``done`` on the event loop."""
+        async def run():
+            try:
+                result = await asyncio.to_thread(work)
+            except InputError as exc:
+                result = exc
+            with pn.io.hold():
+                done(result)
+
+        pn.state.execute(run)
+
+    async def _run_load(self, job) -> None:
+        await job.arun()
+        self._finish_load(job)
+
+    def _finish_load(self, job) -> None:
+        if job is not self._load:
+            return  # a newer upload replaced it
+        self._load = None
+        with pn.io.hold():
+            self.load_progress.visible = False
+            if job.error:
+                self.model.refuse(job.error)
+            elif job.prepared is not None:
+                self.model.apply(job.prepared)
+
+    def _on_load_progress(self, *_):
+        job = self._load
+        if job is None:
+            return
+        self.load_progress.visible = job.running
+        self.load_progress.value = int(round(100 * job.progress))
+        if job.running and job.status:
+            self.trace_status.object = f'<div class="md-ok">{esc(job.status.capitalize())}</div>'
 
     def _on_status(self, *_):
         m = self.model
-        self.trace_error.object = (f'<div class="md-error">{esc(m.error)}</div>'
-                                   if m.error else "")
+        self.trace_error.object = error_html(m.error)
         self.trace_status.object = f'<div class="md-ok">{esc(m.status)}</div>' if m.status and not m.error else ""
         wanted = m.example if m.example is not None else (_UPLOADED if m.trace is not None else None)
         if wanted is not None and self.example.value != wanted:
             self.example.value = wanted
         self._update_url()
 
-    # ------------------------------------------------------------------ meter inputs
-    def _on_epsilon_text(self, event):
-        try:
-            eps = parse_number_list("epsilon", event.new)
-        except InputError as exc:
-            return self._set_text_error("epsilon", str(exc))
-        self._set_text_error("epsilon", "")
+    # ------------------------------------------------------------------ the plan
+    def _on_plan(self, *_):
         p = self.model.plan
-        values = {"epsilon": eps}
-        if len(eps) != len(p.ranges) - 1:
-            values["ranges"] = resize_ranges(p.ranges, len(eps))
-        p.param.update(**values)
-
-    def _on_ranges_text(self, event):
-        try:
-            ranges = parse_number_list("ranges", event.new)
-        except InputError as exc:
-            return self._set_text_error("ranges", str(exc))
-        self._set_text_error("ranges", "")
-        self.model.plan.ranges = ranges
-
-    def _on_tenant_steps_text(self, event):
-        text = event.new.strip()
-        try:
-            values = parse_int_list("tenant_steps", text) if text else []
-        except InputError as exc:
-            return self._set_text_error("tenant_steps", str(exc))
-        self._set_text_error("tenant_steps", "")
-        p = self.model.plan
-        with param.parameterized.batch_call_watchers(p):
-            p.param.update(tenant_steps=values, tenants=max(1, len(values)) if values else 1)
-
-    def _on_reverts_text(self, event):
-        text = event.new.strip()
-        try:
-            values = parse_int_list("reverts", text) if text else []
-        except InputError as exc:
-            return self._set_text_error("reverts", str(exc))
-        self._set_text_error("reverts", "")
-        p = self.model.plan
-        with param.parameterized.batch_call_watchers(p):
-            p.param.update(reverts=values, revert_budget=len(values))
-
-    def _set_text_error(self, key, message):
-        self._text_errors[key] = message
-        self._render_plan_error()
-
-    def _render_plan_error(self):
-        messages = [m for m in self._text_errors.values() if m]
-        if self.model.plan.error:
-            messages.append(self.model.plan.error + " — showing the replay for the last valid meter.")
-        self.plan_error.object = error_html(" · ".join(messages))
-
-    def _on_plan_inputs(self, *_):
-        p = self.model.plan
-        for widget, key, text in ((self.epsilon, "epsilon", _nums(p.epsilon)), (self.ranges, "ranges", _nums(p.ranges)),
-                                  (self.tenant_steps, "tenant_steps", _ints(p.tenant_steps)),
-                                  (self.reverts, "reverts", _ints(p.reverts))):
-            if self._text_errors.get(key):
-                continue
-            try:
-                same = key in ("epsilon", "ranges") and parse_number_list(key, widget.value) == [float(v) for v in text.split(",")]
-            except (InputError, ValueError):
-                same = False
-            if not same and widget.value.replace(" ", "") != text:
-                widget.value = text
-        self._render_plan_error()
-
-    def _on_plan_link(self, *_):
-        query = self.model.plan.query_string()
-        self.planner_link.object = (f'<div class="md-note"><a class="planner-link-a" '
-                                    f'href="./planner?{esc(query)}">Open this meter in the planner →</a></div>')
-        self._render_plan_error()
+        query = p.query_string()
+        self.planner_link.object = (f'<div class="md-note"><a class="planner-link-a" href="./planner?{esc(query)}">'
+                                    "Open this meter in the planner →</a></div>")
+        self.plan_error.object = (error_html(p.error) + stale_html("replay")) if p.error else ""
+        self._on_steps_note()
         self._update_url()
+
+    def _on_steps_note(self, *_):
+        m = self.model
+        origin = m.steps_origin
+        self.steps_note.object = f'<div class="md-note">{esc(text.steps_source_text(origin, m.plan.steps))}</div>'
+        self.follow_button.visible = (m.trace is not None and origin not in ("trace", "tenant_steps")
+                                      and m.plan.steps != len(m.trace))
+        self.follow_button.label = (f"T = the trace's {fmt.integer(len(m.trace))} steps" if m.trace is not None
+                                    else "T = the trace's steps")
 
     # ------------------------------------------------------------------ replay controls
     def _stop_and(self, action):
@@ -432,22 +406,32 @@ class Session(DashboardView):
         self.play_button.label = "▶ Play"
 
     def _on_slider(self, event):
-        if getattr(self, "_moving_slider", False):
-            return
         if event.new is not None and self.model.result is not None:
             self._stop()
             self.model.position = min(max(int(event.new) - 1, 0), len(self.model.result) - 1)
 
-    def _on_jump(self, event):
-        if event.new is None:
-            return
-        try:
-            self._stop()
-            self.model.jump_to_step(event.new)
-        except InputError as exc:
-            self.jump_error.object = error_html(str(exc))
-            return
-        self.jump_error.object = ""
+    def _on_zoom(self, plot, event) -> None:
+        """Zooming a long trace's plot redraws the visible steps in more detail."""
+        if plot.result is not None and len(plot.result) > LOD_POINTS:
+            plot.show_window(event.x0, event.x1)
+
+    def report(self):
+        """The replay at the step shown, as a self-contained HTML report (``.save("session.html")`` in a notebook).
+
+        Returns a :class:`meter_dashboard.reports.Report` (None before a trace is loaded).
+        """
+        from ..reports import session_report
+
+        m = self.model
+        if m.result is None:
+            return None
+        note = text.steps_source_text(m.steps_origin, m.plan.steps).split(": ", 1)[1].rstrip(".")
+        return session_report(m.result, position=m.position, steps_note=note)
+
+    def _report_file(self):
+        """The download button's file."""
+        report = self.report()
+        return io.StringIO(report.to_html() if report is not None else "")
 
     # ------------------------------------------------------------------ rendering
     def _on_result(self, *_):
@@ -456,56 +440,26 @@ class Session(DashboardView):
 
     def _render_result(self):
         r = self.model.result
+        self.report_button.disabled = r is None
         if r is None:
             self.title.object = '<div class="md-note">Load a trace to replay it.</div>'
             return
         t = r.trace
         badge = '<span class="session-badge">SYNTHETIC</span>' if t.synthetic else ""
         prov = f'<div class="md-note">{esc(t.provenance)}</div>' if t.provenance else ""
-        self.title.object = (f'<div class="session-title">{esc(t.name)}{badge}</div>'
-                             f'<div class="md-note">{len(t)} steps · {esc(t.metric)} · '
-                             f'{"tenants " + esc(", ".join(t.tenant_names)) if t.has_tenants else "one developer"}'
-                             f'{" · reverted: " + esc(", ".join(map(str, t.revert_steps))) if t.reverted.any() else ""}'
-                             f'</div>{prov}')
-        steps = t.steps.tolist()
-        self.score_source.data = dict(step=steps, val=t.val.tolist(), test=t.test.tolist(),
-                                      tenant=[x or "—" for x in t.tenants], gap=r.empirical_overfitting.tolist(),
-                                      reverted=["yes" if v else "no" for v in t.reverted])
-        rv = np.flatnonzero(t.reverted)
-        self.revert_source.data = dict(step=t.steps[rv].tolist(), val=t.val[rv].tolist(), test=t.test[rv].tolist())
-        self.score_legend.items[2].visible = bool(rv.size)
-        self.score_fig.yaxis.axis_label = t.metric
-        self.signal_source.data = dict(step=steps, signal=r.signal.tolist(), incremental=r.incremental_signal.tolist(),
-                                       tenant=[x or "—" for x in t.tenants], gap=r.empirical_overfitting.tolist())
-        m = r.signals
-        starts = [i for i in range(len(t)) if t.has_tenants and (i == 0 or t.tenants[i] != t.tenants[i - 1])]
-        self.handover_source.data = dict(x=[steps[i] - 0.5 if i else steps[i] - 0.5 for i in starts],
-                                         name=[t.tenants[i] for i in starts], y=[m + 0.45] * len(starts))
-        colors = signal_colors(m)
-        for i, band in enumerate(self.signal_bands):
-            band.visible = i < m
-            if i < m:
-                band.fill_color = colors[i]
-        self.signal_fig.y_range.start, self.signal_fig.y_range.end = 0.5, m + 0.5
-        self.signal_fig.yaxis.ticker = list(range(1, m + 1)) if m <= 20 else list(range(1, m + 1, max(1, m // 10)))
-        T = r.budget
-        beyond = len(t) > T
-        edge = (steps[T - 1] + steps[T]) / 2 if beyond else None
-        for box in (self.score_beyond, self.signal_beyond):
-            box.visible = beyond
-            if beyond:
-                box.left = edge
-        self.signal_budget.visible = beyond
-        if beyond:
-            self.signal_budget.location = edge
+        reverted = t.revert_steps
+        self.title.object = (
+            f'<div class="session-title">{esc(t.name)}{badge}</div>'
+            f'<div class="md-note">{fmt.integer(len(t))} steps · {esc(t.metric)} · '
+            f'{"tenants " + esc(", ".join(t.tenant_names[:12])) if t.has_tenants else "one developer"}'
+            + (f" · reverted: {esc(', '.join(map(str, reverted[:12])))}{' …' if len(reverted) > 12 else ''}"
+               if reverted else "") + f"</div>{prov}")
+        self.scores.update(r)
+        self.signals.update(r)
         self.gauge.param.update(ranges=list(r.settings["ranges"]), epsilon=list(r.settings["epsilon"]),
                                 meter_name=METER_TITLES[r.variant])
-        self._moving_slider = True
-        try:
-            self.slider.param.update(start=1, end=max(len(t), 2), disabled=len(t) < 2)
-        finally:
-            self._moving_slider = False
-        self._on_position()
+        self.slider.param.update(start=1, end=max(len(t), 2), disabled=len(t) < 2)
+        self._render_position()
 
     def _on_position(self, *_):
         with pn.io.hold():
@@ -518,51 +472,21 @@ class Session(DashboardView):
             return
         i = min(m.position, len(r) - 1)
         d = r.step(i)
-        t = r.trace
         if self.slider.value != i + 1:
-            self._moving_slider = True
-            try:
-                self.slider.value = i + 1
-            finally:
-                self._moving_slider = False
-        self.score_cursor.location = d["step"]
-        self.signal_cursor.location = d["step"]
-        sup = d["supported_epsilon"] if r.short_of_labels else None
+            self.slider.value = i + 1
+        shown = self._step_at(i)
+        if self.jump.text.value != shown:  # "Go to step" shows where the replay stands
+            self.jump.text.value = shown
+        self.scores.move_cursor(d["step"])
+        self.signals.move_cursor(d["step"])
         self.gauge.param.update(empirical_overfitting=d["empirical_overfitting"], signal=d["signal"],
                                 incremental_signal=d["incremental_signal"], epsilon_shown=d["epsilon"],
-                                supported_epsilon=sup)
-        self.back_button.disabled = i == 0
-        self.forward_button.disabled = i >= len(r) - 1
-        self.first_button.disabled = i == 0
-        self.last_button.disabled = i >= len(r) - 1
-
-        who = f"{d['tenant']} · " if d["tenant"] else ""
-        tenant_part = ""
-        if d["tenant"] and d["tenant_budget"] is not None:
-            tenant_part = f" · {d['tenant']}: {d['tenant_steps_used']} of {d['tenant_budget']}"
-        elif d["tenant"]:
-            tenant_part = f" · {d['tenant']}: {d['tenant_steps_used']} steps"
-        used_sub = f"of T = {r.budget}{tenant_part}" + ("" if d["within_budget"] else " · beyond budget")
-        lo, hi = d["signal_range"]
-        ilo, ihi = d["incremental_range"]
-        shown_signal = d["incremental_signal"] if r.variant == "incremental" else d["signal"]
-        close = "]" if hi == 1.0 else ")"
-        iclose = "]" if ihi == 1.0 else ")"
-        eps_sub = f"ε{_sub(shown_signal)} of the {r.variant} meter, prob. {1 - r.settings['delta']:.6g}"
-        cards = [
-            headline_html("Step", str(d["step"]), f"{who}position {d['position']} of {len(r)}"
-                          + (" · reverted" if d["reverted"] else ""), "session-step"),
-            headline_html("Steps used", f"{d['steps_used']} / {r.budget}", used_sub, "session-used"),
-            headline_html("Empirical overfitting", f"{d['empirical_overfitting']:.4f}",
-                          f"|{d[t.val_column]:.4f} − {d[t.test_column]:.4f}|", "session-gap"),
-            headline_html("Regular signal", str(d["signal"]), f"this step: [{lo:g}, {hi:g}{close}", "meter-signal"),
-            headline_html("Incremental signal", str(d["incremental_signal"]),
-                          f"worst so far{' (' + d['tenant'] + ')' if d['tenant'] else ''}: [{ilo:g}, {ihi:g}{iclose}",
-                          "meter-incremental-signal"),
-            headline_html("Guaranteed bound", f"{d['epsilon']:g}", eps_sub, "meter-epsilon"),
-        ]
-        self.cards.object = '<div class="session-card-row">' + "".join(cards) + "</div>"
-        self.sentence.object = _sentence(r, d)
+                                supported_epsilon=d["supported_epsilon"] if r.short_of_labels else None)
+        self.back_button.disabled = self.first_button.disabled = i == 0
+        self.forward_button.disabled = self.last_button.disabled = i >= len(r) - 1
+        self.cards.object = headlines_html(_cards(r, d), "session-card-row")
+        self.sentence.object = (f'<p class="md-sentence">{esc(text.sentence(r, i))}</p>'
+                                f'<div class="md-note session-needed">{esc(text.needed_text(r))}</div>')
         self.alarms.object = _alarms_html(r, i)
         self.table.object = _steps_table(r, i)
 
@@ -570,16 +494,12 @@ class Session(DashboardView):
     def _init_url(self):
         loc = pn.state.location
         query = dict(parse_qsl((loc.search or "").lstrip("?"), keep_blank_values=True))
-        query = {k: v for k, v in query.items() if k in _SESSION_QUERY_KEYS}
-        problem = ""
-        try:
-            self.model.update_from_query(query)
-        except InputError as exc:
-            problem = f"The link's settings were not applied: {exc}"
+        applied = self.model.apply_link({k: v for k, v in query.items() if k in _SESSION_QUERY_KEYS})
+        problem = "" if applied else self.model.error
         if self.model.trace is None:
             self.model.load_example("emocontext")
         if problem:
-            self.model.error = problem
+            self.model.refuse(problem)
         pn.state.onload(self._url_loaded)
 
     def _url_loaded(self):
@@ -597,38 +517,40 @@ class Session(DashboardView):
             loc.search = search
 
 
-# ============================================================================ helpers
+# ============================================================================ HTML pieces
 def _sub(k: int) -> str:
     """3 -> '₃' (subscript digits for ε_i)."""
     return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
-def _default_plan_values() -> dict:
-    from ..models.plan import PRESETS
-    from ..models.session import DEFAULT_PRESET
-
-    return dict(PRESETS[DEFAULT_PRESET])
-
-
-def _sentence(r, d) -> str:
-    delta = r.settings["delta"]
+def _cards(r, d) -> list:
+    t = r.trace
+    tenant = d["tenant"]
+    who = f"{tenant} · " if tenant else ""
+    tenant_part = ""
+    if tenant and d["tenant_budget"] is not None:
+        tenant_part = f" · {tenant}: {fmt.integer(d['tenant_steps_used'])} of {fmt.integer(d['tenant_budget'])}"
+    elif tenant:
+        tenant_part = f" · {tenant}: {fmt.integer(d['tenant_steps_used'])} steps"
+    used_sub = f"of T = {fmt.integer(r.budget)}{tenant_part}" + ("" if d["within_budget"] else " · beyond budget")
+    lo, hi = d["signal_range"]
+    ilo, ihi = d["incremental_range"]
     shown = d["incremental_signal"] if r.variant == "incremental" else d["signal"]
-    lo, hi = d["incremental_range"] if r.variant == "incremental" else d["signal_range"]
-    text = (f"At step {d['step']} the {METER_TITLES[r.variant]} shows signal {shown}: "
-            f"{'the worst validation–test gap so far' if r.variant == 'incremental' else 'the validation–test gap'} "
-            f"lies in [{lo:g}, {hi:g}{']' if hi == 1.0 else ')'}, and with probability {1 - delta:.6g} the test "
-            f"score is within {d['epsilon']:g} of the model's true score")
-    if r.short_of_labels and d["supported_epsilon"] is not None:
-        text += (f" — if the test set had the {r.needed:,} labels the plan needs. With its "
-                 f"{r.test_size:,} labels the bound is only {d['supported_epsilon']:.3g}")
-    text += "."
-    if not d["within_budget"]:
-        text += " This step is beyond the budget: the guarantee does not cover it."
-    need = (f'<div class="md-note session-needed">Labels needed for this plan: incremental meter {fmt.integer(r.labels_needed["incremental"])}, '
-            f'regular meter {fmt.integer(r.labels_needed["regular"])}'
-            + (f"; the test set has {fmt.integer(r.test_size)}." if r.test_size is not None else
-               "; enter the test-set size n to check it.") + "</div>")
-    return f'<p class="md-sentence">{esc(text)}</p>{need}'
+    return [
+        headline_html("Step", str(d["step"]), f"{who}position {fmt.integer(d['position'])} of {fmt.integer(len(r))}"
+                      + (" · reverted" if d["reverted"] else ""), "session-step"),
+        headline_html("Steps used", f"{fmt.integer(d['steps_used'])} / {fmt.integer(r.budget)}", used_sub,
+                      "session-used"),
+        headline_html("Empirical overfitting", fmt.number(d["empirical_overfitting"]),
+                      f"|{fmt.number(d[t.val_column])} − {fmt.number(d[t.test_column])}|", "session-gap"),
+        headline_html("Regular signal", str(d["signal"]), f"this step: {text.range_text(lo, hi)}", "meter-signal"),
+        headline_html("Incremental signal", str(d["incremental_signal"]),
+                      f"worst so far{' (' + tenant + ')' if tenant else ''}: {text.range_text(ilo, ihi)}",
+                      "meter-incremental-signal"),
+        headline_html("Guaranteed bound", fmt.number(d["epsilon"]),
+                      f"ε{_sub(shown)} of the {r.variant} meter, prob. {fmt.confidence(r.settings['delta'])}",
+                      "meter-epsilon"),
+    ]
 
 
 def _alarms_html(r, index: int) -> str:
@@ -636,74 +558,41 @@ def _alarms_html(r, index: int) -> str:
     if not items:
         return '<div class="md-ok">No alarms up to this step.</div>'
     out = []
-    for a in items:
+    for a in items[:40]:
         cls = "session-alarm" if a.level == "alarm" else "session-note"
         head = "Alarm" if a.level == "alarm" else "Note"
         where = f" (step {a.step})" if a.step is not None else ""
         out.append(f'<div class="{cls} alarm-{esc(a.kind)}"><b>{head}{where}:</b> {esc(a.message)}</div>')
+    if len(items) > 40:
+        out.append(f'<div class="md-note">… and {len(items) - 40:,} more (the report lists them all).</div>')
     return "".join(out)
 
 
 def _steps_table(r, index: int) -> str:
     t = r.trace
     n = len(r)
-    lo = max(0, index - _TABLE_WINDOW)
-    hi = min(n, index + _TABLE_WINDOW + 1)
-    colors = signal_colors(r.signals)
-    tenants = t.has_tenants
-    head = ("<tr><th class='num'>step</th>" + ("<th>tenant</th>" if tenants else "")
-            + f"<th class='num'>{esc(t.val_column)}</th><th class='num'>{esc(t.test_column)}</th>"
-            "<th class='num'>gap</th><th>regular</th><th>incremental</th><th class='num'>ε</th>"
-            "<th class='num'>used</th><th>note</th></tr>")
+    lo, hi = text.table_window(n, index)
+    swatches = r.signals <= len(SIGNAL_COLORS)
 
     def swatch(k):
-        color_class = f" signal-{k - 1}" if len(colors) <= len(SIGNAL_COLORS) else ""
-        return f'<span class="md-signal{color_class}">{k}</span>'
+        return f'<span class="md-signal{f" signal-{k - 1}" if swatches else ""}">{k}</span>'
 
+    head = "".join(f'<th class="{"" if h in ("tenant", "regular", "incremental", "note") else "num"}">{esc(h)}</th>'
+                   for h in text.step_headers(r))
     rows = []
     for i in range(lo, hi):
-        d = r.step(i)
-        cls = []
-        if i == index:
-            cls.append("session-current")
-        if not d["within_budget"]:
-            cls.append("session-beyond")
-        notes = []
-        if d["reverted"]:
-            notes.append("reverted")
-        if not d["within_budget"]:
-            notes.append("beyond budget")
-        if d["description"]:
-            notes.append(d["description"])
+        c = text.step_row(r, i)
+        cls = " ".join(k for k, on in (("session-current", i == index), ("session-beyond", c["beyond"])) if on)
         rows.append(
-            f'<tr class="{" ".join(cls)}"><td class="num">{d["step"]}</td>'
-            + (f"<td>{esc(d['tenant'] or '—')}</td>" if tenants else "")
-            + f'<td class="num">{d[t.val_column]:.4f}</td><td class="num">{d[t.test_column]:.4f}</td>'
-            f'<td class="num">{d["empirical_overfitting"]:.4f}</td><td>{swatch(d["signal"])}</td>'
-            f'<td>{swatch(d["incremental_signal"])}</td><td class="num">{d["epsilon"]:g}</td>'
-            f'<td class="num">{d["steps_used"]}/{r.budget}</td><td class="md-plain">{esc(" · ".join(notes))}</td></tr>')
-    caption = (f'<div class="md-note md-spaced">Steps {int(t.steps[lo])}–{int(t.steps[hi - 1])} of '
-               f'{n} (the current step highlighted)</div>')
-    return caption + f'<table class="md-table session-table">{head}{"".join(rows)}</table>'
-
-
-def _explanation() -> str:
-    points = [
-        "The empirical overfitting is |l(H, D_val) − l(H, D_test)|, the gap between a model's validation and test "
-        "scores (Section 3.1). Its range is the signal: ranges are half-open [r_(i−1), r_i), the last one closed at 1.",
-        "The regular meter reports each step's own signal; the incremental meter reports the worst signal so far "
-        "(Section 4.4) — here within the submitting tenant's own chain, and a reverted step stops counting from the "
-        "next step on (Section 5.3).",
-        "ε guaranteed: with probability 1 − δ the test score is within ε_i of the model's score on the whole "
-        "distribution, for the signal i the chosen meter reports — provided the test set has the labels the plan "
-        "needs and the step is within the budget T.",
-        ASSUMPTION,
-        TENANT_CAVEAT,
-        REVERT_CAVEAT,
-        "When the budget T is used up, draw a new test set and release the old one to the developers (Section 3.1).",
-    ]
-    return ('<div class="md-note md-section"><b>How to read this page</b><ul>'
-            + "".join(f"<li>{esc(p)}</li>" for p in points) + "</ul></div>")
+            f'<tr class="{cls}"><td class="num">{c["step"]}</td>'
+            + (f"<td>{esc(c['tenant'])}</td>" if t.has_tenants else "")
+            + f'<td class="num">{c["val"]}</td><td class="num">{c["test"]}</td><td class="num">{c["gap"]}</td>'
+            f'<td>{swatch(c["signal"])}</td><td>{swatch(c["incremental"])}</td><td class="num">{c["epsilon"]}</td>'
+            f'<td class="num">{c["used"]}</td><td class="md-plain">{esc(c["note"])}</td></tr>')
+    caption = (f'<div class="md-note md-spaced session-table-caption">Steps {fmt.integer(t.steps[lo])}–'
+               f'{fmt.integer(t.steps[hi - 1])} of {fmt.integer(n)} (the current step highlighted)</div>')
+    return (caption + f'<div class="md-scroll-x"><table class="md-table session-table"><tr>{head}</tr>'
+            f'{"".join(rows)}</table></div>')
 
 
 def page():

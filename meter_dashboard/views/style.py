@@ -7,8 +7,8 @@ fetches that file once by URL, a notebook receives it inline, and nothing is wri
 of ``dashboard.css`` (no inline ``style=`` attributes), and the stylesheet's colours come
 from Panel's theme variables, so the dark theme (``?theme=dark``) is readable too.
 
-Colours are the Okabe-Ito palette (distinguishable for colour-blind readers); the meter's
-signal colours run from calm to alarming.  ``dashboard.css`` repeats the series colours as
+Colours (defined without Panel in :mod:`.colors`, re-exported here) are the Okabe-Ito palette
+(distinguishable for colour-blind readers); the meter's signal colours run from calm to alarming.  ``dashboard.css`` repeats the series colours as
 ``.md-swatch`` classes; tests/views/test_style.py keeps the two in step.
 """
 from __future__ import annotations
@@ -17,29 +17,13 @@ import html
 from pathlib import Path
 
 import panel as pn
-from bokeh.palettes import cividis
+
+from .colors import ACCENT, PALETTE, SIGNAL_COLORS, VARIANT_COLORS, signal_colors
 
 __all__ = [
     "ACCENT", "PALETTE", "SIGNAL_COLORS", "VARIANT_COLORS", "STYLESHEET", "HTML", "Bar",
     "esc", "headline_html", "headlines_html", "error_html", "stale_html", "swatch_html", "signal_colors",
 ]
-
-#: Okabe-Ito, the palette for categorical series (one colour per variant/procedure).
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
-
-#: Per meter variant, fixed so every plot and table agrees.
-VARIANT_COLORS = {
-    "single_model": "#999999",
-    "no_adaptivity": "#009E73",
-    "resampling": "#D55E00",
-    "regular": "#0072B2",
-    "incremental": "#E69F00",
-}
-
-#: Signal colours for an m-signal meter (calm blue-green to vermillion).
-SIGNAL_COLORS = ["#009E73", "#56B4E9", "#F0E442", "#E69F00", "#D55E00", "#CC79A7", "#0072B2", "#000000"]
-
-ACCENT = "#0072B2"
 
 #: The stylesheet file (also shipped as package data).
 STYLESHEET = Path(__file__).with_name("dashboard.css")
@@ -59,13 +43,6 @@ class Bar(pn.Row):
     """A row carrying the dashboard's stylesheet (the page header: ``css_classes=["md-header"]``)."""
 
     _stylesheets = [*pn.Row._stylesheets, STYLESHEET.name]
-
-
-def signal_colors(m: int) -> list:
-    """m colours from calm to alarming: Okabe-Ito up to 8 signals, cividis beyond."""
-    if m <= len(SIGNAL_COLORS):
-        return SIGNAL_COLORS[:m]
-    return list(cividis(m))
 
 
 def esc(text) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from meter_dashboard.bounds import ci as B
-from meter_dashboard.models.ci import CIModel, ci_curves, ci_labels, evaluate, example_trace, replay_ci
+from meter_dashboard.models.ci import CIModel, ci_curves, ci_labels, evaluate, example_trace, read_ci_trace, replay_ci
 from meter_dashboard.models.ci_grammar import parse_condition
 
 PATTERN1 = "n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01"
@@ -63,3 +63,49 @@ def test_replay_predictions_trace_5509_examples(benchmark):
     rep = benchmark(replay_ci, "n - o > 0.018 +/- 0.022", trace, steps=7, reliability=0.998, adaptivity="full",
                     difference_bound=0.1, check_difference_bound=False)
     assert rep.rows[-1]["active"] == "iteration_7"
+
+
+# --------------------------------------------------------------------------- large commit histories (issue 13)
+def _history(size):
+    from tests.models.ci_replay_reference import estimates_csv
+
+    return estimates_csv(size, seed=3)
+
+
+def test_read_100k_commit_trace(benchmark):
+    text = _history(100_000)
+    trace = benchmark(read_ci_trace, text)
+    assert len(trace) == 100_000
+
+
+def test_replay_100k_commits_vectorized(benchmark):
+    """The replay itself: 100,000 commits, every clause evaluated exactly, alarms for all adaptivities."""
+    trace = read_ci_trace(_history(100_000))
+    plan = ci_labels(PATTERN1, 0.9999, "full", 32)
+    rep = benchmark(replay_ci, PATTERN1, trace, plan=plan)
+    assert len(rep) == 100_000 and rep.alarms("full")[:2] == [32, 64]
+
+
+def test_replay_10k_commits_reference_loop(benchmark):
+    """The former per-commit loop over fractions (kept as the test reference), for the speed-up figure."""
+    from tests.models.ci_replay_reference import replay_rows
+
+    trace = read_ci_trace(_history(10_000))
+    cond = parse_condition(PATTERN1)
+    rows = benchmark.pedantic(replay_rows, args=(cond, trace), kwargs=dict(mode="fp-free", steps=32, alarm_on="pass",
+                                                                            p=0.1), rounds=1, iterations=1)
+    assert rows == list(replay_ci(PATTERN1, trace).rows)
+
+
+def test_model_update_32_clauses(benchmark):
+    """The largest condition the parser accepts (32 clauses): what one edit costs on the server's event loop."""
+    cond = " /\\ ".join(["n - o > 0.02 +/- 0.01"] * 16 + ["d < 0.1 +/- 0.01"] * 16)
+    m = CIModel(trace=example_trace())
+    state = {"i": 0}
+
+    def edit():
+        state["i"] ^= 1
+        m.condition = cond.replace("0.02", "0.03") if state["i"] else cond
+
+    benchmark(edit)
+    assert m.error == "" and len(m.result.clauses) == 32

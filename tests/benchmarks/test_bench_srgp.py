@@ -65,3 +65,65 @@ def test_run_procedure_bonferroni_family_1000_tests(benchmark):
     d = rng.standard_normal((200, 1000)) - 0.5
     out = benchmark(run_procedure, d, "bonf-srgp")
     assert out["approved"].sum() == 0
+
+
+# --------------------------------------------------------------------------- issue 13 figures (in-process)
+def test_joint_tail_one_probability_seven_dimensions(benchmark):
+    from meter_dashboard.bounds.srgp.normal import JointTail
+
+    corr = np.full((7, 7), 0.6) + 0.4 * np.eye(7)
+    tail = JointTail([1.405, 2.0, 2.4, 2.8, 3.1, 3.4], corr, reference=4.5)
+    value = benchmark(tail.log_probability, 4.5)
+    assert value < 0
+
+
+def test_fs_threshold_cold_seven_dimensions(benchmark):
+    # a new seed each round: no cached threshold, the whole root find (about four integrations)
+    corr = np.full((7, 7), 0.6) + 0.4 * np.eye(7)
+    priors = [1.405, 2.0, 2.4, 2.8, 3.1, 3.4]
+    seeds = iter(range(10 ** 6))
+    b, used = benchmark(lambda: sequential_threshold(1e-6, priors, corr, seed=next(seeds)))
+    assert len(used) == 6
+
+
+@pytest.mark.parametrize("example", ["refits", "adversary"])
+@pytest.mark.parametrize("method", ["fs-srgp", "pres-srgp"])
+def test_model_alpha_change_all_decisions(benchmark, example, method):
+    # what an alpha change costs the chosen procedure (no cache hit: a new alpha every round)
+    model = ap.ApproveModel(example=example, method=method, compare_active=False)
+    alphas = iter(0.05 + 1e-4 * k for k in range(10 ** 6))
+
+    def change():
+        model.alpha = next(alphas)
+        return model.result
+
+    result = benchmark.pedantic(change, rounds=3, iterations=1)
+    assert result.complete
+
+
+def test_model_alpha_back_to_a_seen_value_is_cached(benchmark):
+    model = ap.ApproveModel(example="adversary", method="pres-srgp", compare_active=False)
+    model.alpha = 0.05
+    values = iter([0.1, 0.05] * 10 ** 5)
+
+    def change():
+        model.alpha = next(values)
+        return model.result
+
+    assert benchmark(change).complete
+
+
+def test_cli_approve_start_up(benchmark):
+    # issue 13: `approve` start-up 1.32 s -> <= 0.8 s (scipy.stats no longer imported: python -X importtime)
+    import subprocess
+    import sys
+    from importlib import resources
+
+    path = str(resources.files("meter_dashboard") / "data" / "approve_refits.csv")
+
+    def run():
+        return subprocess.run([sys.executable, "-m", "meter_dashboard", "approve", path, "--method", "bonf-srgp"],
+                              capture_output=True, text=True, timeout=120)
+
+    proc = benchmark.pedantic(run, rounds=5, iterations=1)
+    assert proc.returncode == 0 and "3 of 15 approved" in proc.stdout

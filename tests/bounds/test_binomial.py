@@ -77,8 +77,8 @@ def brute_log_factor(n: int, eps: float, a=None, sides="two-sided") -> float:
     c = math.ceil(2 * n * e)
     j = np.arange(math.ceil(n * e), n + 1)
     p = (j - float(n * e)) / n
-    top = 1.0 if a is None or a >= 0.5 else None
-    if top is None:
+    unrestricted = a is None or (a >= 0.5 and sides == "two-sided")  # symmetric; one-sided events are not
+    if not unrestricted:
         keep = (p <= a + 1e-15) | (p >= 1 - a - 1e-15) if sides == "two-sided" else (
             (p <= a + 1e-15) if sides == "upper" else (p >= 1 - a - 1e-15))
         j, p = j[keep], p[keep]
@@ -86,7 +86,7 @@ def brute_log_factor(n: int, eps: float, a=None, sides="two-sided") -> float:
     log_l = stats.binom.logcdf(j - c, n, p) if sides == "two-sided" else np.full(j.size, -np.inf)
     g = np.logaddexp(np.where(p > 0, log_u, -np.inf), np.where(p > 0, log_l, -np.inf))
     best = float(g.max()) if g.size else -np.inf
-    if a is not None and a < 0.5 and sides != "lower":
+    if not unrestricted and sides != "lower":
         af = Fraction(str(a))
         ku, kl = math.ceil(n * (af + e)), math.floor(n * (af - e))
         point = stats.binom.logsf(ku - 1, n, a)

@@ -331,3 +331,79 @@ def test_bad_inputs_name_the_parameter(call, parameter):
     with pytest.raises(InputError) as info:
         call()
     assert info.value.parameter == parameter
+
+
+# --------------------------------------------------------------------------- exact binomial tails (issue 12)
+from fractions import Fraction  # noqa: E402
+
+
+def _exact_upper_tail_sup(n: int, t: Fraction) -> Fraction:
+    """sup_p P(X/n - p >= t), X ~ Binomial(n, p), in exact rationals.
+
+    For p in (j/n - t - 1/n, j/n - t] the event is X >= j and P(X >= j) grows with p, so the
+    supremum is the maximum over the breakpoints p_j = j/n - t in [0, 1] (an independent
+    derivation, computed with Python fractions: no floats, no scipy).
+    """
+    best = Fraction(0)
+    for j in range(n + 1):
+        p = Fraction(j, n) - t
+        if p < 0 or p > 1:
+            continue
+        q = 1 - p
+        tail = sum(Fraction(math.comb(n, x)) * p**x * q ** (n - x) for x in range(j, n + 1))
+        best = max(best, tail)
+    return best
+
+
+@pytest.mark.parametrize("eps,delta,log_count", [
+    ("0.1", Fraction(1, 20), 0.0),
+    ("0.15", Fraction(1, 100), math.log(4)),
+    ("0.2", Fraction(1, 1000), math.log(2) * 3),
+])
+def test_binomial_count_against_exact_rationals(eps, delta, log_count):
+    """n satisfies, n - 1 does not, and every larger n (two sawtooth periods on) satisfies, in exact arithmetic."""
+    n = b.binomial_labels(eps, float(delta), log_count)
+    t = Fraction(eps)
+    count = Fraction(math.exp(log_count)).limit_denominator(10**12)  # exp(log S) for S = 1, 4, 8
+
+    def ok(m):
+        return count * _exact_upper_tail_sup(m, t) < delta
+
+    assert ok(n) and not ok(n - 1)
+    period = int(2 / float(t)) + 1
+    assert all(ok(m) for m in range(n, n + 2 * period))
+    assert n <= b.hoeffding_labels(1.0, float(t), float(delta), log_count)
+
+
+@settings(max_examples=25, deadline=None)
+@given(eps=st.sampled_from(["0.05", "0.1", "0.02", "0.03"]), rel=st.sampled_from([0.9, 0.99, 0.999, 0.9999]),
+       steps=st.integers(1, 40), adaptivity=st.sampled_from(b.ADAPTIVITIES), terms=st.integers(1, 3))
+def test_binomial_never_needs_more_than_hoeffding(eps, rel, steps, adaptivity, terms):
+    log_count = b.clause_log_count(adaptivity, steps, 1, terms)
+    assert b.binomial_labels(eps, 1 - rel, log_count) <= b.hoeffding_labels(1.0, float(eps), 1 - rel, log_count)
+
+
+def test_binomial_count_grows_as_delta_falls_and_steps_grow():
+    counts = [b.binomial_labels("0.05", d, b.clause_log_count("full", 32, 1, 1)) for d in (1e-2, 1e-3, 1e-4)]
+    assert counts == sorted(counts) and counts[0] < counts[-1]
+    steps = [b.binomial_labels("0.05", 1e-4, b.clause_log_count("full", h, 1, 1)) for h in (1, 8, 32)]
+    assert steps == sorted(steps) and steps[0] < steps[-1]
+
+
+def test_binomial_refuses_settings_too_large_to_search():
+    with pytest.raises(InputError) as info:
+        b.binomial_labels("0.0001", 1e-4, b.clause_log_count("full", 32, 1, 1))
+    assert info.value.parameter == "bound" and "10,000,000" in str(info.value)
+
+
+def test_ci_labels_with_the_binomial_bound():
+    r = ci_labels("n > 0.8 +/- 0.05", 0.9999, "full", 32, bound="binomial")
+    assert r.bound == "binomial" and r.hoeffding["full"]["labels"] == 6279  # Section 3.3 (Hoeffding)
+    assert r.labels == b.binomial_labels("0.05", 1e-4, b.clause_log_count("full", 32, 1, 1)) < 6279
+    for a in b.ADAPTIVITIES:
+        assert r.by_adaptivity[a]["labels"] <= r.hoeffding[a]["labels"]
+    p1 = ci_labels("n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01", 0.9999, "none", 32, bound="binomial")
+    assert p1.optimized == 29_048 and p1.clauses[0].method == "bennett"  # Bennett stays the smaller (Pattern 1)
+    assert p1.labels < p1.hoeffding["none"]["labels"] == 281_248
+    assert "exact binomial" in p1.sentence() and p1.to_dict()["bound"] == "binomial"
+    assert "bound" not in ci_labels("n > 0.8 +/- 0.05").to_dict()  # the paper's output is unchanged

@@ -226,3 +226,48 @@ def test_compare_generator_reproduces_the_shipped_files(tmp_path, monkeypatch):
     generate_compare.main()
     for name in mc.COMPARE_EXAMPLES:
         assert (tmp_path / name).read_bytes() == mc.example_path(name).read_bytes()
+
+
+# --------------------------------------------------------------------------- the bootstrap as counts
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 80).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))), st.integers(1, 5000),
+       st.integers(0, 2**31), st.lists(st.floats(0, 1), min_size=1, max_size=5))
+def test_quantiles_from_counts_are_numpys_quantiles_of_the_replicates(case, resamples, seed, qs):
+    runs, wins = case
+    counts = C.bootstrap_counts(wins, runs, resamples, seed)
+    assert counts.sum() == resamples and counts.size == runs + 1
+    sample = np.repeat(np.arange(runs + 1) / runs, counts)
+    assert C.quantiles_from_counts(counts, qs).tolist() == np.quantile(sample, qs).tolist()
+
+
+def test_bootstrap_counts_follow_the_binomial():
+    # Appendix C.5: a replicate's win count is Binomial(N, p): with K = 10^6 the shares match the pmf
+    counts = C.bootstrap_counts(24, 30, 1_000_000, seed=0)
+    pmf = binom.pmf(np.arange(31), 30, 0.8)
+    assert np.max(np.abs(counts / 1e6 - pmf)) < 0.002
+    assert C.bootstrap_counts(0, 30, 500).tolist() == [500] + [0] * 30          # p = 0: every replicate 0
+    assert C.bootstrap_counts(30, 30, 500)[-1] == 500
+
+
+def test_many_resamples_cost_nothing_and_huge_ones_are_refused():
+    # issue 15: --resamples 1e10 is refused; up to 1e9 the histogram is drawn at once
+    assert C.bootstrap_counts(26, 30, C.MAX_RESAMPLES).sum() == C.MAX_RESAMPLES
+    with pytest.raises(InputError) as info:
+        C.bootstrap_counts(26, 30, 10**10)
+    assert info.value.parameter == "resamples"
+
+
+def test_the_interval_of_a_million_runs_is_quick_and_centred():
+    counts = C.bootstrap_counts(600_000, 1_000_000, 10_000, seed=1)
+    lo, hi = C.quantiles_from_counts(counts, [0.025, 0.975])
+    se = math.sqrt(0.6 * 0.4 / 1e6)
+    assert lo == pytest.approx(0.6 - 1.96 * se, abs=2e-4) and hi == pytest.approx(0.6 + 1.96 * se, abs=2e-4)
+
+
+@pytest.mark.parametrize("gamma", [0.5000000000001, 0.50000000001])
+def test_noether_refuses_a_gamma_whose_count_would_be_astronomical(gamma):
+    # issue 15: a runs count is exact or refused; (z / (sqrt 6 * 1e-13))^2 is about 1.8e26
+    with pytest.raises(InputError) as info:
+        C.noether_runs(0.05, 0.05, gamma)
+    assert info.value.parameter == "gamma" and repr(gamma) in str(info.value)
+    assert C.noether_runs(0.05, 0.05, 0.5 + 1e-6) > 10**12                     # still exact below the limit

@@ -339,3 +339,105 @@ def test_boosting_attack_refuses_bad_input(kwargs, parameter):
     with pytest.raises(InputError) as info:
         L.boosting_attack(**kwargs)
     assert info.value.parameter == parameter
+
+
+# --------------------------------------------------------------------------- the vectorized replay
+def _round_by_round(losses, step):
+    """Algorithm 1 / 2 played one round at a time with LadderState (the reference for replay())."""
+    arr = np.asarray(losses, dtype=float)
+    state = L.LadderState(arr.shape[0], step)
+    out = [state.submit(float(arr[:, t].mean()), arr[:, t] if step is None else None) for t in range(arr.shape[1])]
+    return [o[0] for o in out], [o[1] for o in out], [o[2] for o in out]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(2, 25), st.integers(1, 60), st.sampled_from([None, 0.01, 0.1, 0.25, 1 / 3, 1e-6, 1.0]),
+       st.integers(0, 2**31), st.sampled_from(["01", "quarters", "uniform", "improving"]))
+def test_vectorized_replay_makes_the_round_by_round_decisions(n, k, step, seed, kind):
+    rng = np.random.default_rng(seed)
+    if kind == "01":
+        losses = (rng.random((n, k)) < rng.random(k)).astype(float)
+    elif kind == "quarters":
+        losses = np.round(rng.random((n, k)) * 4) / 4
+    elif kind == "uniform":
+        losses = rng.random((n, k))
+    else:
+        losses = (rng.random((n, k)) < np.linspace(0.9, 0.0, k)).astype(float)
+    scores, improved, thresholds = _round_by_round(losses, step)
+    r = L.replay(losses, step)
+    assert r.scores.tolist() == scores and r.improved.tolist() == improved
+    assert r.thresholds.tolist() == thresholds           # the same floats: one contiguous row per submission
+
+
+def test_long_runs_of_withheld_submissions_and_blocks_larger_than_a_release():
+    # 3,000 submissions, only the first beats the others: every block search runs to the end
+    losses = np.full((4, 3000), 0.5)
+    losses[:, 0] = 0.25
+    r = L.replay(losses, 0.1)
+    assert r.improved.sum() == 1 and np.all(r.scores == 0.3)
+    assert _round_by_round(losses[:, :50], 0.1)[0] == r.scores[:50].tolist()
+
+
+def test_round_to_multiple_with_a_step_below_float_resolution_leaves_the_value():
+    # issue 15: --step 1e-300 (or 5e-324) must not overflow: x is already a multiple as far as a float can tell
+    assert L.round_to_multiple(0.3, 1e-300) == 0.3
+    assert L.round_to_multiple(0.7, 5e-324) == 0.7
+    assert L.round_to_multiple([0.0, 1.0], 5e-324).tolist() == [0.0, 1.0]
+    assert L.replay(TIES, 5e-324).scores.tolist() == [0.75, 0.5, 0.25, 0.25, 0.0]
+
+
+# --------------------------------------------------------------------------- exact counts (issue 15)
+def test_issue_15_tiny_step_is_refused_naming_the_step():
+    # ladder-size --epsilon 0.05 --step 1e-300 --submissions 100 printed "labels: 1" (int64 overflow)
+    with pytest.raises(InputError) as info:
+        L.labels(0.05, 1e-300, 100, 0.05)
+    assert info.value.parameter == "step" and "1e+15" in info.value.rule
+
+
+@pytest.mark.parametrize("eps,eta,name", [(1e-300, 0.05, "epsilon"), (1e-7, 0.05, "epsilon"), (0.05, 1e-12, "step"),
+                                          (5e-324, 5e-324, "epsilon")])
+def test_counts_beyond_the_limit_name_what_made_them_explode(eps, eta, name):
+    with pytest.raises(InputError) as info:
+        L.labels(eps, eta, 100, 0.05)
+    assert info.value.parameter == name
+
+
+def test_counts_just_below_the_limit_are_exact():
+    n = L.exact_labels(0.05, 1e-9, 100, 0.05)                       # about 4.4e12 labels
+    assert 10**12 < n <= L.MAX_LABELS
+    assert L.satisfies_lemma4(n, 0.05, 1e-9, 100, 0.05) and not L.satisfies_lemma4(n - 1, 0.05, 1e-9, 100, 0.05)
+
+
+def test_satisfies_lemma4_at_the_published_setting():
+    # (22 log 8000 + 1 + log 20) / (2 * 0.05^2) = 40,342.81: 40,343 satisfies the strict inequality, 40,342 does not
+    assert L.satisfies_lemma4(40_343, 0.05, 0.05, 100, 0.05)
+    assert not L.satisfies_lemma4(40_342, 0.05, 0.05, 100, 0.05)
+    assert L.exact_labels(0.05, 0.05, 100, 0.05) == 40_343
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(1e-4, 0.9), st.floats(1e-4, 1.0), st.integers(1, 10**29), st.floats(1e-300, 0.9))
+def test_certified_counts_are_positive_and_the_smallest(eps, eta, k, delta):
+    try:
+        n = L.exact_labels(eps, eta, k, delta)
+    except InputError as exc:                      # only beyond the reporting limit
+        assert exc.parameter in ("epsilon", "step") and "1e+15" in exc.rule
+        return
+    assert isinstance(n, int) and 1 <= n <= L.MAX_LABELS
+    assert L.satisfies_lemma4(n, eps, eta, k, delta)
+    assert n == 1 or not L.satisfies_lemma4(n - 1, eps, eta, k, delta)
+    assert abs(n - L.labels(eps, eta, k, delta)) <= 1          # the float solve agrees to within a label
+
+
+@pytest.mark.parametrize("total", [1e-300, 5e-324, 1e-6])
+def test_best_step_refuses_a_total_error_no_split_can_meet(total):
+    with pytest.raises(InputError) as info:
+        L.best_step(total, 100, 0.05)
+    assert info.value.parameter == "total_error"
+
+
+def test_extreme_deltas_and_submissions_stay_exact():
+    for delta in (1e-300, 5e-324):
+        n = L.exact_labels(0.05, 0.05, 100, delta)
+        assert L.satisfies_lemma4(n, 0.05, 0.05, 100, delta) and not L.satisfies_lemma4(n - 1, 0.05, 0.05, 100, delta)
+    assert L.exact_labels(0.05, 0.05, 10**29, 0.05) > L.exact_labels(0.05, 0.05, 100, 0.05)

@@ -417,3 +417,27 @@ def test_fit_logistic_recovers_coefficients():
     y = rng.random(4000) < 1 / (1 + np.exp(-(0.5 + x @ np.array([1.0, -1.0, 0.0]))))
     beta = srgp.fit_logistic(x, y, penalty=1e-6)
     assert beta == pytest.approx([0.5, 1.0, -1.0, 0.0], abs=0.12)
+
+
+# --------------------------------------------------------------------------- bounded cost (issue 15)
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300), st.floats(0.0, 1.0))
+def test_edge_weight_one_at_a_time_equals_the_vector(count, s):
+    vector = edge_weights(count, s)
+    assert [srgp.edge_weight(i, count, s) for i in range(count)] == pytest.approx(vector.tolist(), rel=1e-15)
+    assert srgp.edge_weight(count, count, s) == 0.0
+
+
+def test_the_largest_tree_is_bounded_and_cheap():
+    with pytest.raises(InputError, match=r"steps must be a whole number in \[1, 10000\]; got 100000000"):
+        ApprovalProcedure("bonf-srgp", steps=10 ** 8)
+    with pytest.raises(InputError, match="steps"):
+        ApprovalProcedure("naive", steps=2 ** 63)
+    for method in ("bonferroni", "weighted-bonferroni", "bonf-srgp", "fs-srgp"):  # O(1) per test, not O(T)
+        proc = ApprovalProcedure(method, steps=srgp.MAX_STEPS)
+        for j in range(5):
+            proc.test(_column(BAD, seed=j))
+        assert proc.decisions[0].level > 0 or method == "bonferroni"
+    # wBonferroni at T = 10,000 has exact group sizes: C(T,1) + ... + C(T,4) histories with at most 3 denials
+    low, high = weighted_bonferroni_group_sizes(srgp.MAX_STEPS, 3)
+    assert low == sum(math.comb(10_000, i) for i in range(1, 5)) and low + high == 2 ** 10_000 - 1

@@ -83,3 +83,47 @@ def test_simulation_inputs_are_validated():
     with pytest.raises(InputError, match="method"):
         simulate_power(["holm"], replicates=1)
     assert len(METHODS) == 6
+
+
+# --------------------------------------------------------------------------- one loop, one developer (issue 10)
+def test_replicate_ranges_combine_to_the_whole_run():
+    from meter_dashboard.bounds.srgp import combine_simulations
+
+    whole = simulate_fwer(["naive", "bonf-srgp"], replicates=5, steps=8, seed=2)
+    parts = [simulate_fwer(["naive", "bonf-srgp"], replicates=2, steps=8, seed=2),
+             simulate_fwer(["naive", "bonf-srgp"], replicates=3, steps=8, seed=2, first_replicate=2)]
+    combined = combine_simulations(parts)
+    assert combined.fwer == whole.fwer and combined.approvals == whole.approvals and combined.completed == 5
+    for name in whole.curves:
+        for m in whole.methods:
+            assert np.array_equal(combined.curves[name][m], whole.curves[name][m])
+    power = simulate_power(["bonferroni"], replicates=2, steps=4, seed=1)
+    assert combine_simulations([simulate_power(["bonferroni"], replicates=1, steps=4, seed=1),
+                                simulate_power(["bonferroni"], replicates=1, steps=4, seed=1, first_replicate=1)]
+                               ).approvals == power.approvals
+
+
+def test_adversarial_developer_follows_section_3_1():
+    from meter_dashboard.bounds.srgp import AdversarialDeveloper, planned_perturbation, true_coefficients
+
+    beta = true_coefficients(9)  # irrelevant variables x7, x8, x9 (indices 6, 7, 8)
+    dev = AdversarialDeveloper(beta, perturbation=0.6)
+    moves = []
+    for approved in (False, True, True, False, False, False):
+        coef = dev.propose()
+        moves.append((dev.variable, round(float(coef[dev.variable]), 1)))
+        dev.feedback(approved)
+    # (x7,+) denied; (x7,-) approved -> keep pushing x7 down; denied -> next untouched variable x8 (+, then -)
+    assert moves == [(6, 0.6), (6, -0.6), (6, -1.2), (6, -1.8), (7, 0.6), (7, -0.6)]
+    assert dev.current[6] == pytest.approx(-1.2)  # the last approved model
+    # the prespecified plan: coefficient 7 + floor(t/2) set to +0.6 (t even) or -0.6 (t odd)
+    assert [float(planned_perturbation(beta, t)[6 + t // 2]) for t in range(4)] == [0.6, -0.6, 0.6, -0.6]
+
+
+def test_the_generator_uses_the_packages_developer():
+    import inspect
+
+    import tests.generators.generate_approve as gen
+
+    source = inspect.getsource(gen)
+    assert "AdversarialDeveloper" in source and "def _draw" not in source and "candidates" not in source

@@ -129,3 +129,97 @@ def test_subprocess_bad_input_is_one_line_on_stderr(small):
     assert proc.returncode == 2
     assert proc.stderr.strip() == "meter-dashboard approve: error: --alpha must be in (0, 1); got 0"
     assert proc.stdout == ""
+
+
+# --------------------------------------------------------------------------- one set of defaults (issue 11 #6)
+@pytest.mark.parametrize("method", ["naive", "bonferroni", "weighted-bonferroni", "bonf-srgp", "fs-srgp",
+                                    "pres-srgp"])
+def test_cli_defaults_agree_with_the_page_model(method, capsys):
+    # The page, notebooks and the CLI read one set of defaults (ApprovalSettings, the paper's Section 3:
+    # alpha 0.1, edge weight 0.8, margin 0 growing by 0.01 per approval).  Before, the CLI used margin step 0
+    # and approved 13 of 15 refits with bonf-srgp while the page approved 3.
+    args = ["approve", REFITS, "--method", method, "--format", "json"]
+    if method == "pres-srgp":
+        args += ["--prespecified", REFITS_PLAN]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    model = ap.ApproveModel(example="refits", method=method)
+    assert out["approved"] == model.result.approved.tolist()
+    assert out["levels"] == model.result.levels.tolist()  # the very same numbers, not just close
+    assert out["margins"] == model.result.margins.tolist()
+    assert out["settings"]["margin_step"] == ap.ApprovalSettings.param.margin_step.default == 0.01
+
+
+def test_cli_bonf_srgp_on_the_refits_example_approves_3_of_15(capsys):
+    assert main(["approve", REFITS, "--method", "bonf-srgp", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert sum(out["approved"]) == 3 == ap.ApproveModel(method="bonf-srgp").result.approvals
+    # with the old default (no margin step) a chain of equally good refits is approved again and again
+    assert main(["approve", REFITS, "--method", "bonf-srgp", "--margin-step", "0", "--format", "json"]) == 0
+    assert sum(json.loads(capsys.readouterr().out)["approved"]) == 13
+
+
+def test_help_names_the_model_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["approve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default 0.01)" in text and "(default 0.8)" in text and "(default 0.1)" in text
+
+
+# --------------------------------------------------------------------------- bounded input (issue 15)
+@pytest.mark.parametrize("value,message", [
+    ("1e8", "--steps must be a whole number in [1, 10000]; got '1e8'"),  # used to hang
+    ("1e10", "--steps must be a whole number in [1, 10000]; got '1e10'"),  # used to allocate 74.5 GiB
+    ("2^63", "--steps must be a whole number; got '2^63'"),  # used to raise IndexError
+    ("9223372036854775808", "--steps must be a whole number in [1, 10000]; got '9223372036854775808'"),
+    ("1e400", "--steps must be a whole number below 1e30; got '1e400'"),
+])
+def test_huge_steps_are_refused_at_once(small, capsys, value, message):
+    with pytest.raises(SystemExit) as info:
+        main(["approve", small, "--steps", value])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--max-conditioning", "1e9"], "--max-conditioning must be a whole number in [0, 40]; got '1e9'"),
+    (["--failure-threshold", "1e12"], "--failure-threshold must be a whole number in [0, 10000]; got '1e12'"),
+    (["--pres-first-share", "2"], "--pres-first-share must be in [0, 1]; got 2"),
+])
+def test_other_bounded_flags(small, capsys, args, message):
+    with pytest.raises(SystemExit) as info:
+        main(["approve", small, *args])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_bound_on_steps_is_the_procedures_bound():
+    from meter_dashboard.bounds.srgp import MAX_STEPS
+    from meter_dashboard.cli import approve as cli_approve
+
+    assert cli_approve.MAX_STEPS == MAX_STEPS
+
+
+def test_the_largest_accepted_steps_runs_quickly(small, capsys):
+    # T = 10,000 planned tests on a 3-modification trace: O(1) edge weights, exact group sizes, no big arrays
+    for method in ("bonferroni", "weighted-bonferroni", "bonf-srgp", "fs-srgp"):
+        assert main(["approve", small, "--method", method, "--steps", "10000", "--format", "json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["steps"] == 10000 and len(out["approved"]) == 3
+
+
+def test_crlf_cr_and_huge_fields_in_trace_files(tmp_path, capsys):
+    for name, content in (("cr.csv", "orig,m1\r1,0.5\r1,0.4\r1.1,0.6\r"),
+                          ("crlf.csv", "orig,m1\r\n1,0.5\r\n1,0.4\r\n1.1,0.6\r\n")):
+        path = tmp_path / name
+        path.write_bytes(content.encode())
+        assert main(["approve", str(path), "--method", "naive", "--format", "json"]) == 0
+        assert len(json.loads(capsys.readouterr().out)["approved"]) == 1
+    big = tmp_path / "big.csv"
+    big.write_text("orig,m1\n1," + "1" * 200_000 + "\n1,2\n")
+    with pytest.raises(SystemExit) as info:
+        main(["approve", str(big)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "line 2" in err and "trace must be a CSV file of numbers" in err, err

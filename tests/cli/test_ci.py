@@ -167,3 +167,51 @@ def test_the_cli_never_imports_panel():
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip() == "[]"
     assert json.loads(proc.stdout)["optimized"] == 67_706
+
+
+def test_the_ci_command_imports_only_what_it_uses():
+    """Issue 13: no scipy (the meter's engine), no pandas (the trace reader is the csv module), no event loop."""
+    code = ("import sys, io, contextlib; from meter_dashboard.cli import main\n"
+            "for extra in ([], ['--trace', sys.argv[1]]):\n"
+            "    with contextlib.redirect_stdout(io.StringIO()):\n"
+            "        main(['ci', '--condition', 'n - o > 0.02 +/- 0.01', '--format', 'json', *extra])\n"
+            "print(sorted(m for m in ('scipy', 'pandas', 'asyncio', 'panel', 'bokeh', 'sqlalchemy') if m in sys.modules))")
+    from importlib import resources
+
+    trace = str(resources.files("meter_dashboard.data").joinpath("ci_commits.csv"))
+    proc = subprocess.run([sys.executable, "-c", code, trace], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_defaults_are_the_models():
+    from meter_dashboard.cli import build_parser
+    from meter_dashboard.models.ci import CIInputs
+
+    args = build_parser().parse_args(["ci", "--condition", "n > 0.5 +/- 0.1"])
+    for name in ("reliability", "adaptivity", "steps", "mode", "seconds_per_label", "labelers", "alarm_on"):
+        default = CIInputs.param[name].default
+        assert type(default)(getattr(args, name)) == default, name
+
+
+def test_bound_binomial(capsys):
+    """Issue 12: --bound binomial gives the exact counts and Hoeffding's beside them."""
+    out = _json(capsys, "--condition", "n > 0.8 +/- 0.05", "--bound", "binomial")
+    assert out["bound"] == "binomial" and out["hoeffding"]["full"]["labels"] == 6279  # Section 3.3
+    assert out["labels"] < 6279 and isinstance(out["labels"], int)
+    assert [c["method"] for c in out["clauses"]] == ["binomial"]
+    assert main(["ci", "--condition", "n > 0.8 +/- 0.05", "--bound", "binomial"]) == 0
+    text = capsys.readouterr().out
+    assert "Hoeffding" in text and "6,279" in text and "exact binomial tails" in text
+
+
+def test_bound_binomial_refusals_name_the_flag(capsys):
+    with pytest.raises(SystemExit):
+        main(["ci", "--condition", "n > 0.8 +/- 0.00005", "--bound", "binomial"])
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("meter-dashboard ci: error: --bound must be hoeffding for settings that need more than "
+                          "10,000,000 labels") and len(err.splitlines()) == 1
+    with pytest.raises(SystemExit):
+        main(["ci", "--condition", "n > 0.8 +/- 0.05", "--bound", "exact"])
+    assert capsys.readouterr().err.strip() == ("meter-dashboard ci: error: --bound must be one of hoeffding, "
+                                               "binomial; got 'exact'")

@@ -114,3 +114,68 @@ def test_compare_verbs_do_not_import_panel():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+# --------------------------------------------------------------------------- issue 11 #13: --help shows a runnable example
+@pytest.mark.parametrize("verb", ["compare", "compare-size"])
+def test_help_has_examples_that_run(verb, capsys):
+    import shlex
+
+    with pytest.raises(SystemExit) as info:
+        main([verb, "--help"])
+    assert info.value.code == 0
+    text = capsys.readouterr().out
+    examples = [line.strip() for line in text.splitlines() if line.strip().startswith("meter-dashboard ")]
+    assert examples, f"{verb} --help has no example:\n{text}"
+    for example in examples:
+        args = shlex.split(example)[1:]
+        assert args[0] == verb and main(args) == 0, example
+        assert capsys.readouterr().out.strip()
+
+
+def test_compare_size_example_is_figure_c1s_red_star(capsys):
+    assert main(["compare-size", "--alpha", "0.05", "--beta", "0.05", "--gamma", "0.75", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"] == 29
+
+
+# --------------------------------------------------------------------------- issue 15: exact or refused, flags as typed
+@pytest.mark.parametrize("args,needle", [
+    (["compare", PAIRED, "--resamples", "1e10"], "--resamples must be a whole number in [1, 1000000000]; got '1e10'"),
+    (["compare", PAIRED, "--gamma", "0.5"], "--gamma must be a number in (0.5, 1); got '0.5'"),
+    (["compare", PAIRED, "--gamma", "0.5000000000001"],
+     "--gamma must be far enough from 0.5 that the runs needed stay below 1e+15"),
+    (["compare-size", "--gamma", "0.50000000001"], "--gamma must be far enough from 0.5"),
+    (["compare", PAIRED, "--alpha", "0.5"], "--alpha must be in (0, 0.5); got '0.5'"),
+    (["compare", PAIRED, "--seed", "-1"], "--seed must be a whole number >= 0"),
+    (["compare", PAIRED, "--beta", "1e-400"], "--beta must be in (0, 1); got '1e-400'"),
+    (["compare", "--example", "nope.csv"], "--example must be one of compare_paired.csv"),
+    (["compare"], "RUNS.csv must be given, or --example NAME"),
+])
+def test_extreme_flags_are_refused_naming_the_flag_typed(args, needle, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    assert info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], lines
+
+
+def test_a_billion_resamples_are_answered_at_once(capsys):
+    assert main(["compare", PAIRED, "--resamples", "1e9", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["resamples"] == 10**9 and out["conclusion"] == "significant_and_meaningful"
+
+
+@pytest.mark.parametrize("content,location", [
+    (b"a,b\r0.9,0.8\r0.91,x\r", "line 3, column 2"),                     # CR-only line endings
+    (b"a,b\n0.9,0.8\n0.91," + b"9" * 200_000 + b"\n", "line 3, column 2"),
+    (b"a,b\n0.9,0.8\nnan,0.8\n", "line 3, column 1"),
+    (b"a,b\n0.9,0.8\n0.91,inf\n", "line 3, column 2"),
+])
+def test_malformed_run_files_name_line_and_column(tmp_path, capsys, content, location):
+    f = tmp_path / "bad.csv"
+    f.write_bytes(content)
+    with pytest.raises(SystemExit) as info:
+        main(["compare", str(f)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"meter-dashboard compare: error: {location}: "), err

@@ -114,3 +114,107 @@ def test_tiny_test_sets_get_no_meaningless_guarantee(capsys):
     assert "too few for a useful guarantee" in text and "keep the leaderboard error below" not in text
     assert main(["ladder", LEADERBOARD]) == 0
     assert "keep the leaderboard error below 0.238" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- issue 11 #13: --help shows a runnable example
+def _help_examples(verb, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([verb, "--help"])
+    assert info.value.code == 0
+    text = capsys.readouterr().out
+    examples = [line.strip() for line in text.splitlines() if line.strip().startswith("meter-dashboard ")]
+    assert examples, f"{verb} --help has no example:\n{text}"
+    return examples
+
+
+@pytest.mark.parametrize("verb", ["ladder", "ladder-size"])
+def test_help_has_examples_that_run(verb, capsys):
+    import shlex
+
+    for example in _help_examples(verb, capsys):
+        args = shlex.split(example)[1:]
+        assert args[0] == verb
+        assert main(args) == 0, example
+        assert capsys.readouterr().out.strip()
+
+
+def test_the_first_ladder_size_example_is_the_published_count(capsys):
+    import shlex
+
+    first = _help_examples("ladder-size", capsys)[0]
+    assert main(shlex.split(first)[1:] + ["--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["labels"] == 40_343
+
+
+# --------------------------------------------------------------------------- issue 15: exact or refused, flags as typed
+@pytest.mark.parametrize("args,needle", [
+    # the issue's example: printed "labels: 1"
+    (["ladder-size", "--epsilon", "0.05", "--step", "1e-300", "--submissions", "100"],
+     "--step must be large enough that Lemma 4's label count stays below 1e+15"),
+    (["ladder-size", "--epsilon", "1e-300", "--step", "0.05", "--submissions", "100"], "--epsilon must be large enough"),
+    (["ladder-size", "--epsilon", "5e-324", "--step", "5e-324", "--submissions", "1e29", "--delta", "5e-324"],
+     "--epsilon must be large enough"),
+    (["ladder-size", "--total-error", "1e-300", "--submissions", "100"], "--total-error must be large enough"),
+    (["ladder-size", "--epsilon", "0.05", "--step", "0.05", "--submissions", "1e400"],
+     "--submissions must be a whole number below 1e30; got '1e400'"),
+    (["ladder-size", "--epsilon", "0.05", "--step", "0.05", "--submissions", "9" * 5000],
+     "--submissions must be a whole number of at most 40 characters"),
+    (["ladder-size", "--epsilon", "0.05", "--step", "0.05", "--submissions", "10", "--delta", "1e-400"],
+     "--delta must be in (0, 1); got '1e-400'"),
+    (["ladder-size", "--epsilon", "nan", "--step", "0.05", "--submissions", "10"], "--epsilon must be a finite number"),
+    (["ladder", "--example", "ladder_ties.csv", "--step", "inf"], "--step must be a finite number"),
+    (["ladder", "--example", "../etc/passwd"], "--example must be one of ladder_leaderboard.csv, ladder_ties.csv"),
+    (["ladder"], "LOSSES.csv must be given, or --example NAME"),
+])
+def test_extreme_flags_are_refused_naming_the_flag_typed(args, needle, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    assert info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], lines
+
+
+def test_tiny_delta_and_huge_submissions_give_certified_counts(capsys):
+    from meter_dashboard.bounds.ladder import satisfies_lemma4
+
+    for delta, k in (("1e-300", "100"), ("5e-324", "100"), ("0.05", "1e29")):
+        assert main(["ladder-size", "--epsilon", "0.05", "--step", "0.05", "--submissions", k, "--delta", delta,
+                     "--format", "json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        n, d, sub = out["labels"], out["delta"], out["submissions"]
+        assert isinstance(n, int) and n > 0
+        assert satisfies_lemma4(n, 0.05, 0.05, sub, d) and not satisfies_lemma4(n - 1, 0.05, 0.05, sub, d)
+
+
+def test_a_tiny_replay_step_is_harmless(capsys):
+    assert main(["ladder", "--example", "ladder_ties.csv", "--step", "5e-324", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"] == [0.75, 0.5, 0.25, 0.25, 0.0]
+
+
+@pytest.mark.parametrize("content,location", [
+    (b"a,b\r0,1\r1,7\r", "line 3, column 2 (b)"),                         # CR-only line endings
+    (b"a,b\n0,1\n1," + b"5" * 200_000 + b"\n", "line 3, column 2"),       # a 200,000-character field
+    (b"a,b\n0,1\n1,x\n", "line 3, column 2 (b)"),
+    (b"a,b\n0,1\nNaN,0\n", "line 3, column 1 (a)"),
+    (b"a,b\n0,1\n1,-inf\n", "line 3, column 2 (b)"),
+])
+def test_malformed_loss_files_name_line_and_column(tmp_path, capsys, content, location):
+    f = tmp_path / "bad.csv"
+    f.write_bytes(content)
+    with pytest.raises(SystemExit) as info:
+        main(["ladder", str(f)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"meter-dashboard ladder: error: {location}: "), err
+
+
+def test_a_huge_loss_file_is_refused_before_it_is_read(tmp_path, capsys):
+    f = tmp_path / "huge.csv"
+    with open(f, "wb") as fh:
+        fh.write(b"a,b\n")
+        fh.seek(11 * 1024 * 1024)
+        fh.write(b"0,1\n")
+    with pytest.raises(SystemExit) as info:
+        main(["ladder", str(f)])
+    assert info.value.code == 2
+    assert "losses must be a file of at most 10 MiB" in capsys.readouterr().err

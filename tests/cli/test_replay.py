@@ -25,16 +25,20 @@ def test_json_output_for_the_issue_example(tmp_path):
     proc = run_cli(str(path), *FIG3, "--steps", "8", "--test-size", "5509", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert len(out["steps"]) == 8
-    for step in out["steps"]:
-        assert {"step", "empirical_overfitting", "signal", "incremental_signal", "epsilon"} <= set(step)
+    # Issue 13 (on purpose): per-step data are columnar, one array per field, so 1,000,000 steps stay bounded
+    assert out["layout"] == "columns"
+    steps = out["steps"]
+    assert {"step", "empirical_overfitting", "signal", "incremental_signal", "epsilon"} <= set(steps)
+    assert all(len(column) == 8 for column in steps.values() if isinstance(column, list))
     # hand-computed in tests/models/test_session_replay.py::test_emocontext_hand_computed
-    assert [s["signal"] for s in out["steps"]] == [2, 1, 2, 2, 3, 1, 2, 3]
-    assert [s["incremental_signal"] for s in out["steps"]] == [2, 2, 2, 2, 3, 3, 3, 3]
-    assert out["steps"][-1]["epsilon"] == 0.03
+    assert steps["signal"] == [2, 1, 2, 2, 3, 1, 2, 3]
+    assert steps["incremental_signal"] == [2, 2, 2, 2, 3, 3, 3, 3]
+    assert steps["epsilon"][-1] == 0.03
     assert out["labels_needed"]["incremental"] == 25376  # Section 6.3: "only 25K labels" at reliability 0.9
     kinds = [a["kind"] for a in out["alarms"]]
-    assert kinds == ["test_set_too_small", "budget_used_up"]
+    # issue 11 #7 (on purpose): using the last of T = 8 steps is a note, not an alarm
+    assert kinds == ["test_set_too_small"]
+    assert [n["kind"] for n in out["notes"]] == ["budget_used_up"]
     assert out["alarms"][0]["details"]["supported_epsilon_1"] == pytest.approx(0.021462, abs=1e-6)
 
 
@@ -56,7 +60,7 @@ def test_variant_regular(capsys):
     main(["replay", "--example", "emocontext", *FIG3, "--meter", "regular", "--format", "json"])
     out = json.loads(capsys.readouterr().out)
     assert out["meter"] == "regular"
-    assert [s["epsilon"] for s in out["steps"]] == [0.02, 0.01, 0.02, 0.02, 0.03, 0.01, 0.02, 0.03]
+    assert out["steps"]["epsilon"] == [0.02, 0.01, 0.02, 0.02, 0.03, 0.01, 0.02, 0.03]
 
 
 @pytest.mark.parametrize(
@@ -105,3 +109,98 @@ def test_the_cli_does_not_import_panel():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip().endswith("HEAVY=")
+
+
+# ---------------------------------------------------------------- issues 11 (#6, #7, #14), 13 and 15
+def _healthy_csv(tmp_path, n=12):
+    path = tmp_path / "healthy.csv"
+    path.write_text("step,val_accuracy,test_accuracy\n" + "".join(f"{i},0.90,0.899\n" for i in range(1, n + 1)))
+    return path
+
+
+def test_fail_on_alarm_passes_a_healthy_trace_with_default_settings(tmp_path, capsys):
+    # issue 11 #7: T defaults to the trace's length; using the last planned step is a note, not an alarm
+    path = _healthy_csv(tmp_path)
+    assert main(["replay", str(path), "--fail-on-alarm"]) == 0
+    out = capsys.readouterr().out
+    assert "T = 12 (the trace's length)" in out and "note: Step 12 used the last of the T = 12 steps" in out
+    assert "ALARM" not in out
+    assert main(["replay", str(path), "--steps", "11", "--fail-on-alarm"]) == 1  # exceeding it is an alarm
+
+
+def test_defaults_are_the_models(capsys):
+    # issue 11 #6: one set of defaults (MeterPlan's parameters), read by the page, the notebook and the CLI
+    from meter_dashboard.models.session import SessionModel
+
+    main(["replay", "--example", "emocontext", "--format", "json"])
+    settings = json.loads(capsys.readouterr().out)["settings"]
+    page = SessionModel(example="emocontext")
+    assert settings["delta"] == page.plan.delta == 0.01
+    assert settings["epsilon"] == page.plan.epsilon and settings["ranges"] == page.plan.ranges
+    assert settings["steps"] == page.plan.steps == 8
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--steps", "3.7e37"], "--steps must be a whole number below 1e30; got '3.7e37'"),  # was ZeroDivisionError
+        (["--steps", "1e13"], "--steps must be a whole number of at most 1,000,000,000,000 (10^12); got '1e13'"),
+        (["--epsilon", "0.05,0.01"], "--epsilon must be non-decreasing"),
+        (["--tenant-steps", "3,3"], "--tenant-steps must be steps per tenant summing to steps = 8"),
+        (["--reverts", "0"], "--reverts must be a whole number >= 1"),
+        (["--example", "nope"], "--example must be one of emocontext, synthetic_overfitting; got 'nope'"),
+    ],
+)
+def test_messages_name_the_flag(args, message, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["replay", *(args if "--example" in args else ["--example", "emocontext", *args])])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+
+
+def test_hostile_trace_files_exit_2_naming_row_and_column(tmp_path):
+    wrapped = tmp_path / "wrapped.csv"
+    wrapped.write_text("step,val_accuracy,test_accuracy\n1e30,0.5,0.4\n2e30,0.5,0.4\n")
+    proc = run_cli(str(wrapped))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"{wrapped}, row 2, column 1 (step): step must be a whole number <= 9223372036854775807" in proc.stderr
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 50_000 + "]" * 50_000)
+    proc = run_cli(str(deep))
+    assert proc.returncode == 2 and "JSON nested at most 64 levels deep" in proc.stderr
+
+
+def test_columnar_json_reads_into_a_frame(tmp_path, capsys):
+    import pandas as pd
+
+    main(["replay", "--example", "synthetic_overfitting", "--tenant-steps", "12,8", "--steps", "20",
+          "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    frame = pd.DataFrame(out["steps"])
+    assert len(frame) == 20 and frame["tenant"].tolist()[:2] == ["alice", "alice"]
+    assert frame["tenant_budget"].tolist() == [12] * 12 + [8] * 8
+    assert frame["reverted"].sum() == 2 and out["trace"]["reverted_steps"] == [9, 18]
+
+
+def test_long_traces_print_a_bounded_table(tmp_path, capsys):
+    path = _healthy_csv(tmp_path, n=5000)
+    assert main(["replay", str(path), "--steps", "2500"]) == 0
+    out = capsys.readouterr().out
+    # the first and last 20 steps and the two alarm steps (2,500: T used up; 2,501: beyond T)
+    assert "(4,958 of 5,000 steps not shown: --format json or --report FILE.html has every step)" in out
+    assert len(out.splitlines()) < 80 and "beyond budget" in out
+
+
+def test_report_is_written_without_panel(tmp_path):
+    report = tmp_path / "session.html"
+    code = ("import sys\nfrom meter_dashboard.cli import main\n"
+            f"rc = main(['replay', '--example', 'emocontext', '--delta', '0.1', '--report', {str(report)!r}])\n"
+            "sys.stderr.write('PANEL=' + str('panel' in sys.modules) + ' RC=' + str(rc))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stderr.strip().endswith("PANEL=False RC=0"), proc.stderr
+    html = report.read_text(encoding="utf-8")
+    assert "25,376" in html and "0.02146" in html and "EmoContext" in html  # Section 6.3: "only 25K labels"
+    assert "cdn.bokeh.org" not in html and "<script src=" not in html and "Bokeh.embed.embed_items" in html
+    with pytest.raises(SystemExit):
+        main(["replay", "--example", "emocontext", "--report", str(tmp_path / "missing" / "dir" / "r.html")])

@@ -43,6 +43,19 @@ CASES = [
     ("refused", ["replay", "--example", "emocontext", "--ranges", "0,0.5,0.2,1"], "--ranges"),
     ("refused", ["replay", "--example", "nope"], "--example"),
     ("refused", ["ci", "--condition", "n - o > 0.1 +/- 0.1", "--reliability", "1e-400"], "--reliability"),
+    # Ladder and P(A>B): counts exact or refused naming the flag typed, extremes answered at once [ladder]
+    ("refused", ["ladder-size", "--epsilon", "1e-300", "--step", "0.05", "--submissions", "100", *J], "--epsilon"),
+    ("refused", ["ladder-size", "--total-error", "1e-300", "--submissions", "100", *J], "--total-error"),
+    ("refused", ["ladder-size", "--epsilon", "0.05", "--step", "0.05", "--submissions", "1e400", *J],
+     "--submissions"),
+    ("answered", ["ladder-size", "--epsilon", "0.05", "--step", "0.05", "--submissions", "1e29", "--delta",
+                  "5e-324", *J], "--delta"),
+    ("answered", ["ladder", "--example", "ladder_ties.csv", "--step", "5e-324", *J], "--step"),
+    ("refused", ["compare", "--example", "compare_paired.csv", "--resamples", "1e10", *J], "--resamples"),
+    ("answered", ["compare", "--example", "compare_paired.csv", "--resamples", "1e9", *J], "--resamples"),
+    ("refused", ["compare", "--example", "compare_paired.csv", "--gamma", "0.5", *J], "--gamma"),
+    ("refused", ["compare-size", "--gamma", "0.5000000000001", *J], "--gamma"),
+    ("answered", ["compare-size", "--alpha", "1e-300", "--beta", "1e-300", *J], "--alpha"),
 ]
 
 
@@ -72,3 +85,27 @@ def test_huge_step_counts_are_exact_or_refused():
     if outcome.code == 0:
         labels = json.loads(outcome.stdout)["labels"]
         assert all(isinstance(v, int) and v > 0 for v in labels.values()), labels
+
+
+# ease.ml/ci commit traces (issue 15: inf in a ci trace, CR-only line endings, 200,000-character fields;
+# and the fuzzer's nested-JSON upload, whose one 200,000-character field stopped the csv module)
+CI_TRACES = {
+    "inf": ("refused", "commit,n,o,d\na,0.84,0.80,0.05\nb,inf,0.5,0.1\n", "line 3, column 'n'"),
+    "1e400": ("refused", "commit,n,o,d\na,1e400,0.5,0.1\n", "line 2, column 'n'"),
+    "cr_only": ("answered", "commit,n,o,d\ra,0.84,0.80,0.05\rb,0.85,0.84,0.05\r", None),
+    "long_field": ("refused", "commit,n,o,d\n" + "x" * 200_000 + ",0.5,0.5,0.1\n", "line 2, column 'commit'"),
+    "nested_json": ("refused", "[" * 100_000 + "]" * 100_000, "line 1"),
+}
+
+
+@pytest.mark.parametrize("case", list(CI_TRACES))
+def test_ci_trace_cases(tmp_path, case):
+    expect, text, where = CI_TRACES[case]
+    path = tmp_path / f"{case}.csv"
+    path.write_text(text, encoding="utf-8", newline="")
+    outcome = run_cli(["ci", "--condition", "n - o > 0.02 +/- 0.01", "--trace", str(path), *J])
+    answer = check(outcome, names=[where] if where else ())
+    if expect == "refused":
+        assert outcome.code == 2, outcome.describe()
+    else:
+        assert outcome.code == 0 and len(answer["replay"]["commits"]) == 2, outcome.describe()

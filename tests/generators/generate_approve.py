@@ -33,20 +33,19 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from scipy.special import expit
 
-from meter_dashboard.bounds.srgp import ApprovalProcedure, auc_influence, fit_logistic
+from meter_dashboard.bounds.srgp import (
+    AdversarialDeveloper,
+    ApprovalProcedure,
+    auc_influence,
+    draw_logistic,
+    fit_logistic,
+    planned_perturbation,
+    true_coefficients,
+)
 
 HERE = Path(__file__).resolve().parents[2] / "meter_dashboard" / "data"  # the shipped data folder
 SEED = 2022
-
-
-def _draw(rng, n, coef):
-    while True:
-        x = rng.standard_normal((n, coef.size))
-        y = (rng.random(n) < expit(x @ coef)).astype(float)
-        if 0 < y.sum() < n:
-            return x, y
 
 
 def _auc_loss(coef_with_intercept, x, y):
@@ -65,10 +64,9 @@ def _csv(names, columns) -> str:
 def refits(seed: int = SEED):
     rng = np.random.default_rng([seed, 1])
     features, initial, batch, steps, test_size = 20, 40, 10, 15, 800
-    beta = np.zeros(features)
-    beta[:6] = 0.75
-    x, y = _draw(rng, test_size, beta)
-    xs, ys = _draw(rng, initial + batch * steps, beta)
+    beta = true_coefficients(features)
+    x, y = draw_logistic(rng, test_size, beta)
+    xs, ys = draw_logistic(rng, initial + batch * steps, beta)
     original = fit_logistic(xs[:initial], ys[:initial], 1.0)
     base = _auc_loss(original, x, y)
     tuned = [0.5, 2.0, 1.0]
@@ -85,40 +83,23 @@ def refits(seed: int = SEED):
 
 
 def _adversary_path(rng):
+    """Section 3.1's developer (the package's :class:`AdversarialDeveloper`) against the naive procedure."""
     features, steps, test_size, step = 100, 50, 100, 0.6
-    beta = np.zeros(features)
-    beta[:6] = 0.75
-    x, y = _draw(rng, test_size, beta)
-    oracle = np.r_[0.0, beta]
-    base = _auc_loss(oracle, x, y)
-    proc = ApprovalProcedure("naive", steps, 0.1)
-    candidates = [(6 + t // 2, 1.0 if t % 2 == 0 else -1.0) for t in range(2 * (features - 6))]
-    current = oracle.copy()
-    queue, cont, skip = 0, None, set()
+    beta = true_coefficients(features)
+    x, y = draw_logistic(rng, test_size, beta)
+    base = _auc_loss(np.r_[0.0, beta], x, y)
+    proc = ApprovalProcedure("naive", steps, 0.1, margin_step=0.0)
+    developer = AdversarialDeveloper(beta, perturbation=step)
     columns, names = [], []
     for _ in range(steps):
-        if cont is None:
-            while candidates[queue][0] in skip:
-                queue += 1
-            v, sign = candidates[queue]
-            queue += 1
-        else:
-            v, sign = cont
-        coef = current.copy()
-        coef[1 + v] += sign * step
-        loss = _auc_loss(coef, x, y)
+        coef = developer.propose()
+        loss = _auc_loss(np.r_[0.0, coef], x, y)
         columns.append(loss)
-        names.append(f"x{v + 1}{coef[1 + v]:+.1f}")
-        if proc.test(base - loss).approved:
-            current, cont = coef, (v, sign)
-            skip.add(v)
-        else:
-            cont = None
+        names.append(f"x{developer.variable + 1}{coef[developer.variable]:+.1f}")
+        developer.feedback(proc.test(base - loss).approved)
     planned, pres_names = [], []
     for t in range(steps):
-        coef = oracle.copy()
-        coef[1 + 6 + t // 2] = step if t % 2 == 0 else -step
-        planned.append(_auc_loss(coef, x, y))
+        planned.append(_auc_loss(np.r_[0.0, planned_perturbation(beta, t, perturbation=step)], x, y))
         pres_names.append(f"plan x{7 + t // 2}{step if t % 2 == 0 else -step:+.1f}")
     approvals = sum(d.approved for d in proc.decisions)
     return approvals, (_csv(["original"] + names, [base] + columns),

@@ -161,7 +161,7 @@ def test_model_recomputes_on_every_setting():
     m.method = "bonferroni"
     assert m.result.levels[0] == pytest.approx(0.05 / (2 ** 15 - 1))
     m.example = "adversary"
-    assert m.trace.modifications == 50 and m.margin_step == 0.0
+    assert m.trace.modifications == 50 and m.margin_step == 0.01  # one set of defaults (issue 11 #6)
     assert m.result.levels[0] == pytest.approx(0.05 / (2 ** 50 - 1))
     naive = m.comparison.results["naive"]
     assert naive.approvals >= 2  # the shipped adversary path fooled the naive procedure
@@ -274,3 +274,181 @@ def test_notebook_component_follows_its_model():
     bars = view._fwer_widgets["bar_source"].data
     assert bars["label"] == ["BinaryThres (naive)", "Bonferroni"] and len(bars["fwer"]) == 2
     assert "data-method='bonferroni'" in view._fwer_widgets["table"].object
+
+
+# --------------------------------------------------------------------------- one set of defaults (issue 11 #6)
+def test_defaults_are_defined_once_and_are_the_papers():
+    import inspect
+
+    from meter_dashboard.bounds import srgp
+
+    # Section 3: alpha 0.1, edge weight 0.8, margin 0 growing by 0.01 after each approval (Eq. 7)
+    settings = ap.ApprovalSettings()
+    assert (settings.alpha, settings.success_weight, settings.margin, settings.margin_step) == (0.1, 0.8, 0.0, 0.01)
+    signature = inspect.signature(ap.approve).parameters
+    for name in ap.ApprovalSettings.SETTINGS:  # approve() (notebooks) and the model (page, CLI) agree
+        assert signature[name].default == ap.ApprovalSettings.param[name].default, name
+    assert inspect.signature(srgp.ApprovalProcedure).parameters["margin_step"].default == srgp.MARGIN_STEP == 0.01
+    # choosing an example no longer changes the settings (the adversary example used to set margin step 0)
+    m = ap.ApproveModel(margin_step=0.02)
+    m.example = "adversary"
+    assert m.margin_step == 0.02
+
+
+def test_derived_outputs_are_read_only():
+    def other(value):
+        return (not value) if isinstance(value, bool) else "x" if isinstance(value, str) else 0.5 \
+            if isinstance(value, float) else None if value is not None else 1.0
+
+    m = ap.ApproveModel(method="bonf-srgp")
+    for name in ("result", "comparison", "error", "trace", "prespecified", "trace_error", "busy"):
+        with pytest.raises(TypeError):  # a view cannot write an output, e.g. the model's error
+            setattr(m, name, other(getattr(m, name)))
+    sim = ap.ApprovalSimulation(kind="power")
+    for name in ("result", "progress", "status", "running", "error", "seconds_left"):
+        with pytest.raises(TypeError):
+            setattr(sim, name, other(getattr(sim, name)))
+
+
+# --------------------------------------------------------------------------- shared links
+def test_links_are_parsed_with_bounds_and_refused_values_named():
+    m = ap.ApproveModel()
+    errors = m.update_from_query({"method": "bonf-srgp", "alpha": "0.05", "margin_step": "0.02", "example": "adversary"})
+    assert errors == [] and (m.method, m.alpha, m.margin_step, m.example) == ("bonf-srgp", 0.05, 0.02, "adversary")
+    assert m.result.levels[0] == pytest.approx(0.04)
+    errors = m.update_from_query({"alpha": "2", "seed": "-1", "method": "holm", "margin": "1e400",
+                                  "success_weight": "x" * 500})
+    assert errors == [
+        "method must be one of naive, bonferroni, weighted-bonferroni, bonf-srgp, fs-srgp, pres-srgp; got 'holm'",
+        "alpha must be in (0, 1); got '2'",
+        "success_weight must be a number of at most 40 characters; got '" + "x" * 57 + "...'",
+        "margin must be a finite number; got '1e400'",
+        "seed must be at least 0; got '-1'",
+    ]
+    assert (m.alpha, m.method, m.seed) == (0.05, "bonf-srgp", 0)  # refused values change nothing
+    again = ap.ApproveModel()
+    assert again.update_from_query(dict(p.split("=") for p in m.query_string().split("&"))) == []
+    assert again.query_string() == m.query_string()
+
+
+# --------------------------------------------------------------------------- background computation (a server)
+def _serve(coro):
+    """Run ``coro`` on an asyncio loop, as a Bokeh server would run the page's callbacks."""
+    return asyncio.run(coro)
+
+
+async def _settled(model, timeout=120.0):
+    await asyncio.wait_for(model.settled(), timeout)
+    assert not model.busy
+
+
+def test_background_model_computes_the_chosen_procedure_first_and_compares_only_when_asked():
+    async def go():
+        m = ap.ApproveModel(background=True, compare_active=False, method="bonf-srgp")
+        assert m.result is None and m.busy  # nothing computed while the page is being built
+        await _settled(m)
+        assert m.result.approvals == ap.approve(m.trace, "bonf-srgp", prespecified=m.prespecified).approvals
+        assert list(m.comparison.results) == ["bonf-srgp"]  # only what is on screen
+        assert set(m.comparison.pending) == set(ap.METHODS) - {"bonf-srgp"}
+        m.compare_active = True  # the comparison tab opens
+        await _settled(m)
+        assert set(m.comparison.results) == set(ap.METHODS) and m.comparison.pending == ()
+        return m
+
+    m = _serve(go())
+    sync = ap.ApproveModel(method="bonf-srgp")
+    for method in ap.METHODS:
+        assert m.comparison.results[method].levels.tolist() == sync.comparison.results[method].levels.tolist()
+
+
+def test_background_model_streams_decisions_and_keeps_only_the_newest_settings():
+    seen = []
+
+    async def go():
+        m = ap.ApproveModel(background=True, compare_active=False, example="adversary", method="fs-srgp")
+        m.STREAM_INTERVAL = 0.0  # publish every decision
+        m.param.watch(lambda e: seen.append(e.new), "result")
+        await _settled(m)
+        m.alpha = 0.05
+        m.alpha = 0.07  # supersedes 0.05 before it is done
+        await _settled(m)
+        return m
+
+    m = _serve(go())
+    partial = [r for r in seen if r is not None and not r.complete and r.alpha == 0.1]
+    assert partial, "no decision was shown before the procedure finished"
+    full = ap.approve(m.trace, "fs-srgp", alpha=0.1)
+    for r in partial:  # each partial result is the beginning of the final one
+        assert 0 < r.decided < 50 and r.levels.tolist() == full.levels[:r.decided].tolist()
+    assert m.result.complete and m.alpha == 0.07
+    expected = ap.approve(m.trace, "fs-srgp", alpha=0.07)
+    assert m.result.levels.tolist() == expected.levels.tolist()
+    assert m.result.alpha == 0.07
+
+
+def test_background_errors_keep_the_last_good_result():
+    async def go():
+        m = ap.ApproveModel(background=True, compare_active=False, trace=_trace_bytes(), method="bonf-srgp")
+        await _settled(m)
+        good = m.result
+        m.method = "pres-srgp"  # needs a plan
+        await _settled(m)
+        return m, good
+
+    m, good = _serve(go())
+    assert "pres-srgp needs it" in m.error and m.result is good
+
+
+def test_chunks_in_worker_processes_give_the_same_decisions():
+    t, pres = ap.load_example("refits")
+    options = ap.ApprovalSettings(alpha=0.07).options()
+    proc, decisions = None, []
+    while proc is None or proc.step < t.modifications:
+        out = ap._run_chunk(t, pres, "pres-srgp", options, proc, 0.0)  # one test per chunk
+        proc, new = out
+        assert len(new) == 1
+        decisions += new
+    expected = ap.approve(t, "pres-srgp", prespecified=pres, alpha=0.07)
+    assert [d.level for d in decisions] == expected.levels.tolist()
+    assert ap._run_chunk(t, None, "pres-srgp", options, None, 0.1)[:2] == ("error", "prespecified")
+
+
+def test_simulation_in_worker_processes_gives_the_same_numbers():
+    here = ap.ApprovalSimulation(kind="power", replicates=3, steps=5, methods=["bonferroni", "bonf-srgp"]).run()
+    sim = ap.ApprovalSimulation(kind="power", replicates=3, steps=5, methods=["bonferroni", "bonf-srgp"])
+    there = asyncio.run(sim.arun(poll=0.01))
+    assert there.fwer == here.fwer and there.approvals == here.approvals
+    for name in here.curves:
+        for m in here.methods:
+            assert np.array_equal(there.curves[name][m], here.curves[name][m])
+    assert sim.status == "done: 3 replicates" and sim.progress == 1.0
+
+
+# --------------------------------------------------------------------------- hostile files (issue 15)
+@pytest.mark.parametrize("content,message", [
+    (b"o,a\r1,0.5\r1,0.4\r", None),  # CR-only line endings are read
+    (b"o,a\n1," + b"1" * 200_000 + b"\n1,2\n", "line 2: trace must be a CSV file of numbers"),
+    (b"o,a\n1,2\n1," + b"9" * 41 + b"\n", "line 3, column 2: loss (a) must be a number of at most 40 characters"),
+    (b"o," + b",".join(b"m%d" % j for j in range(10_001)) + b"\n", "trace must be at most 10000 modifications"),
+    (b'o,a\n1,"2\n3"\n1,2\n', "line 3, column 2: loss (a) must be a finite number"),
+])
+def test_hostile_trace_files(content, message):
+    if message is None:
+        assert ap.read_modification_trace(content).examples == 2
+        return
+    with pytest.raises(InputError) as info:
+        ap.read_modification_trace(content)
+    assert message in str(info.value)
+
+
+def test_simulation_without_worker_processes_runs_here(monkeypatch):
+    from meter_dashboard.models import approve_simulation
+
+    def broken(kind="simulations"):
+        raise RuntimeError("no processes in this environment")
+
+    monkeypatch.setattr(approve_simulation, "process_pool", broken)
+    here = ap.ApprovalSimulation(kind="fwer", replicates=2, steps=5, methods=["naive"]).run()
+    sim = ap.ApprovalSimulation(kind="fwer", replicates=2, steps=5, methods=["naive"])
+    there = asyncio.run(sim.arun(poll=0.01))
+    assert there.fwer == here.fwer and there.completed == 2 and sim.status == "done: 2 replicates"

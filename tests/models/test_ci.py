@@ -170,3 +170,84 @@ def test_component_optimized_cards_and_plot_sources():
     assert np.all(np.isnan(view.curve_source.data["full_optimized"]))
     view.example.value = "No trace"
     assert view.model.replay is None and "No trace loaded" in view.replay_summary.object
+
+
+def test_derived_outputs_are_read_only():
+    """Issue 10: only the model sets its results and error fields (views cannot write them)."""
+    m = CIModel()
+    values = {"parsed": None, "result": None, "curves": {}, "replay": object(), "replaying": True, "error": "x",
+              "error_column": 3, "trace_error": "x"}
+    for name, value in values.items():
+        with pytest.raises(TypeError, match="Constant parameter"):
+            setattr(m, name, value)
+    view = md.CI(trace="")
+    view.example.value = "Example: 40 commits (n, o, d per commit)"  # the view asks the model to load it
+    assert len(view.model.replay) == 40 and view.model.trace_error == ""
+
+
+def test_large_traces_replay_in_a_worker_inside_an_event_loop():
+    """Issue 13: a trace too large to replay at once is replayed in a worker thread; the loop stays free."""
+    import asyncio
+
+    from meter_dashboard.models.ci import read_ci_trace
+    from meter_dashboard.models.ci.model import SYNC_REPLAY_CELLS
+    from tests.models.ci_replay_reference import estimates_csv
+
+    size = SYNC_REPLAY_CELLS // 20 + 1000
+    trace = read_ci_trace(estimates_csv(size))
+
+    async def scenario():
+        m = CIModel()
+        m.trace = trace  # returns at once: the replay is scheduled on this loop
+        assert m.replay is None
+        ticks = 0
+        while m.replay is None:
+            await asyncio.sleep(0.001)
+            ticks += 1
+        return m, ticks
+
+    m, ticks = asyncio.run(scenario())
+    assert len(m.replay) == size and not m.replaying and ticks >= 1
+
+
+# --------------------------------------------------------------------------- the exact binomial bound (issue 12)
+def test_binomial_bound_in_the_model():
+    m = CIModel(condition="n > 0.8 +/- 0.05")
+    assert m.result.labels == 6279 and m.result.bound == "hoeffding"
+    m.bound = "binomial"  # without an event loop the search completes before the assignment returns
+    assert m.result.bound == "binomial" and m.result.labels < 6279 and m.result.hoeffding["full"]["labels"] == 6279
+    assert m.exact.status == "exact binomial counts" and not m.exact.running
+    m.steps = 10
+    assert m.result.bound == "binomial" and m.result.steps == 10
+    m.condition = "n > 0.8 +/- 0.00005"  # Hoeffding's count is shown, and why the exact one is not
+    assert "bound must be hoeffding for settings that need more than 10,000,000 labels" in m.error
+    assert m.result.bound == "hoeffding"
+    m.bound = "hoeffding"
+    assert m.error == ""
+
+
+def test_binomial_search_runs_in_a_worker_inside_an_event_loop():
+    """Issue 13: the exact search (up to seconds) never holds the loop; a newer setting supersedes it."""
+    import asyncio
+
+    async def scenario():
+        m = CIModel(condition="n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01")
+        m.bound = "binomial"
+        assert m.result.bound == "hoeffding"  # Hoeffding's counts at once, the search under way
+        await asyncio.sleep(0)
+        m.steps = 16  # supersedes the running search
+        ticks = 0
+        while m.result.bound != "binomial" or m.exact.running:
+            await asyncio.sleep(0.01)
+            ticks += 1
+        return m, ticks
+
+    m, ticks = asyncio.run(scenario())
+    assert ticks > 5 and m.result.steps == 16 and m.result.labels < m.result.hoeffding["full"]["labels"]
+
+
+def test_component_shows_both_bounds():
+    view = md.CI(condition="n > 0.8 +/- 0.05", bound="binomial", trace="")
+    assert 'ci-hoeffding-full">6,279<' in view.table.object
+    assert "exact binomial" in view.headlines.object and "Hoeffding: 6,279" in view.headlines.object
+    assert "Hoeffding's counts" in view.curve_fig.title.text

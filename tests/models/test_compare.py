@@ -1,6 +1,8 @@
 """The P(A>B) param model (no browser)."""
 from __future__ import annotations
 
+import asyncio
+
 import numpy as np
 import pytest
 
@@ -79,3 +81,56 @@ def test_notebook_component_over_the_model():
     assert 'data-conclusion="not_significant"' in view.headlines.object
     assert list(view.curve_source.data["gamma"])[0] == pytest.approx(0.55)
     assert view.__panel__() is view.__panel__()
+
+
+# --------------------------------------------------------------------------- issues 10, 13, 15
+def test_derived_outputs_are_read_only():
+    m = CompareModel()
+    for name, value in (("table", None), ("result", None), ("size", None), ("error", "written by a view"),
+                        ("busy", True)):
+        with pytest.raises(TypeError):
+            setattr(m, name, value)
+
+
+def test_the_result_keeps_counts_not_a_million_replicates():
+    m = CompareModel(resamples=1_000_000)
+    res = m.result
+    assert res.counts.sum() == 1_000_000 and res.counts.size == res.runs + 1
+    assert res.replicates.size == 1_000_000 and np.all(np.diff(res.replicates) >= 0)
+    lo, hi = np.quantile(res.replicates, [0.025, 0.975])
+    assert res.ci == (lo, hi)
+
+
+def test_prepare_reads_without_touching_the_model_and_apply_shows_it():
+    m = CompareModel()
+    before = m.result
+    table = m.prepare(b"a,b\r3,1\r2,2\r5,4\r", "cr.csv")       # CR-only line endings
+    assert m.result is before and table.a.tolist() == [3, 2, 5]
+    m.apply_table(table)
+    assert m.example == "uploaded file" and m.result.runs == 3
+
+
+def test_many_runs_are_compared_in_a_worker_thread():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(0.9, 0.01, 150_000), rng.normal(0.899, 0.01, 150_000)
+    m = CompareModel(offload=True)
+    seen = []
+
+    async def scenario():
+        m.param.watch(lambda e: seen.append(e.new), "busy")
+        m.apply_table(m.prepare((a, b)))
+        assert m.busy and m.result.runs == 30             # still the example while the worker computes
+        m.gamma = 0.6
+        while m.busy:
+            await asyncio.sleep(0.005)
+
+    asyncio.run(scenario())
+    assert m.result.runs == 150_000 and m.result.gamma == 0.6 and seen[0] is True and seen[-1] is False
+    assert m.result.ci == mc.compare(a, b, gamma=0.6).ci
+
+
+def test_gamma_next_to_one_half_is_refused_not_overflowed():
+    m = CompareModel()
+    before = m.result
+    m.gamma = 0.5000000000001
+    assert "gamma must be far enough from 0.5" in m.error and m.result is before

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import asyncio
+import math
 
 import numpy as np
 import pytest
 
 import meter_dashboard.models.ladder as ml
+from meter_dashboard._validation import InputError
 from meter_dashboard.models.ladder import BoostingAttackModel, LadderReplayModel, LadderSizeModel
 
 
@@ -150,3 +152,110 @@ def test_notebook_component_over_the_models():
     assert len(view.attack_source.data["k"]) == 20
     assert "attack-naive" in view.attack_headlines.object
     assert view.__panel__() is view.__panel__()      # the layout is built once
+
+
+# --------------------------------------------------------------------------- issue 10: read-only outputs
+def _ran(job):
+    job.run()
+    return job
+
+
+@pytest.mark.parametrize("factory,names", [
+    (LadderReplayModel, ["table", "result", "error", "busy"]),
+    (LadderSizeModel, ["size", "best", "error"]),
+    (lambda: _ran(BoostingAttackModel(labels=50, submissions=5, trials=1)), ["result", "progress", "running", "error"]),
+])
+def test_derived_outputs_are_read_only(factory, names):
+    model = factory()
+    other = {"error": "written by a view", "busy": True, "running": True, "progress": 0.5}
+    for name in names:
+        with pytest.raises(TypeError):
+            setattr(model, name, other.get(name))
+
+
+def test_the_attack_model_is_the_shared_background_job():
+    from meter_dashboard.models.jobs import BackgroundJob
+
+    a = BoostingAttackModel(labels=200, submissions=30, trials=1)
+    assert isinstance(a, BackgroundJob)
+    k, reference = a.reference()
+    assert k.tolist() == list(range(1, 31)) and reference[0] == pytest.approx(0.5 - math.sqrt(1 / 400) / math.pi)
+
+
+# --------------------------------------------------------------------------- issue 13: nothing heavy on the loop
+def _big_table(n=600, k=500, seed=3):
+    rng = np.random.default_rng(seed)
+    return (rng.random((n, k)) < np.linspace(0.5, 0.2, k)).astype(float)
+
+
+def test_prepare_reads_without_touching_the_model_and_apply_shows_it():
+    m = LadderReplayModel()
+    before = m.result
+    table = m.prepare(b"x,y\r1,0\r0,0\r", "cr.csv")          # CR-only line endings (issue 15)
+    assert m.result is before and table.names == ("x", "y") and table.source == "cr.csv"
+    m.apply_table(table)
+    assert m.example == "uploaded file" and m.result.submissions == 2
+    with pytest.raises(InputError):
+        m.prepare(b"x,y\n1,0\n0," + b"5" * 200_000 + b"\n")
+
+
+def test_large_tables_are_replayed_in_a_worker_thread_newest_request_winning():
+    big = ml.as_table(_big_table())
+    assert big.cells > ml.OFFLOAD_CELLS
+    m = LadderReplayModel(offload=True)
+    busy_seen = []
+
+    async def scenario():
+        m.param.watch(lambda e: busy_seen.append(e.new), "busy")
+        m.apply_table(big)                      # returns at once: the replay runs in a thread
+        assert m.busy and m.result.submissions == 15
+        m.param.update(variant="fixed_step", step=0.02)  # replaces the pending request
+        while m.busy:
+            await asyncio.sleep(0.005)
+
+    asyncio.run(scenario())
+    assert m.result.submissions == 500 and m.result.step == 0.02 and m.error == ""
+    assert m.result.scores.tolist() == ml.ladder(big, 0.02).scores.tolist()
+    assert busy_seen[0] is True and busy_seen[-1] is False
+
+
+def test_small_tables_are_replayed_at_once_even_with_offload():
+    m = LadderReplayModel(offload=True)
+
+    async def scenario():
+        m.param.update(variant="fixed_step", step=0.02)
+        return m.result
+
+    result = asyncio.run(scenario())
+    assert result.step == 0.02 and not m.busy
+
+
+def test_a_failed_offloaded_replay_keeps_the_last_result():
+    m = LadderReplayModel(offload=True)
+    good = m.result
+    one_row = ml.LossTable(names=tuple(f"s{i}" for i in range(300_000)), losses=np.zeros((1, 300_000)))
+
+    async def scenario():
+        m.apply_table(one_row)                   # parameter-free needs 2 examples: refused in the worker
+        while m.busy:
+            await asyncio.sleep(0.01)
+
+    asyncio.run(scenario())
+    assert "at least 2 test examples" in m.error and m.result is good
+
+
+# --------------------------------------------------------------------------- issue 15: counts exact or refused
+def test_size_model_refuses_a_count_beyond_the_limit_and_keeps_the_last():
+    s = LadderSizeModel()
+    s.step = 1e-300
+    assert "step must be large enough" in s.error and s.size.labels == 40_343
+    s.step = 0.05
+    assert s.error == "" and s.size.labels == 40_343
+    s.epsilon = 1e-9
+    assert "epsilon must be large enough" in s.error
+
+
+def test_size_curve_leaves_out_counts_beyond_the_limit():
+    s = LadderSizeModel(epsilon=2e-6, step=2e-6)
+    eta, labels = s.curve() if s.size is not None else (np.zeros(0), np.zeros(0))
+    assert np.all(np.isfinite(labels) | np.isnan(labels))

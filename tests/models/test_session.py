@@ -11,10 +11,15 @@ from meter_dashboard.models.trace import example_path
 GOOD = b"step,val_accuracy,test_accuracy\n1,0.90,0.88\n2,0.92,0.91\n3,0.95,0.90\n"
 
 
-def test_defaults_are_the_papers_figure_3_meter():
+def test_defaults_are_defined_once_on_the_plans_parameters():
+    # Issue 11 #6 (on purpose): the page, the notebook and the CLI share MeterPlan's defaults
+    # (delta = 0.01, like `meter-dashboard replay`), and T is the trace's length (issue 11 #3).
     s = SessionModel()
-    assert s.plan.epsilon == [0.01, 0.02, 0.03, 0.04, 0.05] and s.plan.delta == 0.1 and s.plan.steps == 8
-    assert s.trace is None and s.result is None and s.current is None
+    assert s.plan.epsilon == MeterPlan.param.epsilon.default == [0.01, 0.02, 0.03, 0.04, 0.05]
+    assert s.plan.ranges == MeterPlan.param.ranges.default and s.plan.delta == MeterPlan.param.delta.default == 0.01
+    assert s.trace is None and s.result is None and s.current is None and s.steps_source == "trace"
+    s.load_example("emocontext")
+    assert s.plan.steps == 8 and s.result.budget == 8
 
 
 def test_example_loads_and_shows_the_last_step():
@@ -76,7 +81,7 @@ def test_test_size_follows_the_trace_that_carried_it():
 
 
 def test_changing_test_size_and_meter_replays():
-    s = SessionModel(example="emocontext")
+    s = SessionModel(example="emocontext", plan={"delta": 0.1})  # the paper's Figure 3 setting
     assert any(a.kind == "test_set_too_small" for a in s.result.alarms)
     s.test_size = 30_000
     assert not any(a.kind == "test_set_too_small" for a in s.result.alarms)
@@ -116,7 +121,7 @@ def test_constructor_errors_are_the_trace_errors():
 
 
 def test_url_query_round_trip():
-    s = SessionModel(example="synthetic_overfitting")
+    s = SessionModel(example="synthetic_overfitting", plan={"delta": 0.1})
     s.plan.param.update(steps=20, tenant_steps=[12, 8], tenants=2, reverts=[9], revert_budget=1)
     s.variant = "regular"
     q = s.to_query()
@@ -137,3 +142,121 @@ def test_url_query_round_trip():
     with pytest.raises(InputError, match="delta must be"):
         other.update_from_query({"delta": "7"})
     assert other.plan.delta == 0.05  # nothing changed
+
+
+# ---------------------------------------------------------------- issue 11 #3: T follows the loaded trace unless fixed
+SIX = b"step,val_accuracy,test_accuracy\n" + b"".join(b"%d,0.9,0.89\n" % i for i in range(1, 7))
+
+
+def test_a_loaded_trace_sets_t_unless_someone_fixed_it():
+    s = SessionModel(example="emocontext")
+    assert (s.plan.steps, s.steps_source) == (8, "trace")
+    s.load_example("synthetic_overfitting")  # 20 steps: "Steps used 20 / 20", not "20 / 8"
+    assert s.plan.steps == 20 and s.result.budget == 20 and s.result.within_budget.all()
+    assert "steps" not in s.to_query()  # a link keeps following the trace
+    s.plan.steps = 12  # the person fixes T
+    assert s.steps_source == "user" and s.result.budget == 12
+    s.load(SIX, name="six.csv")
+    assert s.plan.steps == 12 and s.to_query()["steps"] == "12"
+    s.follow_trace()
+    assert (s.plan.steps, s.steps_source, s.result.budget) == (6, "trace", 6)
+
+
+def test_t_from_the_link_or_a_given_plan_is_kept():
+    s = SessionModel()
+    s.update_from_query("steps=8&example=synthetic_overfitting")
+    assert s.steps_source == "link" and s.plan.steps == 8 and s.result.budget == 8
+    assert any(a.kind == "beyond_budget" for a in s.result.alarms)  # 12 steps after T = 8: the plan's T is kept
+    s.load(SIX)
+    assert s.plan.steps == 8
+    given = SessionModel(plan=MeterPlan(steps=30), example="emocontext")
+    assert given.steps_source == "plan" and given.plan.steps == 30
+    mapping = SessionModel(plan={"delta": 0.05}, example="emocontext")
+    assert mapping.steps_source == "trace" and mapping.plan.steps == 8 and mapping.plan.delta == 0.05
+    tenants = SessionModel(plan={"steps": 20, "tenant_steps": [12, 8], "tenants": 2}, example="emocontext")
+    assert tenants.steps_origin == "tenant_steps" and tenants.plan.steps == 20
+
+
+def test_outputs_are_read_only():
+    s = SessionModel(example="emocontext")
+    for name, value in (("result", None), ("error", "x"), ("status", "x"), ("trace", None), ("steps_source", "user")):
+        with pytest.raises(TypeError):
+            setattr(s, name, value)
+    s.refuse("the link was wrong")  # the model's own way to record a refusal
+    assert s.error == "the link was wrong"
+
+
+def test_prepare_in_a_thread_then_apply():
+    from concurrent.futures import ThreadPoolExecutor
+
+    s = SessionModel(example="emocontext")
+    before = s.result
+    with ThreadPoolExecutor(1) as pool:
+        prepared = pool.submit(s.prepare, SIX, name="six.csv").result()
+    assert s.result is before and s.trace.name != "six.csv"  # preparing changes nothing
+    assert prepared.result.budget == 6  # replayed with T = the new trace's length
+    s.apply(prepared)
+    assert s.result is prepared.result and s.plan.steps == 6 and s.status == "Loaded trace 'six.csv': 6 steps."
+    # a plan changed in the meantime: apply replays again with the current plan
+    prepared = s.prepare_example("emocontext")
+    s.plan.delta = 0.2
+    s.apply(prepared)
+    assert s.result is not prepared.result and s.result.settings["delta"] == 0.2
+
+
+def test_trace_load_job_reports_and_refuses():
+    from meter_dashboard.models.session import TraceLoad
+
+    s = SessionModel(example="emocontext")
+    job = TraceLoad(s, SIX, name="six.csv")
+    statuses = []
+    job.param.watch(lambda e: statuses.append(e.new), "status")
+    job.run()
+    assert job.prepared is not None and len(job.prepared.trace) == 6 and not job.error
+    assert any("reading six.csv" in x for x in statuses) and any("replaying 6 steps" in x for x in statuses)
+    bad = TraceLoad(s, b"step,val_accuracy,test_accuracy\n1,0.5,2\n", name="bad.csv")
+    bad.run()
+    assert bad.prepared is None and "row 2, column 3 (test_accuracy)" in bad.error
+
+
+def test_a_bad_link_is_recorded_not_raised():
+    s = SessionModel(example="emocontext")
+    assert not s.apply_link({"delta": "1.5"})
+    assert s.error == "The link's settings were not applied: delta must be in (0, 1); got '1.5'"
+    assert s.plan.delta == 0.01 and s.apply_link("delta=0.05") and s.plan.delta == 0.05
+    with pytest.raises(InputError, match="steps must be a whole number in \\[1, 1000000000000\\]"):
+        s.update_from_query({"steps": "1e13"})
+
+
+def test_defaults_agree_with_the_cli():
+    from meter_dashboard.cli import build_parser
+    from meter_dashboard.models.session_replay import replay_defaults
+
+    s = SessionModel()
+    assert replay_defaults() == {"ranges": s.plan.ranges, "epsilon": s.plan.epsilon, "delta": s.plan.delta}
+    help_text = build_parser()._subparsers._group_actions[0].choices["replay"].format_help()
+    assert f"(default {s.plan.delta:g})" in help_text
+
+
+def test_long_replays_go_to_the_runner_and_late_results_are_dropped(monkeypatch):
+    import meter_dashboard.models.session as session_module
+
+    monkeypatch.setattr(session_module, "BACKGROUND_STEPS", 5)  # SIX has 6 steps: "long"
+    s = SessionModel(example="emocontext")
+    s.load(SIX, name="six.csv")
+    queued = []
+    s.runner = lambda work, done: queued.append((work, done))
+    before = s.result
+    s.plan.delta = 0.2
+    s.plan.delta = 0.3
+    assert s.result is before and len(queued) == 2  # nothing computed here, the page stays free
+    work, done = queued[1]
+    done(work())
+    assert s.result.settings["delta"] == 0.3
+    stale_work, stale_done = queued[0]
+    stale_done(stale_work())  # the older request comes back late: dropped
+    assert s.result.settings["delta"] == 0.3
+    s.plan.steps = 1000
+    work, done = queued[-1]
+    done(work())
+    assert s.result.budget == 1000

@@ -113,10 +113,12 @@ def test_budget_used_up_and_beyond():
     assert r.step(5)["alarms"] == ["budget_used_up"]
     beyond = next(a for a in r.alarms if a.kind == "beyond_budget")
     assert beyond.message.startswith("Steps 7–8 (2 steps) came after the budget of T = 6")
-    # exactly T steps: used up at the last step, nothing beyond
+    # exactly T steps: used up at the last step, nothing beyond.  Issue 11 #7 (on purpose): using the
+    # last planned step is a note ("before the next step, draw a new test set"), not an alarm.
     r8 = replay(load_example("emocontext"), steps=8, **FIG3)
     assert [a.kind for a in r8.alarms if a.kind.endswith("budget")] == []
-    assert any(a.kind == "budget_used_up" and a.step == 8 for a in r8.alarms)
+    assert not any(a.kind == "budget_used_up" for a in r8.alarms)
+    assert any(a.kind == "budget_used_up" and a.step == 8 for a in r8.notes)
     # more budget than steps: no budget alarm
     r10 = replay(load_example("emocontext"), steps=10, **FIG3)
     assert not any("budget" in a.kind for a in r10.alarms)
@@ -126,7 +128,9 @@ def test_tenant_shares_from_the_plan():
     trace = steps(0.001, 0.001, 0.001, 0.001, 0.001, tenants="aabbb")
     r = replay(trace, steps=6, tenant_steps=[3, 3], **FIG3)
     assert list(r.tenant_budget) == [3, 3, 3, 3, 3]
-    assert [(a.kind, a.step) for a in r.alarms if a.kind.startswith("tenant")] == [("tenant_budget_used_up", 5)]
+    # b used exactly its share: a note, not an alarm (issue 11 #7, on purpose)
+    assert [(a.kind, a.step) for a in r.alarms if a.kind.startswith("tenant")] == []
+    assert [(a.kind, a.step) for a in r.notes if a.kind.startswith("tenant")] == [("tenant_budget_used_up", 5)]
     assert r.within_budget.all()
     r2 = replay(trace, steps=5, tenant_steps=[3, 2], **FIG3)
     kinds = [(a.kind, a.step) for a in r2.alarms]
@@ -200,7 +204,8 @@ def test_small_test_set_alarm_reports_the_supported_epsilon():
 def test_unknown_test_size_is_a_note():
     r = replay(steps(0.001), **FIG3)
     assert r.test_size is None and r.supported_epsilon is None
-    assert [n.kind for n in r.notes] == ["test_size_unknown"]
+    # the one step is the last of T = 1: a note since issue 11 #7
+    assert [n.kind for n in r.notes] == ["budget_used_up", "test_size_unknown"]
 
 
 # ---------------------------------------------------------------- inputs and exports
@@ -285,3 +290,101 @@ def test_incremental_matches_a_brute_force_reference(rows):
     hi = np.asarray(RANGES)[r.signal]
     x = r.empirical_overfitting
     assert np.all((lo <= x) & ((x < hi) | (hi == 1.0)))
+
+
+# ---------------------------------------------------------------- issue 11 #7, issue 10: alarms are for what went wrong
+def test_a_healthy_trace_raises_no_alarm_at_its_default_budget():
+    # T defaults to the trace's length: the last step uses the last planned step, which is the plan (a note)
+    r = replay(steps(0.001, 0.003, 0.002), **FIG3, test_size=1_000_000)
+    assert r.alarms == () and r.budget == 3
+    note = next(n for n in r.notes if n.kind == "budget_used_up")
+    assert note.step == 3 and "before the next step, draw a new test set" in note.message
+    # one step more than planned: the beyond-budget alarm, and the used-up message becomes an alarm too
+    over = replay(steps(0.001, 0.003, 0.002), steps=2, **FIG3, test_size=1_000_000)
+    assert [a.kind for a in over.alarms] == ["budget_used_up", "beyond_budget"]
+
+
+def test_tenant_shares_used_exactly_are_notes_exceeded_are_alarms():
+    trace = steps(0.001, 0.001, 0.001, 0.001, tenants="abab")
+    exact = replay(trace, steps=4, tenant_steps=[2, 2], **FIG3, test_size=10**6)
+    assert exact.alarms == () and [n.kind for n in exact.notes].count("tenant_budget_used_up") == 2
+    over = replay(trace, steps=4, tenant_steps=[1, 3], **FIG3, test_size=10**6)
+    assert [(a.kind, a.step) for a in over.alarms] == [("tenant_budget_used_up", 1), ("tenant_beyond_budget", 3)]
+
+
+def test_defaults_are_the_meter_plans_parameters():
+    from meter_dashboard.models.session_replay import replay_defaults
+
+    d = replay_defaults()
+    assert d == {"ranges": MeterPlan.param.ranges.default, "epsilon": MeterPlan.param.epsilon.default,
+                 "delta": MeterPlan.param.delta.default}
+    trace = load_example("emocontext")
+    assert replay(trace).to_dict() == replay(trace, MeterPlan(steps=8)).to_dict()
+
+
+def test_budgets_beyond_what_the_counts_can_hold_are_refused():
+    # issue 15: `replay --steps 3.7e37` was a ZeroDivisionError; T is bounded before any arithmetic
+    with pytest.raises(InputError, match="steps must be a whole number in \\[1, 1000000000000\\]; got 3.7e\\+37"):
+        replay(steps(0.001), steps=3.7e37)
+    with pytest.raises(InputError, match="steps must be"):  # the planner's own bound, or the replay's
+        replay(steps(0.001), MeterPlan(steps=10**13))
+    big = replay(steps(0.001), steps=10**6, **FIG3)
+    assert big.budget == 10**6 and big.labels_needed["incremental"] > 0
+
+
+def test_columns_frame_and_rows_agree():
+    import pandas as pd
+
+    r = replay(load_example("synthetic_overfitting"), steps=20, tenant_steps=[12, 8], **FIG3)
+    rows = pd.DataFrame([r.step(i) for i in range(len(r))]).set_index("step")
+    rows = rows.drop(columns=["signal_range", "incremental_range"])
+    frame = r.to_frame()
+    assert list(frame.columns) == list(rows.columns)
+    pd.testing.assert_frame_equal(frame, rows, check_dtype=False)
+    columns = r.to_columns()
+    assert columns["signal"] is r.signal and columns["tenant"] == r.trace.tenants
+    assert list(columns["tenant_budget"]) == [12] * 12 + [8] * 8
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 0.2), st.integers(0, 40), st.booleans()), min_size=1, max_size=120))
+def test_many_tenants_match_the_brute_force_reference(rows):
+    gaps = [g for g, _, _ in rows]
+    tenants = [f"t{k}" for _, k, _ in rows]
+    reverted = tuple(i + 1 for i, (_, _, rv) in enumerate(rows) if rv)
+    trace = [dict(row, tenant=tenants[i]) for i, row in enumerate(steps(*gaps, reverted=reverted))]
+    r = replay(trace, **FIG3)
+    flags = [i + 1 in reverted for i in range(len(rows))]
+    assert r.incremental_signal.tolist() == reference_incremental(r.signal.tolist(), tenants, flags)
+    used = [tenants[: i + 1].count(tenants[i]) for i in range(len(rows))]
+    assert r.tenant_steps_used.tolist() == used
+
+
+def test_plan_reverts_checked_against_many_positions():
+    trace = steps(*([0.001] * 50), reverted=(5, 10, 15))
+    r = replay(trace, steps=50, reverts=[5, 10, 15, 20], **FIG3)
+    assert [(a.kind, a.step) for a in r.alarms if a.kind == "revert_not_taken"] == [("revert_not_taken", 20)]
+    assert not any(n.kind == "unplanned_reverts" for n in r.notes)
+
+
+def test_long_lists_in_messages_are_shortened():
+    trace = steps(*([0.001] * 30), reverted=tuple(range(1, 31, 2)))
+    note = next(n for n in replay(trace, **FIG3).notes if n.kind == "unplanned_reverts")
+    assert "1, 3, 5, 7, 9, 11, 13, 15, 17, 19 and 5 more" in note.message and len(note.details["steps"]) == 15
+
+
+def test_a_million_steps_replay_in_one_vectorized_pass():
+    n = 1_000_000
+    rng = np.random.default_rng(3)
+    val = np.round(rng.uniform(0.7, 0.95, n), 4)
+    from meter_dashboard.models.trace import Trace
+
+    trace = Trace(steps=np.arange(1, n + 1), val=val, test=np.clip(val - 0.01, 0, 1),
+                  tenants=tuple(np.where(rng.random(n) < 0.5, "a", "b").tolist()), reverted=rng.random(n) < 0.05)
+    r = replay(trace, **FIG3)
+    assert len(r) == n and np.all(r.incremental_signal >= r.signal)
+    # spot-check one chain against the definition (Section 4.4, 5.2, 5.3) on its first 2,000 steps
+    idx = np.flatnonzero(np.asarray(trace.tenants) == "a")[:2000]
+    sig, rev = r.signal[idx], trace.reverted[idx]
+    expected = [max([int(sig[k]) for k in range(j) if not rev[k]] + [int(sig[j])]) for j in range(idx.size)]
+    assert r.incremental_signal[idx].tolist() == expected

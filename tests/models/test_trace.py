@@ -261,3 +261,110 @@ def test_every_file_reader_shares_the_upload_rules():
             read(b"a,b\n" + b"0,1\n" * (MAX_UPLOAD_BYTES // 4 + 1))
         with pytest.raises(InputError, match=r"xlsx"):
             read(b"PK\x03\x04 spreadsheet")
+
+
+# ---------------------------------------------------------------- issue 15: hostile and extreme traces
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        # 64-bit wrap: exact or refused, never -9223372036854775808
+        (csv_bytes("1e300,0.5,0.4"), "row 2, column 1 (step): step must be a whole number below 1e30; got '1e300'"),
+        (csv_bytes("1e30,0.5,0.4", "2e30,0.5,0.4"),
+         "row 2, column 1 (step): step must be a whole number <= 9223372036854775807 (2**63 - 1); got '1e30'"),
+        (csv_bytes("9223372036854775808,0.5,0.4"), "step must be a whole number <= 9223372036854775807"),
+        (b'[{"step": 1e30, "val_accuracy": 0.5, "test_accuracy": 0.5}]',
+         "row 1 (steps[0]), field step: step must be a whole number written without a decimal point or exponent "
+         "above 9,007,199,254,740,992"),
+        (b'[{"step": 100000000000000000000, "val_accuracy": 0.5, "test_accuracy": 0.5}]',
+         "row 1 (steps[0]), field step: step must be a whole number <= 9223372036854775807"),
+        # RecursionError, OverflowError, Python's digit limit
+        (b"[" * 100_000 + b"]" * 100_000, "line 1, column 65: trace must be JSON nested at most 64 levels deep"),
+        (b'[{"step": 1, "val_accuracy": 1' + b"0" * 400 + b', "test_accuracy": 0.5}]',
+         "row 1 (steps[0]), field val_accuracy: val_accuracy must be a number in [0, 1]; got a number too large"),
+        (b'[{"step": 1,\n "val_accuracy": 1' + b"0" * 5000 + b', "test_accuracy": 0.5}]',
+         "line 2, column 18: trace must be JSON numbers of at most 4,300 digits"),
+        (b'[{"step": 1, "val_accuracy": 0.5, "test_accuracy": 0.5, "tenant": Infinity}]',
+         "row 1 (steps[0]), field tenant: tenant must be a name (who submitted the step); got inf"),
+        (b'[{"step": 1, "val_accuracy": 0.5, "test_accuracy": 0.5, "tenant": NaN}]', "field tenant: tenant must be"),
+        (b'[{"step": 1, "val_accuracy": 1e400, "test_accuracy": 0.5}]', "val_accuracy must be a number in [0, 1]"),
+        # csv.Error: CR-only line endings and a 200,000-character field
+        (b"step,val_accuracy,test_accuracy\r1,0.5,0.4\r2,0.5,x\r",
+         "row 3, column 3 (test_accuracy): test_accuracy must be a number in [0, 1]; got 'x'"),
+        (csv_bytes('1,0.5,0.4,"' + "x" * 200_000 + '"', header="step,val_accuracy,test_accuracy,description\n"),
+         "row 2: trace must be CSV cells of at most 131,072 characters; got a longer cell"),
+        (csv_bytes("1,0.5,0.4," + "x" * 20_000, header="step,val_accuracy,test_accuracy,description\n"),
+         "row 2, column 4 (description): description must be text of at most 10,000 characters; got 20,000"),
+        # a first row with an extra field (pandas would silently drop it)
+        (csv_bytes("1,0.5,0.4,9", "2,0.5,0.4"), "row 2: fields must be 3 per row, like the header"),
+    ],
+)
+def test_hostile_traces_are_refused_with_row_and_column(data, expected):
+    assert expected in error_of(data)
+
+
+def test_exact_steps_at_the_edges_of_64_bits():
+    t = read_trace(csv_bytes("9007199254740993,0.5,0.4", "9223372036854775807,0.5,0.4"))
+    assert t.steps.tolist() == [9007199254740993, 2**63 - 1]  # exact, not float-rounded
+    j = read_trace(b'[{"step": 9007199254740993, "val_accuracy": 0.5, "test_accuracy": 0.4}]')
+    assert j.steps.tolist() == [9007199254740993]
+    # whole numbers written as decimals (pandas' to_csv of a float column) are exact too
+    assert read_trace(csv_bytes("1.0,0.5,0.4", "2.00,0.5,0.4", " 3 ,0.5,0.4")).steps.tolist() == [1, 2, 3]
+    with pytest.raises(InputError, match="row 2, column 1 \\(step\\): step must be a whole number; got '5.0000000000000000001'"):
+        read_trace(csv_bytes("5.0000000000000000001,0.5,0.4"))
+
+
+def test_cr_only_line_endings_read_like_any_other():
+    t = read_trace(b"step,val_accuracy,test_accuracy\r1,0.5,0.4\r2,0.6,0.5\r")
+    assert t.steps.tolist() == [1, 2] and t.val.tolist() == [0.5, 0.6]
+
+
+def test_memory_error_becomes_an_input_error(monkeypatch):
+    import meter_dashboard.models.trace as trace_module
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(trace_module, "parse_csv", exhausted)
+    assert "trace must be a file this machine has the memory to read" in error_of(csv_bytes("1,0.5,0.4"))
+
+
+def _with_quotes(data: bytes) -> bytes:
+    """The same trace with a quoted description column: quotes send any problem to the full exact pass."""
+    lines = data.decode().split("\n")
+    return "\n".join([lines[0] + ",description"] + [ln + ',"x"' if ln else ln for ln in lines[1:]]).encode()
+
+
+bad_cells = st.sampled_from(["", "x", "1.5", "-0.1", "nan", "inf", "1e400", " ", "0x1", "1_0"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(scores, scores), min_size=1, max_size=25), st.data())
+def test_the_vectorized_pass_and_the_exact_pass_agree(pairs, data):
+    """Flagged rows re-read by the exact rules give the messages (and values) of a cell-by-cell read."""
+    rows = [[str(i + 1), repr(v), repr(t)] for i, (v, t) in enumerate(pairs)]
+    if data.draw(st.booleans()):  # damage one cell
+        r = data.draw(st.integers(0, len(rows) - 1))
+        c = data.draw(st.integers(0, 2))
+        rows[r][c] = data.draw(bad_cells) if c else data.draw(st.sampled_from(["x", "-1", "1.5", "1e30", "0"]))
+    if data.draw(st.booleans()) and len(rows) > 1:  # repeat or reorder a step
+        rows[-1][0] = rows[0][0]
+    plain = csv_bytes(*[",".join(r) for r in rows])
+    try:
+        fast = read_trace(plain)
+    except InputError as exc:
+        with pytest.raises(InputError) as info:
+            read_trace(_with_quotes(plain))
+        assert str(info.value) == str(exc)
+    else:
+        slow = read_trace(_with_quotes(plain))
+        assert fast.steps.tolist() == slow.steps.tolist()
+        assert np.array_equal(fast.val, slow.val) and np.array_equal(fast.test, slow.test)
+
+
+def test_columns_tenants_and_flags_from_the_vectorized_pass():
+    data = csv_bytes(" bob ,1,0.5,0.4,yes", "alice,2,0.5,0.4,no", "bob,3,0.5,0.4,TRUE",
+                     header="tenant,step,val_accuracy,test_accuracy,reverted\n")
+    t = read_trace(data)
+    assert t.tenants == ("bob", "alice", "bob") and t.tenant_names == ("bob", "alice")
+    assert t.tenant_codes.tolist() == [0, 1, 0] and t.reverted.tolist() == [True, False, True]
+    assert t.to_columns()["tenant"] == ("bob", "alice", "bob")

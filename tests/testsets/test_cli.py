@@ -68,7 +68,7 @@ def test_the_whole_path_from_the_cli(capsys, tmp_path, store_url, data):
                            "--delta", "0.1", "--steps", "4", "--test-size", str(data.n), "--format", "json"],
                           capture_output=True, text=True, check=True)
     replayed = json.loads(code.stdout)
-    assert [s["incremental_signal"] for s in replayed["steps"]] == [a["signal"] for a in answers]
+    assert replayed["steps"]["incremental_signal"] == [a["signal"] for a in answers]  # columnar JSON (issue 13)
     code, out, _ = cli(capsys, "list", "--store", store_url, "--format", "json")
     assert [(t["name"], t["status"]) for t in json.loads(out)["testsets"]] == [("emo", "retired")]
 

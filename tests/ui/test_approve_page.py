@@ -5,6 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 import meter_dashboard.models.approve as ap
+from meter_dashboard.views import formatting as fmt
 
 pytestmark = pytest.mark.ui
 
@@ -35,7 +36,8 @@ def test_decisions_method_switch_and_levels(page, server, open_page, relevant_er
     bonf = ap.approve(model.trace, "bonferroni", margin_step=0.01)
     expect(page.locator(".approve-count").first).to_have_text(f"{bonf.approvals} of 15", timeout=30_000)
     assert decisions(page) == bonf.approved.tolist()
-    assert text(page, ".approve-first-level") == "3.05e-06"
+    # one precision rule for every page (issue 11 #13: views/formatting.py): 3.05e-06 is now written 3.052×10⁻⁶
+    assert text(page, ".approve-first-level") == fmt.number(0.1 / (2 ** 15 - 1)) == "3.052×10⁻⁶"
 
     # alpha typed in: bonfSRGP's first level is 0.8 x 0.05
     page.locator(".approve-method select").first.select_option(label="bonfSRGP")
@@ -110,4 +112,75 @@ def test_simulation_runs_with_progress_and_can_be_cancelled(page, server, open_p
     page.locator(".approve-power-cancel button").first.click()
     expect(page.locator(".approve-power-status").first).to_contain_text("cancelled after", timeout=60_000)
     expect(page.locator(".approve-power-run button").first).to_be_enabled()
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_refused_alpha_gets_a_message_and_keeps_the_last_result(page, server, open_page, relevant_errors):
+    # issue 11 #4: alpha = 2 used to be silently ignored
+    open_page(page, server, "/approve?method=bonf-srgp", MAIN)
+    expect(page.locator(".approve-first-level").first).to_have_text("0.08", timeout=30_000)
+    before = decisions(page)
+    box = page.locator(".approve-alpha input").first
+    box.fill("2")
+    box.press("Enter")
+    message = page.locator(".md-input-message .md-error").first
+    expect(message).to_have_text("α (family-wise error rate) must be in (0, 1); got '2'", timeout=20_000)
+    assert text(page, ".approve-first-level") == "0.08" and decisions(page) == before
+    expect(page.locator(".md-stale").first).to_contain_text("Showing the last valid decisions")
+    box.fill("0.05")
+    box.press("Enter")
+    expect(page.locator(".approve-first-level").first).to_have_text("0.04", timeout=30_000)
+    expect(page.locator(".md-input-message .md-error")).to_have_count(0)
+    expect(page.locator(".md-stale")).to_have_count(0)
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_a_bad_link_value_is_named_and_the_page_stays_alive(page, server, open_page, relevant_errors):
+    open_page(page, server, "/approve?alpha=2&method=holm&margin_step=0.02", MAIN)
+    expect(page.locator(".approve-error .md-error").first).to_contain_text("Link: method must be one of",
+                                                                            timeout=30_000)
+    expect(page.locator(".approve-error")).to_contain_text("Link: alpha must be in (0, 1); got '2'")
+    expect(page.locator(".approve-count").first).to_have_text(
+        f"{ap.ApproveModel(margin_step=0.02).result.approvals} of 15", timeout=30_000)
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_no_empty_plot_frames_no_range_warnings_and_a_time_estimate(page, server, open_page):
+    warnings = []
+    page.on("console", lambda msg: warnings.append(msg.text) if "initial ranges" in msg.text else None)
+    open_page(page, server, "/approve", MAIN)
+    page.get_by_text("Simulations", exact=True).first.click()
+    expect(page.locator(".approve-fwer-run button").first).to_be_visible(timeout=20_000)
+    expect(page.locator(".approve-fwer-plots")).to_have_count(1)
+    expect(page.locator(".approve-fwer-plots").first).to_be_hidden()  # no empty plot frames before a run
+    expect(page.locator(".approve-fwer-table").first).to_contain_text("Not run yet")
+    box = page.locator(".approve-fwer-replicates input").first
+    box.fill("8")
+    box.press("Enter")
+    page.locator(".approve-fwer-run button").first.click()
+    expect(page.locator(".approve-fwer-status").first).to_contain_text("left", timeout=60_000)  # "about 6 s left"
+    expect(page.locator(".approve-fwer-status").first).to_contain_text("done: 8 replicates", timeout=180_000)
+    expect(page.locator(".approve-fwer-plots").first).to_be_visible(timeout=20_000)
+    page.get_by_text("Compare procedures", exact=True).first.click()
+    expect(page.locator("td.approve-compare[data-method='pres-srgp']")).to_have_count(15, timeout=60_000)
+    page.wait_for_timeout(500)
+    assert warnings == []
+
+
+def test_a_file_too_big_is_refused_before_it_is_sent(page, server, open_page, relevant_errors, tmp_path):
+    # issue 15: a file over ~15 MiB closed the websocket (Bokeh's message cap) and the session died silently
+    open_page(page, server, "/approve?method=bonf-srgp", MAIN)
+    expect(page.locator(MAIN)).to_have_count(15, timeout=30_000)
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(len(payload))))
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"orig,m1\n" + b"1.000000,0.500000\n" * 1_100_000)  # 19.9 MB
+    page.locator(".approve-upload input[type=file]").first.set_input_files(str(big))
+    expect(page.locator(".approve-upload").first).to_contain_text("File is too large", timeout=20_000)
+    page.wait_for_timeout(1000)
+    assert sum(sent) < 100_000  # nothing of the file went over the websocket
+    box = page.locator(".approve-alpha input").first  # the session is alive: a change still answers
+    box.fill("0.05")
+    box.press("Enter")
+    expect(page.locator(".approve-first-level").first).to_have_text("0.04", timeout=30_000)
     assert relevant_errors(page.console_errors) == []

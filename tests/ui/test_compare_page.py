@@ -1,10 +1,12 @@
 """The P(A>B) page in a real browser (Playwright + Debian chromium)."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from playwright.sync_api import expect
 
 import meter_dashboard.models.compare as mc
+from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.ui
 
@@ -59,3 +61,86 @@ def test_upload_good_and_bad_runs(page, server, open_page, tmp_path):
     message.wait_for(state="visible")
     assert "line 3, column 2: b must be a finite number" in message.inner_text()
     assert page.locator(".compare-p").first.inner_text().strip() == "1.000"      # last good result kept
+
+
+# --------------------------------------------------------------------------- issue 11 #4, #13; issue 15
+def test_out_of_range_gamma_is_refused_beside_the_input(page, server, open_page, relevant_errors):
+    # issue 11 #4: "γ = 0.4 on /compare: the box shows the typed value, the results silently stay"
+    open_page(page, server, "/compare", ".compare-conclusion")
+    before = page.locator(".compare-ci").first.inner_text()
+    box = page.locator(".compare-gamma input").first
+    box.fill("0.4")
+    box.press("Enter")
+    expect(page.locator(".compare-gamma-message .md-error").first).to_have_text(
+        "γ (meaningful threshold) must be in (0.5, 1); got '0.4'")
+    expect(page.locator(".compare-stale .md-stale").first).to_contain_text("Showing the last valid comparison")
+    assert conclusion(page).inner_text().strip() == "Significant and meaningful"
+    assert page.locator(".compare-ci").first.inner_text() == before
+    box.fill("0.97")
+    box.press("Enter")
+    expect(conclusion(page)).to_have_text("Significant, not meaningful")
+    expect(page.locator(".compare-gamma-message .md-error")).to_have_count(0)
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_bad_values_in_the_link_get_messages_and_the_page_stays_alive(page, server, open_page, relevant_errors):
+    open_page(page, server, "/compare?gamma=0.3&resamples=1e10&example=../../etc/passwd&paired=maybe",
+              ".compare-conclusion")
+    expect(page.locator(".compare-gamma-message .md-error").first).to_have_text(
+        "γ (meaningful threshold) must be in (0.5, 1); got '0.3'")
+    expect(page.locator(".compare-resamples-message .md-error").first).to_contain_text(
+        "Bootstrap resamples must be a whole number in [100, 1e+06]; got '1e10'")
+    links = page.locator(".compare-link-message .md-error")
+    expect(links).to_have_count(2)
+    assert "example" in links.nth(0).inner_text() and "paired" in links.nth(1).inner_text()
+    assert conclusion(page).inner_text().strip() == "Significant and meaningful"
+    assert relevant_errors(page.console_errors) == []
+
+
+@pytest.mark.parametrize("content,needle", [
+    ("a,b\r0.9,0.8\r0.91,x\r", "line 3, column 2: b must be a finite number"),   # CR-only line ends
+    ("a,b\n0.9,0.8\n0.91," + "9" * 200_000 + "\n", "line 3, column 2: cell must be at most 131,072 characters"),
+    ("a,b\n0.9,0.8\nnan,0.8\n", "line 3, column 1: a must be a finite number"),
+    ("a,b\n0.9,0.8\n0.91,-inf\n", "line 3, column 2: b must be a finite number"),
+], ids=["cr-only line ends", "200,000-character cell", "nan", "-inf"])
+def test_malformed_uploads_are_named_by_line_and_column(page, server, open_page, tmp_path, content, needle):
+    open_page(page, server, "/compare", ".compare-conclusion")
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(content.encode("utf-8"))
+    page.locator(".compare-upload input[type=file]").first.set_input_files(str(bad))
+    expect(page.locator(".compare-error .md-error").first).to_contain_text(needle)
+    assert conclusion(page).inner_text().strip() == "Significant and meaningful"
+
+
+def test_many_runs_are_compared_off_the_event_loop(page, server, open_page, tmp_path):
+    # 150,000 pairs each side (300,000 runs, above OFFLOAD_RUNS): parsed and compared in worker threads
+    rng = np.random.default_rng(5)
+    a = np.round(rng.normal(0.9, 0.01, 150_000), 4)
+    b = np.round(a - 0.001 + rng.normal(0, 0.002, 150_000), 4)
+    f = tmp_path / "many.csv"
+    f.write_text("a,b\n" + "\n".join(f"{x:.4f},{y:.4f}" for x, y in zip(a, b)) + "\n", encoding="utf-8")
+    open_page(page, server, "/compare", ".compare-conclusion")
+    page.locator(".compare-upload input[type=file]").first.set_input_files(str(f))
+    runs = mc.read_runs(str(f))
+    expected = mc.compare(runs.a, runs.b)
+    expect(page.locator(".compare-p").first).to_have_text(f"{expected.p_a_gt_b:.3f}", timeout=60_000)
+    expect(page.locator(".compare-runs").first).to_have_text("150,000")
+
+
+@pytest.mark.parametrize("viewport,query", [((390, 844), ""), ((1440, 900), "?theme=dark"), ((1440, 900), "")],
+                         ids=["phone", "dark", "desktop"])
+def test_no_console_warnings_and_no_sideways_scroll(browser, server, open_page, viewport, query):
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    pg = context.new_page()
+    messages = []
+    pg.on("console", lambda msg: messages.append((msg.type, msg.text)))
+    try:
+        open_page(pg, server, "/compare" + query, ".compare-conclusion")
+        pg.wait_for_timeout(1000)
+        width = pg.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        name = f"compare_{viewport[0]}{'_dark' if query else ''}.png"
+        pg.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    finally:
+        context.close()
+    assert width[0] <= width[1], f"the page scrolls sideways: {width}"
+    assert [m for m in messages if m[0] in ("warning", "error")] == []

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from playwright.sync_api import expect
 
 import meter_dashboard.models.ladder as ml
+from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.ui
 
@@ -109,8 +111,118 @@ def test_attack_shows_progress_and_can_be_cancelled(page, server, open_page, rel
     expect(cancel).to_be_enabled()
     cancel.click()
     expect(page.locator(".ladder-status").first).to_contain_text("Cancelled", timeout=30_000)
-    text = page.locator(".ladder-status .md-note").first.inner_text()
+    text = page.locator(".ladder-status .md-sim-status").first.inner_text()
     done, total = (int(v.replace(",", "")) for v in re.findall(r"[\d,]+", text)[:2])
     assert 0 < done < total == 200 * 400
     expect(page.locator(".ladder-run button").first).to_be_enabled()
     assert relevant_errors(page.console_errors) == []
+
+
+# --------------------------------------------------------------------------- issue 11 #4, #13; issue 15
+def test_out_of_range_epsilon_is_refused_beside_the_input(page, server, open_page, relevant_errors):
+    # issue 11 #4: "ε = 1.5 on /ladder: the box shows the typed value, the results silently stay"
+    open_page(page, server, "/ladder", ".ladder-labels")
+    box = page.locator(".size-epsilon input").first
+    box.fill("1.5")
+    box.press("Enter")
+    message = page.locator(".size-epsilon-message .md-error").first
+    expect(message).to_have_text("ε (statistical error) must be in (0, 1); got '1.5'")
+    expect(page.locator(".size-stale .md-stale").first).to_contain_text("Showing the last valid label count")
+    assert page.locator(".ladder-labels").first.inner_text().strip() == "40,343"   # the last good count stays
+    box.fill("0.1")
+    box.press("Enter")
+    expected = ml.ladder_size(0.1, 0.05, 100, 0.05).labels
+    expect(page.locator(".ladder-labels").first).to_have_text(f"{expected:,}")
+    expect(page.locator(".size-epsilon-message .md-error")).to_have_count(0)
+    expect(page.locator(".size-stale .md-stale")).to_have_count(0)
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_a_count_beyond_the_limit_is_refused_not_shown_wrong(page, server, open_page):
+    # issue 15 #1: a step of 1e-300 printed "labels: 1"; now the count is refused and the last one stays
+    open_page(page, server, "/ladder", ".ladder-labels")
+    box = page.locator(".size-step input").first
+    box.fill("1e-300")
+    box.press("Enter")
+    expect(page.locator(".size-error .md-error").first).to_contain_text("step must be large enough")
+    assert page.locator(".ladder-labels").first.inner_text().strip() == "40,343"
+
+
+def test_bad_values_in_the_link_get_messages_and_the_page_stays_alive(page, server, open_page, relevant_errors):
+    open_page(page, server, "/ladder?epsilon=2&size_step=abc&variant=bogus&submissions=1e400", ".ladder-labels")
+    expect(page.locator(".size-epsilon-message .md-error").first).to_have_text(
+        "ε (statistical error) must be in (0, 1); got '2'")
+    expect(page.locator(".size-step-message .md-error").first).to_have_text(
+        "η (the Ladder's step) must be a number; got 'abc'")
+    expect(page.locator(".size-submissions-message .md-error").first).to_contain_text("whole number below 1e30")
+    expect(page.locator(".ladder-link-message .md-error").first).to_contain_text("variant")
+    assert page.locator(".ladder-labels").first.inner_text().strip() == "40,343"
+    assert scores(page) == [fmt(v) for v in ml.ladder(ml.load_example()).scores]
+    assert relevant_errors(page.console_errors) == []
+
+
+@pytest.mark.parametrize("content,needle", [
+    ("a,b\r0,1\r1,x\r", "line 3, column 2 (b): loss must be a number in [0, 1]; got 'x'"),   # CR-only line ends
+    ("a,b\n0,1\n1," + "7" * 200_000 + "\n", "line 3, column 2: cell must be at most 131,072 characters long"),
+    ("a,b\n0,1\n1,nan\n", "line 3, column 2 (b): loss must be a number in [0, 1]; got 'nan'"),
+    ("a,b\n0,1\ninf,0\n", "line 3, column 1 (a): loss must be a number in [0, 1]; got 'inf'"),
+], ids=["cr-only line ends", "200,000-character cell", "nan", "inf"])
+def test_malformed_uploads_are_named_by_line_and_column(page, server, open_page, tmp_path, content, needle):
+    open_page(page, server, "/ladder", ".ladder-score")
+    before = scores(page)
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(content.encode("utf-8"))
+    page.locator(".ladder-upload input[type=file]").first.set_input_files(str(bad))
+    expect(page.locator(".ladder-error .md-error").first).to_contain_text(needle)
+    assert scores(page) == before
+
+
+def test_a_cr_only_file_is_read(page, server, open_page, tmp_path):
+    open_page(page, server, "/ladder?variant=fixed_step&step=0.25", ".ladder-score")
+    f = tmp_path / "cr.csv"
+    f.write_bytes(ml.example_path("ladder_ties.csv").read_bytes().replace(b"\n", b"\r"))
+    page.locator(".ladder-upload input[type=file]").first.set_input_files(str(f))
+    expect(page.locator(".ladder-score")).to_have_count(5)
+    assert scores(page) == ["0.75", "0.75", "0.25", "0.25", "0.25"]
+
+
+def test_a_large_upload_is_replayed_off_the_event_loop(page, server, open_page, tmp_path):
+    # 600 examples x 500 submissions (300,000 losses, above OFFLOAD_CELLS): parsed and replayed in worker threads
+    rng = np.random.default_rng(3)
+    losses = (rng.random((600, 500)) < np.linspace(0.5, 0.2, 500)).astype(int)
+    f = tmp_path / "big.csv"
+    f.write_text(",".join(f"s{i}" for i in range(500)) + "\n"
+                 + "\n".join(",".join(map(str, row)) for row in losses) + "\n", encoding="utf-8")
+    open_page(page, server, "/ladder", ".ladder-score")
+    page.locator(".ladder-upload input[type=file]").first.set_input_files(str(f))
+    expected = ml.ladder(losses.astype(float))
+    releases = page.locator(".ladder-releases").first
+    expect(releases).to_have_text(f"{expected.releases:,}", timeout=60_000)
+    expect(page.locator(".ladder-score")).to_have_count(ml_table_rows(500))
+
+
+def ml_table_rows(k: int) -> int:
+    from meter_dashboard.views.ladder import TABLE_ROWS
+
+    return min(k, TABLE_ROWS)
+
+
+@pytest.mark.parametrize("viewport,query", [((390, 844), ""), ((1440, 900), "?theme=dark"), ((1440, 900), "")],
+                         ids=["phone", "dark", "desktop"])
+def test_no_console_warnings_and_no_sideways_scroll(browser, server, open_page, viewport, query):
+    # issue 11 #11-#13: readable on a phone and in the dark theme; no "could not set initial ranges" warnings
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    pg = context.new_page()
+    messages = []
+    pg.on("console", lambda msg: messages.append((msg.type, msg.text)))
+    try:
+        open_page(pg, server, "/ladder" + query, ".ladder-score")
+        expect(pg.locator(".attack-naive").first).to_be_visible(timeout=60_000)
+        pg.wait_for_timeout(1000)
+        width = pg.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        name = f"ladder_{viewport[0]}{'_dark' if query else ''}.png"
+        pg.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    finally:
+        context.close()
+    assert width[0] <= width[1], f"the page scrolls sideways: {width}"
+    assert [m for m in messages if m[0] in ("warning", "error")] == []

@@ -54,7 +54,7 @@ def test_each_page_loads_only_what_it_uses(page, server, name):
     tabulator = [u for u in urls if "tabulator" in u]
     assert bool(tabulator) == (name == "planner"), "only the planner uses Tabulator"
     filepond = [u for u in urls if "filepond" in u.lower()]
-    assert bool(filepond) == (name == "session"), "only the session page uses the file dropper"
+    assert bool(filepond) == (name in ("session", "approve")), "only the upload pages use the file dropper"
     assert not [u for u in urls if not u.startswith((server, "blob:", "data:"))], "nothing from another host"
 
 

@@ -6,11 +6,13 @@ from playwright.sync_api import expect
 
 from meter_dashboard.bounds import meter
 from meter_dashboard.models.session import replay
-from meter_dashboard.models.trace import example_path, load_example
+from meter_dashboard.models.trace import EXAMPLES, example_path, load_example
+from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.ui
 
 FIG3 = dict(ranges=[0, 0.005, 0.01, 0.02, 0.05, 1], epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.1, steps=8)
+EXAMPLE_TITLES = {key: info.title for key, info in EXAMPLES.items()}
 
 
 def text(page, selector: str) -> str:
@@ -95,3 +97,128 @@ def test_replay_controls_and_jump(page, server, open_page, relevant_errors):
     expect_text(page, ".session-step", "8")  # playing runs to the last step, then stops
     expect(page.locator(".play-button button").first).to_contain_text("Play")
     assert relevant_errors(page.console_errors) == []
+
+
+# ---------------------------------------------------------------- issues 11 and 15 in the browser
+def test_t_follows_the_loaded_trace_and_the_page_says_which(page, server, open_page, relevant_errors):
+    # issue 11 #3: after EmoContext (T = 8) the 20-step example showed "Steps used 20 / 8"
+    open_page(page, server, "/session?example=emocontext", ".meter-signal")
+    expect_text(page, ".session-used", "8 / 8")
+    expect(page.locator(".steps-note").first).to_contain_text("T = 8: the trace's number of steps")
+    page.locator(".example-select select").first.select_option(label=EXAMPLE_TITLES["synthetic_overfitting"])
+    expect_text(page, ".session-used", "20 / 20")
+    expect(page.locator(".steps-note").first).to_contain_text("T = 20: the trace's number of steps")
+    # T typed by the person is kept for the next trace, and the page says so
+    box = page.locator(".steps-input input").first
+    box.fill("12")
+    box.press("Enter")
+    expect(page.locator(".steps-note").first).to_contain_text("T = 12: set by you")
+    page.wait_for_function("() => window.location.search.includes('steps=12')")
+    page.locator(".example-select select").first.select_option(label=EXAMPLE_TITLES["emocontext"])
+    expect_text(page, ".session-used", "8 / 12")
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_numeric_inputs_say_what_is_wrong_beside_the_input(page, server, open_page, relevant_errors):
+    # issue 11 #4: delta = 1.5 used to be silently ignored
+    open_page(page, server, "/session?example=emocontext", ".meter-signal")
+    needed = text(page, ".session-needed")
+    box = page.locator(".delta-input input").first
+    box.fill("1.5")
+    box.press("Enter")
+    expect(page.locator(".delta-message").first).to_contain_text("δ (failure probability) must be in (0, 1); got '1.5'")
+    assert text(page, ".session-needed") == needed  # the last good state stays
+    size = page.locator(".test-size-input input").first
+    size.fill("abc")
+    size.press("Enter")
+    expect(page.locator(".test-size-message").first).to_contain_text("must be a whole number; got 'abc'")
+    box.fill("0.1")
+    box.press("Enter")
+    expect(page.locator(".delta-message").first).to_have_text("")
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_table_shows_every_step_and_go_to_step_follows(page, server, open_page):
+    # issue 11 #13: "Steps 2-8 of 8" hid step 1; "Go to step" kept an old value
+    open_page(page, server, "/session?example=emocontext", ".meter-signal")
+    expect(page.locator(".session-table-caption").first).to_contain_text("Steps 1–8 of 8")
+    jump = page.locator(".jump-input input").first
+    expect(jump).to_have_value("8")
+    jump.fill("5")
+    jump.press("Enter")
+    expect_text(page, ".session-step", "5")
+    page.locator(".step-back button").first.click()
+    expect_text(page, ".session-step", "4")
+    expect(jump).to_have_value("4")
+
+
+def test_usable_on_a_phone(browser, server, open_page, relevant_errors):
+    # issue 11 #11: at 390 px the meter's labels clipped and "Go to step" was cut off
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        open_page(page, server, "/session?example=emocontext", ".meter-signal")
+        page.wait_for_timeout(1500)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        for selector in (".jump-input input", ".play-button button", ".session-report", ".meter-signal"):
+            box = page.locator(selector).first.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (selector, box)
+        canvases = page.locator("canvas")  # the meter and the plots, labels included, fit the screen
+        assert canvases.count() >= 3
+        for k in range(canvases.count()):
+            box = canvases.nth(k).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+        page.screenshot(path=str(ARTIFACTS / "session-phone.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def test_a_file_too_big_is_refused_before_it_is_sent(page, server, open_page, relevant_errors, tmp_path):
+    # issue 15 #5: the limit used to be checked after the whole file arrived (and >15 MiB killed the session)
+    open_page(page, server, "/session?example=emocontext", ".meter-signal")
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(len(payload))))
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"step,val_accuracy,test_accuracy\n" + b"1,0.5,0.4\n" * (1_200_000))  # 11.4 MiB
+    page.locator(".trace-upload input[type=file]").first.set_input_files(str(big))
+    expect(page.locator(".trace-upload").first).to_contain_text("File is too large", timeout=20_000)
+    page.wait_for_timeout(1000)
+    assert sum(sent) < 100_000  # nothing of the file went over the websocket
+    expect_text(page, ".session-step", "8")  # the page is alive, the trace unchanged
+    page.locator(".step-back button").first.click()
+    expect_text(page, ".session-step", "7")
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_report_downloads_and_opens_offline_with_the_numbers(page, server, open_page, browser, tmp_path):
+    # issue 11 #14: a self-contained HTML file from the page's button, opened with the network blocked
+    open_page(page, server, "/session?example=emocontext&delta=0.1", ".meter-signal")
+    with page.expect_download() as info:
+        page.locator(".session-report button").first.click()
+    path = tmp_path / "session.html"
+    info.value.save_as(str(path))
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    blocked = []
+
+    def only_files(route):
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_files)
+    report = context.new_page()
+    errors = []
+    report.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    report.on("requestfailed", lambda request: errors.append(f"failed {request.url}"))
+    try:
+        report.goto(path.as_uri())
+        report.locator("canvas").first.wait_for(state="visible", timeout=30_000)
+        body = report.locator("body").inner_text()
+        # Section 6.3: "only 25K labels" at reliability 0.9; eps_1 >= 0.02146 with the 5,509 labels
+        assert "25,376" in body and "0.02146" in body and "At step 8 the incremental meter shows signal 3" in body
+        assert report.locator("canvas").count() >= 3 and blocked == [] and errors == []
+        report.screenshot(path=str(ARTIFACTS / "session-report.png"), full_page=True)
+    finally:
+        context.close()

@@ -1,0 +1,83 @@
+"""The /approve component outside a browser: words, tables and figures follow the models (no computing)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from bokeh.models import Range1d
+
+import meter_dashboard.models.approve as ap
+from meter_dashboard.views import approve_text as text
+from meter_dashboard.views.approve import Approve
+from meter_dashboard.views.approve_figures import CompareFigure, DecisionFigure, SimulationFigures
+
+
+@pytest.fixture(scope="module")
+def refits():
+    return ap.load_example("refits")
+
+
+def _partial(result, k):
+    """The first k decisions of ``result``, as a server shows them while computing."""
+    fields = ("approved", "levels", "weights", "z", "z_thresholds", "p_values", "margins", "estimates",
+              "standard_errors")
+    return ap.ApprovalResult(method=result.method, alpha=result.alpha, names=result.names, steps=result.steps,
+                             **{f: getattr(result, f)[:k] for f in fields})
+
+
+def test_a_partial_result_shows_decided_rows_and_pending_ones(refits):
+    full = ap.approve(refits[0], "fs-srgp")
+    part = _partial(full, 4)
+    table = text.decision_table(part)
+    assert table.count("class='approve-decision") == 4 and table.count("approve-pending") == 11
+    heads = text.headlines(part, "original", busy=True)
+    assert f"{part.approvals} of 4" in heads and "deciding test 5 of 15" in heads
+    assert "approve-deployed" not in heads  # nothing is deployed before every test is decided
+    assert "4 of 15 tests decided so far" in text.sentence(part)
+    done = text.headlines(full, "original", busy=False)
+    assert f"{full.approvals} of 15" in done and "approve-deployed" in done and "updating" not in done
+
+
+def test_the_comparison_marks_what_is_still_computing(refits):
+    full = ap.approve(refits[0], "bonf-srgp")
+    comparison = ap.ApprovalComparison(results={"bonf-srgp": full}, names=full.names, pending=("fs-srgp",))
+    table = text.compare_table(comparison)
+    assert table.count("data-method='bonf-srgp'") == 15 and "data-method='fs-srgp'" not in table
+    assert table.count("approve-pending") == 16  # 15 rows and the total
+    assert "computing…" in text.compare_headlines(comparison)
+
+
+def test_figures_have_explicit_ranges_fitted_to_the_data(refits):
+    full = ap.approve(refits[0], "fs-srgp", prespecified=refits[1])
+    fig = DecisionFigure()
+    assert isinstance(fig.figure.x_range, Range1d) and isinstance(fig.figure.y_range, Range1d)
+    fig.update(full)
+    lo, hi = fig.figure.y_range.start, fig.figure.y_range.end
+    assert lo < min(full.p_values.min(), full.levels.min()) and hi > max(full.p_values.max(), full.levels.max())
+    assert (fig.figure.x_range.start, fig.figure.x_range.end) == (0.5, 15.5)
+    compare = CompareFigure()
+    compare.update(ap.compare(refits[0], prespecified=refits[1]), full)
+    assert compare.figure.y_range.start > 0 and len(compare.p_source.data["p"]) == 15
+    sim = ap.ApprovalSimulation(kind="power", replicates=1, steps=3, methods=["bonferroni"]).run()
+    figures = SimulationFigures("power", 0.1)
+    figures.update(sim)
+    assert figures.figure.y_range.start == 0.0 and np.isfinite(figures.curve.y_range.end)
+
+
+def test_simulation_plots_appear_with_the_first_result():
+    view = Approve(ap.ApproveModel(method="naive").trace, method="naive")
+    assert not view._power_widgets["plots"].visible
+    assert "Not run yet" in view._power_widgets["table"].object
+    view.power.param.update(replicates=1, steps=3, methods=["bonferroni"])
+    view.power.run()
+    assert view._power_widgets["plots"].visible and "approve-sim-fwer" in view._power_widgets["table"].object
+
+
+def test_a_refused_number_leaves_the_model_alone_and_says_why():
+    view = Approve(method="bonf-srgp")
+    before = view.model.result
+    view.alpha.text.value = "2"
+    assert view.model.alpha == 0.1 and view.model.result is before
+    assert "α (family-wise error rate) must be in (0, 1); got &#x27;2&#x27;" in view.alpha.message_pane.object
+    assert "Showing the last valid decisions" in view.stale.object
+    view.alpha.text.value = "0.05"
+    assert view.model.result.levels[0] == pytest.approx(0.04) and view.stale.object == ""

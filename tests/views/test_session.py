@@ -1,0 +1,83 @@
+"""The session page's component without a browser: what it shows for the model's state."""
+from __future__ import annotations
+
+from meter_dashboard.models.trace import example_path
+from meter_dashboard.views.session import Session
+from meter_dashboard.views.session_text import table_window
+
+GOOD = b"step,val_accuracy,test_accuracy\n" + b"".join(b"%d,0.9,0.89\n" % i for i in range(1, 21))
+
+
+def test_the_table_window_keeps_its_size_at_both_ends():
+    # issue 11 #13: at the last of 8 steps the table said "Steps 2-8 of 8" and hid step 1
+    assert table_window(8, 7) == (0, 8) and table_window(8, 0) == (0, 8)
+    assert table_window(100, 99) == (87, 100) and table_window(100, 0) == (0, 13) and table_window(100, 50) == (44, 57)
+    view = Session(example="emocontext")
+    assert "Steps 1–8 of 8" in view.table.object and view.table.object.count("<tr") == 9
+
+
+def test_go_to_step_follows_the_replay():
+    view = Session(example="emocontext")
+    assert view.jump.text.value == "8"
+    view.jump.text.value = "5"
+    assert view.model.current["step"] == 5 and 'session-step">5<' in view.cards.object
+    view.model.step_back()
+    assert view.jump.text.value == "4"  # not the old "5"
+    view.jump.text.value = "42"
+    assert "Go to step must be a step of the trace (1..8); got '42'" in view.jump.message
+    assert view.model.current["step"] == 4
+
+
+def test_numeric_inputs_say_what_is_wrong_and_keep_the_replay():
+    # issue 11 #4: every numeric input gets a message beside it; the results stay
+    view = Session(example="emocontext")
+    before = view.model.result
+    for box, typed, message in ((view.delta, "1.5", "δ (failure probability) must be in (0, 1); got '1.5'"),
+                                (view.steps, "0", "T (budget of steps) must be a whole number >= 1; got '0'"),
+                                (view.steps, "1e13", "T (budget of steps) must be a whole number of at most"),
+                                (view.test_size, "abc", "Test-set size n (labels) must be a whole number; got 'abc'")):
+        box.text.value = typed
+        assert message in box.message
+        assert view.model.result is before
+    view.delta.text.value = "0.1"
+    assert view.delta.message == "" and view.model.result.settings["delta"] == 0.1
+    view.epsilon.text.value = "0.05,0.01"  # a valid list, an invalid plan: the plan's message and the stale banner
+    assert "epsilon must be non-decreasing" in view.plan_error.object and "last valid replay" in view.plan_error.object
+
+
+def test_t_follows_the_trace_and_the_page_says_so():
+    # issue 11 #3: after EmoContext (T = 8) a 20-step trace showed "Steps used 20 / 8"
+    view = Session(example="emocontext")
+    assert "T = 8: the trace&#x27;s number of steps" in view.steps_note.object
+    view.model.load(GOOD, name="twenty.csv")
+    assert 'session-used">20 / 20<' in view.cards.object and "T = 20: the trace" in view.steps_note.object
+    view.steps.text.value = "12"
+    assert "T = 12: set by you" in view.steps_note.object and view.follow_button.visible
+    view.follow_button.clicks += 1
+    assert view.model.plan.steps == 20 and not view.follow_button.visible
+
+
+def test_an_upload_outside_a_server_is_read_and_a_refusal_shown():
+    view = Session(example="emocontext")
+    view._on_upload(type("E", (), {"new": {"twenty.csv": GOOD}})())
+    assert view.model.trace.name == "twenty.csv" and view.model.plan.steps == 20
+    view._on_upload(type("E", (), {"new": {"bad.csv": b"step,val_accuracy,test_accuracy\n1,2,0.5\n"}})())
+    assert "row 2, column 2 (val_accuracy)" in view.trace_error.object and view.model.trace.name == "twenty.csv"
+    view.upload._set(upload_error="trace must be a file of at most 10 MiB; got 'big.csv', more than 12 MiB")
+    assert "at most 10 MiB" in view.trace_error.object
+
+
+def test_the_report_button_gives_the_replay_as_one_html_file():
+    view = Session(example="synthetic_overfitting", delta=0.1)
+    html = view._report_file().getvalue()
+    assert "Session replay: Synthetic" in html and "SYNTHETIC" in html and "20 steps" in html
+    assert "T (budget of steps)" in html and "the trace&#x27;s number of steps" in html
+    assert "cdn.bokeh.org" not in html
+    view.model.step_back()
+    assert "At step 19 the incremental meter" in view.report().to_html()  # the notebook's way: .save(path)
+
+
+def test_shipped_json_through_the_view():
+    view = Session(example="emocontext")
+    view.model.load(example_path("synthetic_overfitting").read_bytes(), name="synthetic.json")
+    assert 'meter-incremental-signal">4<' in view.cards.object and "reverted: 9, 18" in view.title.object
