@@ -21,9 +21,10 @@ FLAGS = {"epsilon": "--epsilon", "ranges": "--ranges", "delta": "--delta", "step
 
 
 def _defaults() -> dict:
-    from ..models.session_replay import replay_defaults
+    # the light module (no engine at start-up); MeterPlan reads the same constants
+    from ..models.defaults import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_RANGES
 
-    return replay_defaults()
+    return {"ranges": list(DEFAULT_RANGES), "epsilon": list(DEFAULT_EPSILON), "delta": DEFAULT_DELTA}
 
 
 def _nums(values) -> str:

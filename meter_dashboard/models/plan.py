@@ -55,6 +55,7 @@ from .plan_result import (  # noqa: F401  (re-exported: the pages and the sessio
     range_caveat,
 )
 from .plan_stages import check_bound, coarse_to_fine, exact_labels, normalize, quick_result, slow_items, with_items
+from .defaults import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_RANGES, DEFAULT_STEPS
 
 __all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "plan_curves", "VARIANTS", "RECOMMENDED", "BOUNDS",
            "REVERT_CAVEAT", "TENANT_CAVEAT", "ASSUMPTION", "BINOMIAL_ASSUMPTION", "PRESETS", "validate_ranges",
@@ -63,8 +64,6 @@ __all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "plan_curves", "
 #: The per-model bounds: Hoeffding's (the paper's, the default) and the exact binomial tail.
 BOUNDS = _meter.BOUNDS
 
-DEFAULT_RANGES = (0.0, 0.005, 0.01, 0.02, 0.05, 1.0)
-DEFAULT_EPSILON = (0.01, 0.02, 0.03, 0.04, 0.05)
 
 
 def validate_ranges(ranges, signals: int | None = None) -> list[float]:
@@ -82,7 +81,7 @@ def validate_ranges(ranges, signals: int | None = None) -> list[float]:
 
 
 # ============================================================================ the function
-def plan(epsilon=DEFAULT_EPSILON, delta: float = 0.01, steps: int = 10, *, signals: int | None = None,
+def plan(epsilon=DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, steps: int = DEFAULT_STEPS, *, signals: int | None = None,
          tenants: int = 1, tenant_steps=None, reverts=None, budget: int | None = None,
          seconds_per_label: float = 2.0, labelers: int = 1, cost_per_hour: float | None = None,
          bound: str = "hoeffding", max_error_rate: float | None = None) -> PlanResult:
@@ -318,9 +317,9 @@ class MeterPlan(param.Parameterized):
         "[r_(i-1), r_i), the last one closed at 1."))
     epsilon = param.List(default=list(DEFAULT_EPSILON), item_type=(int, float), doc=(
         "Distributional tolerances eps_1 <= ... <= eps_m, one per signal."))
-    delta = param.Number(default=0.01, bounds=(0, 1), inclusive_bounds=(False, False), softbounds=(0.001, 0.2),
+    delta = param.Number(default=DEFAULT_DELTA, bounds=(0, 1), inclusive_bounds=(False, False), softbounds=(0.001, 0.2),
                          step=0.001, doc="Failure probability: the guarantee holds with probability 1 - delta.")
-    steps = param.Integer(default=10, bounds=(1, None), softbounds=(1, 200),
+    steps = param.Integer(default=DEFAULT_STEPS, bounds=(1, None), softbounds=(1, 200),
                           doc="T: development steps (model submissions) the test set must support.")
     tenants = param.Integer(default=1, bounds=(1, None), softbounds=(1, 10),
                             doc="Developers who work on separate chains and do not communicate (steps split evenly).")
