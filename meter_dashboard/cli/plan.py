@@ -8,7 +8,9 @@ then; never Panel).
 """
 from __future__ import annotations
 
+import argparse
 import math
+import textwrap
 
 from .._validation import InputError, check_int, check_number, parse_int_list, parse_number_list
 from ._common import add_format_option, emit, table
@@ -24,10 +26,14 @@ def register(sub) -> None:
     p = sub.add_parser(
         "plan",
         help="test labels each meter variant needs",
-        description="How many labelled test examples support T adaptive development steps within "
-        "tolerances eps_1..eps_m with probability 1 - delta, for every ease.ml/meter variant "
-        "(single_model, no_adaptivity, resampling, regular, incremental).",
-        epilog=f"examples: {EXAMPLE}\n          {EXAMPLE_EXACT}",
+        description=textwrap.fill(
+            "How many labelled test examples support T adaptive development steps within tolerances eps_1..eps_m "
+            "with probability 1 - delta, for every ease.ml/meter variant (single_model, no_adaptivity, resampling, "
+            "regular, incremental).  JSON key: labels (the chosen bound's counts; hoeffding_labels beside them).",
+            width=78),
+        epilog=(f"example:\n  {EXAMPLE}\n\nexample (exact binomial tails, every model errs at most 0.1, HTML report):"
+                f"\n  {EXAMPLE_EXACT}"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--epsilon", required=True, help="eps_1,...,eps_m (non-decreasing), or one eps with --signals")
     p.add_argument("--delta", required=True, help="failure probability in (0, 1)")

@@ -13,7 +13,9 @@ only when stderr is a terminal; Ctrl-C stops and prints the runs done so far.
 """
 from __future__ import annotations
 
+import argparse
 import sys
+import textwrap
 
 from .._validation import InputError, check_int, check_probability, parse_number_list
 from ._common import add_format_option, emit, table
@@ -21,6 +23,8 @@ from .plan import add_bound_options, bound_values
 
 EXAMPLE = ("meter-dashboard simulate --epsilon 0.02,0.04,0.06 --delta 0.1 --steps 10 --meter regular "
            "--labels single_model --replicates 512")
+EXAMPLE_PLANNED = ("meter-dashboard simulate --epsilon 0.02,0.04,0.06 --delta 0.1 --steps 10 --meter regular "
+                   "--bound binomial --replicates 512")
 #: At most this many replicates from the command line (each is T steps over the whole test set).
 MAX_REPLICATES = 100_000
 _VARIANTS = ("single_model", "no_adaptivity", "regular", "incremental")
@@ -30,10 +34,14 @@ def register(sub) -> None:
     p = sub.add_parser(
         "simulate",
         help="check a plan by simulation (failure rate vs delta)",
-        description="Monte Carlo check of a meter plan: developers against a test set of n labels for T steps; "
-        "the estimated probability that a released model's |test - true| reaches its signal's eps, with its "
-        "interval, beside delta (ease.ml/meter Thms 1-2; the adversary is the Ladder paper's boosting attack).",
-        epilog=f"example: {EXAMPLE}",
+        description=textwrap.fill(
+            "Monte Carlo check of a meter plan: developers against a test set of n labels for T steps; the "
+            "estimated probability that a released model's |test - true| reaches its signal's eps, with its "
+            "interval, beside delta (ease.ml/meter Thms 1-2; the adversary is the Ladder paper's boosting attack).  "
+            "JSON keys: failure_rate, ci, replicates.", width=78),
+        epilog=(f"example (the naive single_model count against the adversary: fails, about 0.21 > 0.1):\n  {EXAMPLE}"
+                f"\n\nexample (the planned regular count, exact binomial bound: within delta):\n  {EXAMPLE_PLANNED}"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--epsilon", required=True, help="eps_1,...,eps_m (non-decreasing), or one eps with --signals")
     p.add_argument("--delta", required=True, help="the plan's failure probability in (0, 1)")
@@ -90,7 +98,7 @@ def _labels(args, s: dict) -> tuple[int, str]:
 
     bound, rate = bound_values(args)
     n = meter.labels(text, s["epsilon"], s["delta"], s["steps"], bound=bound, max_error_rate=rate)
-    return int(n), f"the {text} count ({'Hoeffding' if bound == 'hoeffding' else 'exact binomial'})"
+    return int(n), f"the {text} count under {'Hoeffding' if bound == 'hoeffding' else 'the exact binomial'} bound"
 
 
 def run(args) -> int:
