@@ -30,7 +30,7 @@ from ..bounds import meter_simulation as _sim
 from .jobs import BackgroundJob
 from .plan_result import VARIANT_TITLES
 
-__all__ = ["PlanCheck", "CheckRow", "check_rows", "MAX_REPLICATES"]
+__all__ = ["PlanCheck", "CheckRow", "check_rows", "check_plan", "MAX_REPLICATES"]
 
 #: At most this many replicates per count (each count's run is also bounded by the engine's cell cap).
 MAX_REPLICATES = 20_000
@@ -52,6 +52,22 @@ class CheckRow:
             return ""
         return "within δ" if self.result.below() else "above δ"
 
+    def to_dict(self) -> dict:
+        """Plain values (the CLI's ``simulate`` keys): ``failure_rate``, ``ci``, ``replicates``, ..."""
+        out = {"key": self.key, "title": self.title, "labels": self.labels, "verdict": self.verdict}
+        if self.result is not None:
+            r = self.result
+            out.update(failure_rate=r.failure_rate, ci=list(r.ci), replicates=r.replicates, failures=r.failures,
+                       delta=r.delta, within_delta=r.below() if r.replicates else None)
+        return out
+
+    def __repr__(self) -> str:
+        if self.result is None or self.result.replicates == 0:
+            return f"CheckRow({self.key}: {self.labels:,} labels, not run)"
+        r = self.result
+        return (f"CheckRow({self.key}: {self.labels:,} labels, failure rate {r.failure_rate:.3g} "
+                f"[{r.ci[0]:.3g}, {r.ci[1]:.3g}] vs δ = {r.delta:g}: {self.verdict})")
+
 
 def check_rows(result, meter: str) -> list[CheckRow]:
     """The counts a check runs for ``result`` (a PlanResult) and ``meter`` ('regular' or 'incremental')."""
@@ -64,6 +80,55 @@ def check_rows(result, meter: str) -> list[CheckRow]:
         rows.append(CheckRow("planned", f"Planned: {VARIANT_TITLES[meter].lower()}, {result.bound_title}",
                              result.labels[meter]))
     return rows
+
+
+def check_plan(result, ranges=None, *, meter: str = "incremental", developer: str = "adversary",
+               replicates: int = 500, seed: int = 0) -> list[CheckRow]:
+    """Check a plan's counts by simulation (blocking; the notebook's and scripts' way in).
+
+    Parameters
+    ----------
+    result : PlanResult
+        The plan (``md.plan(...)``); its eps, delta, T and counts are checked.
+    ranges : sequence of float, optional
+        The m + 1 boundaries of the meter's empirical-overfitting ranges (default: the
+        planner's defaults for m signals).
+    meter : {'incremental', 'regular'}
+        The meter whose planned counts are checked (the naive single_model count always is).
+    developer : {'adversary', 'honest'}
+        The boosting-attack adversary (default) or an honest hill-climber.
+    replicates, seed
+        Independent runs per count; the same seed gives the same numbers.
+
+    Returns
+    -------
+    list of CheckRow
+        The naive count, the planned Hoeffding count and (under the binomial bound) the
+        planned exact count, each with its failure rate, interval and verdict beside delta.
+
+    References
+    ----------
+    .. [1] Hubis, Wu & Zhang (2019), ease.ml/meter, Thms 1-2.
+    .. [2] Blum & Hardt (2015), the Ladder: the boosting attack.
+
+    Examples
+    --------
+    >>> import meter_dashboard as md
+    >>> rows = check_plan(md.plan([0.02, 0.04, 0.06], delta=0.1, steps=10), meter="regular",
+    ...                   replicates=256)  # doctest: +SKIP
+    >>> [row.verdict for row in rows]  # doctest: +SKIP
+    ['above δ', 'within δ']
+    """
+    if developer not in _sim.DEVELOPERS:
+        raise InputError("developer", "one of " + ", ".join(_sim.DEVELOPERS), developer)
+    if meter not in _sim.METERS:
+        raise InputError("meter", "one of " + ", ".join(_sim.METERS), meter)
+    job = PlanCheck(meter=meter, developer=developer, seed=check_int("seed", seed, minimum=0),
+                    replicates=check_int("replicates", replicates, minimum=_sim.BLOCK, maximum=MAX_REPLICATES))
+    job.configure(result, _sim.default_ranges(result.signals) if ranges is None else ranges)
+    rows = job.work(lambda fraction, message="": None, lambda: False)  # InputError reaches the caller as is
+    job.finish(rows, False)
+    return list(job.rows)
 
 
 class PlanCheck(BackgroundJob):

@@ -326,6 +326,22 @@ class PlanResult:
         built = plan_report(self, curves=curves, sweep_curves=sweep_curves, title=title)
         return built if path is None else built.save(path)
 
+    def check(self, ranges=None, *, meter: str = "incremental", developer: str = "adversary",
+              replicates: int = 500, seed: int = 0) -> list:
+        """Check this plan's counts by simulation (blocking): the naive count beside the planned ones.
+
+        See :func:`meter_dashboard.models.plan_check.check_plan` (same arguments).  Each row
+        has ``labels``, ``result.failure_rate``, ``result.ci`` and ``verdict`` ('within δ'
+        or 'above δ').
+
+        References
+        ----------
+        Hubis, Wu & Zhang (2019), ease.ml/meter, Thms 1-2; Blum & Hardt (2015), the boosting attack.
+        """
+        from .plan_check import check_plan
+
+        return check_plan(self, ranges, meter=meter, developer=developer, replicates=replicates, seed=seed)
+
     def __repr__(self) -> str:
         eps = ", ".join(f"{e:g}" for e in self.epsilon)
         head = f"PlanResult(epsilon=[{eps}], delta={self.delta:g}, steps={self.steps}"
