@@ -135,7 +135,7 @@ def run(args) -> int:
                else "ABOVE delta: this test set does not keep the meter's promise against this developer")
     text = table(["labels", "runs", "failures", "failure rate", f"{result.confidence:.0%} interval", "delta"],
                  [[labels, result.replicates, result.failures, result.failure_rate,
-                   f"[{result.ci[0]:.4g}, {result.ci[1]:.4g}]", s["delta"]]])
+                   "[{:.4g}, {:.4g}]".format(*(0.0 if abs(v) < 1e-12 else v for v in result.ci)), s["delta"]]])
     text += (f"\n\n{labels:,} labels ({source}), {args.developer} developer, {args.meter} meter, T = {s['steps']}: "
              f"{verdict}." + (" (stopped early: partial result)" if cancelled else ""))
     emit(args, payload, text)

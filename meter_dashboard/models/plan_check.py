@@ -28,7 +28,6 @@ import param
 from .._validation import InputError, check_int
 from ..bounds import meter_simulation as _sim
 from .jobs import BackgroundJob
-from .plan_result import VARIANT_TITLES
 
 __all__ = ["PlanCheck", "CheckRow", "check_rows", "check_plan", "MAX_REPLICATES"]
 
@@ -73,12 +72,10 @@ def check_rows(result, meter: str) -> list[CheckRow]:
     """The counts a check runs for ``result`` (a PlanResult) and ``meter`` ('regular' or 'incremental')."""
     if meter not in _sim.METERS:
         raise InputError("meter", "one of " + ", ".join(_sim.METERS), meter)
-    rows = [CheckRow("naive", "Naive: one Hoeffding estimate (single_model)", result.hoeffding_labels["single_model"]),
-            CheckRow("hoeffding", f"Planned: {VARIANT_TITLES[meter].lower()}, Hoeffding",
-                     result.hoeffding_labels[meter])]
+    rows = [CheckRow("naive", "Naive (single_model, Hoeffding)", result.hoeffding_labels["single_model"]),
+            CheckRow("hoeffding", f"Planned {meter}, Hoeffding", result.hoeffding_labels[meter])]
     if result.bound != "hoeffding" and meter not in result.refused and not result.is_pending("labels", meter):
-        rows.append(CheckRow("planned", f"Planned: {VARIANT_TITLES[meter].lower()}, {result.bound_title}",
-                             result.labels[meter]))
+        rows.append(CheckRow("planned", f"Planned {meter}, {result.bound_title}", result.labels[meter]))
     return rows
 
 

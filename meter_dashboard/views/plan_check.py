@@ -20,13 +20,18 @@ from .inputs import NumberInput
 from .simulation import SimulationControls
 from .style import HTML, esc
 
-__all__ = ["PlanCheckPanel"]
+__all__ = ["PlanCheckPanel", "shown_interval"]
 
 _ROW_COLORS = {"naive": "#D55E00", "hoeffding": "#0072B2", "planned": "#E69F00"}
 _BEFORE_RUN = ('<div class="md-note">Checks three test-set sizes of the current plan: the naive count (one '
                "Hoeffding estimate, single_model), the chosen meter's planned count under Hoeffding's bound and, "
                "with the exact bound, its exact count. Each is run against the simulated developer for T steps; "
                "the table then shows each failure rate with its interval beside δ.</div>")
+
+
+def shown_interval(ci) -> tuple:
+    """The interval as shown: a bound within rounding of 0 (Wilson's lower end at no failures) is 0."""
+    return tuple(0.0 if abs(v) < 1e-12 else float(v) for v in ci)
 
 
 class PlanCheckPanel(pn.viewable.Viewer):
@@ -71,19 +76,19 @@ class PlanCheckPanel(pn.viewable.Viewer):
         self.job.configure(r, self.plan.ranges)
 
     def _figure(self):
-        fig = figure(height=240, sizing_mode="stretch_width", x_axis_label="T (development steps)",
+        fig = figure(height=270, sizing_mode="stretch_width", x_axis_label="T (development steps)",
                      y_axis_label="failure rate so far", title="Failure rate by step (dashed: δ)",
                      tools="pan,wheel_zoom,reset,save", toolbar_location="above")
         items = []
         for key, color in _ROW_COLORS.items():
             line = fig.line("x", key, source=self.source, color=color, line_width=2.2)
-            items.append(LegendItem(label={"naive": "naive", "hoeffding": "planned (Hoeffding)",
-                                           "planned": "planned (chosen bound)"}[key], renderers=[line]))
+            items.append(LegendItem(label={"naive": "naive", "hoeffding": "Hoeffding",
+                                           "planned": "chosen bound"}[key], renderers=[line]))
         self.delta_line = Span(location=self.plan.delta, dimension="width", line_color="#888888",
                                line_dash="dashed", line_width=1.5)
         fig.add_layout(self.delta_line)
-        fig.add_layout(Legend(items=items, location="top_left", click_policy="hide", background_fill_alpha=0.8),
-                       "right")
+        fig.add_layout(Legend(items=items, location="center", click_policy="hide", background_fill_alpha=0.8,
+                              ncols=3, label_text_font_size="12px", spacing=2, padding=4, margin=4), "below")
         fig.toolbar.logo = None
         return fig
 
@@ -122,6 +127,9 @@ class PlanCheckPanel(pn.viewable.Viewer):
                                  else np.full(steps.shape, np.nan))
                 self.source.data = data
                 self.delta_line.location = s["delta"]
+                top = max([s["delta"]] + [float(np.nanmax(v)) for k, v in data.items() if k != "x"
+                                          and np.isfinite(v).any()])
+                self.figure.y_range.start, self.figure.y_range.end = 0.0, min(1.0, 1.2 * top)
             self.plot_holder.objects = [self.plot] if done else []
 
     def _table(self, rows, delta, stale: bool = False) -> str:
@@ -137,7 +145,7 @@ class PlanCheckPanel(pn.viewable.Viewer):
             else:
                 verdict = row.verdict
                 badge = "md-pass" if verdict == "within δ" else "md-fail"
-                cells = [fmt.number(res.failure_rate), fmt.interval(*res.ci),
+                cells = [fmt.number(res.failure_rate), fmt.interval(*shown_interval(res.ci)),
                          f'<span class="md-badge {badge}">{esc(verdict)}</span>'
                          + (" (partial)" if res.cancelled else "")]
             body.append(f'<tr class="plan-check-{row.key}"><td>{esc(row.title)}</td>'

@@ -85,9 +85,11 @@ class LabelsPlot:
             renderers=[items[v][0] for v in VARIANTS],
             tooltips=[("x", "@x{0,0.[000000]}")] + [(VARIANT_TITLES[v], f"@{{{v}}}{{0,0}}") for v in VARIANTS],
             mode="vline"))
+        # below the plot in two columns: on a phone a legend beside it would take half the width
         legend = Legend(items=[LegendItem(label=VARIANT_TITLES[v], renderers=items[v]) for v in VARIANTS],
-                        location="top_left", click_policy="hide", background_fill_alpha=0.8)
-        fig.add_layout(legend, "right")
+                        location="center", click_policy="hide", background_fill_alpha=0.8, ncols=2,
+                        label_text_font_size="12px", spacing=2, padding=4, margin=4)
+        fig.add_layout(legend, "below")
         fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
         fig.toolbar.logo = None
         self.marker = None

@@ -7,6 +7,8 @@ computed (the exact counts stream in on a served page) shows as "computing…".
 """
 from __future__ import annotations
 
+import math
+
 from ..bounds.meter import VARIANTS
 from ..models.plan_result import RECOMMENDED, VARIANT_TITLES, variant_note
 from . import formatting as fmt
@@ -16,6 +18,28 @@ __all__ = ["results_table", "budget_html", "headlines", "range_check_html", "pro
            "PENDING"]
 
 PENDING = '<span class="md-pending">computing…</span>'
+#: Above this many steps the count is written in scientific notation (rounded down: it stays supported).
+_SCIENTIFIC_STEPS = 10**7
+
+
+def steps_shown(value) -> str:
+    """A largest T, short enough for a phone card: ``79,884,252,832`` -> ``7.98×10¹⁰`` (rounded down)."""
+    if isinstance(value, (int, float)) and math.isfinite(value) and value >= _SCIENTIFIC_STEPS:
+        exponent = int(math.floor(math.log10(value)))
+        mantissa = math.floor(value / 10 ** (exponent - 2)) / 100
+        return fmt.scientific(mantissa * 10**exponent, 3)
+    return fmt.steps_text(value)
+
+
+def confidence_shown(achieved_delta) -> str:
+    """The confidence a count delivers (``1 − δ'``): 'none' at or below 0, 3 digits below 0.9, else exact."""
+    if achieved_delta is None:
+        return "—"
+    if achieved_delta >= 1:
+        return "none"
+    if achieved_delta > 0.1:
+        return fmt.number(1.0 - achieved_delta, 3)
+    return fmt.confidence(achieved_delta)
 
 
 def _count_cell(r, v: str) -> str:
@@ -38,10 +62,10 @@ def results_table(r) -> str:
     """Every variant: the chosen bound's count (beside Hoeffding's and the saving), effort, method."""
     exact = r.bound != "hoeffding"
     has_cost = r.cost is not None
-    head = (f"<tr><th>variant</th><th class='num'>labels{' (' + esc(r.bound_title) + ')' if exact else ''}</th>"
+    head = ("<tr><th>variant</th><th class='num'>labels</th>"
             + ("<th class='num'>Hoeffding</th><th class='num'>saving</th>" if exact else "")
-            + "<th class='num'>× fewer than resampling</th><th class='num'>labeler-hours</th>"
-              "<th class='num'>calendar hours</th>"
+            + "<th class='num planner-wide'>× fewer than resampling</th><th class='num'>labeler-hours</th>"
+              "<th class='num planner-wide'>calendar hours</th>"
             + (f"<th class='num'>cost (at {fmt.number(r.cost_per_hour)} per labeler-hour)</th>" if has_cost else "")
             + "<th>method</th></tr>")
     rows = []
@@ -54,16 +78,18 @@ def results_table(r) -> str:
             f'<td class="num label-count label-count-{v}">{_count_cell(r, v)}</td>'
             + (f'<td class="num hoeffding-count hoeffding-count-{v}">{fmt.integer(r.hoeffding_labels[v])}</td>'
                f'<td class="num bound-saving bound-saving-{v}">{_saving_cell(r, v)}</td>' if exact else "")
-            + f'<td class="num">{effort(f"{r.savings[v]:,.2f}×")}</td>'
+            + f'<td class="num planner-wide">{effort(f"{r.savings[v]:,.2f}×")}</td>'
             f'<td class="num">{effort(f"{r.labeler_hours[v]:,.1f}")}</td>'
-            f'<td class="num">{effort(f"{r.calendar_hours[v]:,.1f}")}</td>'
+            f'<td class="num planner-wide">{effort(f"{r.calendar_hours[v]:,.1f}")}</td>'
             + (f'<td class="num">{effort(fmt.money(r.cost[v]))}</td>' if has_cost else "")
             + f"<td class='md-plain'>{esc(variant_note(v, r.bound))}</td></tr>")
     foot = ""
     if r.refused:
         foot = ('<div class="md-note">* no exact count (' + esc("; ".join(sorted(set(r.refused.values()))))
                 + "): Hoeffding's count is shown.</div>")
-    return f'<table class="md-table planner-results">{head}{"".join(rows)}</table>{foot}'
+    caption = (f'<div class="md-note planner-bound-caption">labels: {esc(r.bound_title)}; Hoeffding\'s count '
+               "(the paper's) beside it, and the labels saved.</div>" if exact else "")
+    return f'{caption}<table class="md-table planner-results">{head}{"".join(rows)}</table>{foot}'
 
 
 def budget_html(r) -> str:
@@ -76,8 +102,8 @@ def budget_html(r) -> str:
             cells = [PENDING] * 3
         else:
             conf = r.confidence[v]
-            cells = [fmt.steps_text(r.max_steps[v]), fmt.number(r.min_epsilon[v]),
-                     "none" if conf is None or conf <= 0 else fmt.confidence(1.0 - conf)]
+            cells = [steps_shown(r.max_steps[v]), fmt.number(r.min_epsilon[v]),
+                     "none" if conf is None or conf <= 0 else confidence_shown(1.0 - conf)]
         rows.append(f"<tr><td>{esc(VARIANT_TITLES[v])}</td>"
                     f'<td class="num budget-steps-{v}">{cells[0]}</td>'
                     f'<td class="num budget-epsilon-{v}">{cells[1]}</td>'
@@ -122,7 +148,7 @@ def headlines(r, stale: bool, budget_from=None) -> str:
     if b.budget is not None:
         t = None if b.is_pending("budget", rec) else b.max_steps[rec]
         cards.append(headline_html(f"Budget {fmt.integer(b.budget)} labels",
-                                   "…" if t is None else fmt.steps_text(t) + " steps",
+                                   "…" if t is None else steps_shown(t) + " steps",
                                    f"the {VARIANT_TITLES[rec].lower()} supports", "headline-budget-steps"))
     return (stale_html("plan") if stale else "") + headlines_html(cards)
 
@@ -140,7 +166,7 @@ def range_check_html(r) -> str:
             n = r.unrestricted_labels.get(v)
             c = r.unrestricted_confidence.get(v)
             without = "—" if n is None else fmt.integer(n)
-            conf = "—" if c is None else ("none" if c <= 0 else fmt.confidence(1.0 - c))
+            conf = "—" if c is None else ("none" if c <= 0 else confidence_shown(1.0 - c))
         rows.append(f"<tr><td>{esc(VARIANT_TITLES[v])}</td><td class='num'>{_count_cell(r, v)}</td>"
                     f'<td class="num range-without-{v}">{without}</td>'
                     f'<td class="num range-confidence-{v}">{conf}</td></tr>')
@@ -149,9 +175,9 @@ def range_check_html(r) -> str:
             f"might submit (accuracy at least {fmt.number(1 - a)}), including bad ones submitted in response to "
             f"the signals. If any model errs more, the counts without the range apply, and the planned counts "
             f"deliver only the confidence on the right (not 1 − δ = {fmt.confidence(r.delta)}).</div>"
-            f'<table class="md-table"><tr><th>variant</th><th class="num">planned (error rate ≤ {fmt.number(a)})'
-            f'</th><th class="num">without the range</th><th class="num">confidence of the planned count if '
-            f"the range is wrong</th></tr>" + "".join(rows) + "</table></div>")
+            f'<table class="md-table"><tr><th>variant</th><th class="num">planned (a = {fmt.number(a)})'
+            f'</th><th class="num">without the range</th><th class="num">confidence if wrong</th></tr>'
+            + "".join(rows) + "</table></div>")
 
 
 def progress_html(r, curves: dict, sweep: dict, work_error: str = "") -> str:
