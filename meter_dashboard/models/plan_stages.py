@@ -49,7 +49,7 @@ from .plan_result import (
 )
 
 __all__ = ["PlanInputs", "normalize", "check_bound", "quick_result", "slow_items", "with_items", "exact_labels",
-           "coarse_to_fine", "BOUNDS", "ORDER"]
+           "coarse_to_fine", "clear_cache", "BOUNDS", "ORDER"]
 
 BOUNDS = _meter.BOUNDS
 #: The order exact work is done in: what the page headlines first.
@@ -287,6 +287,12 @@ def with_items(result: PlanResult, items) -> PlanResult:
 _CACHE_SIZE = 50_000
 _cache: dict = {}
 _cache_lock = threading.Lock()
+
+
+def clear_cache() -> None:
+    """Forget every cached exact count (benchmarks measure cold runs; memory is bounded anyway)."""
+    with _cache_lock:
+        _cache.clear()
 
 
 def exact_labels(variant: str, epsilon: tuple, delta: float, steps: int, tenants: int = 1, reverts: tuple = (),
