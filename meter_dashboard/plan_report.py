@@ -25,6 +25,7 @@ from .bounds.meter import VARIANTS
 from .models.plan_result import RECOMMENDED, TENANT_DISCREPANCY, VARIANT_TITLES, range_caveat, variant_note
 from .reports import Report
 from .views import formatting as fmt
+from .views.planner_text import confidence_shown, steps_shown
 
 __all__ = ["plan_report"]
 
@@ -91,7 +92,7 @@ def _range_section(report: Report, r) -> None:
     for v in VARIANTS:
         n, c = r.unrestricted_labels.get(v), r.unrestricted_confidence.get(v)
         rows.append([VARIANT_TITLES[v], fmt.integer(r.labels[v]), "—" if n is None else fmt.integer(n),
-                     "—" if c is None else ("none" if c <= 0 else fmt.confidence(1.0 - c))])
+                     "—" if c is None else ("none" if c <= 0 else confidence_shown(1.0 - c))])
     report.table(["variant", f"planned (error rate ≤ {fmt.number(r.max_error_rate)})", "without the range",
                   "confidence of the planned count if the range is wrong"], rows,
                  numeric=[False, True, True, True])
@@ -102,8 +103,8 @@ def _budget_section(report: Report, r) -> None:
     rows = []
     for v in VARIANTS:
         conf = r.confidence[v]
-        rows.append([VARIANT_TITLES[v], fmt.steps_text(r.max_steps[v]), fmt.number(r.min_epsilon[v]),
-                     "none" if conf is None or conf <= 0 else fmt.confidence(1.0 - conf)])
+        rows.append([VARIANT_TITLES[v], steps_shown(r.max_steps[v]), fmt.number(r.min_epsilon[v]),
+                     "none" if conf is None or conf <= 0 else confidence_shown(1.0 - conf)])
     report.table(["variant", "largest T", f"smallest ε₁ at T = {r.steps}", f"confidence at T = {r.steps}"], rows,
                  numeric=[False, True, True, True],
                  caption=f"Inverse questions ({r.bound_title}); the ε vector is scaled together.")

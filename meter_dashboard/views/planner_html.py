@@ -7,41 +7,16 @@ computed (the exact counts stream in on a served page) shows as "computing…".
 """
 from __future__ import annotations
 
-import math
-
 from ..bounds.meter import VARIANTS
 from ..models.plan_result import RECOMMENDED, VARIANT_TITLES, variant_note
 from . import formatting as fmt
+from .planner_text import confidence_shown, steps_shown
 from .style import esc, headline_html, headlines_html, stale_html, swatch_html
 
 __all__ = ["results_table", "budget_html", "headlines", "range_check_html", "progress_html", "assumptions_html",
            "PENDING"]
 
 PENDING = '<span class="md-pending">computing…</span>'
-#: Above this many steps the count is written in scientific notation (rounded down: it stays supported).
-_SCIENTIFIC_STEPS = 10**7
-
-
-def steps_shown(value) -> str:
-    """A largest T, short enough for a phone card: ``79,884,252,832`` -> ``7.98×10¹⁰`` (rounded down)."""
-    if isinstance(value, (int, float)) and math.isfinite(value) and value >= _SCIENTIFIC_STEPS:
-        exponent = int(math.floor(math.log10(value)))
-        mantissa = math.floor(value / 10 ** (exponent - 2)) / 100
-        return fmt.scientific(mantissa * 10**exponent, 3)
-    return fmt.steps_text(value)
-
-
-def confidence_shown(achieved_delta) -> str:
-    """The confidence a count delivers (``1 − δ'``): 'none' at or below 0, 3 digits below 0.9, else exact."""
-    if achieved_delta is None:
-        return "—"
-    if achieved_delta >= 1:
-        return "none"
-    if achieved_delta > 0.1:
-        return fmt.number(1.0 - achieved_delta, 3)
-    return fmt.confidence(achieved_delta)
-
-
 def _count_cell(r, v: str) -> str:
     if r.bound != "hoeffding" and r.is_pending("labels", v):
         return PENDING
