@@ -78,7 +78,8 @@ class LabelsPlot:
             items[v].append(fig.line("x", v, source=self.source, color=color, **LINE_STYLES[v]))
             ref = fig.line("x", v, source=self.reference, color=color, line_width=1.2, line_alpha=0.45,
                            line_dash=[2, 3])
-            dots = fig.scatter("x", v, source=self.source, color=color, size=5, visible=False)
+            # always visible (a legend greys out an entry with a hidden renderer): size 0 under Hoeffding
+            dots = fig.scatter("x", v, source=self.source, color=color, size=0)
             items[v] += [ref, dots]
         self._dots = [r for v in VARIANTS for r in items[v][2:]]
         fig.add_tools(HoverTool(
@@ -121,7 +122,7 @@ class LabelsPlot:
                 self.reference.data = _empty()
                 self._has_reference = False
         for r in self._dots:
-            r.visible = exact
+            r.glyph.size = 5 if exact else 0
 
     def move_marker(self, value) -> None:
         if self.marker is not None:
