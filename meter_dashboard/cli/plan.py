@@ -123,8 +123,8 @@ def run(args) -> int:
             raise InputError("--signals", f"the number of --epsilon values ({len(epsilon)})", args.signals)
         if reverts:
             meter.validate_reverts(reverts, max(steps))
-        curves = plan_module.curve(eps, _checked_delta(delta), steps, tenants=tenants, reverts=reverts,
-                                   bound=bound, max_error_rate=rate)
+        curves = _curve(plan_module, eps, _checked_delta(delta), steps, tenants=tenants, reverts=reverts,
+                        bound=bound, max_error_rate=rate)
         payload = {
             "steps": steps,
             "labels": {v: _ints(curves[v]) for v in meter.VARIANTS},
@@ -161,6 +161,25 @@ def run(args) -> int:
             raise InputError("--report", "a file path that can be written", f"{args.report} ({exc.strerror})") from None
     emit(args, payload, _table_text(result) + (f"\n\nreport: {payload['report']}" if args.report else ""))
     return 0
+
+
+def _curve(plan_module, eps, delta, steps, **kw) -> dict:
+    """The curve over ``steps``; an exact one in chunks, with progress on stderr when it is a terminal."""
+    import sys
+
+    import numpy as np
+
+    if kw["bound"] == "hoeffding" or not sys.stderr.isatty():
+        return plan_module.curve(eps, delta, steps, **kw)
+    parts, chunk = [], 10
+    try:
+        for start in range(0, len(steps), chunk):
+            parts.append(plan_module.curve(eps, delta, steps[start:start + chunk], **kw))
+            sys.stderr.write(f"\rexact counts: {min(start + chunk, len(steps)):,} of {len(steps):,} steps")
+            sys.stderr.flush()
+    finally:
+        sys.stderr.write("\n")
+    return {v: np.concatenate([p[v] for p in parts]) for v in parts[0]}
 
 
 def _ints(values) -> list:
