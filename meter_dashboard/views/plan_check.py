@@ -155,6 +155,10 @@ class PlanCheckPanel(pn.viewable.Viewer):
         if s and any(r.result is not None for r in rows):
             notes.append(f"{s['developer']} developer, {s['meter']} meter, T = {s['steps']}, "
                          f"{s['replicates']:,} runs per count, seed {s['seed']}.")
+        naive = next((row for row in rows if row.key == "naive"), None)
+        if s.get("meter") == "incremental" and naive is not None and naive.verdict == "within δ":
+            notes.append("The incremental meter's signal (the worst so far) tells the adversary less than the "
+                         "regular meter's: choose the regular meter to see the naive count fail.")
         if stale:
             notes.append("These results are for an earlier plan: run the check again.")
         r = self.plan.result

@@ -51,3 +51,15 @@ def test_shown_numbers():
     assert confidence_shown(1 - 0.88015234) == "0.88" and confidence_shown(2.0) == "none"
     assert confidence_shown(0.01) == "0.99"
     assert shown_interval((2e-19, 0.0076)) == (0.0, 0.0076)
+
+
+def test_check_panel_points_to_the_regular_meter_when_the_naive_count_passes():
+    from meter_dashboard.models.plan import MeterPlan
+    from meter_dashboard.views.plan_check import PlanCheckPanel
+
+    panel = PlanCheckPanel(MeterPlan(epsilon=[0.02, 0.04, 0.06], delta=0.1, steps=10, exact_points=2))
+    panel.job.replicates = 64
+    panel.job.configure(panel.plan.result, panel.plan.ranges)
+    panel.job.run()
+    assert "plan-check-naive" in panel.table.object and "within δ" in panel.table.object
+    assert "choose the regular meter to see the naive count fail" in panel.table.object
