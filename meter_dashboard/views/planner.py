@@ -29,6 +29,7 @@ from ..models.plan import (
     TENANT_DISCREPANCY,
     MeterPlan,
 )
+from ..models.plan_stages import slow_items, with_items
 from . import planner_html as markup
 from .base import DashboardView
 from .inputs import ListInput, NumberInput
@@ -55,6 +56,20 @@ _BOUND_BUTTONS = {"Hoeffding (paper)": "hoeffding", "Exact binomial": "binomial"
 _SWEEP_BUTTONS = {"δ": "delta", "ε₁": "epsilon", "m": "signals", "tenants": "tenants"}
 _DONE = object()
 _URL_KEYS = set(MeterPlan.QUERY_KEYS) | set(MeterPlan.BOUND_QUERY_KEYS)
+
+
+def _served() -> bool:
+    doc = pn.state.curdoc
+    return doc is not None and doc.session_context is not None
+
+
+def _in_event_loop() -> bool:
+    """Whether this thread runs an asyncio loop (a Jupyter kernel executing a cell): updates can follow later."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _table_height(rows: int) -> int:
@@ -101,14 +116,19 @@ class Planner(DashboardView):
 
     def __init__(self, plan: MeterPlan | None = None, sync_url: bool = False, **params):
         plan_params = {k: params.pop(k) for k in list(params) if k in MeterPlan.param and k != "name"}
+        background = _served() or _in_event_loop()
+        # the exact bound's slow work starts only once the runner is set (Hoeffding's plan is milliseconds)
+        exact = {k: plan_params.pop(k) for k in ("bound", "max_error_rate") if background and k in plan_params}
         if plan is None:
             plan = MeterPlan(**plan_params)
         elif plan_params:
             plan.param.update(**plan_params)
+        if background:
+            # slow work leaves the event loop free: every session of a server, or a Jupyter kernel's cell
+            plan.runner = self._in_thread
+        if exact:
+            plan.param.update(**exact)
         super().__init__(plan=plan, sync_url=sync_url, **params)
-        doc = pn.state.curdoc
-        if doc is not None and doc.session_context is not None:
-            self.plan.runner = self._in_thread  # slow work leaves the event loop free for every session
         self._input_errors: dict[str, str] = {}
         self._applying_preset = False
         self._budget_result = None  # the last result whose budget answers are on screen
@@ -476,8 +496,14 @@ class Planner(DashboardView):
         check = self.check.job.rows if any(row.result is not None for row in self.check.job.rows) else None
         from ..plan_report import plan_report
 
-        built = plan_report(self.plan.result, curves=self.plan.curves, sweep_curves=self.plan.sweep_curves,
-                            ranges=self.plan.ranges, check=check, check_settings=self.check.job.settings)
+        result, curves, sweep_curves = self.plan.result, self.plan.curves, self.plan.sweep_curves
+        if not result.complete:  # still computing in the background: the report waits for nothing
+            result = with_items(result, [item for unit in slow_items(self.plan.inputs()) for item in unit])
+        if curves.get("computed", 0) < curves.get("planned", 0) or \
+                sweep_curves.get("computed", 0) < sweep_curves.get("planned", 0):
+            curves = sweep_curves = None  # the report computes its own
+        built = plan_report(result, curves=curves, sweep_curves=sweep_curves, ranges=self.plan.ranges, check=check,
+                            check_settings=self.check.job.settings)
         return built if path is None else built.save(path)
 
     async def _report_file(self):

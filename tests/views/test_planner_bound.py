@@ -63,3 +63,26 @@ def test_check_panel_points_to_the_regular_meter_when_the_naive_count_passes():
     panel.job.run()
     assert "plan-check-naive" in panel.table.object and "within δ" in panel.table.object
     assert "choose the regular meter to see the naive count fail" in panel.table.object
+
+
+def test_in_a_jupyter_kernel_the_exact_work_follows_the_cell():
+    """A notebook cell returns at once with Hoeffding's counts; the exact ones arrive on the kernel's loop."""
+    import pytest
+
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    cells = [
+        "import asyncio, time\nimport meter_dashboard as md\nstarted = time.perf_counter()\n"
+        "p = md.Planner(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10, bound='binomial')\n"
+        "print('pending', p.plan.result.is_pending('labels', 'incremental'))\np",
+        "for _ in range(1200):\n    if p.plan.result.complete:\n        break\n    await asyncio.sleep(0.1)\n"
+        "print('exact', p.plan.result.labels['incremental'], 'label-count-incremental\">27,151<' in p.table.object)",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=False).execute()
+    out = ["".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
+           for cell in notebook.cells]
+    assert "pending True" in out[0]
+    assert "exact 27151 True" in out[1]
+    for cell in notebook.cells:
+        assert not [o for o in cell.outputs if o.output_type == "stream" and o.name == "stderr"], cell.outputs
