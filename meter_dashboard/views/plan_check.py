@@ -134,23 +134,22 @@ class PlanCheckPanel(pn.viewable.Viewer):
 
     def _table(self, rows, delta, stale: bool = False) -> str:
         s = self.job.settings
-        head = ("<tr><th>count</th><th class='num'>labels</th><th class='num'>failure rate</th>"
-                "<th class='num'>95% interval</th>"
-                f"<th>vs δ = {fmt.number(delta)}</th></tr>")
+        head = ("<tr><th>count</th><th class='num'>labels</th>"
+                f"<th class='num'>failure rate vs δ = {fmt.number(delta)}</th><th class='num'>95% interval</th></tr>")
         body = []
         for row in rows:
             res = row.result
             if res is None:
-                cells = ["—", "—", "not run yet"]
+                rate, interval = "not run yet", "—"
             else:
-                verdict = row.verdict
-                badge = "md-pass" if verdict == "within δ" else "md-fail"
-                cells = [fmt.number(res.failure_rate), fmt.interval(*shown_interval(res.ci)),
-                         f'<span class="md-badge {badge}">{esc(verdict)}</span>'
-                         + (" (partial)" if res.cancelled else "")]
+                badge = "md-pass" if row.verdict == "within δ" else "md-fail"
+                rate = (f'<span class="plan-check-rate">{fmt.number(res.failure_rate)}</span> '
+                        f'<span class="md-badge {badge}">{esc(row.verdict)}</span>'
+                        + (" (partial)" if res.cancelled else ""))
+                interval = fmt.interval(*shown_interval(res.ci))
             body.append(f'<tr class="plan-check-{row.key}"><td>{esc(row.title)}</td>'
-                        f"<td class='num'>{fmt.integer(row.labels)}</td><td class='num plan-check-rate'>{cells[0]}</td>"
-                        f"<td class='num'>{cells[1]}</td><td>{cells[2]}</td></tr>")
+                        f"<td class='num'>{fmt.integer(row.labels)}</td><td class='num'>{rate}</td>"
+                        f"<td class='num'>{interval}</td></tr>")
         notes = []
         if s and any(r.result is not None for r in rows):
             notes.append(f"{s['developer']} developer, {s['meter']} meter, T = {s['steps']}, "
