@@ -7,9 +7,10 @@ updated in place (their ranges follow the data until the user zooms, then keep t
 the simulation check, the assumptions in words, downloads (CSV, the HTML report) and URL
 sharing.  It computes nothing itself: every number comes from the model.
 
-On a served page the model's slow work (exact binomial counts, the budget answers, exact
-curve points) runs in a worker thread (:meth:`Planner._in_thread`): Hoeffding's numbers show
-at once, the rest streams in, and work for inputs changed meanwhile is dropped.  Each update
+On a served page, and in a Jupyter kernel, the model's slow work (exact binomial counts, the
+budget answers, exact curve points) runs in a worker thread (:meth:`Planner._in_thread`):
+Hoeffding's numbers show at once, the rest streams in, and work for inputs changed meanwhile
+is dropped.  Elsewhere (a plain script) everything is computed before the constructor returns.  Each update
 re-sends only the panes whose markup changed, all in one message (``pn.io.hold``).
 """
 from __future__ import annotations
