@@ -20,6 +20,7 @@ from ._common import fail
 # Order is the order of ``meter-dashboard --help``.
 COMMAND_MODULES = (
     "plan",
+    "simulate",
     "replay",
     "ci",
     "ladder",

@@ -8,62 +8,61 @@ Two ways in, one engine (:mod:`meter_dashboard.bounds.meter`):
   planner and session pages, notebooks, the CLI and the tests all drive it.  Invalid
   combinations set :attr:`MeterPlan.error` and keep the last valid :attr:`MeterPlan.result`.
 
+The per-model bound is a choice: ``bound="hoeffding"`` (the paper's, the default: every
+published number reproduces) or ``bound="binomial"`` (the exact binomial tail for 0/1
+losses, optionally with ``max_error_rate``: a known range for every model's error rate).
+Every result carries Hoeffding's count beside the chosen bound's, with the saving.
+
 The plan round-trips through a URL query string (:meth:`MeterPlan.to_query`,
 :meth:`MeterPlan.from_query`) with the keys ``epsilon``, ``ranges``, ``delta``,
 ``steps``, ``signals``, ``tenant_steps``, ``reverts`` (plus ``tenants``, ``budget``,
-``seconds_per_label``, ``labelers``, ``cost_per_hour``, ``sweep``).
+``seconds_per_label``, ``labelers``, ``cost_per_hour``, ``sweep``, ``bound``,
+``max_error_rate``).
+
+References
+----------
+.. [1] F. A. Hubis, W. Wu, C. Zhang. "Quantitative Overfitting Management for
+   Human-in-the-loop ML Application Development with ease.ml/meter", 2019.
+.. [2] C. Renggli et al. "Continuous Integration of Machine Learning Models with
+   ease.ml/ci", SysML 2019.  Section 4.3 (tight numerical bounds).
+.. [3] J. Langford. "Tutorial on Practical Prediction Theory for Classification", JMLR 6, 2005.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import threading
+import time
 from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 import param
 
-from .._validation import (
-    InputError,
-    check_int,
-    check_positive,
-    check_probability,
-    parse_int_list,
-    parse_number_list,
-)
+from .._validation import InputError, check_int, check_positive, check_probability, parse_int_list, parse_number_list
 from ..bounds import meter as _meter
 from ..bounds.meter import VARIANTS
+from .plan_result import (  # noqa: F401  (re-exported: the pages and the session import them from here)
+    ASSUMPTION,
+    BINOMIAL_ASSUMPTION,
+    BOUND_TITLES,
+    RECOMMENDED,
+    REVERT_CAVEAT,
+    TENANT_CAVEAT,
+    TENANT_DISCREPANCY,
+    VARIANT_NOTES,
+    VARIANT_TITLES,
+    PlanResult,
+    bound_title,
+    range_caveat,
+)
+from .plan_stages import check_bound, coarse_to_fine, exact_labels, normalize, quick_result, slow_items, with_items
 from .defaults import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_RANGES, DEFAULT_STEPS
 
-__all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "VARIANTS", "RECOMMENDED",
-           "REVERT_CAVEAT", "TENANT_CAVEAT", "ASSUMPTION", "PRESETS", "validate_ranges"]
+__all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "plan_curves", "VARIANTS", "RECOMMENDED", "BOUNDS",
+           "REVERT_CAVEAT", "TENANT_CAVEAT", "ASSUMPTION", "BINOMIAL_ASSUMPTION", "PRESETS", "validate_ranges",
+           "range_caveat", "bound_title"]
 
-#: The variant headlined by default: the cheapest meter that still reports every step.
-RECOMMENDED = "incremental"
-
-ASSUMPTION = ("Hoeffding's inequality for each possible submission, with a union bound over the tree "
-              "of submissions the meter's signals could have led to (ease.ml/meter, Thms 1-2).")
-TENANT_CAVEAT = "Tenants must not communicate: each works on their own chain of steps (Appendix B)."
-REVERT_CAVEAT = ("The revert saving holds only when the revert steps are fixed in advance; a developer who "
-                 "may revert at any step gets no saving (Eqs. 13-16).")
-TENANT_DISCREPANCY = ("The paper's text quotes 71K labels for two tenants (eps = 0.01..0.05, delta = 0.01, "
-                      "T = 10), but its own Eqs. 9 and 29 give 63,261; meter-dashboard implements the "
-                      "general formula of Appendix B.")
-
-VARIANT_TITLES = {
-    "single_model": "Single model",
-    "no_adaptivity": "No adaptivity",
-    "resampling": "Resampling",
-    "regular": "Regular meter",
-    "incremental": "Incremental meter",
-}
-
-VARIANT_NOTES = {
-    "single_model": "one evaluation, Hoeffding (Thm 4)",
-    "no_adaptivity": "T independent models, union bound (Eq. 1)",
-    "resampling": "a fresh test set per step (Eq. 2)",
-    "regular": "adaptive, a signal per step (Thm 1, Cor 1)",
-    "incremental": "adaptive, worst signal so far (Thm 2, Cor 2)",
-}
+#: The per-model bounds: Hoeffding's (the paper's, the default) and the exact binomial tail.
+BOUNDS = _meter.BOUNDS
 
 
 
@@ -81,184 +80,11 @@ def validate_ranges(ranges, signals: int | None = None) -> list[float]:
     return r
 
 
-# ============================================================================ result object
-@dataclass(frozen=True)
-class PlanResult:
-    """Label counts of every meter variant for one plan, with effort and inverse answers.
-
-    Attributes
-    ----------
-    labels : dict
-        variant -> smallest label count satisfying the variant's inequality.
-    savings : dict
-        variant -> how many times fewer labels than resampling.
-    labeler_hours, calendar_hours : dict
-        variant -> labeling effort (see :func:`meter_dashboard.bounds.meter.labeling_hours`).
-    cost : dict or None
-        variant -> labeler_hours * cost_per_hour, when a cost per hour is given.
-    budget : int or None
-        The label budget the inverse answers refer to.
-    max_steps, min_epsilon, confidence : dict or None
-        variant -> largest T the budget supports, smallest eps_1 (the eps vector scaled
-        together) and the confidence 1 - delta it gives at the plan's T.
-    """
-
-    epsilon: tuple
-    delta: float
-    steps: int
-    tenant_steps: tuple
-    reverts: tuple
-    labels: dict
-    savings: dict
-    labeler_hours: dict
-    calendar_hours: dict
-    seconds_per_label: float = 2.0
-    labelers: int = 1
-    cost_per_hour: float | None = None
-    cost: dict | None = None
-    budget: int | None = None
-    max_steps: dict | None = None
-    min_epsilon: dict | None = None
-    confidence: dict | None = None
-    notes: tuple = field(default_factory=tuple)
-
-    @property
-    def signals(self) -> int:
-        return len(self.epsilon)
-
-    @property
-    def recommended(self) -> str:
-        return RECOMMENDED
-
-    def sentence(self, variant: str = RECOMMENDED) -> str:
-        """One plain sentence a manager can repeat."""
-        n = self.labels[variant]
-        eps_text = (f"below {self.epsilon[0]:g}" if len(set(self.epsilon)) == 1 or variant not in _meter.ADAPTIVE_VARIANTS
-                    else "below its ε")
-        who = "every signal's" if variant in _meter.ADAPTIVE_VARIANTS else "every model's"
-        steps = "1 model" if variant == "single_model" else f"{self.steps} development steps"
-        tail = ""
-        if variant in _meter.ADAPTIVE_VARIANTS and self.reverts:
-            tail = " (reverts fixed in advance at steps " + ", ".join(str(t) for t in self.reverts) + ")"
-        return (f"With the {VARIANT_TITLES[variant].lower()}, {n:,} labels support {steps}: with probability "
-                f"{1 - self.delta:.6g} {who} distributional overfitting stays {eps_text}{tail}.")
-
-    def to_frame(self):
-        """A pandas DataFrame, one row per variant."""
-        import pandas as pd
-
-        rows = []
-        for v in VARIANTS:
-            row = {
-                "variant": v,
-                "labels": self.labels[v],
-                "x_fewer_than_resampling": self.savings[v],
-                "labeler_hours": self.labeler_hours[v],
-                "calendar_hours": self.calendar_hours[v],
-            }
-            if self.cost is not None:
-                row["cost"] = self.cost[v]
-            if self.budget is not None:
-                row["budget_max_steps"] = self.max_steps[v]
-                row["budget_min_epsilon"] = self.min_epsilon[v]
-                row["budget_confidence"] = self.confidence[v]
-            rows.append(row)
-        return pd.DataFrame(rows).set_index("variant")
-
-    def to_dict(self) -> dict:
-        """Plain Python (JSON-ready) form; the CLI's ``--format json``."""
-        out = {
-            "labels": dict(self.labels),
-            "inputs": {
-                "epsilon": list(self.epsilon),
-                "signals": self.signals,
-                "delta": self.delta,
-                "steps": self.steps,
-                "tenant_steps": list(self.tenant_steps),
-                "reverts": list(self.reverts),
-            },
-            "x_fewer_than_resampling": dict(self.savings),
-            "labeling": {
-                "seconds_per_label": self.seconds_per_label,
-                "labelers": self.labelers,
-                "labeler_hours": dict(self.labeler_hours),
-                "calendar_hours": dict(self.calendar_hours),
-            },
-            "recommended": self.recommended,
-            "sentence": self.sentence(),
-            "notes": list(self.notes),
-        }
-        if self.cost is not None:
-            out["labeling"]["cost_per_hour"] = self.cost_per_hour
-            out["labeling"]["cost"] = dict(self.cost)
-        if self.budget is not None:
-            out["budget"] = {
-                "labels": self.budget,
-                "max_steps": {k: (None if v == math.inf else v) for k, v in self.max_steps.items()},
-                "min_epsilon": dict(self.min_epsilon),
-                "confidence": dict(self.confidence),
-            }
-        return out
-
-    def __repr__(self) -> str:
-        eps = ", ".join(f"{e:g}" for e in self.epsilon)
-        head = f"PlanResult(epsilon=[{eps}], delta={self.delta:g}, steps={self.steps}"
-        if len(self.tenant_steps) > 1:
-            head += f", tenant_steps={list(self.tenant_steps)}"
-        if self.reverts:
-            head += f", reverts={list(self.reverts)}"
-        lines = [head + ")"]
-        width = max(len(v) for v in VARIANTS)
-        for v in VARIANTS:
-            mark = "  <- recommended" if v == self.recommended else ""
-            lines.append(f"  {v:<{width}}  {self.labels[v]:>14,} labels  "
-                         f"{self.savings[v]:6.2f}x fewer than resampling  "
-                         f"{self.labeler_hours[v]:10,.1f} labeler-hours{mark}")
-        if self.budget is not None:
-            lines.append(f"  budget {self.budget:,} labels: incremental supports "
-                         f"{_steps_text(self.max_steps['incremental'])} steps, "
-                         f"eps_1 >= {self.min_epsilon['incremental']:.4g}, "
-                         f"confidence {self.confidence['incremental']:.6g} at T = {self.steps}")
-        for note in self.notes:
-            lines.append(f"  note: {note}")
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:  # notebooks
-        return self.to_frame()._repr_html_() + f"<p>{self.sentence()}</p>"
-
-
-def _steps_text(value) -> str:
-    return "more than 10^12" if value == math.inf else f"{int(value):,}"
-
-
-def _normalize(epsilon, signals, steps, tenants, tenant_steps, reverts):
-    """Validated (eps array, steps, tenant count, tenant steps tuple, reverts tuple)."""
-    eps = parse_number_list("epsilon", epsilon) if isinstance(epsilon, str) else list(np.atleast_1d(epsilon).astype(float))
-    if signals is not None:
-        m = check_int("signals", signals, minimum=1, maximum=1000)
-        if len(eps) == 1:
-            eps = eps * m
-        elif len(eps) != m:
-            raise InputError("signals", f"the number of epsilon values ({len(eps)}) when several are given", m)
-    eps = _meter.validate_epsilon(eps)
-    steps = check_int("steps", steps, minimum=1)
-    if tenant_steps is not None and len(tenant_steps) > 0:
-        ts = tuple(check_int("tenant_steps", v, minimum=1) for v in tenant_steps)
-        if sum(ts) != steps:
-            raise InputError("tenant_steps", f"steps per tenant summing to steps = {steps}", list(ts))
-        tenant_count = len(ts)
-    else:
-        tenant_count = check_int("tenants", tenants, minimum=1)
-        if tenant_count > steps:
-            raise InputError("tenants", f"at most steps = {steps} tenants (each submits at least once)", tenant_count)
-        ts = tuple(int(v) for v in _meter.split_steps(steps, tenant_count))
-    rv = tuple(int(v) for v in _meter.validate_reverts(list(reverts) if reverts is not None else None, steps))
-    return eps, steps, tenant_count, ts, rv
-
-
+# ============================================================================ the function
 def plan(epsilon=DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, steps: int = DEFAULT_STEPS, *, signals: int | None = None,
          tenants: int = 1, tenant_steps=None, reverts=None, budget: int | None = None,
-         seconds_per_label: float = 2.0, labelers: int = 1, cost_per_hour: float | None = None) -> PlanResult:
+         seconds_per_label: float = 2.0, labelers: int = 1, cost_per_hour: float | None = None,
+         bound: str = "hoeffding", max_error_rate: float | None = None) -> PlanResult:
     """Label counts of every meter variant, labeling effort, and the inverse answers for a budget.
 
     Parameters
@@ -281,6 +107,34 @@ def plan(epsilon=DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, steps: int = DEF
         A label budget: answers the inverse questions (largest T, smallest eps_1, confidence).
     seconds_per_label, labelers, cost_per_hour
         Labeling effort (2 s per label is the ease.ml/ci paper's working figure).
+    bound : {'hoeffding', 'binomial'}
+        The per-model factor inside each variant's union bound: Hoeffding's
+        ``2 exp(-2 n eps^2)`` (the paper's; every published number) or the exact binomial tail
+        (0/1 losses; ease.ml/ci Section 4.3, Langford 2005).  The counts, the budget answers
+        and the curves use it; Hoeffding's count is kept beside it (``hoeffding_labels``).
+    max_error_rate : float, optional
+        With ``bound='binomial'``: every model the developer might submit errs at most this
+        (in (0, 0.5)); the worst case runs over error rates in [0, a] only.  It must hold
+        for EVERY model, including bad ones submitted in response to the signals: the result
+        also carries the counts without the range and the confidence the planned counts
+        deliver if the range is wrong.
+
+    Returns
+    -------
+    PlanResult
+
+    Notes
+    -----
+    With the binomial bound a count the bound refuses (above
+    :data:`~meter_dashboard.bounds.meter.BINOMIAL_LABELS_CAP` labels, e.g. resampling over
+    many steps) falls back to Hoeffding's, named in ``refused`` and the notes.
+
+    References
+    ----------
+    .. [1] Hubis, Wu & Zhang (2019), ease.ml/meter: Thm 4, Eqs. 1-2, Thms 1-2, Cor 1-2,
+       Appendix B, Eqs. 13-16.
+    .. [2] Renggli et al. (2019), ease.ml/ci, Section 4.3 (tight numerical bounds).
+    .. [3] J. Langford (2005), "Tutorial on Practical Prediction Theory for Classification".
 
     Examples
     --------
@@ -288,53 +142,53 @@ def plan(epsilon=DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, steps: int = DEF
     >>> r.labels["regular"], r.labels["incremental"]
     (100033, 38005)
     """
-    delta = check_probability("delta", delta)
-    eps, steps, tenant_count, ts, rv = _normalize(epsilon, signals, steps, tenants, tenant_steps, reverts)
-    seconds_per_label = check_positive("seconds_per_label", seconds_per_label)
-    labelers = check_int("labelers", labelers, minimum=1)
-    if cost_per_hour is not None:
-        cost_per_hour = check_positive("cost_per_hour", cost_per_hour, allow_zero=True)
-    kw = dict(tenant_steps=list(ts) if len(ts) > 1 else None, reverts=list(rv) or None)
-    counts = _meter.all_labels(eps, delta, steps, **kw)
-    savings = {v: counts["resampling"] / counts[v] for v in VARIANTS}
-    work, calendar = _meter.labeling_hours(np.array([counts[v] for v in VARIANTS]), seconds_per_label, labelers)
-    labeler_hours = {v: float(h) for v, h in zip(VARIANTS, work)}
-    calendar_hours = {v: float(h) for v, h in zip(VARIANTS, calendar)}
-    cost = {v: labeler_hours[v] * cost_per_hour for v in VARIANTS} if cost_per_hour is not None else None
-
-    notes = [ASSUMPTION]
-    if len(ts) > 1:
-        notes.append(TENANT_CAVEAT)
-    if rv:
-        notes.append(REVERT_CAVEAT)
-
-    max_t = min_eps = conf = None
-    if budget is not None:
-        budget = check_int("budget", budget, minimum=1)
-        inv_kw = dict(tenants=tenant_count, reverts=list(rv) or None)
-        max_t = {v: _meter.max_steps(v, budget, eps, delta, **inv_kw) for v in VARIANTS}
-        min_eps = {v: float(_meter.min_epsilon(v, budget, eps, delta, steps, **kw)) for v in VARIANTS}
-        conf = {}
-        for v in VARIANTS:
-            log_d = float(_meter.failure_probability(v, budget, eps, steps, log=True, **kw))
-            conf[v] = float(-np.expm1(log_d)) if log_d < 0 else 0.0
-        if tenant_count > 1 and len(set(ts)) > 1:
-            notes.append("Largest T splits every T evenly among the tenants.")
-    return PlanResult(
-        epsilon=tuple(float(e) for e in eps), delta=delta, steps=steps, tenant_steps=ts, reverts=rv,
-        labels=counts, savings=savings, labeler_hours=labeler_hours, calendar_hours=calendar_hours,
-        seconds_per_label=seconds_per_label, labelers=labelers, cost_per_hour=cost_per_hour, cost=cost,
-        budget=budget, max_steps=max_t, min_epsilon=min_eps, confidence=conf, notes=tuple(notes),
-    )
+    inputs = normalize(epsilon, delta, steps, signals=signals, tenants=tenants, tenant_steps=tenant_steps,
+                       reverts=reverts, budget=budget, seconds_per_label=seconds_per_label, labelers=labelers,
+                       cost_per_hour=cost_per_hour, bound=bound, max_error_rate=max_error_rate)
+    result = quick_result(inputs)
+    items = [item for unit in slow_items(inputs) for item in unit]
+    return with_items(result, items)
 
 
-def curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, variants=VARIANTS) -> dict:
-    """Labels against T for every variant (one vectorized call): ``{variant: int array}``.
+def curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, variants=VARIANTS, bound: str = "hoeffding",
+          max_error_rate: float | None = None) -> dict:
+    """Labels against T for every variant: ``{variant: array}``.
 
-    Tenants split each T evenly; reverts count once T reaches their step.
+    Tenants split each T evenly; reverts count once T reaches their step.  Hoeffding's
+    curve is one vectorized call (int arrays).  With ``bound='binomial'`` each point is an
+    exact count (:func:`meter_dashboard.models.plan_stages.exact_labels`, cached): float
+    arrays, NaN where the bound refuses a count (above 2e7 labels).
+
+    References
+    ----------
+    Hubis, Wu & Zhang (2019), Figs. 8-12; Renggli et al. (2019), Section 4.3.
     """
     steps = np.asarray(steps)
-    return _meter.all_labels(epsilon, delta, steps, tenants=tenants, reverts=reverts, variants=variants)
+    if bound == "hoeffding" and max_error_rate is None:
+        return _meter.all_labels(epsilon, delta, steps, tenants=tenants, reverts=reverts, variants=variants)
+    bound, rate = check_bound(bound, max_error_rate)
+    eps = tuple(float(e) for e in _meter.validate_epsilon(epsilon))
+    delta = check_probability("delta", delta)
+    rv = tuple(int(r) for r in (reverts or ()))
+    out = {v: np.full(steps.shape, np.nan) for v in variants}
+    for i, t in enumerate(steps.reshape(-1)):
+        point = _exact_point(eps, delta, int(t), tenants, rv, rate, variants)
+        for v in variants:
+            out[v].reshape(-1)[i] = np.nan if point[v] is None else point[v]
+    return out
+
+
+def _exact_point(eps: tuple, delta: float, steps: int, tenants: int, reverts: tuple, rate, variants=VARIANTS) -> dict:
+    """Every variant's exact binomial count at one T (resampling is T fresh no_adaptivity sets, Eq. 2)."""
+    out = {}
+    for v in variants:
+        if v == "resampling":
+            per_set = exact_labels("no_adaptivity", eps, delta, steps, tenants, reverts, "binomial", rate)
+            out[v] = None if per_set is None else per_set * steps
+        else:
+            out[v] = exact_labels(v, eps, delta, steps if v != "single_model" else 1, tenants, reverts, "binomial",
+                                  rate)
+    return out
 
 
 #: Parameters the second plot can sweep, with their axis labels.
@@ -346,26 +200,61 @@ SWEEPS = {
 }
 
 
-def sweep(parameter: str, epsilon, delta, steps, *, tenants: int = 1, reverts=None, points: int = 60):
-    """Labels of every variant against one parameter, others held: ``(x, {variant: array})``."""
+def sweep_axis(parameter: str, epsilon, steps, points: int = 60) -> np.ndarray:
+    """The values :func:`sweep` puts on the x axis for ``parameter``."""
     eps = np.asarray(epsilon, dtype=float)
     if parameter == "delta":
-        x = np.logspace(-6, math.log10(0.5), points)
+        return np.logspace(-6, math.log10(0.5), points)
+    if parameter == "epsilon":
+        return np.logspace(math.log10(max(eps[0] / 10, 1e-4)), math.log10(min(0.2, 0.99 / eps[-1] * eps[0])), points)
+    if parameter == "signals":
+        return np.arange(1, 21)
+    if parameter == "tenants":
+        return np.arange(1, min(int(steps), 20) + 1)
+    raise InputError("sweep", "one of " + ", ".join(SWEEPS), parameter)
+
+
+def sweep_setting(parameter: str, x, epsilon, delta, tenants: int = 1) -> tuple:
+    """``(epsilon tuple, delta, tenants)`` of the sweep's point at ``x`` (the other inputs held)."""
+    eps = np.asarray(epsilon, dtype=float)
+    if parameter == "delta":
+        return tuple(eps.tolist()), float(x), tenants
+    if parameter == "epsilon":
+        return tuple((eps * (float(x) / eps[0])).tolist()), delta, tenants
+    if parameter == "signals":
+        return tuple(resize_vector(eps, int(x)).tolist()), delta, tenants
+    return tuple(eps.tolist()), delta, int(x)
+
+
+def sweep(parameter: str, epsilon, delta, steps, *, tenants: int = 1, reverts=None, points: int = 60,
+          bound: str = "hoeffding", max_error_rate: float | None = None):
+    """Labels of every variant against one parameter, others held: ``(x, {variant: array})``.
+
+    With ``bound='binomial'`` every point is an exact count (float arrays, NaN where refused).
+    """
+    x = sweep_axis(parameter, epsilon, steps, points)
+    if bound != "hoeffding" or max_error_rate is not None:
+        bound, rate = check_bound(bound, max_error_rate)
+        rv = tuple(int(r) for r in (reverts or ())) if parameter != "tenants" else ()
+        out = {v: np.full(x.shape, np.nan) for v in VARIANTS}
+        for i, value in enumerate(x):
+            eps_i, delta_i, tenants_i = sweep_setting(parameter, value, epsilon, delta, tenants)
+            point = _exact_point(eps_i, delta_i, int(steps), tenants_i, rv, rate)
+            for v in VARIANTS:
+                out[v][i] = np.nan if point[v] is None else point[v]
+        return x, out
+    eps = np.asarray(epsilon, dtype=float)
+    if parameter == "delta":
         return x, _meter.all_labels(eps, x, steps, tenants=tenants, reverts=reverts)
     if parameter == "epsilon":
-        x = np.logspace(math.log10(max(eps[0] / 10, 1e-4)), math.log10(min(0.2, 0.99 / eps[-1] * eps[0])), points)
         scaled = eps[None, :] * (x / eps[0])[:, None]
         return x, _meter.all_labels(scaled, delta, steps, tenants=tenants, reverts=reverts)
     if parameter == "signals":
-        x = np.arange(1, 21)
         rows = [_meter.all_labels(resize_vector(eps, int(m)), delta, steps, tenants=tenants, reverts=reverts)
                 for m in x]
-        return x, {v: np.array([r[v] for r in rows]) for v in VARIANTS}
-    if parameter == "tenants":
-        x = np.arange(1, min(int(steps), 20) + 1)
+    else:
         rows = [_meter.all_labels(eps, delta, steps, tenants=int(l), reverts=None) for l in x]
-        return x, {v: np.array([r[v] for r in rows]) for v in VARIANTS}
-    raise InputError("sweep", "one of " + ", ".join(SWEEPS), parameter)
+    return x, {v: np.array([r[v] for r in rows]) for v in VARIANTS}
 
 
 def resize_vector(eps, m: int) -> np.ndarray:
@@ -448,13 +337,26 @@ class MeterPlan(param.Parameterized):
     budget = param.Integer(default=50_000, bounds=(1, None), softbounds=(1_000, 1_000_000),
                            doc="A label budget for the inverse questions.")
     sweep_parameter = param.Selector(default="delta", objects=list(SWEEPS), doc="What the second plot varies.")
+    bound = param.Selector(default="hoeffding", objects=list(BOUNDS), doc=(
+        "The per-model bound: 'hoeffding' (the paper's) or 'binomial' (exact binomial tails for 0/1 losses, "
+        "ease.ml/ci Section 4.3)."))
+    max_error_rate = param.Number(default=None, allow_None=True, bounds=(0, 0.5), inclusive_bounds=(False, False),
+                                  softbounds=(0.01, 0.49), step=0.01, doc=(
+        "With the binomial bound: every model the developer might submit (bad ones included) errs at most this; "
+        "empty for no such range."))
+    exact_points = param.Integer(default=24, bounds=(2, 1000), doc=(
+        "How many values of T (and of the swept parameter) get an exact count on the curves; Hoeffding's "
+        "curves use every value."))
 
     # ---- derived (read-only for users)
-    result = param.Parameter(default=None, doc="The last valid PlanResult.")
-    curves = param.Dict(default={}, doc="{'steps': T array, variant: labels array} for the curve over T.")
-    sweep_curves = param.Dict(default={}, doc="{'x': values, variant: labels array} for the sweep plot.")
+    result = param.Parameter(default=None, doc="The last valid PlanResult (partial while `result.pending`).")
+    curves = param.Dict(default={}, doc=(
+        "{'steps': T array, variant: labels under the chosen bound (NaN: not computed yet or refused), "
+        "'hoeffding': {variant: Hoeffding's labels}, 'bound', 'computed', 'planned'} for the curve over T."))
+    sweep_curves = param.Dict(default={}, doc="{'x': values, 'parameter', variant: labels, 'hoeffding': ...}.")
     error = param.String(default="", doc="Why the current inputs are not valid ('' when they are).")
     error_parameter = param.String(default="", doc="The input the error is about (e.g. 'epsilon', 'reverts').")
+    work_error = param.String(default="", doc="Why background work on the current plan failed ('' when it did not).")
 
     def __init__(self, **params):
         if "epsilon" in params and np.ndim(params["epsilon"]) == 0:
@@ -469,6 +371,12 @@ class MeterPlan(param.Parameterized):
             params["revert_budget"] = len(params["reverts"])
         if "epsilon" in params and "ranges" not in params:
             params["ranges"] = resize_ranges(DEFAULT_RANGES, len(params["epsilon"]))
+        self._generation = 0  # the plan asked for last: work for an older one is dropped
+        self._memo: dict = {}  # Hoeffding curves of the last inputs (per plan: no module-level state)
+        self._work_lock = threading.Lock()  # one plan's slow work at a time
+        #: ``runner(work, deliver)``: iterate ``work`` away from here (a worker thread) and hand each item to
+        #: ``deliver`` where the model lives.  A served page sets it; None computes everything right away.
+        self.runner = None
         super().__init__(**params)
         self._recompute()
         if self.error:
@@ -500,26 +408,59 @@ class MeterPlan(param.Parameterized):
         self.param.update(**values)
 
     # -- derivation
+    def inputs(self):
+        """The validated inputs (:class:`~meter_dashboard.models.plan_stages.PlanInputs`); raises InputError."""
+        inputs = normalize(self.epsilon, self.delta, self.steps, tenants=self.tenants,
+                           tenant_steps=self.tenant_steps or None, reverts=self.reverts, budget=self.budget,
+                           seconds_per_label=self.seconds_per_label, labelers=self.labelers,
+                           cost_per_hour=self.cost_per_hour, bound=self.bound,
+                           max_error_rate=self.max_error_rate if self.bound == "binomial" else None)
+        validate_ranges(self.ranges, self.signals)
+        return inputs
+
     def validate(self) -> None:
         """Raise :class:`InputError` if the inputs do not form a valid plan."""
-        _normalize(self.epsilon, None, self.steps, self.tenants, self.tenant_steps or None, self.reverts)
-        validate_ranges(self.ranges, self.signals)
+        self.inputs()
+
+    def _t_axis(self) -> np.ndarray:
+        t_max = int(min(max(100, 2 * self.steps), 100_000))
+        return np.unique(np.round(np.geomspace(1, t_max, 200)).astype(int)) if t_max > 400 else np.arange(1, t_max + 1)
+
+    def _kept(self, name: str, key, start):
+        """The curves on show when they belong to the same inputs (exact points kept), else ``start()``."""
+        if self._memo.get(name + "_key") == key and getattr(self, name):
+            return getattr(self, name)
+        self._memo[name + "_key"] = key
+        return start()
+
+    def _memoized(self, name: str, key, compute):
+        known = self._memo.get(name)
+        if known is None or known[0] != key:
+            self._memo[name] = (key, compute())
+        return self._memo[name][1]
 
     @param.depends("ranges", "epsilon", "delta", "steps", "tenants", "tenant_steps", "reverts",
-                   "seconds_per_label", "labelers", "cost_per_hour", "budget", "sweep_parameter", watch=True)
+                   "seconds_per_label", "labelers", "cost_per_hour", "budget", "sweep_parameter", "bound",
+                   "max_error_rate", "exact_points", watch=True)
     def _recompute(self):
+        self._generation += 1
+        generation = self._generation
         try:
-            self.validate()
-            result = plan(self.epsilon, self.delta, self.steps, tenants=self.tenants,
-                          tenant_steps=self.tenant_steps or None, reverts=self.reverts, budget=self.budget,
-                          seconds_per_label=self.seconds_per_label, labelers=self.labelers,
-                          cost_per_hour=self.cost_per_hour)
-            t_max = int(min(max(100, 2 * self.steps), 100_000))
-            t_axis = np.unique(np.round(np.geomspace(1, t_max, 200)).astype(int)) if t_max > 400 else np.arange(1, t_max + 1)
-            tenants = len(result.tenant_steps)
-            curves = curve(self.epsilon, self.delta, t_axis, tenants=tenants, reverts=self.reverts or None)
-            x, swept = sweep(self.sweep_parameter, self.epsilon, self.delta, self.steps, tenants=tenants,
-                             reverts=self.reverts or None)
+            inputs = self.inputs()
+            result = quick_result(inputs)
+            axis = self._t_axis()
+            rv = list(inputs.reverts) or None
+            base = (inputs.epsilon, inputs.delta, inputs.tenant_count, inputs.reverts)
+            hoeffding = self._memoized("curves", (base, int(axis[-1])), lambda: curve(
+                list(inputs.epsilon), inputs.delta, axis, tenants=inputs.tenant_count, reverts=rv))
+            # the swept parameter's own value does not change its plot (a δ change keeps the δ sweep)
+            parameter = self.sweep_parameter
+            sweep_key = (inputs.epsilon, None if parameter == "delta" else inputs.delta,
+                         None if parameter == "tenants" else inputs.tenant_count, inputs.reverts, inputs.steps,
+                         parameter)
+            x, swept = self._memoized("sweep", sweep_key, lambda: sweep(
+                self.sweep_parameter, list(inputs.epsilon), inputs.delta, inputs.steps, tenants=inputs.tenant_count,
+                reverts=rv))
         except InputError as exc:
             self._last_error_args = (exc.parameter, exc.rule, exc.got)
             with param.parameterized.batch_call_watchers(self):
@@ -527,16 +468,80 @@ class MeterPlan(param.Parameterized):
                 self.error = str(exc)
             return
         self._last_error_args = None
+        state = {"result": result,
+                 "curves": self._kept("curves", (base, int(axis[-1]), inputs.bound, inputs.max_error_rate),
+                                      lambda: _curves(axis, hoeffding, inputs.bound, "steps")),
+                 "sweep_curves": self._kept("sweep_curves", (sweep_key, inputs.bound, inputs.max_error_rate),
+                                            lambda: {**_curves(x, swept, inputs.bound, "x"),
+                                                     "parameter": self.sweep_parameter})}
+        work = self._work(inputs, generation, axis, x)
+        if self.runner is None:
+            for update in work:
+                _fold(state, update)
+            self._publish(state)
+            return
+        self._publish(state)
+        self.runner(self._serialized(work), lambda update: self._deliver(generation, update))
+
+    def _publish(self, state: dict) -> None:
+        """Set the derived parameters; curves that did not change are not set again (nothing re-sent)."""
+        changed = {k: v for k, v in state.items() if getattr(self, k) is not v}
         with param.parameterized.batch_call_watchers(self):
-            self.result = result
-            self.curves = {"steps": t_axis, **curves}
-            self.sweep_curves = {"x": x, "parameter": self.sweep_parameter, **swept}
-            self.error_parameter = ""
-            self.error = ""
+            self.param.update(**changed, error_parameter="", error="", work_error="")
+
+    def _deliver(self, generation: int, update) -> None:
+        """One item of background work, where the model lives; items for an older plan are dropped."""
+        if generation != self._generation or self.error:
+            return
+        if update[0] == "failed":
+            self.work_error = f"The exact computation stopped: {update[1]}"
+            return
+        key = "result" if update[0] == "result" else update[0]
+        state = {key: getattr(self, key)}
+        _fold(state, update)
+        setattr(self, key, state[key])
+
+    def _serialized(self, work):
+        """``work`` one item at a time under this plan's lock (a newer plan's work waits for the current unit)."""
+        while True:
+            with self._work_lock:
+                try:
+                    item = next(work)
+                except StopIteration:
+                    return
+            yield item
+
+    def _work(self, inputs, generation: int, axis, x):
+        """The slow part of one plan: exact counts, budget answers, exact curve and sweep points."""
+        def stop():
+            return generation != self._generation
+
+        for unit in slow_items(inputs, stop):
+            yield ("result", unit)
+        if inputs.bound == "hoeffding" or stop():
+            return
+        settings = dict(reverts=inputs.reverts, rate=inputs.max_error_rate)
+        current = int(np.argmin(np.abs(axis - inputs.steps)))
+        order = coarse_to_fine(len(axis), self.exact_points, first=[current])
+        yield from _exact_points("curves", order,
+                                 lambda i: (inputs.epsilon, inputs.delta, int(axis[i]), inputs.tenant_count),
+                                 settings, stop)
+        parameter = self.sweep_parameter
+        order = coarse_to_fine(len(x), min(self.exact_points, len(x)))
+        sweep_settings = dict(settings, reverts=() if parameter == "tenants" else inputs.reverts)
+
+        def sweep_point(i):
+            eps_i, delta_i, tenants_i = sweep_setting(parameter, x[i], inputs.epsilon, inputs.delta,
+                                                      inputs.tenant_count)
+            return eps_i, delta_i, inputs.steps, tenants_i
+
+        yield from _exact_points("sweep_curves", order, sweep_point, sweep_settings, stop)
 
     # -- URL state
     QUERY_KEYS = ("epsilon", "ranges", "delta", "steps", "signals", "tenants", "tenant_steps", "reverts",
                   "budget", "seconds_per_label", "labelers", "cost_per_hour", "sweep")
+    #: The planner's own keys for the per-model bound (the session replays with Hoeffding's and ignores them).
+    BOUND_QUERY_KEYS = ("bound", "max_error_rate")
 
     def to_query(self) -> dict:
         """The plan as URL query parameters (strings)."""
@@ -566,6 +571,10 @@ class MeterPlan(param.Parameterized):
             q["cost_per_hour"] = f"{self.cost_per_hour:g}"
         if self.sweep_parameter != self.param.sweep_parameter.default:
             q["sweep"] = self.sweep_parameter
+        if self.bound != "hoeffding":
+            q["bound"] = self.bound
+            if self.max_error_rate is not None:
+                q["max_error_rate"] = f"{self.max_error_rate:g}"
         return q
 
     def query_string(self) -> str:
@@ -621,6 +630,13 @@ class MeterPlan(param.Parameterized):
             if q["sweep"] not in SWEEPS:
                 raise InputError("sweep", "one of " + ", ".join(SWEEPS), q["sweep"])
             out["sweep_parameter"] = q["sweep"]
+        if "bound" in q:
+            if q["bound"] not in BOUNDS:
+                raise InputError("bound", "one of " + ", ".join(BOUNDS), q["bound"])
+            out["bound"] = q["bound"]
+        if "max_error_rate" in q:
+            text = q["max_error_rate"].strip()
+            out["max_error_rate"] = check_bound("binomial", text)[1] if text else None
         return out
 
     @classmethod
@@ -633,3 +649,91 @@ class MeterPlan(param.Parameterized):
         values = self.parse_query(query, current_ranges=self.ranges)
         if values:
             self.param.update(**values)
+
+
+# ============================================================================ the model's background work
+#: Seconds of exact work gathered into one update of the curves (fewer, larger messages to a page).
+_BATCH_SECONDS = 0.25
+
+
+def plan_curves(result: PlanResult, *, sweep_parameter: str = "delta", exact_points: int = 12) -> tuple:
+    """``(curves, sweep_curves)`` of a finished plan, in :class:`MeterPlan`'s format (for reports and the CLI).
+
+    Hoeffding's curves at every T (1..max(100, 2T)) and every swept value; under the
+    binomial bound, exact counts at ``exact_points`` of them (each an exact solve).
+    """
+    if sweep_parameter not in SWEEPS:
+        raise InputError("sweep", "one of " + ", ".join(SWEEPS), sweep_parameter)
+    exact_points = check_int("exact_points", exact_points, minimum=2, maximum=1000)
+    t_max = int(min(max(100, 2 * result.steps), 100_000))
+    axis = (np.unique(np.round(np.geomspace(1, t_max, 200)).astype(int)) if t_max > 400
+            else np.arange(1, t_max + 1))
+    eps, tenants = list(result.epsilon), len(result.tenant_steps)
+    rv = list(result.reverts) or None
+    state = {"curves": _curves(axis, curve(eps, result.delta, axis, tenants=tenants, reverts=rv), result.bound,
+                               "steps")}
+    x, swept = sweep(sweep_parameter, eps, result.delta, result.steps, tenants=tenants, reverts=rv)
+    state["sweep_curves"] = {**_curves(x, swept, result.bound, "x"), "parameter": sweep_parameter}
+    if result.bound != "hoeffding":
+        settings = dict(reverts=tuple(result.reverts), rate=result.max_error_rate)
+
+        def sweep_point(i):
+            eps_i, delta_i, tenants_i = sweep_setting(sweep_parameter, x[i], result.epsilon, result.delta, tenants)
+            return eps_i, delta_i, result.steps, tenants_i
+
+        first = [int(np.argmin(np.abs(axis - result.steps)))]
+        updates = [_exact_points("curves", coarse_to_fine(len(axis), exact_points, first),
+                                 lambda i: (result.epsilon, result.delta, int(axis[i]), tenants), settings,
+                                 lambda: False),
+                   _exact_points("sweep_curves", coarse_to_fine(len(x), min(exact_points, len(x))), sweep_point,
+                                 dict(settings, reverts=() if sweep_parameter == "tenants" else settings["reverts"]),
+                                 lambda: False)]
+        for generator in updates:
+            for update in generator:
+                _fold(state, update)
+    return state["curves"], state["sweep_curves"]
+
+
+def _curves(x, hoeffding: dict, bound: str, key: str) -> dict:
+    """The curves' starting state: Hoeffding's everywhere, the chosen bound's still to compute."""
+    x = np.asarray(x)
+    if bound == "hoeffding":
+        return {key: x, **hoeffding, "hoeffding": hoeffding, "bound": bound, "computed": x.size, "planned": x.size}
+    return {key: x, **{v: np.full(x.shape, np.nan) for v in VARIANTS}, "hoeffding": hoeffding, "bound": bound,
+            "computed": 0, "planned": 0}
+
+
+def _exact_points(kind: str, order, point, settings: dict, stop):
+    """``(kind, {"planned": n, "points": {index: {variant: count}}})`` updates, a batch per ~0.25 s of work."""
+    batch, started = {}, time.perf_counter()
+    yield (kind, {"planned": len(order), "points": {}})
+    for i in order:
+        if stop():
+            return
+        eps, delta, steps, tenants = point(i)
+        batch[i] = _exact_point(eps, delta, steps, tenants, settings["reverts"], settings["rate"])
+        if time.perf_counter() - started >= _BATCH_SECONDS:
+            yield (kind, {"points": batch})
+            batch, started = {}, time.perf_counter()
+    if batch:
+        yield (kind, {"points": batch})
+
+
+def _fold(state: dict, update) -> None:
+    """Apply one update of :meth:`MeterPlan._work` to ``state`` (result, curves, sweep_curves) in place."""
+    kind, payload = update
+    if kind == "result":
+        state["result"] = with_items(state["result"], payload)
+        return
+    curves = dict(state[kind])
+    if "planned" in payload:
+        curves["planned"] = payload["planned"]
+    if payload["points"]:
+        for v in VARIANTS:
+            values = np.array(curves[v], dtype=float)
+            for i, point in payload["points"].items():
+                values[i] = np.nan if point[v] is None else point[v]
+            curves[v] = values
+    curves["done"] = frozenset(curves.get("done", frozenset())) | frozenset(payload["points"])
+    curves["computed"] = len(curves["done"])
+    state[kind] = curves

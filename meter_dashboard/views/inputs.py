@@ -104,6 +104,10 @@ class _CheckedInput(pn.viewable.Viewer):
         self.message_pane.object = error_html(message)
 
     def _on_text(self, event) -> None:
+        with pn.io.hold():  # everything the new value changes reaches the browser as one message
+            self._apply_text(event)
+
+    def _apply_text(self, event) -> None:
         try:
             value = self._parse(event.new)
         except InputError as exc:

@@ -1,40 +1,44 @@
 """The planner page: live label counts for every meter variant.
 
 :class:`Planner` is a ``pn.viewable.Viewer`` over a :class:`~meter_dashboard.models.plan.MeterPlan`.
-It holds widgets made from the plan's parameters, a results table, headline numbers,
-two Bokeh plots updated in place (their ranges follow the data until the user zooms,
-then keep the zoom), the assumptions in words, downloads and URL sharing.  It computes
-nothing itself: every number comes from the model.
+It holds widgets made from the plan's parameters (the per-model bound among them), a results
+table with Hoeffding's count beside the chosen bound's, headline numbers, two Bokeh plots
+updated in place (their ranges follow the data until the user zooms, then keep the zoom),
+the simulation check, the assumptions in words, downloads (CSV, the HTML report) and URL
+sharing.  It computes nothing itself: every number comes from the model.
+
+On a served page, and in a Jupyter kernel, the model's slow work (exact binomial counts, the
+budget answers, exact curve points) runs in a worker thread (:meth:`Planner._in_thread`):
+Hoeffding's numbers show at once, the rest streams in, and work for inputs changed meanwhile
+is dropped.  Elsewhere (a plain script) everything is computed before the constructor returns.  Each update
+re-sends only the panes whose markup changed, all in one message (``pn.io.hold``).
 """
 from __future__ import annotations
 
+import asyncio
 import io
-import math
+import logging
 
-import numpy as np
 import pandas as pd
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, HoverTool, Legend, NumeralTickFormatter, Span
-from bokeh.plotting import figure
 
 from .._validation import InputError, check_int
 from ..models.plan import (
-    ASSUMPTION,
     PRESETS,
-    REVERT_CAVEAT,
     SWEEPS,
-    TENANT_CAVEAT,
     TENANT_DISCREPANCY,
-    VARIANT_NOTES,
-    VARIANT_TITLES,
-    VARIANTS,
     MeterPlan,
 )
-from . import formatting as fmt
+from ..models.plan_stages import slow_items, with_items
+from . import planner_html as markup
 from .base import DashboardView
 from .inputs import ListInput, NumberInput
-from .style import HTML, VARIANT_COLORS, error_html, esc, headline_html, headlines_html, stale_html, swatch_html
+from .plan_check import PlanCheckPanel
+from .planner_figures import LabelsPlot
+from .style import HTML, error_html, esc
+
+log = logging.getLogger(__name__)
 
 # Which inputs an engine/model error belongs beside.
 _ERROR_GROUPS = {
@@ -43,11 +47,30 @@ _ERROR_GROUPS = {
     "steps": {"steps"},
     "tenants": {"tenants", "tenant_steps"},
     "reverts": {"reverts"},
+    "bound": {"bound", "max_error_rate"},
     "effort": {"seconds_per_label", "labelers", "cost_per_hour"},
     "budget": {"budget", "labels"},
 }
 
 _PRESET_PLACEHOLDER = "Choose a paper setting…"
+_BOUND_BUTTONS = {"Hoeffding (paper)": "hoeffding", "Exact binomial": "binomial"}
+_SWEEP_BUTTONS = {"δ": "delta", "ε₁": "epsilon", "m": "signals", "tenants": "tenants"}
+_DONE = object()
+_URL_KEYS = set(MeterPlan.QUERY_KEYS) | set(MeterPlan.BOUND_QUERY_KEYS)
+
+
+def _served() -> bool:
+    doc = pn.state.curdoc
+    return doc is not None and doc.session_context is not None
+
+
+def _in_event_loop() -> bool:
+    """Whether this thread runs an asyncio loop (a Jupyter kernel executing a cell): updates can follow later."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _table_height(rows: int) -> int:
@@ -62,6 +85,11 @@ def _meter_frame(plan: MeterPlan) -> pd.DataFrame:
     return pd.DataFrame({"signal": list(range(1, n + 1)), "from": lower, "to": upper, "epsilon": list(plan.epsilon)})
 
 
+def _sweep_title(parameter: str, steps: int) -> str:
+    """Short enough for a phone: the axis label says the rest."""
+    return f"Labels against {SWEEPS[parameter].split(' ')[0]} (T = {steps})"
+
+
 class Planner(DashboardView):
     """Live label-count calculator for every ease.ml/meter variant.
 
@@ -69,7 +97,8 @@ class Planner(DashboardView):
     ----------
     plan : MeterPlan, optional
         The model to drive; by default a new one from the remaining keyword arguments
-        (``epsilon``, ``delta``, ``steps``, ``tenants``, ``tenant_steps``, ``reverts``, ...).
+        (``epsilon``, ``delta``, ``steps``, ``tenants``, ``tenant_steps``, ``reverts``,
+        ``bound``, ``max_error_rate``, ...).
     sync_url : bool
         Keep the plan in the page URL's query string (served pages; off in notebooks).
 
@@ -77,6 +106,7 @@ class Planner(DashboardView):
     --------
     >>> import meter_dashboard as md
     >>> md.Planner(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10)  # doctest: +SKIP
+    >>> md.Planner(bound="binomial", max_error_rate=0.1).report("plan.html")  # doctest: +SKIP
     """
 
     title = "Planner"
@@ -87,25 +117,40 @@ class Planner(DashboardView):
 
     def __init__(self, plan: MeterPlan | None = None, sync_url: bool = False, **params):
         plan_params = {k: params.pop(k) for k in list(params) if k in MeterPlan.param and k != "name"}
+        background = _served() or _in_event_loop()
+        # the exact bound's slow work starts only once the runner is set (Hoeffding's plan is milliseconds)
+        exact = {k: plan_params.pop(k) for k in ("bound", "max_error_rate") if background and k in plan_params}
         if plan is None:
             plan = MeterPlan(**plan_params)
         elif plan_params:
             plan.param.update(**plan_params)
+        if background:
+            # slow work leaves the event loop free: every session of a server, or a Jupyter kernel's cell
+            plan.runner = self._in_thread
+        if exact:
+            plan.param.update(**exact)
         super().__init__(plan=plan, sync_url=sync_url, **params)
         self._input_errors: dict[str, str] = {}
         self._applying_preset = False
+        self._budget_result = None  # the last result whose budget answers are on screen
+        self._budget_timer = False
+        self._budget_overdue = None  # the plan (its Hoeffding counts) whose answers are late: show "computing…"
         self._build_widgets()
         self._build_outputs()
         self._build_plots()
-        self.plan.param.watch(self._on_outputs, ["result", "error", "error_parameter", "curves", "sweep_curves"])
+        self.check = PlanCheckPanel(self.plan)
+        self.plan.param.watch(self._on_outputs, ["result", "error", "error_parameter", "curves", "sweep_curves",
+                                                 "work_error"])
         self.plan.param.watch(self._on_meter_inputs, ["epsilon", "ranges"])
+        self.plan.param.watch(self._on_bound_inputs, ["bound"])
         self.plan.param.watch(self._on_inputs_changed, list(PRESETS[next(iter(PRESETS))]) + ["ranges"])
+        self._on_bound_inputs()
         self._on_result()
         self._on_curves()
         self._on_sweep()
         if sync_url and pn.state.location is not None:
             self._init_url()
-            pn.state.onload(self._update_share)
+            pn.state.onload(self._update_url)
 
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self):
@@ -151,69 +196,66 @@ class Planner(DashboardView):
                                  css_classes=["reverts-input"], message_classes=["error-reverts"])
         self.reverts_error = HTML("", sizing_mode="stretch_width", margin=(0, 5),
                                   css_classes=["error-reverts", "planner-error"])
+        self._build_bound_widgets()
 
         self.seconds = NumberInput(p, "seconds_per_label", label="Seconds per label", width=140)
         self.labelers = NumberInput(p, "labelers", label="Labelers", width=100)
         self.cost = NumberInput(p, "cost_per_hour", label="Cost per labeler-hour (optional)", placeholder="e.g. 25")
         self.budget = NumberInput(p, "budget", label="Label budget (what we have)", css_classes=["budget-input"])
         self.sweep = pn.widgets.RadioButtonGroup.from_param(p.param.sweep_parameter, label="Second plot against",
-                                                            options=_SWEEP_BUTTONS,
-                                                            color="light")
+                                                            options=_SWEEP_BUTTONS, color="light")
         self.other_errors = HTML("", sizing_mode="stretch_width", margin=(0, 5),
                                  css_classes=["error-other", "planner-error"])
 
         self.csv_download = pn.widgets.FileDownload(callback=self._csv, filename="meter-plan.csv",
                                                     label="Download table (CSV)", color="primary",
                                                     sizing_mode="stretch_width")
-        self.share = HTML("", sizing_mode="stretch_width", css_classes=["share-link"])
+        self.report_download = pn.widgets.FileDownload(callback=self._report_file, filename="meter-plan.html",
+                                                       label="Download report (HTML)", color="primary",
+                                                       sizing_mode="stretch_width", css_classes=["planner-report"])
+
+    def _build_bound_widgets(self):
+        p = self.plan
+        self.bound = pn.widgets.RadioButtonGroup.from_param(p.param.bound, options=_BOUND_BUTTONS, color="light",
+                                                            sizing_mode="stretch_width", css_classes=["bound-select"])
+        self.max_error_rate = NumberInput(p, "max_error_rate", label="Error-rate range a (optional)",
+                                          placeholder="e.g. 0.1", css_classes=["max-error-rate-input"],
+                                          message_classes=["error-bound"])
+        self.bound_note = HTML("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["planner-bound-note"])
+        self.bound_error = HTML("", sizing_mode="stretch_width", margin=(0, 5),
+                                css_classes=["error-bound", "planner-error"])
 
     # ------------------------------------------------------------------ outputs
     def _build_outputs(self):
         self.headlines = HTML("", sizing_mode="stretch_width", css_classes=["planner-headlines"])
-        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["planner-sentence"])
+        self.progress = HTML("", sizing_mode="stretch_width", css_classes=["planner-progress-pane"])
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["planner-table"])
+        self.range_check = HTML("", sizing_mode="stretch_width", css_classes=["planner-range-check"])
         self.budget_answers = HTML("", sizing_mode="stretch_width", css_classes=["planner-budget"])
         self.assumptions = HTML("", sizing_mode="stretch_width", css_classes=["planner-assumptions"])
 
     def _build_plots(self):
-        self.curve_source = ColumnDataSource({"x": [1]})
-        fig = figure(height=360, sizing_mode="stretch_width", y_axis_type="log", x_axis_label="T (development steps)",
-                     y_axis_label="labels needed", tools="pan,wheel_zoom,box_zoom,reset,save",
-                     title="Labels against T (Figs. 8–12)", toolbar_location="above")
-        self._add_lines(fig, self.curve_source)
-        self.current_t = Span(location=self.plan.steps, dimension="height", line_color="#555", line_dash="dashed",
-                              line_width=1)
-        fig.add_layout(self.current_t)
-        self.curve_fig = fig
-        self.curve_pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["planner-curve"])
-        self.sweep_source = ColumnDataSource({"x": [1]})
+        self.curve_plot = LabelsPlot("T (development steps)", "Labels against T (Figs. 8–12)",
+                                     marker=self.plan.steps)
+        self.curve_pane = pn.pane.Bokeh(self.curve_plot.figure, sizing_mode="stretch_width",
+                                        css_classes=["planner-curve"])
         self._sweep_parameter = self.plan.sweep_parameter
-        self.sweep_pane = pn.pane.Bokeh(self._sweep_figure(self._sweep_parameter), sizing_mode="stretch_width")
+        self.sweep_plot = self._sweep_plot(self._sweep_parameter)
+        self.sweep_pane = pn.pane.Bokeh(self.sweep_plot.figure, sizing_mode="stretch_width")
 
-    def _add_lines(self, fig, source):
-        # Curves often coincide (no_adaptivity equals incremental for a non-uniform meter): the wide
-        # incremental line is drawn first and no_adaptivity dashed on top, so both stay visible.
-        drawn = {}
-        for v in ("single_model", "resampling", "regular", "incremental", "no_adaptivity"):
-            drawn[v] = fig.line("x", v, source=source, color=VARIANT_COLORS[v], **_LINE_STYLES[v])
-        renderers = [(VARIANT_TITLES[v], [drawn[v]]) for v in VARIANTS]
-        fig.add_tools(HoverTool(
-            tooltips=[("x", "@x{0,0.[000000]}")] + [(VARIANT_TITLES[v], f"@{{{v}}}{{0,0}}") for v in VARIANTS],
-            mode="vline"))
-        legend = Legend(items=renderers, location="top_left", click_policy="hide", background_fill_alpha=0.8)
-        fig.add_layout(legend, "right")
-        fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
-        fig.toolbar.logo = None
+    def _sweep_plot(self, parameter: str) -> LabelsPlot:
+        return LabelsPlot(SWEEPS[parameter], _sweep_title(parameter, self.plan.steps),
+                          log_x=parameter in ("delta", "epsilon"), height=320)
 
-    def _sweep_figure(self, parameter: str):
-        log_x = parameter in ("delta", "epsilon")
-        fig = figure(height=320, sizing_mode="stretch_width", y_axis_type="log",
-                     x_axis_type="log" if log_x else "linear", x_axis_label=SWEEPS[parameter],
-                     y_axis_label="labels needed", tools="pan,wheel_zoom,box_zoom,reset,save",
-                     title=_sweep_title(parameter, self.plan.steps),
-                     toolbar_location="above")
-        self._add_lines(fig, self.sweep_source)
-        return fig
+    @property
+    def curve_source(self):
+        """The labels-against-T plot's data (the chosen bound's counts)."""
+        return self.curve_plot.source
+
+    @property
+    def sweep_source(self):
+        """The second plot's data (the chosen bound's counts)."""
+        return self.sweep_plot.source
 
     # ------------------------------------------------------------------ layout
     def controls(self) -> pn.Column:
@@ -221,7 +263,7 @@ class Planner(DashboardView):
         return pn.Column(
             self.preset,
             HTML("<b>Meter</b> — ranges of empirical overfitting and the ε each signal guarantees",
-                         margin=(10, 5, 0, 5)),
+                 margin=(10, 5, 0, 5)),
             self.signals,
             self.meter_table,
             self.meter_error,
@@ -231,6 +273,12 @@ class Planner(DashboardView):
             self.tenants_error,
             pn.Row(self.revert_budget, self.reverts, sizing_mode="stretch_width"),
             self.reverts_error,
+            HTML("<b>Per-model bound</b> — Hoeffding's (the paper's) or exact binomial tails (0/1 losses)",
+                 margin=(10, 5, 0, 5)),
+            self.bound,
+            self.max_error_rate,
+            self.bound_note,
+            self.bound_error,
             HTML("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
             pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"),
             pn.Row(self.cost, sizing_mode="stretch_width"),
@@ -240,20 +288,41 @@ class Planner(DashboardView):
         )
 
     def results(self) -> pn.Column:
-        """Headlines, sentence, table, budget answers, plots and assumptions (the main area)."""
+        """Headlines, sentence, table, budget answers, plots, the check and assumptions (the main area)."""
         return pn.Column(
             self.headlines,
-            self.sentence,
+            self.progress,
             self.table,
-            pn.Row(self.csv_download, self.share, sizing_mode="stretch_width"),
+            pn.Row(self.csv_download, self.report_download, sizing_mode="stretch_width"),
+            self.range_check,
             self.budget_answers,
             self.curve_pane,
             pn.Row(HTML("<b>Second plot against</b>", margin=(12, 5)), self.sweep),
             self.sweep_pane,
+            self.check,
             self.assumptions,
             sizing_mode="stretch_width",
         )
 
+    # ------------------------------------------------------------------ background work
+    @staticmethod
+    def _in_thread(work, deliver) -> None:
+        """Iterate ``work`` in a worker thread; hand each item to ``deliver`` on the event loop, one message each."""
+        async def run():
+            while True:
+                try:
+                    item = await asyncio.to_thread(next, work, _DONE)
+                except Exception as exc:  # noqa: BLE001 - a failure must not leave "computing…" forever
+                    log.exception("planner background work failed")
+                    item = ("failed", f"{type(exc).__name__}: {exc}")
+                if item is _DONE:
+                    return
+                with pn.io.hold():
+                    deliver(item)
+                if item[0] == "failed":
+                    return
+
+        pn.state.execute(run)
 
     # ------------------------------------------------------------------ input handlers
     def _on_preset(self, event):
@@ -287,6 +356,16 @@ class Planner(DashboardView):
             self.meter_table.value = frame
         self.meter_table.height = _table_height(len(frame))
 
+    def _on_bound_inputs(self, *_):
+        exact = self.plan.bound == "binomial"
+        self.max_error_rate.text.disabled = not exact
+        self.bound_note.object = (
+            '<div class="md-note">Exact binomial tails need accuracy-like 0/1 losses. The error-rate range '
+            "a must hold for <b>every</b> model the developer might submit, bad ones included (accuracy ≥ 1 − a); "
+            "leave it empty when unsure.</div>" if exact else
+            '<div class="md-note">The paper\'s bound (every published number). Choose exact binomial for fewer '
+            "labels with the same guarantee (0/1 losses).</div>")
+
     def _set_tenant_steps(self, values):
         with param.parameterized.batch_call_watchers(self.plan):
             if values:
@@ -305,7 +384,8 @@ class Planner(DashboardView):
     def _render_errors(self):
         """Each pane shows the one current message about its inputs (never an outdated second one)."""
         model_group = next((g for g, names in _ERROR_GROUPS.items() if self.plan.error_parameter in names), "other")
-        panes = {"meter": self.meter_error, "tenants": self.tenants_error, "reverts": self.reverts_error}
+        panes = {"meter": self.meter_error, "tenants": self.tenants_error, "reverts": self.reverts_error,
+                 "bound": self.bound_error}
         for group, pane in list(panes.items()) + [("other", self.other_errors)]:
             message = self._input_errors.get(group, "")
             if self.plan.error and (model_group == group or (group == "other" and model_group not in panes)):
@@ -317,69 +397,89 @@ class Planner(DashboardView):
         """One model change -> one batch of view updates (a single message to the browser)."""
         changed = {e.name for e in events}
         with pn.io.hold():
-            if changed & {"result", "error", "error_parameter"}:
+            if changed & {"result", "error", "error_parameter", "work_error"}:
                 self._on_result()
             if "curves" in changed:
                 self._on_curves()
             if "sweep_curves" in changed:
                 self._on_sweep()
+            if changed & {"result", "curves", "sweep_curves", "work_error"}:
+                self._on_progress()
 
     def _on_result(self, *_):
         self._render_errors()
         r = self.plan.result
         if r is None:
             return
-        stale = bool(self.plan.error)
-        rec = r.recommended
-        effort = f"{fmt.hours(r.calendar_hours[rec])} with {r.labelers} labeler{'s' if r.labelers > 1 else ''}"
-        if r.cost:
-            effort += f" · cost {fmt.money(r.cost[rec], r.cost_per_hour)}"
-        cards = [
-            headline_html(f"{VARIANT_TITLES[rec]} · labels", fmt.integer(r.labels[rec]),
-                          f"{r.savings[rec]:.1f}× fewer than resampling", "headline-labels"),
-            headline_html("Labeling effort", fmt.hours(r.labeler_hours[rec]), effort),
-            headline_html("Guarantee", f"1 − δ = {fmt.confidence(r.delta)}",
-                          f"ε₁ = {fmt.number(r.epsilon[0])} … ε_m = {fmt.number(r.epsilon[-1])}, m = {r.signals}"),
-        ]
-        if r.budget is not None:
-            t = r.max_steps[rec]
-            cards.append(headline_html(f"Budget {fmt.integer(r.budget)} labels", fmt.steps_text(t) + " steps",
-                                       f"the {VARIANT_TITLES[rec].lower()} supports", "headline-budget-steps"))
-        self.headlines.object = (stale_html("plan") if stale else "") + headlines_html(cards)
-        self.sentence.object = f'<p class="md-sentence">{esc(r.sentence())}</p>'
-        self.table.object = _results_table(r)
-        self.budget_answers.object = _budget_html(r)
-        notes = [ASSUMPTION]
-        if len(r.tenant_steps) > 1:
-            notes.append(TENANT_CAVEAT)
-        if r.reverts:
-            notes.append(REVERT_CAVEAT)
+        # Few panes, each updated only when its markup changed (param compares the new text with the old):
+        # a pane update costs the server far more than its bytes, so what changes together shares a pane.
+        budget = self._budget_shown(r)
+        self.headlines.object = (markup.headlines(r, stale=bool(self.plan.error), budget_from=budget)
+                                 + f'<p class="md-sentence">{esc(r.sentence())}</p>')
+        self.table.object = markup.results_table(r) + self._share_html()
+        self.range_check.object = markup.range_check_html(r)
+        self.budget_answers.object = markup.budget_html(budget)
+        notes = list(r.notes) + [n for n in r.bound_notes() if n not in r.notes]
         notes.append(TENANT_DISCREPANCY)
         notes.append("Resampling and single_model use ε₁; curves over T split tenants evenly and count a revert "
                      "once T reaches its step.")
-        self.assumptions.object = ('<div class="md-note"><b>Assumptions</b><ul>' +
-                                   "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul></div>")
-        self.current_t.location = r.steps
-        self._update_share()
+        self.assumptions.object = markup.assumptions_html(notes)
+        self.curve_plot.move_marker(r.steps)
+        self.check.on_plan()
+        self._update_url()
+
+    def _budget_shown(self, r):
+        """The result whose budget answers to show: ``r``, or while its answers are computing the last ones shown.
+
+        Hoeffding's answers come back within milliseconds: keeping the last ones on screen meanwhile
+        spares a message and a flicker; if they take longer (the exact bound), "computing…" shows.
+        """
+        waiting = r.budget is not None and any(r.is_pending("budget", v) for v in r.labels)
+        last = self._budget_result
+        overdue = self._budget_overdue is r.hoeffding_labels  # shared by every partial result of one plan
+        if waiting and last is not None and last.budget == r.budget and not overdue:
+            self._flag_budget_later()
+            return last
+        if not waiting:
+            self._budget_result = r
+        return r
+
+    def _flag_budget_later(self, seconds: float = 0.3) -> None:
+        if self._budget_timer:
+            return
+        self._budget_timer = True
+
+        async def later():
+            await asyncio.sleep(seconds)
+            self._budget_timer = False
+            r = self.plan.result
+            if r is not None and r.budget is not None and any(r.is_pending("budget", v) for v in r.labels):
+                self._budget_overdue = r.hoeffding_labels
+                with pn.io.hold():
+                    self._on_result()
+
+        pn.state.execute(later)
+
+    def _on_progress(self):
+        self.progress.object = markup.progress_html(self.plan.result, self.plan.curves, self.plan.sweep_curves,
+                                                    self.plan.work_error)
 
     def _on_curves(self, *_):
-        c = self.plan.curves
-        if not c:
-            return
-        self.curve_source.data = {"x": np.asarray(c["steps"]), **{v: np.asarray(c[v]) for v in VARIANTS}}
+        if self.plan.curves:
+            self.curve_plot.update(self.plan.curves, "steps")
 
     def _on_sweep(self, *_):
         s = self.plan.sweep_curves
         if not s:
             return
-        data = {"x": np.asarray(s["x"]), **{v: np.asarray(s[v]) for v in VARIANTS}}
         if self._sweep_parameter != s["parameter"]:
             self._sweep_parameter = s["parameter"]
-            self.sweep_source = ColumnDataSource(data)
-            self.sweep_pane.object = self._sweep_figure(s["parameter"])
+            self.sweep_plot = self._sweep_plot(s["parameter"])
+            self.sweep_plot.update(s, "x")
+            self.sweep_pane.object = self.sweep_plot.figure
         else:
-            self.sweep_source.data = data
-            self.sweep_pane.object.title.text = _sweep_title(s['parameter'], self.plan.steps)
+            self.sweep_plot.update(s, "x")
+            self.sweep_plot.figure.title.text = _sweep_title(s["parameter"], self.plan.steps)
 
     def _csv(self):
         frame = self.plan.result.to_frame()
@@ -388,83 +488,55 @@ class Planner(DashboardView):
         buf.seek(0)
         return buf
 
+    # ------------------------------------------------------------------ the report
+    def report(self, path=None):
+        """The current plan as a self-contained HTML report (curves as shown); ``path`` writes it.
+
+        Returns the :class:`~meter_dashboard.reports.Report` (or the path written).
+        """
+        check = self.check.job.rows if any(row.result is not None for row in self.check.job.rows) else None
+        from ..plan_report import plan_report
+
+        result, curves, sweep_curves = self.plan.result, self.plan.curves, self.plan.sweep_curves
+        if not result.complete:  # still computing in the background: the report waits for nothing
+            result = with_items(result, [item for unit in slow_items(self.plan.inputs()) for item in unit])
+        if curves.get("computed", 0) < curves.get("planned", 0) or \
+                sweep_curves.get("computed", 0) < sweep_curves.get("planned", 0):
+            curves = sweep_curves = None  # the report computes its own
+        built = plan_report(result, curves=curves, sweep_curves=sweep_curves, ranges=self.plan.ranges, check=check,
+                            check_settings=self.check.job.settings)
+        return built if path is None else built.save(path)
+
+    async def _report_file(self):
+        """The report, built in a worker thread (inlining Bokeh takes longer than the event loop may wait)."""
+        html = await asyncio.to_thread(lambda: self.report().to_html())
+        return io.StringIO(html)
+
     # ------------------------------------------------------------------ URL
     def _init_url(self):
         loc = pn.state.location
-        query = {k: v for k, v in (loc.query_params or {}).items() if k in MeterPlan.QUERY_KEYS}
+        query = {k: v for k, v in (loc.query_params or {}).items() if k in _URL_KEYS}
         if query:
             try:
                 self.plan.update_from_query(query)
             except InputError as exc:
                 self._set_input_error("other", f"The link's settings were not applied: {exc}")
         self._url_ready = True
-        self._update_share()
+        self._update_url()
 
-    def _update_share(self):
-        query = self.plan.query_string()
+    def _update_url(self):
         if getattr(self, "_url_ready", False) and not self.plan.error:
+            query = self.plan.query_string()
             loc = pn.state.location
             if loc is not None and loc.search != "?" + query:
                 loc.search = "?" + query
-        self.share.object = (f'<div class="md-note">Share this plan: the page URL holds it. '
-                             f'<a href="./session?{esc(query)}">Replay a trace with this meter →</a></div>')
 
-
-def _sweep_title(parameter: str, steps: int) -> str:
-    """Short enough for a phone: the axis label says the rest."""
-    return f"Labels against {SWEEPS[parameter].split(' ')[0]} (T = {steps})"
-
-
-_LINE_STYLES = {
-    "single_model": {"line_width": 1.8, "line_dash": "dotted"},
-    "resampling": {"line_width": 1.8},
-    "regular": {"line_width": 2.5},
-    "incremental": {"line_width": 4.5, "line_alpha": 0.75},
-    "no_adaptivity": {"line_width": 2.2, "line_dash": [6, 4]},
-}
-
-_SWEEP_BUTTONS = {"δ": "delta", "ε₁": "epsilon", "m": "signals", "tenants": "tenants"}
-
-
-
-
-def _results_table(r) -> str:
-    has_cost = r.cost is not None
-    head = ("<tr><th>variant</th><th class='num'>labels</th><th class='num'>× fewer than resampling</th>"
-            "<th class='num'>labeler-hours</th><th class='num'>calendar hours</th>"
-            + (f"<th class='num'>cost (at {fmt.number(r.cost_per_hour)} per labeler-hour)</th>" if has_cost else "") + "<th>method</th></tr>")
-    rows = []
-    for v in VARIANTS:
-        cls = ' class="md-recommended"' if v == r.recommended else ""
-        swatch = swatch_html(f"variant-{v}")
-        rows.append(
-            f"<tr{cls}><td>{swatch}{esc(VARIANT_TITLES[v])}</td>"
-            f'<td class="num label-count label-count-{v}">{fmt.integer(r.labels[v])}</td>'
-            f'<td class="num">{r.savings[v]:,.2f}×</td>'
-            f'<td class="num">{r.labeler_hours[v]:,.1f}</td>'
-            f'<td class="num">{r.calendar_hours[v]:,.1f}</td>'
-            + (f'<td class="num">{fmt.money(r.cost[v])}</td>' if has_cost else "")
-            + f"<td class='md-plain'>{esc(VARIANT_NOTES[v])}</td></tr>"
-        )
-    return f'<table class="md-table planner-results">{head}{"".join(rows)}</table>'
-
-
-def _budget_html(r) -> str:
-    if r.budget is None:
-        return ""
-    rows = []
-    for v in VARIANTS:
-        conf = r.confidence[v]
-        conf_text = fmt.confidence(1.0 - conf) if conf > 0 else "none"
-        rows.append(f"<tr><td>{esc(VARIANT_TITLES[v])}</td>"
-                    f'<td class="num budget-steps-{v}">{fmt.steps_text(r.max_steps[v])}</td>'
-                    f'<td class="num budget-epsilon-{v}">{fmt.number(r.min_epsilon[v])}</td>'
-                    f'<td class="num budget-confidence-{v}">{conf_text}</td></tr>')
-    return (f'<div class="md-section"><b>What {fmt.integer(r.budget)} labels buy</b> '
-            f'<span class="md-note">(inverse questions; ε vector scaled together)</span>'
-            f'<table class="md-table"><tr><th>variant</th><th class="num">largest T</th>'
-            f'<th class="num">smallest ε₁ at T = {r.steps}</th><th class="num">confidence at T = {r.steps}</th></tr>'
-            + "".join(rows) + "</table></div>")
+    def _share_html(self) -> str:
+        """The sharing note under the table, with a link replaying a trace through this meter."""
+        session_query = "&".join(part for part in self.plan.query_string().split("&")
+                                 if part.split("=")[0] not in MeterPlan.BOUND_QUERY_KEYS)
+        return (f'<div class="md-note share-link">Share this plan: the page URL holds it. '
+                f'<a href="./session?{esc(session_query)}">Replay a trace with this meter →</a></div>')
 
 
 def page():

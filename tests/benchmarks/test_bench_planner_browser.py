@@ -54,3 +54,38 @@ def test_planner_round_trip_delta_to_number(benchmark, page, server, open_page):
         page.wait_for_function(_SHOWS_TEXT, arg=[".label-count-regular", expected], polling="raf", timeout=20_000)
 
     benchmark.pedantic(change, rounds=12, iterations=1)
+
+
+# ---------------------------------------------------------------- the exact binomial bound (issue 12)
+EXACT_URL = URL + "&bound=binomial"
+
+
+def _exact_round_trip(page, server, open_page, selector: str, expected_of):
+    """Type a new δ (never seen before: nothing cached) and wait until ``selector`` shows ``expected_of(δ)``."""
+    open_page(page, server, EXACT_URL, ".label-count-regular")
+    expect(page.locator(".label-count-regular").first).to_have_text("86,501", timeout=60_000)
+    deltas = (f"{0.011 + 0.0007 * i:.4f}" for i in itertools.count())
+    box = page.locator(".delta-input input").first
+
+    def change():
+        value = next(deltas)
+        box.fill(value)
+        box.press("Enter")
+        page.wait_for_function(_SHOWS_TEXT, arg=[selector, expected_of(float(value))], polling="raf",
+                               timeout=60_000)
+
+    return change
+
+
+def test_planner_exact_round_trip_delta_to_hoeffding_count(benchmark, page, server, open_page):
+    """The server's first answer under the exact bound: Hoeffding's count beside "computing…"."""
+    change = _exact_round_trip(page, server, open_page, ".hoeffding-count-regular",
+                               lambda d: f"{M.labels('regular', NONUNIFORM, d, 10):,}")
+    benchmark.pedantic(change, rounds=8, iterations=1)
+
+
+def test_planner_exact_round_trip_delta_to_exact_count(benchmark, page, server, open_page):
+    """Until the exact count (computed in a worker thread) replaces "computing…"."""
+    change = _exact_round_trip(page, server, open_page, ".label-count-regular",
+                               lambda d: f"{M.labels('regular', NONUNIFORM, d, 10, bound='binomial'):,}")
+    benchmark.pedantic(change, rounds=8, iterations=1)
