@@ -56,6 +56,7 @@ _EXPORTS = {
     # reports to take out of a meeting
     "Report": "meter_dashboard.reports:Report",
     "session_report": "meter_dashboard.reports:session_report",
+    "plan_report": "meter_dashboard.plan_report:plan_report",
     # guarded test sets
     "TestSet": "meter_dashboard.testsets.notebook:TestSet",
     "connect": "meter_dashboard.testsets.notebook:connect",

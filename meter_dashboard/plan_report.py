@@ -6,7 +6,7 @@ headings, paragraphs, facts, tables, callouts, Bokeh figures; Bokeh's JavaScript
 the file opens offline): the sentence, the inputs, every variant's count (Hoeffding's beside
 the chosen bound's, with the saving), what the error-rate range assumes and how far the
 counts move if it is wrong, what the budget buys, the two plots, the simulation check when
-one was run, and the assumptions.  The planner page's button, ``PlanResult.report(path)``,
+one was run, and the assumptions.  The planner page's button, ``md.plan_report(result).save(path)``,
 ``md.Planner(...).report(path)`` and ``meter-dashboard plan ... --report plan.html`` all
 build this same file.
 
@@ -24,8 +24,8 @@ from __future__ import annotations
 from .bounds.meter import VARIANTS
 from .models.plan_result import RECOMMENDED, TENANT_DISCREPANCY, VARIANT_TITLES, range_caveat, variant_note
 from .reports import Report
-from .views import formatting as fmt
-from .views.planner_text import confidence_shown, steps_shown
+from . import formatting as fmt
+from .planner_text import confidence_shown, steps_shown
 
 __all__ = ["plan_report"]
 

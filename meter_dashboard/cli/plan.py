@@ -198,7 +198,7 @@ def _checked_delta(delta):
 def _table_text(result) -> str:
     from ..bounds.meter import VARIANTS
     from ..models.plan_result import variant_note
-    from ..views.formatting import confidence as shown_confidence
+    from ..formatting import confidence as shown_confidence
 
     def conf(value):
         return "—" if value is None else ("none" if value <= 0 else shown_confidence(1.0 - value))

@@ -304,28 +304,6 @@ class PlanResult:
             }
         return out
 
-    def report(self, path=None, *, curves=None, sweep_curves=None, title: str | None = None):
-        """This plan as a self-contained HTML report (inputs, table, sentence, assumptions, plots).
-
-        Parameters
-        ----------
-        path : str or path-like, optional
-            Where to write the file; without it the :class:`~meter_dashboard.reports.Report`
-            is returned (``.to_html()``, ``.save(path)``).
-        curves, sweep_curves : dict, optional
-            The labels-against-T and sweep curves (a :class:`MeterPlan`'s ``curves`` and
-            ``sweep_curves``); computed here when not given.
-
-        Returns
-        -------
-        Report or str
-            The report, or the path written.
-        """
-        from ..plan_report import plan_report
-
-        built = plan_report(self, curves=curves, sweep_curves=sweep_curves, title=title)
-        return built if path is None else built.save(path)
-
     def check(self, ranges=None, *, meter: str = "incremental", developer: str = "adversary",
               replicates: int = 500, seed: int = 0) -> list:
         """Check this plan's counts by simulation (blocking): the naive count beside the planned ones.

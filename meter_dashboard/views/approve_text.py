@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ..models.approve import EXAMPLES, METHOD_LABELS, METHODS
-from . import formatting as fmt
+from .. import formatting as fmt
 from .style import esc, headline_html, headlines_html
 
 __all__ = ["METHOD_NOTES", "headlines", "sentence", "method_note", "decision_table", "compare_headlines",

@@ -40,7 +40,7 @@ from ..models.ci import (
 )
 from ..models.ci.inputs import BOUNDS, check_choice, check_steps, validate_difference_bound
 from ..models.ci_grammar import VARIABLE_NAMES
-from . import formatting as fmt
+from .. import formatting as fmt
 from .base import DashboardView
 from .inputs import NumberInput
 from .style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html, swatch_html

@@ -23,7 +23,7 @@ from bokeh.models import (BoxAnnotation, ColumnDataSource, FixedTicker, HoverToo
 from bokeh.plotting import figure
 
 from ..models.compare import COMPARE_EXAMPLES, CompareModel
-from . import formatting as fmt
+from .. import formatting as fmt
 from .base import DashboardView
 from .sections import UrlLink, document_dispatch, held, load_upload, number_input, section
 from .style import HTML, PALETTE, Bar, error_html, esc, headline_html, headlines_html, stale_html

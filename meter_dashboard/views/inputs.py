@@ -23,7 +23,7 @@ import panel as pn
 import param
 
 from .._validation import InputError, check_int, check_number, parse_int_list, parse_number_list
-from .formatting import number
+from ..formatting import number
 from .style import HTML, error_html
 
 __all__ = ["checker_for", "NumberInput", "ListInput"]

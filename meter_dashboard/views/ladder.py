@@ -24,7 +24,7 @@ from bokeh.models import (BasicTicker, ColumnDataSource, FixedTicker, HoverTool,
 from bokeh.plotting import figure
 
 from ..models.ladder import BoostingAttackModel, LadderReplayModel, LadderSizeModel
-from . import formatting as fmt
+from .. import formatting as fmt
 from .base import DashboardView
 from .sections import UrlLink, document_dispatch, held, load_upload, number_input, section
 from .simulation import SimulationControls

@@ -15,7 +15,7 @@ from bokeh.models import ColumnDataSource, Legend, LegendItem, Span
 from bokeh.plotting import figure
 
 from ..models.plan_check import MAX_REPLICATES, PlanCheck
-from . import formatting as fmt
+from .. import formatting as fmt
 from .inputs import NumberInput
 from .simulation import SimulationControls
 from .style import HTML, esc

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from ..bounds.meter import VARIANTS
 from ..models.plan_result import RECOMMENDED, VARIANT_TITLES, variant_note
-from . import formatting as fmt
-from .planner_text import confidence_shown, steps_shown
+from .. import formatting as fmt
+from ..planner_text import confidence_shown, steps_shown
 from .style import esc, headline_html, headlines_html, stale_html, swatch_html
 
 __all__ = ["results_table", "budget_html", "headlines", "range_check_html", "progress_html", "assumptions_html",

@@ -37,7 +37,7 @@ from .._validation import InputError, check_int
 from ..models.plan import MeterPlan, resize_ranges
 from ..models.session import MAX_BUDGET_STEPS, METER_TITLES, SessionModel, TraceLoad
 from ..models.trace import EXAMPLES
-from . import formatting as fmt
+from .. import formatting as fmt
 from . import session_text as text
 from .base import DashboardView
 from .inputs import ListInput, NumberInput

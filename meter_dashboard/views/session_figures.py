@@ -18,7 +18,7 @@ import numpy as np
 from bokeh.models import (BoxAnnotation, ColumnDataSource, FixedTicker, HoverTool, Legend, Range1d, Span)
 from bokeh.plotting import figure
 
-from . import formatting as fmt
+from .. import formatting as fmt
 from .colors import PALETTE, signal_colors
 
 __all__ = ["ScorePlot", "SignalPlot", "GaugeFigure", "decimate", "display_position", "signal_colors", "ink",

@@ -3,13 +3,13 @@
 No Panel here: :mod:`meter_dashboard.views.session` (the page) and
 :mod:`meter_dashboard.reports` (the file to take out of the meeting) both build their
 sentence, step table and inputs from these functions, with the one precision rule of
-:mod:`meter_dashboard.views.formatting` (counts with separators, measured quantities with
+:mod:`meter_dashboard.formatting` (counts with separators, measured quantities with
 four significant digits, 1 − δ never shown as 1).
 """
 from __future__ import annotations
 
 from ..models.session_replay import METER_TITLES, READING_NOTES
-from . import formatting as fmt
+from .. import formatting as fmt
 
 __all__ = ["sentence", "needed_text", "range_text", "step_row", "step_headers", "table_window", "steps_source_text", "inputs",
            "READING_NOTES", "TABLE_ROWS"]

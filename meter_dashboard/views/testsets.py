@@ -24,7 +24,7 @@ import panel as pn
 import param
 
 from ..testsets.overview import TestSetsModel
-from . import formatting as fmt
+from .. import formatting as fmt
 from .base import DashboardView
 from .meter_gauge import MeterGauge
 from .style import HTML, SIGNAL_COLORS, esc, headline_html

@@ -13,7 +13,7 @@ import itertools
 import pytest
 
 from meter_dashboard.bounds import meter as M
-from meter_dashboard.views import formatting as fmt
+from meter_dashboard import formatting as fmt
 
 # Polled every animation frame; searches through Panel's nested shadow roots.
 _SHOWS = """([sel, text]) => {

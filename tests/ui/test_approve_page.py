@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 import meter_dashboard.models.approve as ap
-from meter_dashboard.views import formatting as fmt
+from meter_dashboard import formatting as fmt
 
 pytestmark = pytest.mark.ui
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import meter_dashboard as md
 from meter_dashboard.views.plan_check import shown_interval
 from meter_dashboard.views.planner_html import PENDING
-from meter_dashboard.views.planner_text import confidence_shown, steps_shown
+from meter_dashboard.planner_text import confidence_shown, steps_shown
 
 NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
 
