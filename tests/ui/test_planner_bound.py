@@ -104,3 +104,34 @@ def test_simulation_check_can_be_cancelled(page, server, open_page):
     cancel.click()
     text_of(page, ".plan-check-status").to_contain_text("cancelled", timeout=60_000)
     expect(page.locator(".plan-check-run button").first).to_be_enabled()
+
+
+def test_the_plan_report_downloads_and_opens_offline_with_the_numbers(page, server, open_page, browser, tmp_path):
+    # issue 11 #14: the planner's button gives one self-contained file; opened with every request aborted
+    open_page(page, server, PAPER_URL + "&bound=binomial&max_error_rate=0.1", ".label-count-incremental")
+    expect(page.locator(".label-count-incremental").first).to_contain_text("9,801", timeout=60_000)
+    with page.expect_download(timeout=120_000) as info:
+        page.locator(".planner-report button").first.click()
+    path = tmp_path / "plan.html"
+    info.value.save_as(str(path))
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    blocked, errors = [], []
+
+    def only_files(route):
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_files)
+    report = context.new_page()
+    report.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    try:
+        report.goto(path.as_uri())
+        report.locator("canvas").first.wait_for(state="visible", timeout=30_000)
+        body = report.locator("body").inner_text()
+        assert "9,801" in body and "38,005" in body and "27,151" in body  # exact with range, Hoeffding, without
+        assert blocked == [] and errors == []
+    finally:
+        context.close()
