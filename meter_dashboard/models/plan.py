@@ -38,7 +38,7 @@ import numpy as np
 import param
 
 from .._validation import InputError, check_int, check_positive, check_probability, parse_int_list, parse_number_list
-from ..bounds import meter as _meter
+from ..bounds import meter as meter_bounds
 from ..bounds.meter import VARIANTS
 from .plan_result import (  # noqa: F401  (re-exported: the pages and the session import them from here)
     ASSUMPTION,
@@ -62,7 +62,7 @@ __all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "plan_curves", "
            "range_caveat", "bound_title"]
 
 #: The per-model bounds: Hoeffding's (the paper's, the default) and the exact binomial tail.
-BOUNDS = _meter.BOUNDS
+BOUNDS = meter_bounds.BOUNDS
 
 
 
@@ -165,9 +165,9 @@ def curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, variants=VAR
     """
     steps = np.asarray(steps)
     if bound == "hoeffding" and max_error_rate is None:
-        return _meter.all_labels(epsilon, delta, steps, tenants=tenants, reverts=reverts, variants=variants)
+        return meter_bounds.all_labels(epsilon, delta, steps, tenants=tenants, reverts=reverts, variants=variants)
     bound, rate = check_bound(bound, max_error_rate)
-    eps = tuple(float(e) for e in _meter.validate_epsilon(epsilon))
+    eps = tuple(float(e) for e in meter_bounds.validate_epsilon(epsilon))
     delta = check_probability("delta", delta)
     rv = tuple(int(r) for r in (reverts or ()))
     out = {v: np.full(steps.shape, np.nan) for v in variants}
@@ -245,15 +245,15 @@ def sweep(parameter: str, epsilon, delta, steps, *, tenants: int = 1, reverts=No
         return x, out
     eps = np.asarray(epsilon, dtype=float)
     if parameter == "delta":
-        return x, _meter.all_labels(eps, x, steps, tenants=tenants, reverts=reverts)
+        return x, meter_bounds.all_labels(eps, x, steps, tenants=tenants, reverts=reverts)
     if parameter == "epsilon":
         scaled = eps[None, :] * (x / eps[0])[:, None]
-        return x, _meter.all_labels(scaled, delta, steps, tenants=tenants, reverts=reverts)
+        return x, meter_bounds.all_labels(scaled, delta, steps, tenants=tenants, reverts=reverts)
     if parameter == "signals":
-        rows = [_meter.all_labels(resize_vector(eps, int(m)), delta, steps, tenants=tenants, reverts=reverts)
+        rows = [meter_bounds.all_labels(resize_vector(eps, int(m)), delta, steps, tenants=tenants, reverts=reverts)
                 for m in x]
     else:
-        rows = [_meter.all_labels(eps, delta, steps, tenants=int(l), reverts=None) for l in x]
+        rows = [meter_bounds.all_labels(eps, delta, steps, tenants=int(l), reverts=None) for l in x]
     return x, {v: np.array([r[v] for r in rows]) for v in VARIANTS}
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._validation import InputError, check_int, check_positive, check_probability, parse_number_list
-from ..bounds import meter as _meter
+from ..bounds import meter as meter_bounds
 from ..bounds.meter import VARIANTS
 from .plan_result import (
     ASSUMPTION,
@@ -51,7 +51,7 @@ from .plan_result import (
 __all__ = ["PlanInputs", "normalize", "check_bound", "quick_result", "slow_items", "with_items", "exact_labels",
            "coarse_to_fine", "clear_cache", "BOUNDS", "ORDER"]
 
-BOUNDS = _meter.BOUNDS
+BOUNDS = meter_bounds.BOUNDS
 #: The order exact work is done in: what the page headlines first.
 ORDER = (RECOMMENDED, "regular", "single_model", "no_adaptivity", "resampling")
 
@@ -112,7 +112,7 @@ def normalize(epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=No
             eps = eps * m
         elif len(eps) != m:
             raise InputError("signals", f"the number of epsilon values ({len(eps)}) when several are given", m)
-    eps = _meter.validate_epsilon(eps)
+    eps = meter_bounds.validate_epsilon(eps)
     steps = check_int("steps", steps, minimum=1)
     if tenant_steps is not None and len(tenant_steps) > 0:
         ts = tuple(check_int("tenant_steps", v, minimum=1) for v in tenant_steps)
@@ -123,8 +123,8 @@ def normalize(epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=No
         tenant_count = check_int("tenants", tenants, minimum=1)
         if tenant_count > steps:
             raise InputError("tenants", f"at most steps = {steps} tenants (each submits at least once)", tenant_count)
-        ts = tuple(int(v) for v in _meter.split_steps(steps, tenant_count))
-    rv = tuple(int(v) for v in _meter.validate_reverts(list(reverts) if reverts is not None else None, steps))
+        ts = tuple(int(v) for v in meter_bounds.split_steps(steps, tenant_count))
+    rv = tuple(int(v) for v in meter_bounds.validate_reverts(list(reverts) if reverts is not None else None, steps))
     bound, rate = check_bound(bound, max_error_rate)
     if cost_per_hour is not None:
         cost_per_hour = check_positive("cost_per_hour", cost_per_hour, allow_zero=True)
@@ -139,7 +139,7 @@ def normalize(epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=No
 # ============================================================================ the quick part
 def _effort(counts: dict, seconds_per_label: float, labelers: int, cost_per_hour) -> dict:
     """savings, labeler/calendar hours and cost for ``counts`` (PlanResult fields)."""
-    work, calendar = _meter.labeling_hours(np.array([counts[v] for v in VARIANTS]), seconds_per_label, labelers)
+    work, calendar = meter_bounds.labeling_hours(np.array([counts[v] for v in VARIANTS]), seconds_per_label, labelers)
     hours = {v: float(h) for v, h in zip(VARIANTS, work)}
     cost = {v: hours[v] * cost_per_hour for v in VARIANTS} if cost_per_hour is not None else None
     return dict(savings={v: counts["resampling"] / counts[v] for v in VARIANTS}, labeler_hours=hours,
@@ -161,7 +161,7 @@ def _static_notes(inputs: PlanInputs) -> list[str]:
 
 def quick_result(inputs: PlanInputs) -> PlanResult:
     """Hoeffding's counts of every variant (milliseconds) with ``pending`` naming the rest."""
-    counts = _meter.all_labels(list(inputs.epsilon), inputs.delta, inputs.steps, **inputs.count_kw)
+    counts = meter_bounds.all_labels(list(inputs.epsilon), inputs.delta, inputs.steps, **inputs.count_kw)
     pending = set()
     if inputs.bound != "hoeffding":
         pending |= {f"labels.{v}" for v in VARIANTS}
@@ -192,10 +192,10 @@ def _budget_answers(inputs: PlanInputs, variant: str) -> tuple:
     """(largest T, smallest eps_1, confidence at T) for the budget, under the chosen bound."""
     eps, n = list(inputs.epsilon), inputs.budget
     kw = inputs.count_kw
-    t = _meter.max_steps(variant, n, eps, inputs.delta, tenants=inputs.tenant_count, reverts=kw["reverts"],
+    t = meter_bounds.max_steps(variant, n, eps, inputs.delta, tenants=inputs.tenant_count, reverts=kw["reverts"],
                          **inputs.bound_kw)
-    e1 = float(_meter.min_epsilon(variant, n, eps, inputs.delta, inputs.steps, **kw, **inputs.bound_kw))
-    log_d = float(_meter.failure_probability(variant, n, eps, inputs.steps, log=True, **kw, **inputs.bound_kw))
+    e1 = float(meter_bounds.min_epsilon(variant, n, eps, inputs.delta, inputs.steps, **kw, **inputs.bound_kw))
+    log_d = float(meter_bounds.failure_probability(variant, n, eps, inputs.steps, log=True, **kw, **inputs.bound_kw))
     return t, e1, _confidence(log_d)
 
 
@@ -214,7 +214,7 @@ def slow_items(inputs: PlanInputs, stop=lambda: False) -> Iterator[list]:
             if stop():
                 return
             try:
-                planned[v] = _meter.labels(v, eps, inputs.delta, inputs.steps, **kw, **inputs.bound_kw)
+                planned[v] = meter_bounds.labels(v, eps, inputs.delta, inputs.steps, **kw, **inputs.bound_kw)
             except InputError as exc:
                 planned[v] = exc
             yield [("labels", v, planned[v])]
@@ -242,9 +242,9 @@ def _without_range(inputs: PlanInputs, variant: str, planned) -> tuple:
     if isinstance(planned, InputError):
         return None, None
     eps, kw = list(inputs.epsilon), inputs.count_kw
-    log_d = float(_meter.failure_probability(variant, planned, eps, inputs.steps, log=True, **kw, bound="binomial"))
+    log_d = float(meter_bounds.failure_probability(variant, planned, eps, inputs.steps, log=True, **kw, bound="binomial"))
     try:
-        without = _meter.labels(variant, eps, inputs.delta, inputs.steps, **kw, bound="binomial")
+        without = meter_bounds.labels(variant, eps, inputs.delta, inputs.steps, **kw, bound="binomial")
     except InputError:
         without = None
     return without, _confidence(log_d)
@@ -308,7 +308,7 @@ def exact_labels(variant: str, epsilon: tuple, delta: float, steps: int, tenants
             return _cache[key]
     rv = [r for r in reverts if r <= steps] or None
     try:
-        n = _meter.labels(variant, list(epsilon), delta, int(steps), tenants=min(tenants, int(steps)), reverts=rv,
+        n = meter_bounds.labels(variant, list(epsilon), delta, int(steps), tenants=min(tenants, int(steps)), reverts=rv,
                           bound=bound, max_error_rate=max_error_rate)
     except InputError:
         n = None
