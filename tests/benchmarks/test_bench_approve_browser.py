@@ -14,22 +14,9 @@ import pytest
 
 from meter_dashboard.bounds import meter as M
 from meter_dashboard import formatting as fmt
+from tests.benchmarks.load.harness import SHOWS
 
-# Polled every animation frame; searches through Panel's nested shadow roots.
-_SHOWS = """([sel, text]) => {
-  const find = (root) => {
-    const hit = root.querySelector(sel);
-    if (hit) return hit;
-    for (const node of root.querySelectorAll('*')) {
-      if (node.shadowRoot) { const f = find(node.shadowRoot); if (f) return f; }
-    }
-    return null;
-  };
-  const el = find(document);
-  if (el === null) return false;
-  const t = el.textContent.trim();
-  return text === null ? t.length > 0 : t === text;
-}"""
+
 _COMPLETE = """([n]) => {
   let decided = 0, pending = false;
   const walk = (root) => {
@@ -45,7 +32,7 @@ _PLANNER = "/planner?epsilon=0.01,0.02,0.03,0.04,0.05&delta=0.01&steps=10"
 
 
 def _wait(page, selector, text=None):
-    page.wait_for_function(_SHOWS, arg=[selector, text], polling="raf", timeout=120_000)
+    page.wait_for_function(SHOWS, arg=[selector, text, "equals"], polling="raf", timeout=120_000)
 
 
 @pytest.mark.parametrize("example", list(_EXAMPLES))

@@ -11,23 +11,11 @@ import itertools
 from playwright.sync_api import expect
 
 from meter_dashboard.bounds import meter as M
+from tests.benchmarks.load.harness import SHOWS
 
 NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
 
-# Polled every animation frame (Playwright's expect() backs off to 1 s and would inflate the
-# figure); searches through Panel's nested shadow roots.
-_SHOWS_TEXT = """([sel, text]) => {
-  const find = (root) => {
-    const hit = root.querySelector(sel);
-    if (hit) return hit;
-    for (const node of root.querySelectorAll('*')) {
-      if (node.shadowRoot) { const f = find(node.shadowRoot); if (f) return f; }
-    }
-    return null;
-  };
-  const el = find(document);
-  return el !== null && el.textContent.trim() === text;
-}"""
+
 URL = "/planner?epsilon=0.01,0.02,0.03,0.04,0.05&delta=0.01&steps=10"
 
 
@@ -51,7 +39,7 @@ def test_planner_round_trip_delta_to_number(benchmark, page, server, open_page):
         expected = f"{M.labels('regular', NONUNIFORM, float(value), 10):,}"
         box.fill(value)
         box.press("Enter")
-        page.wait_for_function(_SHOWS_TEXT, arg=[".label-count-regular", expected], polling="raf", timeout=20_000)
+        page.wait_for_function(SHOWS, arg=[".label-count-regular", expected, "equals"], polling="raf", timeout=20_000)
 
     benchmark.pedantic(change, rounds=12, iterations=1)
 
@@ -71,7 +59,7 @@ def _exact_round_trip(page, server, open_page, selector: str, expected_of):
         value = next(deltas)
         box.fill(value)
         box.press("Enter")
-        page.wait_for_function(_SHOWS_TEXT, arg=[selector, expected_of(float(value))], polling="raf",
+        page.wait_for_function(SHOWS, arg=[selector, expected_of(float(value)), "equals"], polling="raf",
                                timeout=60_000)
 
     return change

@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from meter_dashboard.bounds import meter as M
+from tests.benchmarks.load.harness import SHOWS
 from meter_dashboard.models.session import SessionModel, replay
 from meter_dashboard.models.trace import MAX_TRACE_BYTES, read_trace
 
@@ -124,26 +125,14 @@ def test_bench_cli_replay_million_steps(benchmark, million_csv, tmp_path, fmt):
         assert doc["layout"] == "columns" and len(doc["steps"]["signal"]) == MILLION
 
 
-# ---------------------------------------------------------------- uploads in the browser
-_SHOWS_TEXT = """([sel, text]) => {
-  const find = (root) => {
-    const hit = root.querySelector(sel);
-    if (hit) return hit;
-    for (const node of root.querySelectorAll('*')) {
-      if (node.shadowRoot) { const f = find(node.shadowRoot); if (f) return f; }
-    }
-    return null;
-  };
-  const el = find(document);
-  return el !== null && el.textContent.trim().includes(text);
-}"""
+
 
 
 def _upload(page, path, steps: int) -> float:
     started = time.perf_counter()
     page.locator(".trace-upload input[type=file]").first.set_input_files(str(path))
-    page.wait_for_function(_SHOWS_TEXT, arg=[".session-title", path.name], polling="raf", timeout=120_000)
-    page.wait_for_function(_SHOWS_TEXT, arg=[".session-used", f"{steps:,} / {steps:,}"], polling="raf",
+    page.wait_for_function(SHOWS, arg=[".session-title", path.name, "contains"], polling="raf", timeout=120_000)
+    page.wait_for_function(SHOWS, arg=[".session-used", f"{steps:,} / {steps:,}", "contains"], polling="raf",
                            timeout=120_000)
     return time.perf_counter() - started
 
@@ -188,7 +177,7 @@ def test_bench_planner_while_another_session_uploads(benchmark, browser, server,
         started = time.perf_counter()
         box.fill(value)
         box.press("Enter")
-        planner.wait_for_function(_SHOWS_TEXT, arg=[".label-count-regular", expected], polling="raf", timeout=120_000)
+        planner.wait_for_function(SHOWS, arg=[".label-count-regular", expected, "contains"], polling="raf", timeout=120_000)
         return time.perf_counter() - started
 
     quiet = [change(k) for k in range(8)]
@@ -202,7 +191,7 @@ def test_bench_planner_while_another_session_uploads(benchmark, browser, server,
             uploader.locator(".trace-upload input[type=file]").first.set_input_files(str(path))
             for j in range(6):  # the planner changes while the file arrives, is read and replayed
                 busy.append(change(j + k))
-            uploader.wait_for_function(_SHOWS_TEXT, arg=[".session-title", path.name], polling=100, timeout=120_000)
+            uploader.wait_for_function(SHOWS, arg=[".session-title", path.name, "contains"], polling=100, timeout=120_000)
 
     benchmark.pedantic(during_uploads, rounds=1, iterations=1)
     benchmark.extra_info.update(quiet_ms=[round(1000 * v) for v in quiet], busy_ms=[round(1000 * v) for v in busy])

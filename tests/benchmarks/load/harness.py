@@ -39,7 +39,9 @@ READY = {
 
 #: True when ``selector`` (searched through Panel's nested shadow roots) shows ``text``; polled
 #: every animation frame (Playwright's ``expect`` backs off to 1 s and would inflate a latency).
-SHOWS_TEXT = """([sel, text]) => {
+#: Arguments ``[selector, text, how]``: ``how`` is ``"equals"`` or ``"contains"``; a ``null`` text
+#: waits for any text at all.  Every browser benchmark uses this one function.
+SHOWS = """([sel, text, how]) => {
   const find = (root) => {
     const hit = root.querySelector(sel);
     if (hit) return hit;
@@ -49,7 +51,10 @@ SHOWS_TEXT = """([sel, text]) => {
     return null;
   };
   const el = find(document);
-  return el !== null && el.textContent.trim() === text;
+  if (el === null) return false;
+  const t = el.textContent.trim();
+  if (text === null) return t.length > 0;
+  return how === "contains" ? t.includes(text) : t === text;
 }"""
 
 

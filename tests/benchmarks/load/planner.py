@@ -11,7 +11,7 @@ import time
 from meter_dashboard.bounds import meter as M
 
 from .floor_app import answer
-from .harness import SHOWS_TEXT
+from .harness import SHOWS
 
 EPSILON = [0.01, 0.02, 0.03, 0.04, 0.05]
 QUERY = "?epsilon=0.01,0.02,0.03,0.04,0.05&delta=0.01&steps=10"
@@ -66,5 +66,5 @@ def browser_change(page, kind: str, value: str) -> float:
     start = time.perf_counter()
     field.fill(value)
     field.press("Enter")
-    page.wait_for_function(SHOWS_TEXT, arg=[cell, text], polling="raf", timeout=60_000)
+    page.wait_for_function(SHOWS, arg=[cell, text, "equals"], polling="raf", timeout=60_000)
     return time.perf_counter() - start
