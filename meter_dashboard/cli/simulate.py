@@ -18,6 +18,7 @@ import sys
 import textwrap
 
 from .._validation import InputError, check_int, check_probability, parse_number_list
+from ..models.defaults import DEFAULT_RANGES
 from ._common import add_format_option, emit, table
 from .plan import add_bound_options, bound_values
 
@@ -47,8 +48,8 @@ def register(sub) -> None:
     p.add_argument("--delta", required=True, help="the plan's failure probability in (0, 1)")
     p.add_argument("--steps", required=True, help="T, steps per simulated development (at most 10,000)")
     p.add_argument("--signals", default=None, help="m, when one eps is given")
-    p.add_argument("--ranges", default=None, help="m + 1 boundaries 0,...,1 (default 0,0.005,0.01,0.02,0.05,1 "
-                                                  "resized to m)")
+    p.add_argument("--ranges", default=None, help="m + 1 boundaries 0,...,1 (default "
+                   + ",".join(f"{r:g}" for r in DEFAULT_RANGES) + " resized to m)")
     p.add_argument("--meter", choices=("incremental", "regular"), default="incremental",
                    help="the meter releasing the signals (default incremental)")
     p.add_argument("--developer", choices=("adversary", "honest"), default="adversary",
@@ -67,7 +68,7 @@ def register(sub) -> None:
 
 
 def _settings(args) -> dict:
-    from ..models.plan import DEFAULT_RANGES, resize_ranges, validate_ranges
+    from ..models.plan import resize_ranges, validate_ranges
 
     epsilon = parse_number_list("--epsilon", args.epsilon)
     if args.signals is not None:
