@@ -1,4 +1,4 @@
 """`panel serve apps/ci.py` serves the ease.ml/ci page at /ci."""
-from meter_dashboard.pages import build
+from meter_dashboard.app.pages import build
 
 build("ci").servable()

@@ -1,3 +1,3 @@
-from meter_dashboard.pages import build
+from meter_dashboard.app.pages import build
 
 build("ladder").servable()

@@ -1,4 +1,4 @@
 """`panel serve apps/session.py` serves the session replay at /session."""
-from meter_dashboard.pages import build
+from meter_dashboard.app.pages import build
 
 build("session").servable()

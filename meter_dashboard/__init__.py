@@ -22,51 +22,51 @@ import importlib
 
 __version__ = "0.1.0"
 
-from ._validation import InputError
+from .core.validation import InputError
 
 # public name -> "module:attribute", imported on first use (so ``meter-dashboard ci`` never loads
 # scipy, and no submodule import can rebind a name: ``md.plan`` is the function, the module is
-# ``meter_dashboard.models.plan``)
+# ``meter_dashboard.meter.model``)
 _EXPORTS = {
     # the meter planner
-    "plan": "meter_dashboard.models.plan:plan",
-    "MeterPlan": "meter_dashboard.models.plan:MeterPlan",
-    "PlanResult": "meter_dashboard.models.plan:PlanResult",
+    "plan": "meter_dashboard.meter.model:plan",
+    "MeterPlan": "meter_dashboard.meter.model:MeterPlan",
+    "PlanResult": "meter_dashboard.meter.model:PlanResult",
     "VARIANTS": "meter_dashboard.bounds.meter:VARIANTS",
     # session replay
-    "read_trace": "meter_dashboard.models.trace:read_trace",
-    "replay": "meter_dashboard.models.session:replay",
-    "SessionModel": "meter_dashboard.models.session:SessionModel",
-    "ReplayResult": "meter_dashboard.models.session:ReplayResult",
+    "read_trace": "meter_dashboard.session.trace:read_trace",
+    "replay": "meter_dashboard.session.model:replay",
+    "SessionModel": "meter_dashboard.session.model:SessionModel",
+    "ReplayResult": "meter_dashboard.session.model:ReplayResult",
     # ease.ml/ci
-    "ci_labels": "meter_dashboard.models.ci:ci_labels",
-    "parse_condition": "meter_dashboard.models.ci:parse_condition",
-    "read_ci_trace": "meter_dashboard.models.ci:read_ci_trace",
-    "replay_ci": "meter_dashboard.models.ci:replay_ci",
+    "ci_labels": "meter_dashboard.ci:ci_labels",
+    "parse_condition": "meter_dashboard.ci:parse_condition",
+    "read_ci_trace": "meter_dashboard.ci:read_ci_trace",
+    "replay_ci": "meter_dashboard.ci:replay_ci",
     # the Ladder leaderboard and P(A>B)
-    "ladder": "meter_dashboard.models.ladder:ladder",
-    "ladder_size": "meter_dashboard.models.ladder:ladder_size",
-    "read_losses": "meter_dashboard.models.ladder:read_losses",
-    "compare": "meter_dashboard.models.compare:compare",
-    "compare_size": "meter_dashboard.models.compare:sample_size",
-    "read_runs": "meter_dashboard.models.compare:read_runs",
+    "ladder": "meter_dashboard.leaderboard.model:ladder",
+    "ladder_size": "meter_dashboard.leaderboard.model:ladder_size",
+    "read_losses": "meter_dashboard.leaderboard.model:read_losses",
+    "compare": "meter_dashboard.comparison.model:compare",
+    "compare_size": "meter_dashboard.comparison.model:sample_size",
+    "read_runs": "meter_dashboard.comparison.model:read_runs",
     # SRGP approvals of modifications
-    "approve": "meter_dashboard.models.approve:approve",
-    "read_modification_trace": "meter_dashboard.models.approve:read_modification_trace",
+    "approve": "meter_dashboard.approvals.model:approve",
+    "read_modification_trace": "meter_dashboard.approvals.model:read_modification_trace",
     # reports to take out of a meeting
-    "Report": "meter_dashboard.reports:Report",
-    "session_report": "meter_dashboard.reports:session_report",
-    "plan_report": "meter_dashboard.plan_report:plan_report",
+    "Report": "meter_dashboard.core.report:Report",
+    "session_report": "meter_dashboard.session.report:session_report",
+    "plan_report": "meter_dashboard.meter.report:plan_report",
     # guarded test sets
     "TestSet": "meter_dashboard.testsets.notebook:TestSet",
     "connect": "meter_dashboard.testsets.notebook:connect",
     # notebook components
-    "Planner": "meter_dashboard.views.planner:Planner",
-    "Session": "meter_dashboard.views.session:Session",
-    "CI": "meter_dashboard.views.ci:CI",
-    "Ladder": "meter_dashboard.views.ladder:Ladder",
-    "Compare": "meter_dashboard.views.compare:Compare",
-    "Approve": "meter_dashboard.views.approve:Approve",
+    "Planner": "meter_dashboard.meter.view:Planner",
+    "Session": "meter_dashboard.session.view:Session",
+    "CI": "meter_dashboard.ci.view:CI",
+    "Ladder": "meter_dashboard.leaderboard.view:Ladder",
+    "Compare": "meter_dashboard.comparison.view:Compare",
+    "Approve": "meter_dashboard.approvals.view:Approve",
 }
 
 __all__ = sorted(list(_EXPORTS) + ["InputError"])

@@ -1,11 +1,11 @@
-"""The shared upload limits (meter_dashboard._files): sizes, chunk accounting, the browser-side limit."""
+"""The shared upload limits (meter_dashboard.core.files): sizes, chunk accounting, the browser-side limit."""
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meter_dashboard._files import (
+from meter_dashboard.core.files import (
     MAX_BUFFERED_BYTES,
     MAX_UPLOAD_BYTES,
     UPLOAD_CHUNK_BYTES,
@@ -14,7 +14,7 @@ from meter_dashboard._files import (
     client_size_limit,
     fits_one_message,
 )
-from meter_dashboard._validation import InputError
+from meter_dashboard.core.validation import InputError
 
 
 def chunks_of(size: int, chunk: int):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from meter_dashboard import formatting as fmt
+from meter_dashboard.core import formatting as fmt
 
 
 @pytest.mark.parametrize("value,text", [(38005, "38,005"), (0, "0"), (-3, "−3"), (math.inf, "∞"), (None, "—"),

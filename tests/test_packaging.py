@@ -14,7 +14,7 @@ def test_wheel_contents(tmp_path):
                     str(tmp_path), str(ROOT)], check=True, capture_output=True, timeout=300)
     wheel = next(tmp_path.glob("meter_dashboard-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("meter_dashboard/views/dashboard.css", "meter_dashboard/templates/index.html",
+    for needed in ("meter_dashboard/ui/dashboard.css", "meter_dashboard/app/templates/index.html",
                    "meter_dashboard/data/emocontext_trace.csv", "meter_dashboard/data/emocontext.md"):
         assert needed in names, needed
     assert not [n for n in names if "generate_" in n or n.startswith("tests/")], "generators stay out of the wheel"

@@ -1,4 +1,4 @@
-"""meter_dashboard.reports: self-contained HTML reports (no Panel, no network), built block by block."""
+"""meter_dashboard.core.report: self-contained HTML reports (no Panel, no network), built block by block."""
 from __future__ import annotations
 
 import re
@@ -7,9 +7,10 @@ import sys
 
 import numpy as np
 
-from meter_dashboard.models.session import replay
-from meter_dashboard.models.trace import Trace, load_example
-from meter_dashboard.reports import Report, session_report
+from meter_dashboard.core.report import Report
+from meter_dashboard.session.report import session_report
+from meter_dashboard.session.model import replay
+from meter_dashboard.session.trace import Trace, load_example
 
 FIG3 = dict(ranges=[0, 0.005, 0.01, 0.02, 0.05, 1], epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.1)
 
@@ -56,8 +57,8 @@ def test_a_long_trace_gives_a_bounded_report():
 
 
 def test_reports_never_import_panel():
-    code = ("import sys\nfrom meter_dashboard.reports import session_report\n"
-            "from meter_dashboard.models.session import replay\nfrom meter_dashboard.models.trace import load_example\n"
+    code = ("import sys\nfrom meter_dashboard.session.report import session_report\n"
+            "from meter_dashboard.session.model import replay\nfrom meter_dashboard.session.trace import load_example\n"
             "session_report(replay(load_example('emocontext'))).to_html()\n"
             "sys.stdout.write(str('panel' in sys.modules))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

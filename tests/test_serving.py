@@ -1,18 +1,18 @@
-"""The server settings of ``meter-dashboard serve`` (meter_dashboard.serving), without a server (issues 13, 15)."""
+"""The server settings of ``meter-dashboard serve`` (meter_dashboard.core.serving), without a server (issues 13, 15)."""
 from __future__ import annotations
 
 import socket
 
 import pytest
 
-from meter_dashboard import serving
-from meter_dashboard._files import (
+from meter_dashboard.core import serving
+from meter_dashboard.core.files import (
     MAX_UPLOAD_BYTES,
     UPLOAD_CHUNK_BYTES,
     WEBSOCKET_MAX_MESSAGE_BYTES,
     fits_one_message,
 )
-from meter_dashboard._validation import InputError
+from meter_dashboard.core.validation import InputError
 
 
 @pytest.mark.parametrize("text", ["999.999.1.1", "1.2.3", "256.0.0.1", "a b", "", "-host", "x" * 300, "1.2.3.4.5",

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from meter_dashboard._validation import (
+from meter_dashboard.core.validation import (
     MAX_LIST_ITEMS,
     MAX_NUMBER_CHARS,
     InputError,

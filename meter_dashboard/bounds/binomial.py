@@ -71,7 +71,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import log_ndtr
 
-from .._validation import InputError, check_int, parse_exact_decimal
+from ..core.validation import InputError, check_int, parse_exact_decimal
 from ._binomial_max import log_tail_lower, log_tail_maxima
 from ._numeric import log_sum_exp, smallest_integer_satisfying
 

@@ -49,7 +49,7 @@ import math
 
 import numpy as np
 
-from .._validation import InputError, raw
+from ..core.validation import InputError, raw
 
 __all__ = [
     "ADAPTIVITIES",
@@ -392,7 +392,7 @@ def binomial_labels(epsilon, delta, log_count=0.0) -> int:
     """
     from fractions import Fraction
 
-    from . import binomial  # scipy: loaded only when the exact bound is asked for
+    from . import binomial
 
     eps = epsilon if isinstance(epsilon, Fraction) else binomial.exact_decimal("epsilon", epsilon)
     if eps <= 0:

@@ -25,7 +25,7 @@ import math
 import numpy as np
 from scipy.special import gammaln, ndtri, xlog1py, xlogy
 
-from .._validation import InputError, check_int, check_probability, raw
+from ..core.validation import InputError, check_int, check_probability, raw
 
 __all__ = [
     "CONCLUSIONS",

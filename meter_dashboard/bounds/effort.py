@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .._validation import InputError, check_int
+from ..core.validation import InputError, check_int
 
 __all__ = ["labeling_hours"]
 

@@ -33,7 +33,7 @@ Counts
 ------
 A label count is shown only when it is exact: Lemma 4's counts are refused above
 :data:`MAX_LABELS` (10**15, where binary floating point can no longer tell n from n - 1)
-with an :class:`~meter_dashboard._validation.InputError` naming the input that made the
+with an :class:`~meter_dashboard.core.validation.InputError` naming the input that made the
 count explode (a tiny step or epsilon), and :func:`exact_labels` checks the inequality for
 n and n - 1 in 60-digit decimal arithmetic before a count is returned.
 
@@ -55,7 +55,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import InputError, check_int, check_probability
+from ..core.validation import InputError, check_int, check_probability
 
 __all__ = [
     "TIE_TOLERANCE",

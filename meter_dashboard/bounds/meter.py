@@ -36,17 +36,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validation import InputError, check_int, check_non_decreasing, check_probability
+from ..core.validation import InputError, check_int, check_non_decreasing, check_probability
 from . import binomial as _binomial
 from ._meter_exact import decimal_log_counts, exact_count, float_is_certain
-from .effort import labeling_hours  # re-exported: one implementation for every family
-from ._numeric import (
-    log_binom,
-    log_geometric_count,
-    log_sum_exp,
-    smallest_integer_satisfying,
-    solve_log_sum_exp,
-)
+from ._numeric import log_binom, log_geometric_count, log_sum_exp, smallest_integer_satisfying, solve_log_sum_exp
+from .effort import labeling_hours
 
 __all__ = [
     "VARIANTS",

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import betaincinv, ndtr, ndtri
 
-from .._validation import InputError, check_int, check_probability
+from ..core.validation import InputError, check_int, check_probability
 
 __all__ = [
     "BLOCK",

@@ -1,9 +1,9 @@
-"""The ``meter-dashboard`` command line.
+"""The ``meter-dashboard`` command line: the entry point that dispatches to each family's ``cli`` module.
 
-Each verb lives in its own module under ``meter_dashboard.cli`` and exposes
-``register(subparsers)``, which adds its sub-parser(s) with ``set_defaults(run=...)``.
-A bad input anywhere ends in exit status 2 with one line on stderr naming the parameter,
-the rule and the value given (never a traceback).
+Each verb lives in its family's folder (``meter/cli.py`` for ``plan``, ``session/cli.py`` for
+``replay``, ...) and exposes ``register(subparsers)``, which adds its sub-parser(s) with
+``set_defaults(run=...)``.  A bad input anywhere ends in exit status 2 with one line on stderr
+naming the parameter, the rule and the value given (never a traceback).
 
 No module here imports Panel at import time; only ``serve`` starts the dashboard, and it
 imports Panel inside its ``run`` function.
@@ -14,21 +14,21 @@ import argparse
 import importlib
 import sys
 
-from .._validation import InputError
-from ._common import fail
+from ..core.cli import fail
+from ..core.validation import InputError
 
-# Order is the order of ``meter-dashboard --help``.
-COMMAND_MODULES = (
-    "plan",
-    "simulate",
-    "replay",
-    "ci",
-    "ladder",
-    "compare",
-    "approve",
-    "testset",
-    "serve",
-)
+# verb -> the module that registers it; the order is the order of ``meter-dashboard --help``.
+COMMAND_MODULES = {
+    "plan": "meter_dashboard.meter.cli",
+    "simulate": "meter_dashboard.meter.cli_simulate",
+    "replay": "meter_dashboard.session.cli",
+    "ci": "meter_dashboard.ci.cli",
+    "ladder": "meter_dashboard.leaderboard.cli",
+    "compare": "meter_dashboard.comparison.cli",
+    "approve": "meter_dashboard.approvals.cli",
+    "testset": "meter_dashboard.testsets.cli",
+    "serve": "meter_dashboard.app.cli",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,14 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:  # a verb not built yet
-            if exc.name == f"{__name__}.{name}":
-                continue
-            raise
-        module.register(sub)
+    for module_name in COMMAND_MODULES.values():
+        importlib.import_module(module_name).register(sub)
     return parser
 
 

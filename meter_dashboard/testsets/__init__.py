@@ -11,7 +11,9 @@ the new-test-set alarm.  The layers:
 - :mod:`.files` - ``id,label`` and ``id,prediction`` files and matching by id;
 - :mod:`.signals` - the answers, computed with the models' own public code;
 - :mod:`.service` - create / token / submit / status / revert / retire / export / list;
-- :mod:`.api` - the HTTP handlers served beside the pages;  :mod:`.client` - the remote client.
+- :mod:`.api` - the HTTP handlers served beside the pages;  :mod:`.client` - the remote client;
+- :mod:`.notebook` - ``md.TestSet`` and ``md.connect``;  :mod:`.overview` - the /testsets page model;
+- :mod:`.view` - the /testsets page;  :mod:`.cli` - the ``testset`` verbs.
 
-This package imports bounds and models, never Panel.
+Everything but :mod:`.view` is Panel-free.
 """

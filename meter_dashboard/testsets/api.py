@@ -31,8 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 import tornado.web
 from tornado.ioloop import IOLoop
 
-from .._files import human_bytes
-from .._validation import InputError
+from ..core.files import human_bytes
+from ..core.validation import InputError
 from . import files, service
 from .store import StoreError, open_store
 

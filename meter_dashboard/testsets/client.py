@@ -4,7 +4,7 @@ Developers talk to a running ``meter-dashboard serve`` with their token, never t
 store: ``Client("http://host:5006", token).submit("emo", {"ex1": "cat", ...}, 0.91)``.
 HTTP errors come back as the service's own exceptions (401 :class:`Unauthorized`, 403
 :class:`Forbidden`, 404 :class:`NotFound`, 409 :class:`Refused`, 400 an
-:class:`~meter_dashboard._validation.InputError`) carrying the server's one-line message.
+:class:`~meter_dashboard.core.validation.InputError`) carrying the server's one-line message.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from .._files import read_bytes
-from .._validation import InputError, raw
+from ..core.files import read_bytes
+from ..core.validation import InputError, raw
 from . import files
 from .service import Forbidden, NotFound, Refused, ServiceError, Unauthorized, check_name, check_tenant
 

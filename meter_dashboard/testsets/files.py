@@ -1,6 +1,6 @@
 """Labels and predictions files of guarded test sets: ``id,label`` and ``id,prediction``.
 
-Both go through :mod:`meter_dashboard._files` (the size limit before parsing, UTF-8 with
+Both go through :mod:`meter_dashboard.core.files` (the size limit before parsing, UTF-8 with
 the line and byte of a bad byte, spreadsheets and UTF-16 named, the byte-order mark
 dropped), then a CSV parser whose messages have the trace reader's shape: the row and
 column of the first problem (the header is row 1, rows counted like a spreadsheet),
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._files import decode_text, read_bytes
-from .._validation import InputError, format_value, raw
+from ..core.files import decode_text, read_bytes
+from ..core.validation import InputError, format_value, raw
 
 __all__ = [
     "MAX_FILE_BYTES",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import html
 
-from .._validation import InputError
+from ..core.validation import InputError
 from . import service, signals
 from .store import Store
 
@@ -156,8 +156,8 @@ class TestSet:
 
     def replay(self):
         """After retirement: the history replayed by :func:`meter_dashboard.replay` (the session page's view)."""
-        from ..models.session import replay
-        from ..models.trace import read_trace
+        from ..session.model import replay
+        from ..session.trace import read_trace
 
         status = self.status()
         s = status["settings"]

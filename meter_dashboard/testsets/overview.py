@@ -21,7 +21,7 @@ import threading
 
 import param
 
-from .._validation import InputError
+from ..core.validation import InputError
 from . import service
 from .store import StoreError, open_store
 

@@ -17,7 +17,7 @@ dashboard page: status and signals, never a score.  Test scores, ease.ml/ci's n,
 and the labels are released to anyone with a token only after the test set retires
 (Section 3.1: "the old test set can be replaced by and released to the developer").
 
-Errors: :class:`~meter_dashboard._validation.InputError` for bad input (CLI exit 2,
+Errors: :class:`~meter_dashboard.core.validation.InputError` for bad input (CLI exit 2,
 HTTP 400), :class:`NotFound` (404), :class:`Unauthorized` (401), :class:`Forbidden`
 (403) and :class:`Refused` (409: the budget is used up, the test set retired, a revert
 the plan does not have).  No message ever holds a label, a score or a token.
@@ -39,7 +39,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from .._validation import InputError, check_probability, raw
+from ..core.validation import InputError, check_probability, raw
 from . import files, security, signals
 from .store import Store
 
@@ -655,7 +655,7 @@ def export(store: Store, name: str, caller: Caller = OWNER, *, format: str = "cs
     """The history as a trace (after retirement): ``{"name", "format", "trace", "test_size", "settings"}``.
 
     Meter: a development trace (``step, tenant, val_accuracy, test_accuracy, reverted``)
-    that /session and :func:`~meter_dashboard.models.session.replay` read (JSON carries
+    that /session and :func:`~meter_dashboard.session.model.replay` read (JSON carries
     ``test_size``).  ci: a commit trace (``commit, n, o, d``) that /ci replays.
     """
     import json

@@ -1,13 +1,13 @@
 """What a guarded test set answers, computed by the models' own public code (one implementation).
 
 - ease.ml/meter: the history plus the new submission is a development trace, replayed
-  with :func:`meter_dashboard.models.session.replay` under the test set's plan
-  (a :class:`~meter_dashboard.models.plan.MeterPlan`): the signals, the eps, the steps
+  with :func:`meter_dashboard.session.model.replay` under the test set's plan
+  (a :class:`~meter_dashboard.meter.model.MeterPlan`): the signals, the eps, the steps
   used, the tenants' shares and the alarms are exactly what /session shows for the
   exported history.
 - ease.ml/ci: n, o and d are exact fractions of the hidden labels, evaluated with
-  :func:`meter_dashboard.models.ci.evaluate`; label counts come from
-  :func:`meter_dashboard.models.ci.ci_labels`.
+  :func:`meter_dashboard.ci.evaluate`; label counts come from
+  :func:`meter_dashboard.ci.ci_labels`.
 
 Settings dictionaries (JSON in the store):
 
@@ -29,10 +29,10 @@ import math
 import threading
 from fractions import Fraction
 
-from .._validation import InputError, check_int, check_probability
-from ..models.ci import ci_labels, evaluate, parse_condition
-from ..models.plan import DEFAULT_RANGES, MeterPlan, plan, resize_ranges, validate_ranges
-from ..models.session import replay
+from ..ci import ci_labels, evaluate, parse_condition
+from ..core.validation import InputError, check_int, check_probability
+from ..meter.model import DEFAULT_RANGES, MeterPlan, plan, resize_ranges, validate_ranges
+from ..session.model import replay
 
 __all__ = [
     "meter_settings",
@@ -139,7 +139,7 @@ def supported(settings: dict, n: int) -> dict | None:
     """What ``n`` labels support when the plan needs more (the planner's inverse), else None.
 
     Meter: ``{"epsilon": [...]}``, the eps vector scaled together (eps_1 from
-    :func:`meter_dashboard.models.plan.plan`'s ``min_epsilon``); ``None`` entries when no
+    :func:`meter_dashboard.meter.model.plan`'s ``min_epsilon``); ``None`` entries when no
     tolerance below 1 is supported.  ci: ``{"tolerance_scale": s, "tolerances": [...]}``,
     every clause's tolerance multiplied by the smallest s whose count fits in n.
     """
@@ -183,7 +183,7 @@ def _ci_supported(settings: dict, n: int) -> dict:
 
 # ============================================================================ ease.ml/meter
 def meter_replay(settings: dict, rows: list, n: int):
-    """The :class:`~meter_dashboard.models.session.ReplayResult` of a history.
+    """The :class:`~meter_dashboard.session.model.ReplayResult` of a history.
 
     ``rows``: one dict per step (``step``, ``val_accuracy``, ``test_accuracy``, ``tenant``,
     ``reverted``), in step order.

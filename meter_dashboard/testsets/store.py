@@ -54,7 +54,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from .._validation import InputError
+from ..core.validation import InputError
 
 __all__ = [
     "Store",

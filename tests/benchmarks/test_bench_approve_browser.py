@@ -13,9 +13,8 @@ import itertools
 import pytest
 
 from meter_dashboard.bounds import meter as M
-from meter_dashboard import formatting as fmt
+from meter_dashboard.core import formatting as fmt
 from tests.benchmarks.load.harness import SHOWS
-
 
 _COMPLETE = """([n]) => {
   let decided = 0, pending = false;

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from meter_dashboard.bounds import ci as B
-from meter_dashboard.models.ci import CIModel, ci_curves, ci_labels, evaluate, example_trace, read_ci_trace, replay_ci
-from meter_dashboard.models.ci_grammar import parse_condition
+from meter_dashboard.ci import CIModel, ci_curves, ci_labels, evaluate, example_trace, read_ci_trace, replay_ci
+from meter_dashboard.ci.grammar import parse_condition
 
 PATTERN1 = "n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01"
 FIGURE_2_F2_FULL = [5496, 21984, 87933, 549581, 5957, 23826, 95302, 595633,

@@ -8,7 +8,7 @@ import asyncio
 
 import numpy as np
 
-import meter_dashboard.models.compare as mc
+import meter_dashboard.comparison.model as mc
 from meter_dashboard.bounds import compare as C
 
 RNG = np.random.default_rng(0)
@@ -91,7 +91,7 @@ def test_event_loop_during_a_large_runs_upload_and_changes(benchmark):
 
 def test_page_update_for_a_gamma_change_on_150k_runs(benchmark):
     # what the server's event loop pays per change on /compare with 150,000 pairs (below OFFLOAD_RUNS)
-    from meter_dashboard.views.compare import Compare
+    from meter_dashboard.comparison.view import Compare
 
     view = Compare()
     view.__panel__()

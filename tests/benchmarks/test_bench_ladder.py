@@ -9,7 +9,7 @@ import asyncio
 import numpy as np
 import param
 
-import meter_dashboard.models.ladder as ml
+import meter_dashboard.leaderboard.model as ml
 from meter_dashboard.bounds import ladder as L
 
 RNG = np.random.default_rng(0)
@@ -161,7 +161,7 @@ def test_size_model_change(benchmark):
 
 def test_page_update_for_a_label_bound_change(benchmark):
     # what the server's event loop pays per change on /ladder: model, certified counts, curve, HTML and plot data
-    from meter_dashboard.views.ladder import Ladder
+    from meter_dashboard.leaderboard.view import Ladder
 
     view = Ladder(run_attack=False)
     view.__panel__()
@@ -175,7 +175,7 @@ def test_page_update_for_a_label_bound_change(benchmark):
 
 
 def test_page_update_after_a_500_submission_replay(benchmark):
-    from meter_dashboard.views.ladder import Ladder
+    from meter_dashboard.leaderboard.view import Ladder
 
     view = Ladder(run_attack=False)
     view.__panel__()

@@ -12,7 +12,7 @@ from scipy.optimize import brentq
 
 from meter_dashboard.bounds import meter as M
 from meter_dashboard.bounds._numeric import log_sum_exp
-from meter_dashboard.models.plan import MeterPlan, plan
+from meter_dashboard.meter.model import MeterPlan, plan
 
 NONUNIFORM = np.array([0.01, 0.02, 0.03, 0.04, 0.05])
 STEPS = np.arange(1, 1001)

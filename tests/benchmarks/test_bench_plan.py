@@ -5,7 +5,7 @@ Without --benchmark-enable each runs once as a smoke test, except the exact curv
 T = 1..1000 (minutes with today's engine), which runs only when benchmarks are enabled.
 
 "cold" clears both caches first (the engine's factors, :func:`meter_dashboard.bounds.binomial.clear_cache`,
-and the planner's exact counts, :func:`meter_dashboard.models.plan_stages.clear_cache`).
+and the planner's exact counts, :func:`meter_dashboard.meter.stages.clear_cache`).
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 
 import meter_dashboard as md
 from meter_dashboard.bounds import binomial as B
-from meter_dashboard.models import plan_stages
-from meter_dashboard.models.plan import MeterPlan, curve
+from meter_dashboard.meter import stages as plan_stages
+from meter_dashboard.meter.model import MeterPlan, curve
 
 NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
 

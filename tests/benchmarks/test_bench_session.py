@@ -18,9 +18,9 @@ import pytest
 from playwright.sync_api import expect
 
 from meter_dashboard.bounds import meter as M
+from meter_dashboard.session.model import SessionModel, replay
+from meter_dashboard.session.trace import MAX_TRACE_BYTES, read_trace
 from tests.benchmarks.load.harness import SHOWS
-from meter_dashboard.models.session import SessionModel, replay
-from meter_dashboard.models.trace import MAX_TRACE_BYTES, read_trace
 
 FIG3 = dict(ranges=[0, 0.005, 0.01, 0.02, 0.05, 1], epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.1)
 STEPS = 50_000

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import meter_dashboard.models.approve as ap
+import meter_dashboard.approvals.model as ap
 from meter_dashboard.bounds.srgp import run_procedure, sequential_threshold, simulate_fwer
 
 

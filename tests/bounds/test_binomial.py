@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
-from meter_dashboard._validation import InputError
 from meter_dashboard.bounds import binomial as B
 from meter_dashboard.bounds import ci
 from meter_dashboard.bounds._numeric import log_binom_cdf, log_binom_pmf, log_binom_sf
+from meter_dashboard.core.validation import InputError
 
 
 # --------------------------------------------------------------------------- independent references

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 
-from meter_dashboard._validation import InputError
 from meter_dashboard.bounds import ci as b
-from meter_dashboard.models.ci import ci_curves, ci_labels
+from meter_dashboard.ci import ci_curves, ci_labels
+from meter_dashboard.core.validation import InputError
 
 # --------------------------------------------------------------------------- Figure 2
 # Figure 2 ("Number of samples required by different conditions, H = 32 steps"), verbatim:

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom, norm
 
-import meter_dashboard.models.compare as mc
-from meter_dashboard._validation import InputError
+import meter_dashboard.comparison.model as mc
 from meter_dashboard.bounds import compare as C
+from meter_dashboard.core.validation import InputError
 from tests.generators import generate_compare
 
 

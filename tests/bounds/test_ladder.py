@@ -13,8 +13,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from meter_dashboard._validation import InputError
 from meter_dashboard.bounds import ladder as L
+from meter_dashboard.core.validation import InputError
 
 INF = math.inf
 

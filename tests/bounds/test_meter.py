@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 from scipy.special import comb, logsumexp
 
-from meter_dashboard._validation import InputError
 from meter_dashboard.bounds import meter as M
 from meter_dashboard.bounds._numeric import log_binom, log_geometric_count, log_sum_exp
+from meter_dashboard.core.validation import InputError
 
 NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
 

@@ -22,9 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
-from meter_dashboard._validation import InputError
 from meter_dashboard.bounds import meter as M
 from meter_dashboard.bounds._meter_exact import decimal_log_counts, exact_count
+from meter_dashboard.core.validation import InputError
 
 NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
 

@@ -15,9 +15,9 @@ import threading
 import numpy as np
 import pytest
 
-from meter_dashboard._validation import InputError
 from meter_dashboard.bounds import meter as M
 from meter_dashboard.bounds import meter_simulation as S
+from meter_dashboard.core.validation import InputError
 
 EPS = [0.02, 0.04, 0.06]
 DELTA = 0.1
@@ -125,7 +125,7 @@ def test_intervals(x, n, method, expected):
 
 
 def test_signal_of_matches_the_session_model():
-    from meter_dashboard.models.session import signal_of
+    from meter_dashboard.session.model import signal_of
     r = S.default_ranges(5)
     gaps = np.array([0.0, 0.004, 0.005, 0.0099, 0.01, 0.03, 0.2, 1.0])
     assert S.signal_of(gaps, r).tolist() == signal_of(gaps, r).tolist()

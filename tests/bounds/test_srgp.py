@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from scipy import integrate, optimize, stats
 from scipy.special import log_ndtr
 
-from meter_dashboard._validation import InputError
 from meter_dashboard.bounds import srgp
 from meter_dashboard.bounds.srgp import (
     ApprovalProcedure,
@@ -28,6 +27,7 @@ from meter_dashboard.bounds.srgp import (
     weighted_bonferroni_group_sizes,
     weighted_bonferroni_level,
 )
+from meter_dashboard.core.validation import InputError
 
 BAD = -1.0  # mean improvement far below any margin: always denied
 GOOD = 1.0  # far above: always approved (when the level is > 0)

@@ -76,7 +76,7 @@ def test_simulations_can_be_cancelled_and_report_progress():
 
 
 def test_simulation_inputs_are_validated():
-    from meter_dashboard._validation import InputError
+    from meter_dashboard.core.validation import InputError
 
     with pytest.raises(InputError, match="steps"):
         simulate_fwer(["naive"], replicates=1, steps=500, features=20)

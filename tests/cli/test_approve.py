@@ -8,7 +8,7 @@ from importlib import resources
 
 import pytest
 
-import meter_dashboard.models.approve as ap
+import meter_dashboard.approvals.model as ap
 from meter_dashboard.cli import main
 
 DATA = resources.files("meter_dashboard") / "data"
@@ -195,8 +195,8 @@ def test_other_bounded_flags(small, capsys, args, message):
 
 
 def test_cli_bound_on_steps_is_the_procedures_bound():
+    from meter_dashboard.approvals import cli as cli_approve
     from meter_dashboard.bounds.srgp import MAX_STEPS
-    from meter_dashboard.cli import approve as cli_approve
 
     assert cli_approve.MAX_STEPS == MAX_STEPS
 

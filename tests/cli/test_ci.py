@@ -185,8 +185,8 @@ def test_the_ci_command_imports_only_what_it_uses():
 
 
 def test_defaults_are_the_models():
+    from meter_dashboard.ci import CIInputs
     from meter_dashboard.cli import build_parser
-    from meter_dashboard.models.ci import CIInputs
 
     args = build_parser().parse_args(["ci", "--condition", "n > 0.5 +/- 0.1"])
     for name in ("reliability", "adaptivity", "steps", "mode", "seconds_per_label", "labelers", "alarm_on"):

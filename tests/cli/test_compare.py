@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-import meter_dashboard.models.compare as mc
+import meter_dashboard.comparison.model as mc
 from meter_dashboard.cli import main
 
 PAIRED = str(mc.example_path("compare_paired.csv"))

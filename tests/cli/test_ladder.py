@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-import meter_dashboard.models.ladder as ml
+import meter_dashboard.leaderboard.model as ml
 from meter_dashboard.cli import main
 
 LEADERBOARD = str(ml.example_path("ladder_leaderboard.csv"))

@@ -18,7 +18,7 @@ def run_cli(*args):
 
 
 def test_json_output_for_the_issue_example(tmp_path):
-    from meter_dashboard.models.trace import example_path
+    from meter_dashboard.session.trace import example_path
 
     path = tmp_path / "emocontext.csv"
     path.write_bytes(example_path("emocontext").read_bytes())
@@ -130,7 +130,7 @@ def test_fail_on_alarm_passes_a_healthy_trace_with_default_settings(tmp_path, ca
 
 def test_defaults_are_the_models(capsys):
     # issue 11 #6: one set of defaults (MeterPlan's parameters), read by the page, the notebook and the CLI
-    from meter_dashboard.models.session import SessionModel
+    from meter_dashboard.session.model import SessionModel
 
     main(["replay", "--example", "emocontext", "--format", "json"])
     settings = json.loads(capsys.readouterr().out)["settings"]

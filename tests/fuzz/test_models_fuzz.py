@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import meter_dashboard as md
-from meter_dashboard._validation import InputError
+from meter_dashboard.core.validation import InputError
 
 from .strategies import HOSTILE_NUMBERS, MALFORMED_FILES
 
@@ -24,11 +24,11 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
 
 
 def _models():
-    from meter_dashboard.models.approve import ApproveModel
-    from meter_dashboard.models.ci import CIModel
-    from meter_dashboard.models.compare import CompareModel
-    from meter_dashboard.models.ladder import LadderReplayModel
-    from meter_dashboard.models.session import SessionModel
+    from meter_dashboard.approvals.model import ApproveModel
+    from meter_dashboard.ci import CIModel
+    from meter_dashboard.comparison.model import CompareModel
+    from meter_dashboard.leaderboard.model import LadderReplayModel
+    from meter_dashboard.session.model import SessionModel
 
     return {
         "session": (SessionModel, lambda m, data: m.load(data, name="upload.csv"), lambda m: m.trace),
@@ -75,7 +75,7 @@ def test_plan_answers_or_refuses(epsilon, delta, steps, budget):
 @FUZZ
 @given(text=st.one_of(st.text(max_size=60), st.sampled_from(HOSTILE_NUMBERS)))
 def test_query_strings_answer_or_refuse(text):
-    from meter_dashboard.models.plan import MeterPlan
+    from meter_dashboard.meter.model import MeterPlan
 
     for key in ("epsilon", "delta", "steps", "signals", "reverts", "tenant_steps", "budget", "ranges"):
         try:

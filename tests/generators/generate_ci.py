@@ -101,7 +101,7 @@ def write_predictions(rng, path: Path) -> None:
 
 
 def write_commits(rng, path: Path) -> None:
-    from meter_dashboard.models.ci import evaluate
+    from meter_dashboard.ci import evaluate
 
     active = 0.781
     lines = ["commit,n,o,d"]

@@ -1,6 +1,6 @@
 """The ease.ml/ci replay as a plain per-commit loop over exact fractions: the reference.
 
-This is the first implementation of :func:`meter_dashboard.models.ci.replay_ci` (one
+This is the first implementation of :func:`meter_dashboard.ci.replay_ci` (one
 :class:`fractions.Fraction` interval evaluation per clause and commit, Section 3.5 and
 Appendix A.2; one counter per adaptivity, Sections 3.2-3.4), kept here only to check
 that the vectorized replay gives identical rows.  It is not used by the package.

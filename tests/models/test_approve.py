@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import meter_dashboard.models.approve as ap
-from meter_dashboard._validation import InputError
+import meter_dashboard.approvals.model as ap
 from meter_dashboard.bounds.srgp import run_procedure
+from meter_dashboard.core.validation import InputError
 
 
 def _csv(rows):
@@ -442,7 +442,7 @@ def test_hostile_trace_files(content, message):
 
 
 def test_simulation_without_worker_processes_runs_here(monkeypatch):
-    from meter_dashboard.models import approve_simulation
+    from meter_dashboard.approvals import simulation as approve_simulation
 
     def broken(kind="simulations"):
         raise RuntimeError("no processes in this environment")

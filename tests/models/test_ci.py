@@ -6,8 +6,8 @@ import panel as pn
 import pytest
 
 import meter_dashboard as md
-from meter_dashboard._validation import InputError
-from meter_dashboard.models.ci import DEFAULT_CONDITION, PRESETS, CIModel, example_trace
+from meter_dashboard.ci import DEFAULT_CONDITION, PRESETS, CIModel, example_trace
+from meter_dashboard.core.validation import InputError
 
 
 def test_defaults_are_the_papers_pattern_1_setting():
@@ -189,8 +189,8 @@ def test_large_traces_replay_in_a_worker_inside_an_event_loop():
     """Issue 13: a trace too large to replay at once is replayed in a worker thread; the loop stays free."""
     import asyncio
 
-    from meter_dashboard.models.ci import read_ci_trace
-    from meter_dashboard.models.ci.model import SYNC_REPLAY_CELLS
+    from meter_dashboard.ci import read_ci_trace
+    from meter_dashboard.ci.model import SYNC_REPLAY_CELLS
     from tests.models.ci_replay_reference import estimates_csv
 
     size = SYNC_REPLAY_CELLS // 20 + 1000

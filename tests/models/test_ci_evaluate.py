@@ -5,9 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from meter_dashboard._validation import InputError
-from meter_dashboard.models.ci import evaluate
-
+from meter_dashboard.ci import evaluate
+from meter_dashboard.core.validation import InputError
 
 # Appendix A.2: "x < 0.1 +/- 0.01"; x-hat > 0.11 -> False, x-hat < 0.09 -> True, in between -> Unknown.
 # At the edges the true value may sit exactly on the threshold: x-hat = 0.11 gives x* >= 0.1 (False),

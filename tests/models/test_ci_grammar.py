@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meter_dashboard._validation import InputError
-from meter_dashboard.models.ci_grammar import ConditionError, format_number, parse_condition
+from meter_dashboard.ci.grammar import ConditionError, format_number, parse_condition
+from meter_dashboard.core.validation import InputError
 
 F = Fraction
 

@@ -9,10 +9,10 @@ from fractions import Fraction
 
 import pytest
 
-from meter_dashboard._validation import InputError
 from meter_dashboard.bounds.ci import MAX_LABELS
-from meter_dashboard.models.ci import CIModel, ci_curves, ci_labels, evaluate, parse_condition, read_ci_trace, replay_ci
-from meter_dashboard.models.ci_grammar import MAX_CLAUSES, MAX_CONDITION_CHARS, MAX_DEPTH, ConditionError
+from meter_dashboard.ci import CIModel, ci_curves, ci_labels, evaluate, parse_condition, read_ci_trace, replay_ci
+from meter_dashboard.ci.grammar import MAX_CLAUSES, MAX_CONDITION_CHARS, MAX_DEPTH, ConditionError
+from meter_dashboard.core.validation import InputError
 
 #: Seconds after which a refusal counts as a freeze (a bound that catches hangs, not a speed measurement:
 #: the unbounded versions took 42 s or never ended; speed is measured in tests/benchmarks).

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from meter_dashboard._validation import InputError
-from meter_dashboard.models.ci import ci_labels, example_trace, read_ci_trace, replay_ci
+from meter_dashboard.ci import ci_labels, example_trace, read_ci_trace, replay_ci
+from meter_dashboard.core.validation import InputError
 
 COND = "n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01"
 

@@ -15,17 +15,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meter_dashboard.models.ci import (
+from meter_dashboard.ci import (
     CITrace,
-    ci_labels,
     ExactColumn,
+    ci_labels,
     evaluate,
     example_trace,
     parse_condition,
     read_ci_trace,
     replay_ci,
 )
-from meter_dashboard.models.ci.replay import new_testset_alarms
+from meter_dashboard.ci.replay import new_testset_alarms
 from tests.models.ci_replay_reference import clause_truth, estimates_csv, replay_rows
 
 PATTERN1 = "n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01"

@@ -6,8 +6,8 @@ import asyncio
 import numpy as np
 import pytest
 
-import meter_dashboard.models.compare as mc
-from meter_dashboard.models.compare import CompareModel
+import meter_dashboard.comparison.model as mc
+from meter_dashboard.comparison.model import CompareModel
 
 
 def test_defaults_use_the_paired_example():

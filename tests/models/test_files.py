@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import meter_dashboard.models.compare as mc
-import meter_dashboard.models.ladder as ml
-from meter_dashboard._validation import InputError
-from meter_dashboard.models.files import MAX_CELL_CHARS, csv_rows, data_file, first_row, numeric_table
+import meter_dashboard.comparison.model as mc
+import meter_dashboard.leaderboard.model as ml
+from meter_dashboard.core.tables import MAX_CELL_CHARS, csv_rows, data_file, first_row, numeric_table
+from meter_dashboard.core.validation import InputError
 
 
 @pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])

@@ -7,8 +7,8 @@ import threading
 import param
 import pytest
 
-from meter_dashboard._validation import InputError
-from meter_dashboard.models.jobs import BackgroundJob
+from meter_dashboard.core.jobs import BackgroundJob
+from meter_dashboard.core.validation import InputError
 
 
 class Counting(BackgroundJob):

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-import meter_dashboard.models.ladder as ml
-from meter_dashboard._validation import InputError
-from meter_dashboard.models.ladder import BoostingAttackModel, LadderReplayModel, LadderSizeModel
+import meter_dashboard.leaderboard.model as ml
+from meter_dashboard.core.validation import InputError
+from meter_dashboard.leaderboard.model import BoostingAttackModel, LadderReplayModel, LadderSizeModel
 
 
 # --------------------------------------------------------------------------- replay
@@ -174,7 +174,7 @@ def test_derived_outputs_are_read_only(factory, names):
 
 
 def test_the_attack_model_is_the_shared_background_job():
-    from meter_dashboard.models.jobs import BackgroundJob
+    from meter_dashboard.core.jobs import BackgroundJob
 
     a = BoostingAttackModel(labels=200, submissions=30, trials=1)
     assert isinstance(a, BackgroundJob)

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-import meter_dashboard.models.ladder as ml
-from meter_dashboard._validation import InputError
+import meter_dashboard.leaderboard.model as ml
+from meter_dashboard.core.validation import InputError
 from tests.generators import generate_ladder
 
 

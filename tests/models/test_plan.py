@@ -6,7 +6,7 @@ import math
 import pytest
 
 import meter_dashboard as md
-from meter_dashboard.models.plan import PRESETS, MeterPlan, resize_ranges
+from meter_dashboard.meter.model import PRESETS, MeterPlan, resize_ranges
 
 NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
 

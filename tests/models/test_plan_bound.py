@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import meter_dashboard as md
-from meter_dashboard.models.plan import MeterPlan, curve
-from meter_dashboard.models.plan_check import check_plan
+from meter_dashboard.meter.check import check_plan
+from meter_dashboard.meter.model import MeterPlan, curve
 
 NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from meter_dashboard._validation import InputError
-from meter_dashboard.models.plan import MeterPlan
-from meter_dashboard.models.session import SessionModel
-from meter_dashboard.models.trace import example_path
+from meter_dashboard.core.validation import InputError
+from meter_dashboard.meter.model import MeterPlan
+from meter_dashboard.session.model import SessionModel
+from meter_dashboard.session.trace import example_path
 
 GOOD = b"step,val_accuracy,test_accuracy\n1,0.90,0.88\n2,0.92,0.91\n3,0.95,0.90\n"
 
@@ -205,7 +205,7 @@ def test_prepare_in_a_thread_then_apply():
 
 
 def test_trace_load_job_reports_and_refuses():
-    from meter_dashboard.models.session import TraceLoad
+    from meter_dashboard.session.model import TraceLoad
 
     s = SessionModel(example="emocontext")
     job = TraceLoad(s, SIX, name="six.csv")
@@ -230,7 +230,7 @@ def test_a_bad_link_is_recorded_not_raised():
 
 def test_defaults_agree_with_the_cli():
     from meter_dashboard.cli import build_parser
-    from meter_dashboard.models.session_replay import replay_defaults
+    from meter_dashboard.session.replay import replay_defaults
 
     s = SessionModel()
     assert replay_defaults() == {"ranges": s.plan.ranges, "epsilon": s.plan.epsilon, "delta": s.plan.delta}
@@ -239,7 +239,7 @@ def test_defaults_agree_with_the_cli():
 
 
 def test_long_replays_go_to_the_runner_and_late_results_are_dropped(monkeypatch):
-    import meter_dashboard.models.session as session_module
+    import meter_dashboard.session.model as session_module
 
     monkeypatch.setattr(session_module, "BACKGROUND_STEPS", 5)  # SIX has 6 steps: "long"
     s = SessionModel(example="emocontext")

@@ -1,4 +1,4 @@
-"""Replaying traces through the meter (meter_dashboard.models.session.replay), against hand-computed signals."""
+"""Replaying traces through the meter (meter_dashboard.session.model.replay), against hand-computed signals."""
 from __future__ import annotations
 
 import json
@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meter_dashboard._validation import InputError
 from meter_dashboard.bounds import meter
-from meter_dashboard.models.plan import MeterPlan
-from meter_dashboard.models.session import replay, signal_of
-from meter_dashboard.models.trace import load_example
+from meter_dashboard.core.validation import InputError
+from meter_dashboard.meter.model import MeterPlan
+from meter_dashboard.session.model import replay, signal_of
+from meter_dashboard.session.trace import load_example
 
 RANGES = [0, 0.005, 0.01, 0.02, 0.05, 1]
 EPS = [0.01, 0.02, 0.03, 0.04, 0.05]
@@ -313,7 +313,7 @@ def test_tenant_shares_used_exactly_are_notes_exceeded_are_alarms():
 
 
 def test_defaults_are_the_meter_plans_parameters():
-    from meter_dashboard.models.session_replay import replay_defaults
+    from meter_dashboard.session.replay import replay_defaults
 
     d = replay_defaults()
     assert d == {"ranges": MeterPlan.param.ranges.default, "epsilon": MeterPlan.param.epsilon.default,
@@ -377,7 +377,7 @@ def test_a_million_steps_replay_in_one_vectorized_pass():
     n = 1_000_000
     rng = np.random.default_rng(3)
     val = np.round(rng.uniform(0.7, 0.95, n), 4)
-    from meter_dashboard.models.trace import Trace
+    from meter_dashboard.session.trace import Trace
 
     trace = Trace(steps=np.arange(1, n + 1), val=val, test=np.clip(val - 0.01, 0, 1),
                   tenants=tuple(np.where(rng.random(n) < 0.5, "a", "b").tolist()), reverted=rng.random(n) < 0.05)

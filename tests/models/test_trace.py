@@ -1,4 +1,4 @@
-"""Reading and validating development traces (meter_dashboard.models.trace)."""
+"""Reading and validating development traces (meter_dashboard.session.trace)."""
 from __future__ import annotations
 
 import io
@@ -9,15 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meter_dashboard._validation import InputError
-from meter_dashboard.models.trace import (
-    EXAMPLES,
-    Trace,
-    example_path,
-    load_example,
-    parse_trace,
-    read_trace,
-)
+from meter_dashboard.core.validation import InputError
+from meter_dashboard.session.trace import EXAMPLES, Trace, example_path, load_example, parse_trace, read_trace
 
 HEADER = "step,val_accuracy,test_accuracy\n"
 
@@ -247,11 +240,11 @@ def test_any_valid_csv_parses_and_the_gap_is_the_rounded_difference(pairs):
 
 def test_every_file_reader_shares_the_upload_rules():
     """Loss files, run files, modification and commit traces get the trace's size and encoding checks."""
-    import meter_dashboard.models.approve as approve
-    import meter_dashboard.models.ci as ci
-    import meter_dashboard.models.compare as compare
-    import meter_dashboard.models.ladder as ladder
-    from meter_dashboard._files import MAX_UPLOAD_BYTES
+    import meter_dashboard.approvals.model as approve
+    import meter_dashboard.ci as ci
+    import meter_dashboard.comparison.model as compare
+    import meter_dashboard.leaderboard.model as ladder
+    from meter_dashboard.core.files import MAX_UPLOAD_BYTES
 
     readers = [ladder.read_losses, compare.read_runs, approve.read_modification_trace, ci.read_ci_trace]
     for read in readers:
@@ -319,7 +312,7 @@ def test_cr_only_line_endings_read_like_any_other():
 
 
 def test_memory_error_becomes_an_input_error(monkeypatch):
-    import meter_dashboard.models.trace as trace_module
+    import meter_dashboard.session.trace as trace_module
 
     def exhausted(*args, **kwargs):
         raise MemoryError

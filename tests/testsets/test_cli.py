@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from meter_dashboard.cli import main
-from meter_dashboard.models.session import replay
-from meter_dashboard.models.trace import read_trace
+from meter_dashboard.session.model import replay
+from meter_dashboard.session.trace import read_trace
 
 EPS = "0.01,0.02,0.03,0.04,0.05"
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meter_dashboard._validation import InputError
+from meter_dashboard.core.validation import InputError
 from meter_dashboard.testsets import files
 
 

@@ -17,8 +17,8 @@ import urllib.request
 import numpy as np
 import pytest
 
-from meter_dashboard.models.session import replay
-from meter_dashboard.models.trace import read_trace
+from meter_dashboard.session.model import replay
+from meter_dashboard.session.trace import read_trace
 from meter_dashboard.testsets import service as S
 from meter_dashboard.testsets import signals as G
 from meter_dashboard.testsets.client import Client

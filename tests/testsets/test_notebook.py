@@ -6,7 +6,7 @@ import json
 import pytest
 
 import meter_dashboard as md
-from meter_dashboard._validation import InputError
+from meter_dashboard.core.validation import InputError
 from meter_dashboard.testsets import service as S
 from tests.testsets.serving import Server
 

@@ -2,9 +2,9 @@
 and no test score in anything the page renders."""
 from __future__ import annotations
 
-from meter_dashboard.testsets.overview import TestSetsModel
 from meter_dashboard.testsets import service as S
 from meter_dashboard.testsets import signals as G
+from meter_dashboard.testsets.overview import TestSetsModel
 
 EPS = [0.01, 0.02, 0.03, 0.04, 0.05]
 
@@ -50,7 +50,7 @@ def test_admin_actions_need_the_admin_token(sqlite_store, data):
 
 
 def test_the_view_renders_every_test_set_without_a_score(sqlite_store, data):
-    from meter_dashboard.views.testsets import TestSets
+    from meter_dashboard.testsets.view import TestSets
 
     S.create(sqlite_store, "emo", data.labels_csv(), G.meter_settings(epsilon=EPS, delta=0.1, steps=8))
     S.create(sqlite_store, "gate", data.labels_csv(),
@@ -73,7 +73,7 @@ def test_the_view_renders_every_test_set_without_a_score(sqlite_store, data):
 
 def test_an_empty_store_says_how_to_create_a_test_set(tmp_path):
     """No dead end: the first visit (no test set yet) shows the command, and the admin actions are off."""
-    from meter_dashboard.views.testsets import TestSets
+    from meter_dashboard.testsets.view import TestSets
 
     view = TestSets(store_url=f"sqlite:///{tmp_path / 'store.sqlite'}", live=False)
     assert list(view.column.objects) == [view.empty]

@@ -1,6 +1,6 @@
 """The guarded-test-set service on both backends: signals, budget, tenants, reverts, release.
 
-Every signal is checked against :func:`meter_dashboard.models.session.replay` of the
+Every signal is checked against :func:`meter_dashboard.session.model.replay` of the
 exported history (the one implementation the session page uses), and every ease.ml/ci
 answer against exact fractions computed here from the labels.
 """
@@ -12,11 +12,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from meter_dashboard._validation import InputError
-from meter_dashboard.models.ci import evaluate
-from meter_dashboard.models.plan import plan
-from meter_dashboard.models.session import replay
-from meter_dashboard.models.trace import read_trace
+from meter_dashboard.ci import evaluate
+from meter_dashboard.core.validation import InputError
+from meter_dashboard.meter.model import plan
+from meter_dashboard.session.model import replay
+from meter_dashboard.session.trace import read_trace
 from meter_dashboard.testsets import service as S
 from meter_dashboard.testsets import signals as G
 

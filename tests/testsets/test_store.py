@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from meter_dashboard._validation import InputError
+from meter_dashboard.core.validation import InputError
 from meter_dashboard.testsets.store import ENV_VAR, Store, StoreError, default_url, display_url
 
 SETTINGS = {"mode": "meter", "meter": "incremental", "steps": 3}

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-import meter_dashboard.models.approve as ap
-from meter_dashboard import formatting as fmt
+import meter_dashboard.approvals.model as ap
+from meter_dashboard.core import formatting as fmt
 
 pytestmark = pytest.mark.ui
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-import meter_dashboard.models.compare as mc
+import meter_dashboard.comparison.model as mc
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.ui

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-import meter_dashboard.models.ladder as ml
+import meter_dashboard.leaderboard.model as ml
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.ui
@@ -202,7 +202,7 @@ def test_a_large_upload_is_replayed_off_the_event_loop(page, server, open_page, 
 
 
 def ml_table_rows(k: int) -> int:
-    from meter_dashboard.views.ladder import TABLE_ROWS
+    from meter_dashboard.leaderboard.view import TABLE_ROWS
 
     return min(k, TABLE_ROWS)
 

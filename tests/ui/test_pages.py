@@ -6,7 +6,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from meter_dashboard.pages import PAGES
+from meter_dashboard.app.pages import PAGES
 
 pytestmark = pytest.mark.ui
 

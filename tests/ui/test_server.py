@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 from tornado.websocket import WebSocketClosedError
 
-from meter_dashboard.serving import websocket_limit
+from meter_dashboard.core.serving import websocket_limit
 from tests.benchmarks.load.harness import READY, Server, free_port, page_load
 from tests.benchmarks.load.planner import QUERY
 from tests.benchmarks.load.protocol import Session
@@ -122,14 +122,14 @@ def test_sessions_are_destroyed_and_freed_once_the_browser_left(stats_server):
         return baseline, opened, after
 
     baseline, opened, after = run_async(scenario)
-    planner = "meter_dashboard.views.planner.Planner"
+    planner = "meter_dashboard.meter.view.Planner"
     assert opened["sessions"] == baseline["sessions"] + 1
     assert opened["classes"].get(planner, 0) == baseline["classes"].get(planner, 0) + 1
     assert after["sessions"] == baseline["sessions"]
     assert after["documents"] == baseline["documents"]
     assert after["classes"].get(planner, 0) == baseline["classes"].get(planner, 0)
-    assert after["classes"].get("meter_dashboard.models.plan.MeterPlan", 0) == \
-        baseline["classes"].get("meter_dashboard.models.plan.MeterPlan", 0)
+    assert after["classes"].get("meter_dashboard.meter.model.MeterPlan", 0) == \
+        baseline["classes"].get("meter_dashboard.meter.model.MeterPlan", 0)
     assert after["panel_views"] == baseline["panel_views"]
     with urllib.request.urlopen(stats_server.base + "/docs", timeout=30) as response:  # routes compose
         assert response.status == 200

@@ -5,8 +5,8 @@ import pytest
 from playwright.sync_api import expect
 
 from meter_dashboard.bounds import meter
-from meter_dashboard.models.session import replay
-from meter_dashboard.models.trace import EXAMPLES, example_path, load_example
+from meter_dashboard.session.model import replay
+from meter_dashboard.session.trace import EXAMPLES, example_path, load_example
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.ui

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from bokeh.models import Range1d
 
-import meter_dashboard.models.approve as ap
-from meter_dashboard.views import approve_text as text
-from meter_dashboard.views.approve import Approve
-from meter_dashboard.views.approve_figures import CompareFigure, DecisionFigure, SimulationFigures
+import meter_dashboard.approvals.model as ap
+from meter_dashboard.approvals import view_text as text
+from meter_dashboard.approvals.figures import CompareFigure, DecisionFigure, SimulationFigures
+from meter_dashboard.approvals.view import Approve
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ import html
 import param
 import pytest
 
-from meter_dashboard.models.plan import MeterPlan
-from meter_dashboard.views.inputs import ListInput, NumberInput, checker_for
+from meter_dashboard.meter.model import MeterPlan
+from meter_dashboard.ui.inputs import ListInput, NumberInput, checker_for
 
 
 class Settings(param.Parameterized):

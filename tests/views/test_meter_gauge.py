@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meter_dashboard.views.meter_gauge import MeterGauge, display_position, signal_colors
+from meter_dashboard.ui.meter_gauge import MeterGauge, display_position, signal_colors
 
 RANGES = [0, 0.005, 0.01, 0.02, 0.05, 1]
 
@@ -46,7 +46,7 @@ def test_gauge_draws_the_step_it_is_given():
 
 
 def test_session_view_renders_the_models_step():
-    from meter_dashboard.views.session import Session
+    from meter_dashboard.session.view import Session
 
     view = Session(example="emocontext")
     assert 'meter-signal">3<' in view.cards.object and 'meter-epsilon">0.03<' in view.cards.object

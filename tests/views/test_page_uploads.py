@@ -10,10 +10,10 @@ import asyncio
 
 import pytest
 
-from meter_dashboard.views.ci import CI
-from meter_dashboard.views.compare import Compare
-from meter_dashboard.views.ladder import Ladder
-from meter_dashboard.views.upload import GuardedFileDropper
+from meter_dashboard.ci.view import CI
+from meter_dashboard.comparison.view import Compare
+from meter_dashboard.leaderboard.view import Ladder
+from meter_dashboard.ui.upload import GuardedFileDropper
 
 REFUSAL = "file must be a file of at most 10 MiB; got 'big.csv', more than 12 MiB"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import panel as pn
 
 import meter_dashboard as md
-from meter_dashboard.models.plan import MeterPlan
+from meter_dashboard.meter.model import MeterPlan
 
 
 def test_notebook_construction_from_settings():

@@ -7,9 +7,9 @@ Counts: ease.ml/meter Sec. 5.1 (Hoeffding 38,005) and issue 12's exact 27,151 / 
 from __future__ import annotations
 
 import meter_dashboard as md
-from meter_dashboard.views.plan_check import shown_interval
-from meter_dashboard.views.planner_html import PENDING
-from meter_dashboard.planner_text import confidence_shown, steps_shown
+from meter_dashboard.meter.text import confidence_shown, steps_shown
+from meter_dashboard.meter.view_check import shown_interval
+from meter_dashboard.meter.view_html import PENDING
 
 NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
 
@@ -54,8 +54,8 @@ def test_shown_numbers():
 
 
 def test_check_panel_points_to_the_regular_meter_when_the_naive_count_passes():
-    from meter_dashboard.models.plan import MeterPlan
-    from meter_dashboard.views.plan_check import PlanCheckPanel
+    from meter_dashboard.meter.model import MeterPlan
+    from meter_dashboard.meter.view_check import PlanCheckPanel
 
     panel = PlanCheckPanel(MeterPlan(epsilon=[0.02, 0.04, 0.06], delta=0.1, steps=10, exact_points=2))
     panel.job.replicates = 64

@@ -1,9 +1,9 @@
 """The session page's component without a browser: what it shows for the model's state."""
 from __future__ import annotations
 
-from meter_dashboard.models.trace import example_path
-from meter_dashboard.views.session import Session
-from meter_dashboard.views.session_text import table_window
+from meter_dashboard.session.text import table_window
+from meter_dashboard.session.trace import example_path
+from meter_dashboard.session.view import Session
 
 GOOD = b"step,val_accuracy,test_accuracy\n" + b"".join(b"%d,0.9,0.89\n" % i for i in range(1, 21))
 

@@ -5,9 +5,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meter_dashboard.models.session import replay
-from meter_dashboard.models.trace import Trace, load_example
-from meter_dashboard.views.session_figures import LOD_POINTS, GaugeFigure, ScorePlot, SignalPlot, decimate
+from meter_dashboard.core.gauge import GaugeFigure
+from meter_dashboard.session.figures import LOD_POINTS, ScorePlot, SignalPlot, decimate
+from meter_dashboard.session.model import replay
+from meter_dashboard.session.trace import Trace, load_example
 
 FIG3 = dict(ranges=[0, 0.005, 0.01, 0.02, 0.05, 1], epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.1)
 

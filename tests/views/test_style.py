@@ -6,7 +6,7 @@ from pathlib import Path
 
 import panel as pn
 
-from meter_dashboard.views import style
+from meter_dashboard.ui import style
 
 VIEWS = Path(style.__file__).parent
 CSS = style.STYLESHEET.read_text(encoding="utf-8")
@@ -28,7 +28,7 @@ def test_swatch_classes_match_the_python_palettes():
 
 
 def test_method_text_classes_match_the_approve_page_colors():
-    from meter_dashboard.views.approve import METHOD_COLORS
+    from meter_dashboard.approvals.view import METHOD_COLORS
 
     for method, color in METHOD_COLORS.items():
         assert _rule_color(f".md-text.method-{method}", "color") == color.upper()

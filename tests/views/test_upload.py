@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from meter_dashboard.views.upload import GuardedFileDropper
+from meter_dashboard.ui.upload import GuardedFileDropper
 
 
 def chunk(name, i, total, data, event="upload_event"):

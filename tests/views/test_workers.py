@@ -10,7 +10,7 @@ import pytest
 from bokeh.document import Document
 from bokeh.models import ColumnDataSource
 
-from meter_dashboard.workers import SessionExecutor, document_of, use_session_threads
+from meter_dashboard.app.workers import SessionExecutor, document_of, use_session_threads
 
 
 class _Periodic:

@@ -100,9 +100,9 @@ References
 from __future__ import annotations
 
 from . import levels, procedures, simulation, thresholds
-from .levels import *  # noqa: F401,F403 - the package is the public face of its modules
-from .procedures import *  # noqa: F401,F403
-from .simulation import *  # noqa: F401,F403
-from .thresholds import *  # noqa: F401,F403
+from .levels import *
+from .procedures import *
+from .simulation import *
+from .thresholds import *
 
 __all__ = [*levels.__all__, *thresholds.__all__, *procedures.__all__, *simulation.__all__]

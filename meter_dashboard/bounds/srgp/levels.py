@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..._validation import InputError, check_int, check_probability
+from ...core.validation import InputError, check_int, check_probability
 
 __all__ = [
     "METHODS",

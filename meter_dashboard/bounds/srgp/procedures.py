@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._validation import InputError, check_int, check_probability, raw
+from ...core.validation import InputError, check_int, check_probability, raw
 from .levels import (
     ALPHA,
     FAILURE_THRESHOLD,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import expit
 
-from ..._validation import InputError, check_int
+from ...core.validation import InputError, check_int
 from .levels import ALPHA, MARGIN, MARGIN_STEP, METHOD_LABELS, METHODS, normalize_method
 from .procedures import ApprovalProcedure
 

@@ -36,7 +36,7 @@ _CURVE = """
 import resource, time, json, sys
 import numpy as np
 start = time.perf_counter()
-from meter_dashboard.models.plan import curve
+from meter_dashboard.meter.model import curve
 eps = list(np.linspace(0.01, 0.05, 50))
 out = curve(eps, 0.01, np.arange(1, 100_001))
 print(json.dumps({"seconds": time.perf_counter() - start, "code": 0,

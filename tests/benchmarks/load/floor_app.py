@@ -1,7 +1,7 @@
 """The floor: the least a Panel page can be — one input, one HTML pane and a 1,000-point Bokeh line.
 
-Served with the dashboard's own server settings (:func:`meter_dashboard.serving.server_options`
-and :func:`meter_dashboard.workers.use_session_threads`), so "planner vs floor" compares the
+Served with the dashboard's own server settings (:func:`meter_dashboard.core.serving.server_options`
+and :func:`meter_dashboard.app.workers.use_session_threads`), so "planner vs floor" compares the
 pages, not the servers::
 
     python -m tests.benchmarks.load.floor_app --port 5100 [--num-threads N]
@@ -18,8 +18,8 @@ import numpy as np
 import panel as pn
 from bokeh.plotting import figure
 
-from meter_dashboard.serving import DEFAULT_THREADS, server_options
-from meter_dashboard.workers import use_session_threads
+from meter_dashboard.app.workers import use_session_threads
+from meter_dashboard.core.serving import DEFAULT_THREADS, server_options
 
 
 def answer(text: str) -> str:

@@ -46,7 +46,7 @@ def trace_csv(path: Path, steps: int = UPLOAD_STEPS) -> Path:
 
 def approve_expected(alpha: float, example: str = "adversary") -> dict:
     """What an example's headlines show at ``alpha`` (computed here): class -> text."""
-    from meter_dashboard.models.approve import ApproveModel
+    from meter_dashboard.approvals.model import ApproveModel
 
     model = ApproveModel(example=example, alpha=alpha)
     return {"approve-count": f"{model.result.approvals} of {model.trace.modifications}",

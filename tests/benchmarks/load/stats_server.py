@@ -70,7 +70,8 @@ def _stats_route():
 
 
 def main(argv=None) -> int:
-    from meter_dashboard import cli, pages
+    from meter_dashboard import cli
+    from meter_dashboard.app import pages
 
     serve = pages.serve
 

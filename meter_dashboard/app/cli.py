@@ -1,0 +1,83 @@
+"""``meter-dashboard serve``: start the dashboard (the one verb that imports Panel)."""
+from __future__ import annotations
+
+import sys
+
+from ..core.serving import (
+    DEFAULT_ADDRESS,
+    DEFAULT_THREADS,
+    SESSION_LIFETIME_MS,
+    bind_error,
+    check_address,
+    check_bindable,
+    exposure_warning,
+    is_local,
+)
+from ..core.validation import InputError, check_int, check_number
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="serve the dashboard in a browser",
+        description="Serve every dashboard page (planner, session, ci, ladder, compare, approve) "
+        "with one Bokeh server; open http://localhost:PORT/planner.",
+    )
+    p.add_argument("--port", default=5006, help="port to listen on (default 5006; 0 picks a free one)")
+    p.add_argument("--address", default=DEFAULT_ADDRESS,
+                   help=f"address to listen on (default {DEFAULT_ADDRESS}: this machine only; 0.0.0.0 serves "
+                   "every network interface, with no login: see README, 'Serving a team')")
+    p.add_argument("--no-show", action="store_true", help="do not open a browser tab")
+    p.add_argument("--pages", default=None, help="comma-separated page names (default: all)")
+    p.add_argument("--store", default=None, help="guarded test sets' store: sqlite:///PATH or postgresql+psycopg://... "
+                   "(default $METER_DASHBOARD_STORE, else a SQLite file in the user's data directory)")
+    p.add_argument(
+        "--allow-websocket-origin",
+        action="append",
+        default=None,
+        help="host[:port] allowed to connect (repeatable; default localhost and 127.0.0.1)",
+    )
+    p.add_argument("--num-threads", default=DEFAULT_THREADS,
+                   help=f"worker threads running the sessions' events (default {DEFAULT_THREADS}; 0: on the "
+                   "event loop)")
+    p.add_argument("--num-procs", default=1,
+                   help="server processes sharing the port (default 1; 0: one per core); each session "
+                   "lives in one process")
+    p.add_argument("--session-lifetime", default=SESSION_LIFETIME_MS / 1000,
+                   help=f"seconds after a browser leaves before its session is destroyed "
+                   f"(default {SESSION_LIFETIME_MS / 1000:g})")
+    p.set_defaults(run=run)
+
+
+def _lifetime_ms(text) -> int:
+    seconds = check_number("--session-lifetime", text, minimum=1, maximum=86_400)
+    return int(round(seconds * 1000))
+
+
+def run(args) -> int:
+    port = check_int("--port", args.port, minimum=0, maximum=65535)
+    threads = check_int("--num-threads", args.num_threads, minimum=0, maximum=64)
+    procs = check_int("--num-procs", args.num_procs, minimum=0, maximum=64)
+    lifetime = _lifetime_ms(args.session_lifetime)
+    address = check_address(args.address)
+    check_bindable(address, port)
+    from . import pages
+
+    names = None
+    if args.pages:
+        names = [n.strip() for n in args.pages.split(",") if n.strip()]
+        unknown = [n for n in names if n not in pages.available_pages()]
+        if unknown:
+            raise InputError("--pages", "names from " + ", ".join(pages.available_pages()), args.pages)
+    from ..testsets import api, store
+
+    store_url = store.configure(args.store)  # opened on first use: the other pages never need it
+    if not is_local(address):
+        print(f"meter-dashboard serve: {exposure_warning(address, port)}", file=sys.stderr, flush=True)
+    try:
+        pages.serve(port=port, address=address, show=not args.no_show, pages=names,
+                    websocket_origin=args.allow_websocket_origin, num_threads=threads, num_procs=procs,
+                    session_lifetime_ms=lifetime, extra_patterns=api.patterns(store_url), verbose=True)
+    except OSError as exc:  # the port was taken between the check and the bind
+        raise bind_error(exc, address, port) from None
+    return 0

@@ -1,0 +1,386 @@
+"""The /approve page: approve or deny model modifications on a reused test set.
+
+:class:`Approve` is a :class:`~meter_dashboard.ui.base.DashboardView` over an
+:class:`~meter_dashboard.approvals.model.ApproveModel` (the trace and the chosen procedure) and
+two :class:`~meter_dashboard.approvals.model.ApprovalSimulation` jobs (Feng et al., Sections
+3.1 and 3.2).  It computes nothing: on a server the model works in the background (the
+chosen procedure first, decision by decision; the comparison of all procedures only while
+its tab is open), and every model change is drawn once per tick under one document hold.
+Words and tables come from :mod:`.approve_text`, figures from :mod:`.approve_figures`.
+"""
+from __future__ import annotations
+
+import panel as pn
+import param
+from panel.io.state import set_curdoc
+
+from ..core.files import MAX_UPLOAD_BYTES, human_bytes
+from ..ui.base import DashboardView
+from ..ui.inputs import NumberInput
+from ..ui.simulation import SimulationControls
+from ..ui.style import HTML, error_html, esc, stale_html
+from ..ui.upload import GuardedFileDropper
+from . import view_text as text
+from .figures import METHOD_COLORS, CompareFigure, DecisionFigure, SimulationFigures
+from .model import METHOD_LABELS, METHODS, ApprovalSimulation, ApproveModel
+
+__all__ = ["Approve", "METHOD_COLORS", "page"]
+
+_METHOD_OPTIONS = {METHOD_LABELS[m] + ("" if m != "naive" else "  ⚠"): m for m in METHODS}
+_EXAMPLE_OPTIONS = {"Refits on a data stream (15 modifications)": "refits",
+                    "Overfitting developer (50 modifications)": "adversary",
+                    "Uploaded file": "uploaded"}
+_TABS = ("Decisions", "Compare procedures", "Simulations", "How it works")
+
+
+class Approve(DashboardView):
+    """Approve/deny each modification of a trace, compare procedures, run the Section 3 simulations.
+
+    Parameters
+    ----------
+    trace : path, bytes, DataFrame or array, optional
+        Per-example losses: the original model first, then the modifications in test order
+        (default: the shipped 'refits' example).
+    method : str, optional
+        The procedure (``naive``, ``bonferroni``, ``weighted-bonferroni``, ``bonf-srgp``,
+        ``fs-srgp``, ``pres-srgp``).
+    prespecified : path, bytes, DataFrame or array, optional
+        The prespecified procedure's modifications (presSRGP).
+    model, fwer, power : models, optional
+        Drive existing models instead of new ones.
+    sync_url : bool
+        Keep the procedure's settings in the page URL (served pages).
+    **settings
+        Any other :class:`~meter_dashboard.approvals.model.ApproveModel` parameter (alpha, margin, ...).
+
+    Examples
+    --------
+    >>> import meter_dashboard as md
+    >>> md.Approve("my_trace.csv", method="fs-srgp", alpha=0.05)  # doctest: +SKIP
+
+    References
+    ----------
+    Feng et al., "Sequential algorithmic modification with test data reuse", Algorithm 1,
+    Sections 2-3.
+    """
+
+    title = "Approve"
+    extensions = ("filedropper",)
+
+    model = param.ClassSelector(class_=ApproveModel)
+    fwer = param.ClassSelector(class_=ApprovalSimulation)
+    power = param.ClassSelector(class_=ApprovalSimulation)
+
+    def __init__(self, trace=None, method: str | None = None, *, prespecified=None, model=None, fwer=None,
+                 power=None, sync_url: bool = False, **settings):
+        doc = pn.state.curdoc
+        self._doc = doc if doc is not None and doc.session_context is not None else None
+        served = self._doc is not None
+        if model is None:
+            model_params = {k: v for k, v in settings.items() if k in ApproveModel.param}
+            if method is not None:
+                model_params["method"] = method
+            # served: compute in the background on this session's loop (also with a threaded server),
+            # and compare procedures only while that tab is open
+            model = ApproveModel(trace=trace, prespecified=prespecified, background=served,
+                                 scheduler=self._on_loop if served else None, compare_active=not served,
+                                 **model_params)
+        else:
+            if trace is not None:
+                model.load_trace(trace, prespecified=prespecified)
+            if method is not None:
+                model.method = method
+        super().__init__(model=model, fwer=fwer or ApprovalSimulation(kind="fwer", replicates=20),
+                         power=power or ApprovalSimulation(kind="power", replicates=10))
+        self._dirty: set = set()
+        self._flush_pending = False
+        self._url_errors: list[str] = []
+        self._location = pn.state.location if sync_url and served else None
+        if self._location is not None:
+            query = dict(self._location.query_params or {})
+            self._url_errors = self.model.update_from_query(query) if query else []
+        self._build_inputs()
+        self._build_results()
+        self.model.param.watch(lambda *e: self._schedule("result", "comparison"), ["result", "busy"])
+        self.model.param.watch(lambda *e: self._schedule("comparison"), ["comparison"])
+        self.model.param.watch(lambda *e: self._schedule("inputs"), ["error", "trace_error", "prespecified_error",
+                                                                     "trace", "prespecified", "example"])
+        if self._location is not None:
+            self.model.param.watch(lambda *e: self._schedule("url"), list(ApproveModel.QUERY_KEYS))
+        for kind in ("fwer", "power"):
+            getattr(self, kind).param.watch(lambda *e, k=kind: self._schedule(f"sim-{k}"), ["result"])
+        self._dirty = {"inputs", "result", "comparison", "sim-fwer", "sim-power"}
+        self._flush()
+
+    def _on_loop(self, coroutine_function) -> None:
+        """Run a model's background pass on this session's event loop (Panel's documented way)."""
+        with set_curdoc(self._doc):
+            pn.state.execute(coroutine_function)
+
+    # ------------------------------------------------------------------ drawing
+    def _schedule(self, *parts) -> None:
+        """Redraw ``parts`` once per tick, under one document hold (one message per update)."""
+        self._dirty.update(parts)
+        if self._doc is None:
+            self._flush()
+        elif not self._flush_pending:
+            self._flush_pending = True
+            with set_curdoc(self._doc):
+                pn.state.execute(self._flush, schedule=True)
+
+    def _flush(self) -> None:
+        self._flush_pending = False
+        parts, self._dirty = self._dirty, set()
+        doc = self._doc
+        if doc is not None:  # one message for the whole redraw (Bokeh's own hold: we run under the doc lock)
+            doc.hold("combine")
+        try:
+            if "inputs" in parts:
+                self._draw_inputs()
+            if "result" in parts:
+                self._draw_result()
+            if "comparison" in parts:
+                self._draw_comparison()
+            for kind in ("fwer", "power"):
+                if f"sim-{kind}" in parts:
+                    self._draw_simulation(kind)
+            if "url" in parts and self._location is not None:
+                search = "?" + self.model.query_string()
+                if self._location.search != search:
+                    self._location.search = search
+        finally:
+            if doc is not None:
+                doc.unhold()
+
+    # ------------------------------------------------------------------ inputs
+    def _build_inputs(self):
+        m = self.model
+        self.example = pn.widgets.Select.from_param(m.param.example, name="Trace", options=_EXAMPLE_OPTIONS,
+                                                    sizing_mode="stretch_width", css_classes=["approve-example"])
+        self.example_note = HTML("", sizing_mode="stretch_width", css_classes=["approve-small"])
+        # uploads bounded before they are sent (a file over the limit never reaches the websocket)
+        self.upload = GuardedFileDropper(parameter="trace", max_bytes=MAX_UPLOAD_BYTES, layout="compact", height=80,
+                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                         sizing_mode="stretch_width", css_classes=["approve-upload"])
+        self.upload.param.watch(self._on_upload, "value")
+        self.upload.param.watch(self._on_upload_refused, "upload_error")
+        self.upload_error = HTML("", sizing_mode="stretch_width")
+        self.pres_upload = GuardedFileDropper(parameter="prespecified", max_bytes=MAX_UPLOAD_BYTES, layout="compact",
+                                              height=80, accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                              sizing_mode="stretch_width", css_classes=["approve-pres-upload"])
+        self.pres_upload.param.watch(self._on_pres_upload, "value")
+        self.pres_upload.param.watch(self._on_upload_refused, "upload_error")
+        self.pres_error = HTML("", sizing_mode="stretch_width")
+        self.method = pn.widgets.Select.from_param(m.param.method, name="Procedure", options=_METHOD_OPTIONS,
+                                                   sizing_mode="stretch_width", css_classes=["approve-method"])
+        self.alpha = NumberInput(m, "alpha", label="α (family-wise error rate)", css_classes=["approve-alpha"])
+        self.success_weight = NumberInput(m, "success_weight", label="Edge weight after an approval (SRGPs)",
+                                          css_classes=["approve-success-weight"])
+        self.margin = NumberInput(m, "margin", label="Margin δ₁ (loss units)", css_classes=["approve-margin"])
+        self.margin_step = NumberInput(m, "margin_step", label="Margin step after an approval",
+                                       css_classes=["approve-margin-step"])
+        self.seed = NumberInput(m, "seed", label="Seed (MVN integration)", css_classes=["approve-seed"])
+        self.failure_threshold = NumberInput(m, "failure_threshold", label="wBonferroni: 'few denials' means at most")
+        self.pres_share = NumberInput(m, "pres_share", label="presSRGP: α share of the plan")
+        self.pres_first_share = NumberInput(m, "pres_first_share", label="presSRGP: first planned node's share")
+        self.max_conditioning = NumberInput(m, "max_conditioning", label="fs/presSRGP: earlier nodes conditioned on")
+        self.error = HTML("", sizing_mode="stretch_width", css_classes=["approve-error"])
+        self._numbers = [self.alpha, self.success_weight, self.margin, self.margin_step, self.seed,
+                         self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning]
+        for box in self._numbers:  # a refused number: the results say they are the last valid ones
+            box.message_pane.param.watch(lambda *e: self._schedule("inputs"), "object")
+
+    def _on_upload(self, event):
+        for name, data in (event.new or {}).items():  # the latest file only
+            self.model.load_trace(data.encode("utf-8") if isinstance(data, str) else data, name=name)
+
+    def _on_pres_upload(self, event):
+        for name, data in (event.new or {}).items():
+            self.model.load_prespecified(data.encode("utf-8") if isinstance(data, str) else data, name=name)
+
+    def _on_upload_refused(self, event):
+        self._schedule("inputs")
+
+    def _draw_inputs(self):
+        m = self.model
+        # a file refused while it arrived (too big) or when read (a bad cell): the newest message
+        self.upload_error.object = error_html(self.upload.upload_error or m.trace_error)
+        self.pres_error.object = error_html(self.pres_upload.upload_error or m.prespecified_error)
+        self.example_note.object = text.trace_note(m)
+        messages = [m.error] if m.error else []
+        messages += [f"Link: {e}" for e in self._url_errors]
+        self.error.object = "".join(error_html(x) for x in messages)
+        refused = m.error or any(not box.valid for box in self._numbers)
+        self.stale.object = stale_html("decisions") if refused and m.result is not None else ""
+
+    # ------------------------------------------------------------------ results
+    def _build_results(self):
+        """What the first view needs: the decisions.  The other tabs are built when first opened (served)."""
+        self.headlines = HTML("", sizing_mode="stretch_width", css_classes=["approve-headline-row"])
+        self.stale = HTML("", sizing_mode="stretch_width")
+        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.method_note = HTML("", sizing_mode="stretch_width", css_classes=["md-note"])
+        self.table = HTML("", sizing_mode="stretch_width", css_classes=["approve-table"])
+        self.decision_figure = DecisionFigure()
+        self.decision_source = self.decision_figure.source
+        self.decision_plot = pn.pane.Bokeh(self.decision_figure.figure, sizing_mode="stretch_width",
+                                           css_classes=["approve-decision-plot"], visible=False)
+        self._tabs_built: dict = {}
+        if self._doc is None:  # a notebook: everything at once (the tabs switch without a server)
+            for name in _TABS[1:3]:
+                self._tab(name)
+
+    def _tab(self, name: str):
+        """The content of tab ``name``, built on first use."""
+        if name not in self._tabs_built:
+            if name == "Compare procedures":
+                self._tabs_built[name] = self._build_compare()
+                self._dirty.add("comparison")
+            elif name == "Simulations":
+                self._fwer_widgets = self._build_simulation("fwer")
+                self._power_widgets = self._build_simulation("power")
+                self._tabs_built[name] = pn.Column(self._simulation_section("fwer"), self._simulation_section("power"),
+                                                   sizing_mode="stretch_width")
+                self._dirty.update({"sim-fwer", "sim-power"})
+            elif name == "How it works":
+                self._tabs_built[name] = HTML(text.notes_html(), sizing_mode="stretch_width")
+            else:
+                self._tabs_built[name] = pn.Column(self.headlines, self.stale, self.sentence, self.method_note,
+                                                   self.table, self.decision_plot, sizing_mode="stretch_width")
+        return self._tabs_built[name]
+
+    def _build_compare(self):
+        self.compare_methods = pn.widgets.MultiChoice.from_param(self.model.param.compare_methods,
+                                                                 name="Procedures to compare",
+                                                                 options={METHOD_LABELS[m]: m for m in METHODS},
+                                                                 sizing_mode="stretch_width")
+        self.compare_headlines = HTML("", sizing_mode="stretch_width")
+        self.compare_table = HTML("", sizing_mode="stretch_width", css_classes=["approve-compare-table"])
+        self.compare_figure = CompareFigure()
+        self.compare_plot = pn.pane.Bokeh(self.compare_figure.figure, sizing_mode="stretch_width",
+                                          css_classes=["approve-compare-plot"], visible=False)
+        return pn.Column(
+            HTML("<p class='md-note'>Every procedure on the same trace, margins and α. ✔ approved, ✗ denied; small "
+                 "numbers are the level each test was held to. The margin schedule depends on each procedure's own "
+                 "approvals.</p>", sizing_mode="stretch_width"),
+            self.compare_methods, self.compare_headlines, self.compare_table, self.compare_plot,
+            sizing_mode="stretch_width")
+
+    def _draw_result(self):
+        r = self.model.result
+        if r is None:
+            self.headlines.object = '<div class="md-note"><span class="approve-pending">computing…</span></div>'
+            return
+        self.headlines.object = text.headlines(r, self.model.trace.original_name, self.model.busy)
+        self.sentence.object = text.sentence(r)
+        self.method_note.object = text.method_note(r.method)
+        self.table.object = text.decision_table(r)
+        self.decision_figure.update(r)
+        self.decision_plot.visible = True
+
+    def _draw_comparison(self):
+        c, r = self.model.comparison, self.model.result
+        if c is None or "Compare procedures" not in self._tabs_built:
+            return
+        if not self.model.compare_active and not c.results:
+            self.compare_headlines.object = ('<div class="md-note">The comparison is computed when this tab is '
+                                             'open.</div>')
+            return
+        self.compare_headlines.object = text.compare_headlines(c)
+        self.compare_table.object = text.compare_table(c)
+        self.compare_figure.update(c, r)
+        self.compare_plot.visible = bool(c.results)
+
+    # ------------------------------------------------------------------ simulations
+    def _build_simulation(self, kind: str) -> dict:
+        sim = getattr(self, kind)
+        w = {
+            "replicates": NumberInput(sim, "replicates", label="Replicates", css_classes=[f"approve-{kind}-replicates"]),
+            "seed": NumberInput(sim, "seed", label="Seed", css_classes=[f"approve-{kind}-seed"]),
+            "steps": NumberInput(sim, "steps", label="T (tests)", css_classes=[f"approve-{kind}-steps"]),
+            "test_size": NumberInput(sim, "test_size", label="Test examples",
+                                     css_classes=[f"approve-{kind}-test-size"]),
+            "alpha": NumberInput(sim, "alpha", label="α", css_classes=[f"approve-{kind}-alpha"]),
+            "controls": SimulationControls(sim, run_label="Run simulation", css_prefix=f"approve-{kind}"),
+            "table": HTML("", sizing_mode="stretch_width", css_classes=[f"approve-{kind}-table"]),
+            "figures": SimulationFigures(kind, sim.alpha),
+        }
+        if kind == "fwer":
+            w["bar_source"] = w["figures"].bar_source
+        w["plots"] = pn.Column(pn.pane.Bokeh(w["figures"].figure, sizing_mode="stretch_width",
+                                             css_classes=[f"approve-{kind}-plot"]),
+                               pn.pane.Bokeh(w["figures"].curve, sizing_mode="stretch_width"),
+                               sizing_mode="stretch_width", visible=False, css_classes=[f"approve-{kind}-plots"])
+        return w
+
+    def _widgets(self, kind: str) -> dict:
+        return self._fwer_widgets if kind == "fwer" else self._power_widgets
+
+    def _draw_simulation(self, kind: str):
+        if "Simulations" not in self._tabs_built:
+            return
+        w, res = self._widgets(kind), getattr(self, kind).result
+        w["table"].object = text.simulation_table(kind, res)
+        if res is not None and res.completed:
+            w["figures"].update(res)
+            w["plots"].visible = True
+
+    def _simulation_section(self, kind: str):
+        w = self._widgets(kind)
+        title, words = text.SIMULATION_TEXT[kind]
+        settings = pn.Column(w["replicates"], w["seed"], w["steps"], w["test_size"], w["alpha"], w["controls"],
+                             width=260)
+        results = pn.Column(w["table"], w["plots"], sizing_mode="stretch_width")
+        return pn.Column(HTML(f"<h2>{esc(title)}</h2><p class='md-note'>{esc(words)}</p>",
+                              sizing_mode="stretch_width"),
+                         pn.Row(settings, results, sizing_mode="stretch_width"),
+                         sizing_mode="stretch_width", css_classes=["approve-section", f"approve-{kind}"])
+
+    # ------------------------------------------------------------------ layout
+    def controls(self):
+        if getattr(self, "_controls", None) is None:
+            advanced = pn.Card(self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning,
+                               self.seed, title="Advanced", collapsed=True, sizing_mode="stretch_width")
+            self._controls = pn.Column(
+                HTML("<b>Modification trace</b>", margin=(8, 5, 0, 5)),
+                self.example, self.example_note,
+                HTML("<span class='approve-small'>Or upload a CSV: header of names; one row per test example; first "
+                     "column the original model's per-example loss, then one column per modification in the order "
+                     f"tested. Up to {esc(human_bytes(MAX_UPLOAD_BYTES))}.</span>", margin=(4, 5, 0, 5)),
+                self.upload, self.upload_error,
+                HTML("<span class='approve-small'>Prespecified plan (presSRGP), same shape:</span>",
+                     margin=(4, 5, 0, 5)),
+                self.pres_upload, self.pres_error,
+                HTML("<b>Procedure</b>", margin=(12, 5, 0, 5)),
+                self.method, self.alpha, self.success_weight, self.margin, self.margin_step, self.error, advanced,
+                sizing_mode="stretch_width",
+            )
+        return self._controls
+
+    def results(self):
+        if getattr(self, "_results", None) is None:
+            self._holders = [pn.Column(self._tab(name) if name in self._tabs_built or name in ("Decisions",
+                                                                                            "How it works")
+                                       else HTML("<p class='md-note'>Loading…</p>"), sizing_mode="stretch_width")
+                             for name in _TABS]
+            self.tabs = pn.Tabs(*zip(_TABS, self._holders), dynamic=True, sizing_mode="stretch_width",
+                                css_classes=["approve-tabs"])
+            if self._doc is not None:
+                self.tabs.param.watch(self._on_tab, "active")
+            self._results = pn.Column(HTML(text.intro_html(), sizing_mode="stretch_width"), self.tabs,
+                                      sizing_mode="stretch_width", css_classes=["approve-page"])
+        return self._results
+
+    def _on_tab(self, event):
+        """A tab is built the first time it opens; the comparison is computed only while its tab is open."""
+        name = _TABS[event.new]
+        holder = self._holders[event.new]
+        if name not in self._tabs_built:
+            holder.objects = [self._tab(name)]
+            self._schedule()
+        self.model.compare_active = name == "Compare procedures"
+
+
+def page():
+    """The /approve page component for :func:`meter_dashboard.app.pages.build`."""
+    return Approve(sync_url=True)

@@ -1,0 +1,140 @@
+"""``meter-dashboard ci``: label counts for an ease.ml/ci condition, and replay of a commit trace.
+
+No Panel import here (the CLI runs in CI pipelines).
+"""
+from __future__ import annotations
+
+from ..core.cli import add_format_option, emit, table
+from ..core.validation import InputError, check_number, raw
+from .inputs import ADAPTIVITIES, ALARM_ON, BOUNDS, MODES, default
+
+
+def register(sub) -> None:
+    """Add ``meter-dashboard ci``; every default is the model's (:class:`~meter_dashboard.ci.CIInputs`)."""
+    p = sub.add_parser(
+        "ci",
+        help="test-set size for an ease.ml/ci condition (and replay of a commit trace)",
+        description=(
+            "How many labelled test examples an ease.ml/ci condition needs (Renggli et al. 2019): the baseline "
+            "(Hoeffding, Section 3) and, when the condition has a clause over d or a difference bound is given, "
+            "the optimized count (Bennett, Section 4) and the labels per commit with active labeling. "
+            "With --trace, replays a commit history into pass/fail signals and new-testset alarms."
+        ),
+        epilog='example: meter-dashboard ci --condition "n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01" '
+               "--reliability 0.9999 --adaptivity full --steps 32",
+    )
+    p.add_argument("--condition", required=True,
+                   help="the condition, e.g. 'n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01' (n: new accuracy, "
+                        "o: old accuracy, d: fraction of changed predictions)")
+    p.add_argument("--reliability", default=str(default("reliability")),
+                   help=f"1 - delta (default {default('reliability')})")
+    p.add_argument("--adaptivity", default=default("adaptivity"), metavar="{" + ",".join(ADAPTIVITIES) + "}",
+                   help="none: results hidden; full: pass/fail released; firstChange: new test set at the first "
+                        f"pass (default {default('adaptivity')})")
+    p.add_argument("--steps", default=str(default("steps")),
+                   help=f"H, commits per test set (default {default('steps')})")
+    p.add_argument("--mode", default=default("mode"), metavar="{" + ",".join(MODES) + "}",
+                   help=f"fp-free: Unknown fails; fn-free: Unknown passes (default {default('mode')})")
+    p.add_argument("--bound", default=default("bound"), metavar="{" + ",".join(BOUNDS) + "}",
+                   help="the factor of each estimate: hoeffding (the paper's numbers, default) or binomial (exact "
+                        "tails, Section 4.3: never more labels; JSON adds 'hoeffding' counts for comparison)")
+    p.add_argument("--difference-bound", default=None, metavar="P",
+                   help="an upper bound p on d for every commit (Pattern 2, Section 4.2)")
+    p.add_argument("--assume-difference-bound", action="store_true",
+                   help="take P as known in advance (as in the paper's Figure 5) instead of checking it on "
+                        "unlabeled examples")
+    p.add_argument("--seconds-per-label", default=f"{default('seconds_per_label'):g}",
+                   help=f"labeling time per example (default {default('seconds_per_label'):g} s)")
+    p.add_argument("--labelers", default=str(default("labelers")),
+                   help=f"labelers working in parallel (default {default('labelers')})")
+    p.add_argument("--trace", default=None, metavar="CSV",
+                   help="replay a commit trace: columns commit,n,o,d (one row per commit) or label,<model>,... "
+                        "(one row per example; the first model is the deployed one)")
+    p.add_argument("--alarm-on", default=default("alarm_on"), metavar="{" + ",".join(ALARM_ON) + "}",
+                   help=f"firstChange: the signal that retires the test set (default {default('alarm_on')})")
+    add_format_option(p)
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    """Count (and replay); a model's InputError names its parameter, which the CLI shows as the flag."""
+    from . import plan as ci_plan
+    from . import replay as ci_replay
+
+    difference_bound = None if args.difference_bound is None else check_number("--difference-bound",
+                                                                           args.difference_bound)
+    seconds = check_number("--seconds-per-label", args.seconds_per_label)
+    result = ci_plan.ci_labels(args.condition, args.reliability, args.adaptivity, args.steps, args.mode,
+                               difference_bound=difference_bound,
+                               check_difference_bound=not args.assume_difference_bound,
+                               seconds_per_label=seconds, labelers=args.labelers, bound=args.bound)
+    replay = None
+    if args.trace:
+        try:
+            replay = ci_replay.replay_ci(args.condition, args.trace, mode=args.mode, steps=result.steps,
+                                         reliability=args.reliability, adaptivity=args.adaptivity,
+                                         difference_bound=difference_bound,
+                                         check_difference_bound=not args.assume_difference_bound,
+                                         alarm_on=args.alarm_on, plan=result)
+        except InputError as exc:
+            if exc.location is None and exc.parameter == "trace":  # the file itself: name it
+                raise InputError("--trace", exc.rule, raw(str(exc.got)), location=args.trace) from None
+            raise
+    payload = result.to_dict()
+    if replay is not None:
+        payload["replay"] = replay.to_dict()
+    emit(args, payload, _text(result, replay))
+    return 0
+
+
+def _fmt(v):
+    return "—" if v is None else v
+
+
+def _text(result, replay) -> str:
+    lines = [f"ease.ml/ci condition: {result.condition}",
+             f"reliability {result.reliability:g} (delta {result.delta:g}), mode {result.mode}, "
+             f"{result.steps} steps per test set", ""]
+    optimized = result.optimized is not None
+    exact = result.bound != "hoeffding"
+    headers = (["adaptivity", "labels"] + (["Hoeffding"] if exact else [])
+               + (["optimized", "labels/commit"] if optimized else []))
+    rows = []
+    for a, v in result.by_adaptivity.items():
+        mark = a + (" *" if a == result.adaptivity else "")
+        row = [mark, v["labels"]] + ([result.hoeffding[a]["labels"]] if exact else [])
+        if optimized:
+            row += [v["optimized"], _fmt(v["labels_per_commit"])]
+        rows.append(row)
+    lines.append(table(headers, rows, align="l" + "r" * (len(headers) - 1)))
+    lines.append("")
+    per = f"{result.seconds_per_label:g} s per label, {result.labelers} labeler{'s' if result.labelers != 1 else ''}"
+    lines.append(f"labels:            {result.labels:,}  ({result.labeler_hours:,.1f} labeler-hours, "
+                 f"{result.calendar_hours:,.1f} h calendar; {per})")
+    if optimized:
+        lines.append(f"optimized:         {result.optimized:,}  ({result.optimized_labeler_hours:,.1f} labeler-hours)"
+                     f"  + {result.unlabeled:,} unlabeled examples")
+        if result.labels_per_commit is not None:
+            lines.append(f"labels per commit: {result.labels_per_commit:,}  (active labeling, "
+                         f"{result.per_commit_hours:,.2f} labeler-hours per commit)")
+    lines.append("")
+    lines.append(table(["clause", "baseline", "optimized", "method"],
+                       [[c.clause, c.baseline, _fmt(c.optimized), c.method] for c in result.clauses],
+                       align="lrrl"))
+    lines.append("")
+    lines.append(result.sentence())
+    for note in result.notes:
+        lines.append(f"note: {note}")
+    if replay is not None:
+        lines.append("")
+        lines.append(f"replay ({len(replay.rows)} commits, {replay.passes} passed):")
+        headers = ["#", "commit", "n", "o", "d", "truth", "signal", "alarm (none/full/firstChange)"]
+        rows = []
+        for i, r in enumerate(replay.rows):
+            alarms = "/".join("ALARM" if r[f"alarm_{a}"] else "-" for a in ("none", "full", "firstChange"))
+            rows.append([i + 1, r["commit"], *(("—" if r[k] is None else f"{r[k]:.4f}") for k in "nod"),
+                         r["truth"], r["signal"], alarms])
+        lines.append(table(headers, rows, align="rlrrrlll"))
+        for w in replay.warnings:
+            lines.append(f"warning: {w}")
+    return "\n".join(lines)

@@ -1,0 +1,262 @@
+"""The ease.ml/ci param model: what a team chose, and everything derived from it, live.
+
+:class:`CIModel` (no widgets, no Panel) holds the inputs of :class:`~.inputs.CIInputs`
+and recomputes the plan, the curves and the replay of a commit trace when they change.
+Derived outputs are read-only (``constant=True``; only the model sets them, inside
+``param.edit_constant``).  Invalid input sets :attr:`CIModel.error` and keeps the last
+good results.
+
+Cost on a server: the plan and curves take milliseconds.  A trace replay small enough
+(:data:`SYNC_REPLAY_CELLS`) runs at once; a larger one runs in a worker thread (an
+``async`` step scheduled by ``param``'s executor, which Panel points at the server's
+event loop), with :attr:`CIModel.replaying` set meanwhile, and a result overtaken by a
+newer input is dropped.  Without a running event loop (scripts, the CLI, tests) every
+step completes before the assignment returns.
+
+References
+----------
+.. [1] C. Renggli et al. "Continuous Integration of Machine Learning Models with
+   ease.ml/ci", SysML 2019.  Sections 2.2 (the script), 3-4 (the counts), 3.2-3.5
+   (evaluation and alarms), Figure 2, Figure 5.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import param
+
+from ..core.validation import InputError
+from .exact import ExactCounts
+from .grammar import ConditionError, parse_condition
+from .inputs import DEFAULT_CONDITION, CIInputs
+from .plan import ci_curves, ci_labels
+from .replay import replay_ci
+from .trace import CITrace, example_trace, read_ci_trace
+
+__all__ = ["PRESETS", "SYNC_REPLAY_CELLS", "CIModel"]
+
+#: The paper's settings, by where they appear (name -> CIModel parameter values).
+PRESETS = {
+    "Pattern 1, Section 4.1.1 (about 67K labels, 6,771 per commit)": dict(
+        condition=DEFAULT_CONDITION, reliability=0.9999, adaptivity="full", mode="fp-free", steps=32,
+        difference_bound=None),
+    "Section 2.2 script: n - o > 0.02 +/- 0.01, full": dict(
+        condition="n - o > 0.02 +/- 0.01", reliability=0.9999, adaptivity="full", mode="fp-free", steps=32,
+        difference_bound=None),
+    "Section 3.3: n > 0.8 +/- 0.05, full (6,279)": dict(
+        condition="n > 0.8 +/- 0.05", reliability=0.9999, adaptivity="full", mode="fn-free", steps=32,
+        difference_bound=None),
+    "Public calculator: n - o > 0.1 +/- 0.1, 0.99, full (5,496)": dict(
+        condition="n - o > 0.1 +/- 0.1", reliability=0.99, adaptivity="full", mode="fp-free", steps=32,
+        difference_bound=None),
+    "F3 milestones: n - o > 0.1 +/- 0.01, firstChange": dict(
+        condition="n - o > 0.1 +/- 0.01", reliability=0.9999, adaptivity="firstChange", mode="fp-free", steps=32,
+        difference_bound=None),
+    "F4 no big changes: d < 0.1 +/- 0.01, fn-free": dict(
+        condition="d < 0.1 +/- 0.01", reliability=0.9999, adaptivity="full", mode="fn-free", steps=32,
+        difference_bound=None),
+    "Figure 5 adaptive: n - o > 0.018 +/- 0.022, p = 0.1 known (5,204)": dict(
+        condition="n - o > 0.018 +/- 0.022", reliability=0.998, adaptivity="full", mode="fp-free", steps=7,
+        difference_bound=0.1, check_difference_bound=False),
+    "Figure 5 non-adaptive: n - o > 0.02 +/- 0.02, p = 0.1 known (4,713)": dict(
+        condition="n - o > 0.02 +/- 0.02", reliability=0.998, adaptivity="none", mode="fp-free", steps=7,
+        difference_bound=0.1, check_difference_bound=False),
+}
+
+#: A trace whose replay touches at most this many cells (commits, or examples x models) is
+#: replayed at once (well under 50 ms); a larger one in a worker thread.
+SYNC_REPLAY_CELLS = 200_000
+
+
+def _cells(trace: CITrace) -> int:
+    if trace.kind == "predictions":
+        return trace.examples * (len(trace) + 1)
+    return 20 * len(trace)
+
+
+class CIModel(CIInputs):
+    """What a team chose for its ease.ml/ci test, and everything derived from it, live.
+
+    Inputs are the parameters of :class:`~.inputs.CIInputs` plus :attr:`trace`.
+    :attr:`result` (a :class:`~.plan.CIResult`), :attr:`curves` and :attr:`replay` are
+    recomputed when an input changes; they and the error fields are read-only.  A
+    condition that does not parse (or another invalid combination) sets :attr:`error`
+    (and :attr:`error_column` for the condition) and keeps the previous results.
+
+    References
+    ----------
+    Renggli et al. 2019, Sections 2.2-4 (see :mod:`meter_dashboard.ci`).
+
+    Examples
+    --------
+    >>> m = CIModel(condition="n - o > 0.1 +/- 0.1", reliability=0.99, adaptivity="full", steps=32)
+    >>> m.result.labels
+    5496
+    >>> m.condition = "n - o >> 0.1"
+    >>> m.error.split(":")[0], m.result.labels
+    ('column 8', 5496)
+    """
+
+    trace = param.Parameter(default=None, doc="The CITrace to replay (None: no replay).")
+
+    # ---- derived (read-only: set by the model only)
+    parsed = param.Parameter(default=None, constant=True, doc="The last valid parsed Condition.")
+    result = param.Parameter(default=None, constant=True, doc="The last valid CIResult.")
+    curves = param.Dict(default={}, constant=True,
+                        doc="{'steps': H array, adaptivity: {'baseline', 'optimized'} arrays}.")
+    replay = param.Parameter(default=None, constant=True,
+                             doc="The CIReplay of the trace under the current condition.")
+    replaying = param.Boolean(default=False, constant=True, doc="A large trace is being replayed in a worker.")
+    error = param.String(default="", constant=True, doc="Why the current inputs are not valid ('' when they are).")
+    error_column = param.Integer(default=None, allow_None=True, constant=True,
+                                 doc="The condition's column at fault, if any.")
+    trace_error = param.String(default="", constant=True,
+                               doc="Why the last trace could not be read or replayed.")
+    exact = param.ClassSelector(class_=ExactCounts, constant=True,
+                                doc="The search of the exact binomial counts (bound='binomial'): status, cancel.")
+
+    def __init__(self, **params):
+        params.setdefault("exact", ExactCounts())
+        super().__init__(**params)
+        self._last_error = None
+        self._generation = 0
+        self.exact.param.watch(self._on_exact, ["running"])
+        self._recompute()
+        if self.error:
+            raise self._last_error
+
+    # ------------------------------------------------------------------ traces
+    def _set(self, **values) -> None:
+        with param.edit_constant(self):
+            self.param.update(**values)
+
+    def load_trace(self, source, name: str = "") -> bool:
+        """Read a trace (path, CSV text/bytes, DataFrame); on error set :attr:`trace_error`, keep the old one."""
+        try:
+            trace = read_ci_trace(source)
+        except InputError as exc:
+            self._set(trace_error=f"{name + ': ' if name else ''}{exc}")
+            return False
+        except (OSError, UnicodeDecodeError) as exc:
+            self._set(trace_error=f"cannot read {name or 'the trace'}: {exc}")
+            return False
+        self.trace = trace.named(name) if name else trace
+        return True
+
+    async def load_trace_async(self, source, name: str = "") -> bool:
+        """:meth:`load_trace` with the reading (up to 10 MiB of CSV) in a worker thread."""
+        import asyncio  # here: the CLI and scripts never need the event loop's modules
+
+        try:
+            trace = await asyncio.to_thread(read_ci_trace, source)
+        except InputError as exc:
+            self._set(trace_error=f"{name + ': ' if name else ''}{exc}")
+            return False
+        except (OSError, UnicodeDecodeError) as exc:
+            self._set(trace_error=f"cannot read {name or 'the trace'}: {exc}")
+            return False
+        self.trace = trace.named(name) if name else trace
+        return True
+
+    def load_example(self, name: str) -> None:
+        """Replay a shipped example (``'ci_commits.csv'``, ``'ci_predictions.csv'``), or no trace for ``''``."""
+        self.trace = example_trace(name) if name else None
+
+    def apply_preset(self, name: str) -> None:
+        """Load one of :data:`PRESETS` (the paper's settings)."""
+        if name not in PRESETS:
+            raise InputError("preset", "one of " + ", ".join(PRESETS), name)
+        values = {"check_difference_bound": True, **PRESETS[name]}
+        self.param.update(**values)
+
+    def curve_axis(self) -> np.ndarray:
+        """The H values of the curves: 1..max(64, 2H) (at most 4,096; 400 log-spaced points past 512)."""
+        top = int(min(max(64, 2 * self.steps), 4096))
+        if top <= 512:
+            return np.arange(1, top + 1)
+        return np.unique(np.round(np.geomspace(1, top, 400)).astype(int))
+
+    # ------------------------------------------------------------------ derived values
+    def _settings(self, cond) -> dict:
+        return dict(condition=cond, reliability=self.reliability, adaptivity=self.adaptivity, steps=self.steps,
+                    mode=self.mode, difference_bound=self.difference_bound,
+                    check_difference_bound=self.check_difference_bound, seconds_per_label=self.seconds_per_label,
+                    labelers=self.labelers)
+
+    @param.depends("condition", "reliability", "adaptivity", "mode", "steps", "difference_bound",
+                   "check_difference_bound", "seconds_per_label", "labelers", "bound", watch=True)
+    def _recompute(self):
+        try:
+            cond = parse_condition(self.condition)
+            result = ci_labels(**self._settings(cond))
+            axis = self.curve_axis()
+            curves = ci_curves(cond, self.reliability, axis, self.mode, difference_bound=self.difference_bound,
+                               check_difference_bound=self.check_difference_bound)
+        except InputError as exc:
+            self._last_error = exc
+            self._set(error=str(exc), error_column=exc.column if isinstance(exc, ConditionError) else None)
+            return
+        curves["steps"] = axis
+        self._set(parsed=cond, result=result, curves=curves, error="", error_column=None)
+        if self.bound == "binomial":  # Hoeffding's counts now, the exact ones when the search ends
+            self._search_exact(self._settings(cond))
+
+    # ------------------------------------------------------------------ the exact binomial counts
+    def _search_exact(self, settings: dict) -> None:
+        self._wanted = settings
+        if self.exact.running:
+            self.exact.cancel()  # restarted with the wanted settings when it stops (_on_exact)
+            return
+        self.exact.start(settings)
+        param.parameterized.async_executor(self.exact.arun)  # at once without an event loop
+
+    def _on_exact(self, event) -> None:
+        if event.new:  # started
+            return
+        wanted = getattr(self, "_wanted", None)
+        if self.bound != "binomial" or wanted is None or self.parsed is None:
+            return
+        if self.exact.settings != wanted:
+            self._search_exact(wanted)
+        elif self.exact.error:
+            self._set(error=self.exact.error, error_column=None)
+        elif self.exact.result is not None and self.exact.status.startswith("exact"):
+            self._set(result=self.exact.result)
+
+    def _replay_arguments(self) -> dict:
+        return dict(mode=self.mode, steps=self.steps, reliability=self.reliability, adaptivity=self.adaptivity,
+                    difference_bound=self.difference_bound, check_difference_bound=self.check_difference_bound,
+                    alarm_on=self.alarm_on, plan=self.result)
+
+    @param.depends("trace", "alarm_on", "result", watch=True, on_init=False)
+    def _replay(self):
+        self._generation += 1
+        if self.trace is None or self.parsed is None:
+            self._set(replay=None, trace_error="", replaying=False)
+            return
+        if _cells(self.trace) > SYNC_REPLAY_CELLS:
+            param.parameterized.async_executor(partial(self._replay_in_worker, self._generation,
+                                                       self.parsed, self.trace, self._replay_arguments()))
+            return
+        try:
+            replay = replay_ci(self.parsed, self.trace, **self._replay_arguments())
+        except InputError as exc:
+            self._set(trace_error=str(exc), replay=None, replaying=False)
+            return
+        self._set(replay=replay, trace_error="", replaying=False)
+
+    async def _replay_in_worker(self, generation: int, condition, trace: CITrace, arguments: dict):
+        if generation != self._generation:
+            return
+        import asyncio
+
+        self._set(replaying=True)
+        try:
+            replay = await asyncio.to_thread(replay_ci, condition, trace, **arguments)
+        except InputError as exc:
+            if generation == self._generation:
+                self._set(trace_error=str(exc), replay=None, replaying=False)
+            return
+        if generation == self._generation:  # else a newer input has superseded this replay
+            self._set(replay=replay, trace_error="", replaying=False)

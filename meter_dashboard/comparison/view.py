@@ -1,0 +1,374 @@
+"""The P(A>B) page: is pipeline A really better than B, and how many runs does it take?
+
+:class:`Compare` is a :class:`~meter_dashboard.ui.base.DashboardView` over a
+:class:`~meter_dashboard.comparison.model.CompareModel`: number inputs
+(:class:`~meter_dashboard.ui.inputs.NumberInput`: a bad value is refused beside the input
+and the results keep their last valid state, with a banner saying so), headline numbers,
+the bootstrap distribution against 0.5 and gamma, the runs themselves, and Noether's
+runs-needed curve (Bouthillier et al. 2021, Figure C.1).  It computes nothing itself;
+uploads are parsed in a worker thread and comparisons of many runs are computed in one.
+
+P(A>B) and its interval are shown with three decimals: a share of runs, read against 0.5
+and gamma.
+"""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import (
+    BoxAnnotation,
+    ColumnDataSource,
+    FixedTicker,
+    HoverTool,
+    Label,
+    Legend,
+    NumeralTickFormatter,
+    Slope,
+    Span,
+)
+from bokeh.plotting import figure
+
+from ..core import formatting as fmt
+from ..ui.base import DashboardView
+from ..ui.sections import UrlLink, document_dispatch, held, load_upload, number_input, section
+from ..ui.style import HTML, PALETTE, Bar, error_html, esc, headline_html, headlines_html, stale_html
+from ..ui.upload import GuardedFileDropper
+from .model import COMPARE_EXAMPLES, CompareModel
+
+__all__ = ["Compare", "page", "COMPARE_EXAMPLES"]
+
+BLUE, GREEN, VERMILLION = PALETTE[0], PALETTE[2], PALETTE[5]
+GREY = "#888888"  # readable on the light and the dark theme
+#: 1-2-5 ticks for log axes of counts (Bokeh shows the ones inside the range).
+LOG_TICKS = [m * 10**e for e in range(0, 16) for m in (1, 2, 5)]
+#: Pairs drawn in the scatter plot (evenly spread over all pairs when there are more).
+MAX_POINTS = 5000
+_TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
+
+_TITLES = {
+    "not_significant": "Not significant",
+    "significant_not_meaningful": "Significant, not meaningful",
+    "significant_and_meaningful": "Significant and meaningful",
+}
+
+
+def _ink() -> str:
+    """Text and reference-line colour that reads on the page's theme."""
+    return "#dddddd" if pn.config.theme == "dark" else "#333333"
+
+
+def _share(value: float) -> str:
+    """P(A>B) or an interval end: a share of runs, three decimals."""
+    return f"{value:.3f}"
+
+
+def _conclusion_card(conclusion: str) -> str:
+    return (f'<div class="md-headline compare-verdict-{esc(conclusion)}">'
+            f'<span class="md-headline-label">Conclusion</span>'
+            f'<span class="md-headline-value compare-conclusion {esc(conclusion)}" '
+            f'data-conclusion="{esc(conclusion)}">{esc(_TITLES[conclusion])}</span>'
+            f'<span class="md-headline-sub">A vs B, threshold γ</span></div>')
+
+
+def _figure(**kwargs):
+    fig = figure(sizing_mode="stretch_width", tools=_TOOLS, toolbar_location="above", **kwargs)
+    fig.toolbar.logo = None
+    return fig
+
+
+class Compare(DashboardView):
+    """P(A>B) with its percentile-bootstrap interval, the decision, and the runs needed.
+
+    Parameters
+    ----------
+    runs : path, bytes or (a, b), optional
+        Runs to compare (default: the shipped paired example).
+    model : CompareModel, optional
+        Drive an existing model instead of a new one.
+    sync_url : bool
+        Keep the settings in the page URL (served pages).
+    **params
+        Model parameters: ``gamma``, ``alpha``, ``beta``, ``resamples``, ``seed``, ``paired``.
+
+    Examples
+    --------
+    >>> import meter_dashboard as md
+    >>> md.Compare("runs.csv", gamma=0.75)  # doctest: +SKIP
+    """
+
+    title = "P(A>B)"
+    extensions = ("filedropper",)
+
+    model = param.ClassSelector(class_=CompareModel)
+
+    def __init__(self, runs=None, *, model: CompareModel | None = None, sync_url: bool = False, **params):
+        model_params = {k: params.pop(k) for k in list(params) if k in CompareModel.param and k != "name"}
+        if model is None:
+            model = CompareModel(runs, **model_params)
+        else:
+            if runs is not None:
+                model.load(runs)
+            if model_params:
+                model.param.update(**model_params)
+        super().__init__(model=model, **params)
+        self._dispatch = document_dispatch()
+        served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
+        self.model.param.update(offload=served)
+        self.model.dispatch = self._dispatch
+        self._build_widgets()
+        self._build_plots()
+        self.model.param.watch(self._on_result, ["result", "error", "busy"])
+        self.model.param.watch(self._on_size, ["size", "result"])
+        for box in self.inputs.values():
+            box.message_pane.param.watch(self._on_messages, "object")
+        self._on_result()
+        self._on_size()
+        link = UrlLink({"example": (self.model, "example", None), "paired": (self.model, "paired", None),
+                        **{key: (self.model, key, box) for key, box in self.inputs.items()}})
+        if sync_url and pn.state.location is not None:
+            self.link_message.object = "".join(error_html(m) for m in link.apply())
+            link.follow()
+
+    # ------------------------------------------------------------------ widgets
+    def _build_widgets(self):
+        m = self.model
+        self.example = pn.widgets.Select.from_param(m.param.example, label="Runs file", sizing_mode="stretch_width",
+                                                    css_classes=["compare-example"])
+        # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
+        self.upload = GuardedFileDropper(parameter="runs file", layout="compact", height=80,
+                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                         sizing_mode="stretch_width", css_classes=["compare-upload"])
+        self.upload.param.watch(self._on_upload_refused, "upload_error")
+        self.upload.param.watch(self._on_upload, "value")
+        self.paired = pn.widgets.Checkbox.from_param(m.param.paired, label="Rows are paired runs (same seeds/split)",
+                                                     css_classes=["compare-paired"])
+        self.inputs = {
+            "gamma": number_input(m, "gamma", "γ (meaningful threshold)", "compare-gamma"),
+            "alpha": number_input(m, "alpha", "α (interval level 1 − α)", "compare-alpha"),
+            "beta": number_input(m, "beta", "β (false negatives)", "compare-beta"),
+            "resamples": number_input(m, "resamples", "Bootstrap resamples", "compare-resamples"),
+            "seed": number_input(m, "seed", "Seed", "compare-seed"),
+        }
+        self.gamma, self.alpha, self.beta = (self.inputs[k] for k in ("gamma", "alpha", "beta"))
+        self.error = HTML("", sizing_mode="stretch_width", css_classes=["compare-error"])
+        self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["compare-link-message"])
+        self.download = pn.widgets.FileDownload(callback=self._pairs_csv, filename="compare-pairs.csv",
+                                                label="Download the pairs (CSV)", color="primary",
+                                                sizing_mode="stretch_width")
+        self.stale = HTML("", sizing_mode="stretch_width", css_classes=["compare-stale"])
+        self.headlines = HTML("", sizing_mode="stretch_width")
+        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.size_headlines = HTML("", sizing_mode="stretch_width")
+        self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+
+    async def _on_upload(self, event):
+        for name, data in (event.new or {}).items():  # the latest file only
+            data = data.encode("utf-8") if isinstance(data, str) else data
+            await load_upload(self.model, data, name, self._dispatch)
+
+    def _on_upload_refused(self, event):
+        if event.new:  # too large, or damaged on the way: the last good table stays
+            self._dispatch(lambda: self.model.fail(event.new))
+
+    def _pairs_csv(self):
+        buf = io.StringIO()
+        if self.model.result is not None:
+            self.model.result.to_frame().to_csv(buf, index=False)
+        buf.seek(0)
+        return buf
+
+    # ------------------------------------------------------------------ plots
+    def _build_plots(self):
+        self._build_histogram()
+        self.runs_source = ColumnDataSource({"a": [], "b": [], "color": [], "outcome": [], "run": []})
+        fig = _figure(height=300, x_axis_label="B's performance (higher is better)", y_axis_label="A's performance",
+                      title="The runs: above the diagonal A wins")
+        pts = fig.scatter("b", "a", source=self.runs_source, color="color", size=9, alpha=0.8, legend_field="outcome")
+        fig.add_layout(Slope(gradient=1, y_intercept=0, line_color=_ink(), line_dash="dotted"))
+        fig.add_tools(HoverTool(renderers=[pts], tooltips=[("pair", "@run"), ("A", "@a{0.0000}"),
+                                                           ("B", "@b{0.0000}")]))
+        fig.legend.location = "bottom_right"
+        self.runs_fig = fig
+        self.runs_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-runs-plot"])
+        self._build_curve()
+
+    def _build_histogram(self):
+        """Bootstrap distribution of P(A>B) against 0.5 and gamma."""
+        ink = _ink()
+        self.hist_source = ColumnDataSource({"left": [], "right": [], "count": []})
+        fig = _figure(height=300, x_range=(0, 1), x_axis_label="P(A>B)", y_axis_label="share of bootstrap resamples",
+                      title="Bootstrap distribution of P(A>B)")
+        self.region_low = BoxAnnotation(right=0.5, fill_color=GREY, fill_alpha=0.08)
+        self.region_mid = BoxAnnotation(left=0.5, right=0.75, fill_color=PALETTE[1], fill_alpha=0.08)
+        self.region_high = BoxAnnotation(left=0.75, fill_color=GREEN, fill_alpha=0.08)
+        for box in (self.region_low, self.region_mid, self.region_high):
+            fig.add_layout(box)
+        bars = fig.quad(left="left", right="right", bottom=0, top="count", source=self.hist_source, color=BLUE,
+                        alpha=0.55, line_color=BLUE)
+        self.ci_box = BoxAnnotation(left=0.4, right=0.6, fill_color=BLUE, fill_alpha=0.12, line_color=BLUE,
+                                    line_dash="dashed")
+        fig.add_layout(self.ci_box)
+        self.estimate = Span(location=0.5, dimension="height", line_color=BLUE, line_width=3)
+        self.half = Span(location=0.5, dimension="height", line_color=ink, line_dash="dotted", line_width=1.5)
+        self.gamma_line = Span(location=0.75, dimension="height", line_color=GREEN, line_dash="dashed", line_width=2)
+        for span in (self.estimate, self.half, self.gamma_line):
+            fig.add_layout(span)
+        self.gamma_label = Label(x=0.75, y=5, y_units="screen", text="γ", text_color=GREEN, x_offset=4)
+        fig.add_layout(Label(x=0.5, y=5, y_units="screen", text="chance", text_color=ink, x_offset=4))
+        fig.add_layout(self.gamma_label)
+        fig.add_tools(HoverTool(renderers=[bars], tooltips=[("P(A>B)", "@left{0.000}–@right{0.000}"),
+                                                           ("share", "@count{0.0%}")]))
+        fig.yaxis.formatter = NumeralTickFormatter(format="0%")
+        self.hist_fig = fig
+        self.hist_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-bootstrap-plot"])
+
+    def _build_curve(self):
+        """Noether's runs needed against gamma (Figure C.1)."""
+        gammas, runs = self.model.curve()
+        self.curve_source = ColumnDataSource({"gamma": gammas, "runs": runs})
+        self.star_source = ColumnDataSource({"gamma": [], "runs": []})
+        self.have_source = ColumnDataSource({"gamma": [], "runs": []})
+        fig = _figure(height=300, x_axis_label="threshold γ", y_axis_type="log", y_axis_label="runs needed",
+                      title="Runs needed to detect P(A>B) > γ (Noether)")
+        line = fig.line("gamma", "runs", source=self.curve_source, color=BLUE, line_width=2.5)
+        star = fig.scatter("gamma", "runs", source=self.star_source, marker="star", size=18, color=VERMILLION)
+        have = fig.line("gamma", "runs", source=self.have_source, color=GREY, line_dash="dashed", line_width=1.5)
+        fig.add_tools(HoverTool(renderers=[line], mode="vline", tooltips=[("γ", "@gamma{0.00}"),
+                                                                          ("runs", "@runs{0,0}")]))
+        fig.add_layout(Legend(items=[("runs needed", [line]), ("your γ", [star]), ("runs you have", [have])],
+                              location="top_right", background_fill_alpha=0.85))
+        fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
+        fig.yaxis.ticker = FixedTicker(ticks=LOG_TICKS)
+        self.curve_fig = fig
+        self.curve_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-size-plot"])
+
+    # ------------------------------------------------------------------ updates
+    @held
+    def _on_messages(self, *events):
+        bad = bool(self.model.error) or not all(box.valid for box in self.inputs.values())
+        self.stale.object = stale_html("comparison") if bad and self.model.result is not None else ""
+
+    @held
+    def _on_result(self, *events):
+        m = self.model
+        self.error.object = error_html(m.error) + (
+            '<div class="md-note">Comparing the new runs…</div>' if m.busy else "")
+        self._on_messages()
+        res = m.result
+        if res is None:
+            return
+        lo, hi = res.ci
+        pairing = ("paired runs" if res.paired else f"runs paired at random (seed {res.seed})"
+                   + (f", {fmt.integer(res.dropped)} left out" if res.dropped else ""))
+        self.headlines.object = headlines_html([
+            headline_html("P(A>B)", _share(res.p_a_gt_b), f"A won {fmt.integer(res.wins)} of {fmt.integer(res.runs)}"
+                          + (f" ({fmt.integer(res.ties)} ties)" if res.ties else ""), css_class="compare-p"),
+            headline_html(f"{fmt.percent(1 - res.alpha)} interval", f"[{_share(lo)}, {_share(hi)}]",
+                          f"percentile bootstrap, {fmt.integer(res.resamples)} resamples", css_class="compare-ci"),
+            _conclusion_card(res.conclusion),
+            headline_html("Runs", fmt.integer(res.runs), pairing, css_class="compare-runs"),
+        ], "compare-headlines")
+        short = res.runs < res.runs_needed
+        self.sentence.object = (
+            f"<p>{esc(res.sentence)} A beat B in {fmt.integer(res.wins)} of {fmt.integer(res.runs)} {esc(pairing)}: "
+            f"P(A>B) = {_share(res.p_a_gt_b)}, and resampling the pairs puts it in [{_share(lo)}, {_share(hi)}] with "
+            f"{fmt.percent(1 - res.alpha)} confidence. The interval is compared with 0.5 (chance) for significance "
+            f"and with γ = {fmt.number(res.gamma)} for a meaningful improvement (Bouthillier et al. 2021, "
+            "Appendix C.6)."
+            + (f" With {fmt.integer(res.runs)} runs the test may miss a real improvement: Noether asks for "
+               f"{fmt.integer(res.runs_needed)}." if short else "")
+            + "</p>")
+        self._update_histogram(res)
+        self._update_runs(res)
+
+    def _update_histogram(self, res):
+        wins = np.flatnonzero(res.counts)
+        width = 1.0 / res.runs
+        values = wins / res.runs
+        self.hist_source.data = {"left": values - width / 2, "right": values + width / 2,
+                                 "count": res.counts[wins] / res.resamples}
+        lo, hi = res.ci
+        self.ci_box.left, self.ci_box.right = lo - width / 2, hi + width / 2
+        self.estimate.location = res.p_a_gt_b
+        self.gamma_line.location = res.gamma
+        self.gamma_label.x = res.gamma
+        self.region_mid.right = res.gamma
+        self.region_high.left = res.gamma
+
+    def _update_runs(self, res):
+        shown = np.arange(res.runs)
+        if res.runs > MAX_POINTS:
+            shown = np.unique(np.linspace(0, res.runs - 1, MAX_POINTS).astype(int))
+        a, b = res.a[shown], res.b[shown]
+        win, tie = a > b, a == b
+        self.runs_source.data = {
+            "a": a, "b": b, "run": shown + 1,
+            "color": np.where(win, GREEN, np.where(tie, GREY, VERMILLION)),
+            "outcome": np.where(win, "A wins", np.where(tie, "tie", "B wins")).tolist(),
+        }
+        self.runs_fig.title.text = ("The runs: above the diagonal A wins" if shown.size == res.runs else
+                                    f"{fmt.integer(shown.size)} of the {fmt.integer(res.runs)} pairs: above the "
+                                    "diagonal A wins")
+
+    @held
+    def _on_size(self, *events):
+        m = self.model
+        size = m.size
+        if size is None:
+            return
+        have = m.result.runs if m.result is not None else None
+        self.size_headlines.object = headlines_html([
+            headline_html("Runs needed", fmt.integer(size.runs),
+                          f"α = {fmt.number(size.alpha)}, β = {fmt.number(size.beta)}, γ = {fmt.number(size.gamma)}",
+                          css_class="compare-runs-needed"),
+            headline_html("Runs you have", fmt.integer(have) if have is not None else "—",
+                          "enough" if have is not None and have >= size.runs else "fewer than needed"),
+        ], "compare-headlines")
+        self.size_sentence.object = (
+            f"<p>To detect P(A>B) &gt; γ = {fmt.number(size.gamma)} with at most {fmt.percent(size.alpha)} false "
+            f"positives and {fmt.percent(size.beta)} false negatives, Noether's rule for the Mann–Whitney test asks "
+            f"for N ≥ ((z<sub>1−α</sub> − z<sub>β</sub>) / (√6 (½ − γ)))² = {fmt.number(size.real)}, so "
+            f"<b>{fmt.integer(size.runs)}</b> runs of each pipeline. Thresholds close to 0.5 get expensive fast: the "
+            "paper recommends γ = 0.75 (29 runs at α = β = 0.05).</p>")
+        gammas, runs = m.curve()
+        self.curve_source.data = {"gamma": gammas, "runs": runs}
+        self.star_source.data = {"gamma": [size.gamma], "runs": [size.runs]}
+        self.have_source.data = ({"gamma": [gammas[0], gammas[-1]], "runs": [have, have]} if have is not None
+                                 else {"gamma": [], "runs": []})
+
+    # ------------------------------------------------------------------ layout
+    def results(self):
+        if getattr(self, "_results", None) is None:
+            compare = section(
+                "Is pipeline A better than B?",
+                "One performance value per run of each pipeline (higher is better): CSV with columns a and b. "
+                "P(A>B) is the share of runs in which A beats B (Bouthillier et al. 2021, Eq. 9); ties count as "
+                "not beating. Unpaired runs are paired at random (Appendix C.4).",
+                [self.example, self.upload, self.paired, self.gamma, self.alpha, self.inputs["resamples"],
+                 self.inputs["seed"], self.error, self.download],
+                [self.stale, self.headlines, self.sentence,
+                 Bar(*(pn.Column(plot, sizing_mode="stretch_width", css_classes=["compare-plot"])
+                       for plot in (self.hist_plot, self.runs_plot)),
+                     sizing_mode="stretch_width", css_classes=["compare-plots"]),
+                 HTML("<div class='md-note'>Left: how P(A&gt;B) varies when the pairs are resampled — solid line the "
+                      "estimate, blue band the interval, dotted line chance (0.5), dashed green line γ; background: "
+                      "not significant (grey), not meaningful (orange), meaningful (green). Right: each pair of "
+                      "runs.</div>", sizing_mode="stretch_width")],
+                "compare", "compare-main")
+            size = section(
+                "How many runs do you need?",
+                "Appendix C.3: Noether's sample size for detecting P(A&gt;B) &gt; γ reliably.",
+                [self.beta, HTML("<div class='md-note'>α and γ are shared with the comparison above.</div>")],
+                [self.size_headlines, self.size_sentence, self.curve_plot],
+                "compare", "compare-size")
+            self._results = pn.Column(self.link_message, compare, size, sizing_mode="stretch_width",
+                                      css_classes=["compare-page"])
+        return self._results
+
+
+def page():
+    """The served P(A>B) page (URL-synced settings)."""
+    return Compare(sync_url=True)

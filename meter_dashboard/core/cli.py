@@ -1,0 +1,135 @@
+"""What every CLI command shares: output formats, JSON encoding, plain tables.
+
+Nothing here (nor anywhere under ``meter_dashboard.cli``) imports Panel, HoloViews or
+Bokeh, so the commands start as fast as numpy and scipy allow and run in CI pipelines.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+import numpy as np
+
+from .validation import InputError, raw
+
+
+def add_format_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="table (for people, the default) or json (one object, for scripts)",
+    )
+
+
+def _plain(value):
+    """Convert numpy scalars/arrays to JSON-ready Python values; non-finite floats become null."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()]
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    return value
+
+
+def dumps(obj) -> str:
+    return json.dumps(_plain(obj), indent=2, ensure_ascii=False)
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence], *, align: str | None = None) -> str:
+    """A plain-text table; numbers right-aligned, text left-aligned."""
+    cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    numeric = [all(_is_number(row[i]) for row in rows) if rows else False for i in range(len(headers))]
+    if align:
+        numeric = [a == "r" for a in align]
+    lines = []
+    for j, row in enumerate(cells):
+        parts = [c.rjust(w) if numeric[i] else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(parts).rstrip())
+        if j == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+def _cell(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v):,}"
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if not math.isfinite(v):
+            return "—"
+        return f"{v:.4g}" if abs(v) < 1e5 else f"{v:,.0f}"
+    if v is None:
+        return "—"
+    return str(v)
+
+
+def emit(args, payload: dict, text: str) -> None:
+    """Print ``payload`` as JSON or ``text`` as the table view, per ``--format``."""
+    if getattr(args, "format", "table") == "json":
+        sys.stdout.write(dumps(payload) + "\n")
+    else:
+        sys.stdout.write(text.rstrip("\n") + "\n")
+
+
+def as_typed(exc: InputError, args, flags: dict) -> InputError:
+    """``exc`` naming the flag a person typed (``--step``) instead of the model's name (``step``).
+
+    ``flags`` maps model names to flags; the value echoed is the text typed for that flag.
+    Errors about other names are returned unchanged.
+    """
+    flag = flags.get(exc.parameter)
+    if flag is None:
+        return exc
+    typed = getattr(args, flag[2:].replace("-", "_"), None)
+    return InputError(flag, exc.rule, exc.got if typed is None else typed, location=exc.location)
+
+
+def file_or_example(args, positional: str, metavar: str, load_example, read):
+    """What ``metavar`` (the positional argument ``positional``) or ``--example NAME`` names, read.
+
+    Exactly one of the two must be given; an unknown example is refused naming ``--example``.
+    """
+    path = getattr(args, positional)
+    if (path is None) == (args.example is None):
+        raise InputError(metavar, "given, or --example NAME (exactly one of the two)",
+                         raw("both" if args.example is not None else "neither"))
+    if args.example is None:
+        return read(path)
+    try:
+        return load_example(args.example)
+    except InputError as exc:
+        raise InputError("--example", exc.rule, args.example) from None
+
+
+def fail(message: str, prog: str = "meter-dashboard") -> NoReturn:
+    """One line on stderr, exit status 2 (the convention for bad input).
+
+    Control characters a person typed (a carriage return in a condition, a tab in a file name) are
+    written as their escapes, so the message stays one printable line.
+    """
+    message = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+    sys.stderr.write(f"{prog}: error: {message}\n")
+    raise SystemExit(2)
+
+
+__all__ = ["add_format_option", "dumps", "table", "emit", "as_typed", "file_or_example", "fail", "InputError"]

@@ -1,0 +1,204 @@
+"""Reading what a person uploads or names on the command line: one set of rules for every page.
+
+Every file the dashboard and the CLI accept (development traces, loss files, run files,
+modification traces, commit traces) goes through :func:`read_text`, so all of them share
+the same guarantees: a size limit checked before parsing, text that must be UTF-8 (with
+the line and byte of the first bad byte), a clear word for spreadsheets and UTF-16 files,
+and a byte-order mark removed.  Nothing read here is ever evaluated as code.
+
+The limits every page shares also live here (no Panel in this module):
+
+- :data:`MAX_UPLOAD_BYTES` - the largest file a page accepts (10 MiB);
+- :data:`MAX_FILE_BYTES` - the largest file read from disk by the CLI or a script (64 MiB,
+  about 1.5 million trace steps: parsing stays under 1 GiB of memory);
+- :data:`UPLOAD_CHUNK_BYTES` - the chunk a browser sends per websocket message, far below
+  :data:`WEBSOCKET_MAX_MESSAGE_BYTES` (Bokeh's cap: a larger message closes the session);
+- :class:`ChunkedUpload` - the server side of a chunked upload: it refuses a file at the
+  first chunk that passes the limit and bounds what one session may buffer;
+- :func:`client_size_limit` - the same limit in the form a browser file picker checks
+  before anything is sent (FilePond's ``maxFileSize``: ``"10486KB"``).
+"""
+from __future__ import annotations
+
+import os
+
+from .validation import InputError, raw
+
+__all__ = ["MAX_UPLOAD_BYTES", "MAX_FILE_BYTES", "UPLOAD_CHUNK_BYTES", "WEBSOCKET_MAX_MESSAGE_BYTES",
+           "MAX_BUFFERED_BYTES", "ChunkedUpload", "client_size_limit", "fits_one_message",
+           "read_text", "read_bytes", "decode_text", "check_size", "human_bytes"]
+
+#: The largest file a page accepts (10 MiB).
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+#: The largest file read from disk (CLI, scripts, notebooks): 64 MiB.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+#: Bytes per upload chunk (one websocket message each).
+UPLOAD_CHUNK_BYTES = 512 * 1024
+#: Bokeh's default cap on one websocket message (``websocket_max_message_size``): 20 MiB.  A
+#: larger message closes the connection and the session dies, so whole-file uploads
+#: (``pn.widgets.FileInput`` sends the file base64-encoded in one message) must stay below it.
+WEBSOCKET_MAX_MESSAGE_BYTES = 20 * 1024 * 1024
+#: The most one session may hold of files still arriving: one file at the limit plus a chunk.
+MAX_BUFFERED_BYTES = MAX_UPLOAD_BYTES + UPLOAD_CHUNK_BYTES
+
+
+def human_bytes(size: int) -> str:
+    """1536 -> '1.5 KiB'."""
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f} MiB".replace(".0 MiB", " MiB")
+    if size >= 1024:
+        return f"{size / 1024:.1f} KiB".replace(".0 KiB", " KiB")
+    return f"{size} bytes"
+
+
+def check_size(size: int, max_bytes: int = MAX_UPLOAD_BYTES, parameter: str = "file") -> None:
+    """Refuse content over ``max_bytes`` (before parsing it)."""
+    if size > max_bytes:
+        shown = human_bytes(size)
+        if not shown.endswith(" bytes"):
+            shown += f" ({size:,} bytes)"
+        raise InputError(parameter, f"a file of at most {human_bytes(max_bytes)}", raw(shown))
+
+
+def decode_text(data: bytes, parameter: str = "file", what: str = "CSV") -> str:
+    """UTF-8 text of ``data`` without a byte-order mark, or an :class:`InputError` saying where it is not."""
+    if data.startswith(b"PK\x03\x04"):
+        raise InputError(parameter, f"a {what} text file (save a spreadsheet as CSV, UTF-8)",
+                         raw("a ZIP archive (an .xlsx workbook?)"))
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(parameter, "UTF-8 text (save the file as CSV UTF-8)", raw("UTF-16 text"), location="byte 1")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = exc.start
+        line = data.count(b"\n", 0, start) + 1
+        col = start - (data.rfind(b"\n", 0, start) + 1) + 1
+        bad = data[start:exc.end].hex(" ")
+        hint = "CSV UTF-8" + (" or JSON" if "JSON" in what else "")
+        raise InputError(parameter, f"UTF-8 text (save the file as {hint})",
+                         raw(f"byte(s) {bad} that are not UTF-8"), location=f"line {line}, byte {col}") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def read_bytes(source, *, parameter: str = "file", max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[bytes, str]:
+    """``(content, display name)`` of a path, bytes (an upload) or an open file, size-checked."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data, name = bytes(source), "uploaded file"
+    elif hasattr(source, "read"):
+        data = source.read(max_bytes + 1)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        name = os.path.basename(str(getattr(source, "name", "") or "")) or "file"
+    elif isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            raise InputError(parameter, "an existing file", raw(repr(path)))
+        check_size(os.path.getsize(path), max_bytes, parameter)
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+        name = os.path.basename(path)
+    else:
+        raise InputError(parameter, "a path, bytes or a file object", raw(type(source).__name__))
+    check_size(len(data), max_bytes, parameter)
+    return data, name
+
+
+def read_text(source, *, parameter: str = "file", max_bytes: int = MAX_UPLOAD_BYTES,
+              what: str = "CSV") -> tuple[str, str]:
+    """``(text, display name)``: :func:`read_bytes` then :func:`decode_text`."""
+    data, name = read_bytes(source, parameter=parameter, max_bytes=max_bytes)
+    return decode_text(data, parameter, what), name
+
+
+def fits_one_message(size: int) -> bool:
+    """Whether a file of ``size`` bytes fits one websocket message once base64-encoded (FileInput)."""
+    return 4 * ((int(size) + 2) // 3) + 64 * 1024 <= WEBSOCKET_MAX_MESSAGE_BYTES
+
+
+def client_size_limit(max_bytes: int = MAX_UPLOAD_BYTES) -> str:
+    """``max_bytes`` as a browser-side limit for FilePond (``FileDropper(max_file_size=...)``).
+
+    FilePond counts 1 KB as 1,000 bytes and accepts whole numbers only; rounding up keeps the
+    browser's check no stricter than the server's (:class:`ChunkedUpload` enforces the exact limit).
+    """
+    return f"{-(-int(max_bytes) // 1000)}KB"
+
+
+class ChunkedUpload:
+    """The server's side of a chunked upload: bounded before the file is complete.
+
+    Feed every chunk the browser sends to :meth:`add`; it returns the file's bytes when
+    the last chunk arrived (``None`` before).  It raises :class:`InputError`
+
+    - at the first chunk whose declared total (``total_chunks`` of ``chunk_bytes``) or
+      received bytes pass ``max_bytes`` - the rest of that file is then ignored;
+    - for chunks out of order (a file must arrive chunk 1, 2, 3, ...).
+
+    A new file (chunk 1) drops any file still arriving, so one session never buffers more
+    than ``max_bytes`` plus one chunk (:data:`MAX_BUFFERED_BYTES`), even when a browser
+    starts uploads it never finishes.
+
+    Parameters
+    ----------
+    max_bytes : int
+        The largest file accepted.
+    chunk_bytes : int
+        The chunk size the browser was told to use.
+    parameter : str
+        The name in messages (the widget's label, e.g. ``"trace"``).
+    """
+
+    def __init__(self, max_bytes: int = MAX_UPLOAD_BYTES, chunk_bytes: int = UPLOAD_CHUNK_BYTES,
+                 parameter: str = "file"):
+        self.max_bytes = int(max_bytes)
+        self.chunk_bytes = int(chunk_bytes)
+        self.parameter = parameter
+        self._name: str | None = None
+        self._parts: list = []
+        self._received = 0
+        self._refused: set = set()
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held for the file still arriving."""
+        return self._received
+
+    @property
+    def receiving(self) -> str | None:
+        """The name of the file still arriving (None when idle)."""
+        return self._name
+
+    def discard(self) -> None:
+        """Drop the file still arriving."""
+        self._name, self._parts, self._received = None, [], 0
+
+    def _refuse(self, name: str, rule: str, got) -> None:
+        self.discard()
+        self._refused.add(name)
+        raise InputError(self.parameter, rule, got)
+
+    def add(self, name: str, chunk: int, total_chunks: int, data) -> bytes | None:
+        """Take one chunk (1-based ``chunk`` of ``total_chunks``); the whole file after the last one."""
+        size = len(data)
+        limit = f"a file of at most {human_bytes(self.max_bytes)}"
+        if chunk == 1:
+            self.discard()
+            self._refused.discard(name)
+            declared_min = (int(total_chunks) - 1) * self.chunk_bytes  # the browser's chunks are full but the last
+            if declared_min > self.max_bytes:
+                self._refuse(name, limit, raw(f"{name!r}, more than {human_bytes(declared_min)}"))
+            self._name = name
+        elif name in self._refused:
+            return None  # the rest of a refused file: ignored, never buffered
+        elif name != self._name or chunk != len(self._parts) + 1:
+            self._refuse(name, "sent in order, chunk 1, 2, 3, ... (upload the file again)",
+                         raw(f"chunk {chunk} of {name!r}"))
+        if self._received + size > self.max_bytes:
+            self._refuse(name, limit, raw(f"{name!r}, more than {human_bytes(self._received + size)}"))
+        self._parts.append(bytes(data))
+        self._received += size
+        if chunk < int(total_chunks):
+            return None
+        content = b"".join(self._parts)
+        self.discard()
+        return content

@@ -1,0 +1,170 @@
+"""Settings of the dashboard's server, without Panel: what ``meter-dashboard serve`` configures.
+
+The command line (which never imports Panel) checks the options here; :func:`meter_dashboard.app.pages.serve`
+turns them into ``pn.serve`` arguments with :func:`server_options`.  One server is shared by a
+team, so the defaults are chosen for that:
+
+- it listens on this machine only (``127.0.0.1``); another address is an explicit choice that
+  the command line warns about, because the dashboard has no login;
+- HTTP responses are gzipped (Bokeh's and Panel's JavaScript is most of a first load);
+- session events run on a small thread pool (:data:`DEFAULT_THREADS`), so one person's long
+  callback does not hold the event loop that every other session needs;
+- a session whose browser left is destroyed after :data:`SESSION_LIFETIME_MS`, and its memory
+  goes with it;
+- a browser may not send a websocket message larger than the upload limits of
+  :mod:`meter_dashboard.core.files` allow (:func:`websocket_limit`).
+"""
+from __future__ import annotations
+
+import errno
+import ipaddress
+import re
+import socket
+
+from .files import WEBSOCKET_MAX_MESSAGE_BYTES
+from .validation import InputError
+
+__all__ = [
+    "DEFAULT_ADDRESS", "DEFAULT_THREADS", "SESSION_LIFETIME_MS", "SESSION_CHECK_MS", "websocket_limit",
+    "check_address", "check_bindable", "bind_error", "is_local", "exposure_warning", "default_origins",
+    "server_options",
+]
+
+#: Listen on this machine only unless told otherwise.
+DEFAULT_ADDRESS = "127.0.0.1"
+
+#: Worker threads for session events (``--num-threads``).  Panel runs each widget event of every
+#: session on this pool: one person's long callback (an upload being parsed, an SRGP procedure)
+#: holds one worker, not the event loop.  Four: a few long callbacks at once still leave workers
+#: for everyone's quick events; more only adds contention for the interpreter lock on a small
+#: machine.  0 runs events on the event loop (Panel's default).
+DEFAULT_THREADS = 4
+
+#: A session whose browser left (no websocket) for this long is destroyed.
+SESSION_LIFETIME_MS = 15_000
+#: How often the server looks for such sessions (at most; sooner for a shorter lifetime).
+SESSION_CHECK_MS = 5_000
+
+_HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*\.?")
+_ADDRESS_RULE = "an IP address of this machine (127.0.0.1, 0.0.0.0 for every interface) or its host name"
+
+
+def websocket_limit() -> int:
+    """Largest websocket message a browser may send: :data:`~meter_dashboard.core.files.WEBSOCKET_MAX_MESSAGE_BYTES`.
+
+    The upload limits live in :mod:`meter_dashboard.core.files`: chunked uploads send
+    ``UPLOAD_CHUNK_BYTES`` per message, and a whole-file input sends at most
+    ``MAX_UPLOAD_BYTES`` base64-encoded in one message, which fits (``fits_one_message``);
+    the server is told this cap explicitly so that it never buffers more per message.
+    """
+    return WEBSOCKET_MAX_MESSAGE_BYTES
+
+
+def check_address(value: str | None, parameter: str = "--address") -> str:
+    """An IP address or a host name that resolves; anything else is an :class:`InputError`.
+
+    Checked before anything is bound, so ``--address 999.999.1.1`` is refused by name
+    instead of failing inside the server with a resolver error.
+    """
+    text = DEFAULT_ADDRESS if value is None else str(value).strip()
+    if len(text) > 253 or not text:
+        raise InputError(parameter, _ADDRESS_RULE, value)
+    try:
+        return str(ipaddress.ip_address(text.strip("[]")))
+    except ValueError:
+        pass
+    if re.fullmatch(r"[0-9.]+", text) or not _HOST_NAME.fullmatch(text):
+        raise InputError(parameter, _ADDRESS_RULE, value)
+    try:
+        socket.getaddrinfo(text, None, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise InputError(parameter, _ADDRESS_RULE + " (this name does not resolve)", value) from None
+    return text
+
+
+def check_bindable(address: str, port: int) -> None:
+    """Bind and release ``address:port`` so a taken port or a foreign address is named before serving."""
+    try:
+        infos = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror:
+        raise InputError("--address", _ADDRESS_RULE, address) from None
+    for family, kind, proto, _, sockaddr in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(sockaddr)
+            except OSError as exc:
+                raise bind_error(exc, address, port) from None
+
+
+def bind_error(exc: OSError, address: str, port: int) -> Exception:
+    """The :class:`InputError` for a failed bind (``exc`` itself when it is not the user's input)."""
+    if exc.errno == errno.EADDRINUSE:
+        return InputError("--port", "a port no other program is listening on", port)
+    if exc.errno == errno.EACCES:
+        return InputError("--port", "a port this user may open (1024 or above without privileges)", port)
+    if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
+        return InputError("--address", _ADDRESS_RULE, address)
+    return exc
+
+
+def is_local(address: str) -> bool:
+    """True when ``address`` is reachable from this machine only (a loopback address or ``localhost``)."""
+    if address.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip("[]")).is_loopback
+    except ValueError:
+        try:
+            infos = socket.getaddrinfo(address, None, type=socket.SOCK_STREAM)
+        except socket.gaierror:
+            return False
+        return all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
+
+
+def exposure_warning(address: str, port: int) -> str:
+    """The line ``serve`` prints when it listens beyond this machine."""
+    where = "every network interface" if address in ("0.0.0.0", "::") else f"{address}"
+    return (f"warning: listening on {where} (port {port}): anyone who can reach this machine can open "
+            "every page, upload files and start computations; there is no login (see README, "
+            "'Serving a team')")
+
+
+def default_origins(address: str | None, port: int) -> list[str]:
+    """Pages may open their websocket from these host names: this machine's names, and ``address``.
+
+    Every interface (``0.0.0.0``) adds the machine's host name; other names people use to reach
+    it (a DNS alias, a proxy) need ``--allow-websocket-origin``.
+    """
+    suffix = port if port else "*"
+    hosts = ["localhost", "127.0.0.1"]
+    if address in ("0.0.0.0", "::"):
+        hosts += [socket.gethostname(), socket.getfqdn()]
+    elif address:
+        hosts.append(address)
+    return [f"{host}:{suffix}" for host in dict.fromkeys(hosts)]
+
+
+def server_options(port: int = 5006, address: str | None = DEFAULT_ADDRESS, *, websocket_origin=None,
+                   num_procs: int = 1, session_lifetime_ms: int = SESSION_LIFETIME_MS,
+                   extra_patterns=()) -> dict:
+    """Keyword arguments for ``pn.serve`` (server settings only; the pages are added by the caller).
+
+    - ``compress_response``: Tornado gzips every HTTP response for a browser that accepts it;
+    - sessions unused for ``session_lifetime_ms`` are destroyed (checked every
+      :data:`SESSION_CHECK_MS`, or sooner for a shorter lifetime);
+    - ``websocket_max_message_size``: :func:`websocket_limit`;
+    - ``extra_patterns``: the caller's Tornado routes, as a new list (callers extend it).
+    """
+    origins = websocket_origin or default_origins(address, port)
+    return {
+        "port": port,
+        "address": address,
+        "websocket_origin": list(dict.fromkeys(origins)),
+        "num_procs": num_procs,
+        "compress_response": True,
+        "check_unused_sessions_milliseconds": max(250, min(SESSION_CHECK_MS, session_lifetime_ms // 2)),
+        "unused_session_lifetime_milliseconds": session_lifetime_ms,
+        "websocket_max_message_size": websocket_limit(),
+        "extra_patterns": list(extra_patterns),
+    }

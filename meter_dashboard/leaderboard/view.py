@@ -1,0 +1,475 @@
+"""The Ladder page: replay a leaderboard, size its test set, watch the boosting attack.
+
+:class:`Ladder` is a :class:`~meter_dashboard.ui.base.DashboardView` over three models from
+:mod:`meter_dashboard.leaderboard.model` (:class:`~meter_dashboard.leaderboard.model.LadderReplayModel`,
+:class:`~meter_dashboard.leaderboard.model.LadderSizeModel`,
+:class:`~meter_dashboard.leaderboard.model.BoostingAttackModel`).  Every number input is a
+:class:`~meter_dashboard.ui.inputs.NumberInput` (a bad value is refused beside it and the
+results keep their last valid state, with a banner saying so), the attack runs through
+:class:`~meter_dashboard.ui.simulation.SimulationControls`, the layout is built once and
+updated in place, and every number comes from the models.  Nothing heavy runs on the
+server's event loop: uploads are parsed in a worker thread, large replays are computed in
+one (``offload``), and the attack runs in one.
+"""
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import (
+    BasicTicker,
+    ColumnDataSource,
+    FixedTicker,
+    HoverTool,
+    Legend,
+    NumeralTickFormatter,
+    Range1d,
+    Span,
+)
+from bokeh.plotting import figure
+
+from ..core import formatting as fmt
+from ..ui.base import DashboardView
+from ..ui.sections import UrlLink, document_dispatch, held, load_upload, number_input, section
+from ..ui.simulation import SimulationControls
+from ..ui.style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html
+from ..ui.upload import GuardedFileDropper
+from .model import BoostingAttackModel, LadderReplayModel, LadderSizeModel
+
+__all__ = ["Ladder", "page"]
+
+BLUE, ORANGE, GREEN, VERMILLION = PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[5]
+GREY = "#888888"  # readable on the light and the dark theme
+#: 1-2-5 ticks for log axes of counts (Bokeh shows the ones inside the range).
+LOG_TICKS = [m * 10**e for e in range(0, 16) for m in (1, 2, 5)]
+#: Rows of the replay table written into the page (the CSV download has them all).
+TABLE_ROWS = 200
+
+VARIANT_LABELS = {"Parameter-free (Algorithm 2)": "parameter_free", "Fixed step η (Algorithm 1)": "fixed_step"}
+_TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
+
+
+def _ink() -> str:
+    """Text and reference-line colour that reads on the page's theme."""
+    return "#dddddd" if pn.config.theme == "dark" else "#333333"
+
+
+def _figure(**kwargs):
+    fig = figure(sizing_mode="stretch_width", tools=_TOOLS, toolbar_location="above", **kwargs)
+    fig.toolbar.logo = None
+    return fig
+
+
+class Ladder(DashboardView):
+    """Leaderboards with the Ladder: replay, label bound and boosting attack.
+
+    Parameters
+    ----------
+    losses : path, bytes, DataFrame or array, optional
+        A per-example loss table to replay (default: the shipped example).
+    step : float, optional
+        Replay with the fixed-step Ladder of this eta (default: parameter-free).
+    replay, size, attack : models, optional
+        Drive existing models instead of new ones.
+    sync_url : bool
+        Keep the replay's and bound's settings in the page URL (served pages).
+    run_attack : bool
+        Run the boosting attack once when shown (default True).
+
+    Examples
+    --------
+    >>> import meter_dashboard as md
+    >>> md.Ladder("my_losses.csv", step=0.01)  # doctest: +SKIP
+    """
+
+    title = "Ladder"
+    extensions = ("filedropper",)
+
+    replay = param.ClassSelector(class_=LadderReplayModel)
+    size = param.ClassSelector(class_=LadderSizeModel)
+    attack = param.ClassSelector(class_=BoostingAttackModel)
+
+    def __init__(self, losses=None, step: float | None = None, *, replay=None, size=None, attack=None,
+                 sync_url: bool = False, run_attack: bool = True, **params):
+        if replay is None:
+            replay = LadderReplayModel(losses)
+        elif losses is not None:
+            replay.load(losses)
+        if step is not None:
+            replay.param.update(variant="fixed_step", step=float(step))
+        super().__init__(replay=replay, size=size or LadderSizeModel(), attack=attack or BoostingAttackModel(),
+                         **params)
+        self._dispatch = document_dispatch()
+        served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
+        self.replay.param.update(offload=served)
+        self.replay.dispatch = self._dispatch
+        self._build_replay()
+        self._build_size()
+        self._build_attack()
+        self._watch()
+        self._link = UrlLink({"variant": (self.replay, "variant", None), "step": (self.replay, "step", self.step_input),
+                              "epsilon": (self.size, "epsilon", self.size_inputs["epsilon"]),
+                              "size_step": (self.size, "step", self.size_inputs["step"]),
+                              "submissions": (self.size, "submissions", self.size_inputs["submissions"]),
+                              "delta": (self.size, "delta", self.size_inputs["delta"])})
+        if sync_url and pn.state.location is not None:
+            self.link_message.object = "".join(error_html(m) for m in self._link.apply())
+            self._link.follow()
+        if run_attack:
+            if served:
+                pn.state.onload(self.attack.arun)
+            else:
+                self.attack.run()
+
+    def _watch(self):
+        self.replay.param.watch(self._on_replay, ["result", "error", "delta", "busy"])
+        self.size.param.watch(self._on_size, ["size", "best", "error"])
+        self.attack.param.watch(lambda event: self._dispatch(self._on_attack_result), ["result"])
+        self.attack.param.watch(self._on_attack_settings, ["labels", "submissions"])
+        self.replay.param.watch(self._on_variant, ["variant"])
+        self.attack.param.watch(self._on_variant, ["variant"])
+        for box in (self.step_input, self.delta_input, *self.size_inputs.values()):
+            box.message_pane.param.watch(self._on_messages, "object")
+        self._on_variant()
+        self._on_replay()
+        self._on_size()
+        self._on_attack_result()
+
+    # ------------------------------------------------------------------ replay
+    def _build_replay(self):
+        r = self.replay
+        self.example = pn.widgets.Select.from_param(r.param.example, label="Loss file", sizing_mode="stretch_width",
+                                                    css_classes=["ladder-example"])
+        # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
+        self.upload = GuardedFileDropper(parameter="losses file", layout="compact", height=80,
+                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                         sizing_mode="stretch_width", css_classes=["ladder-upload"])
+        self.upload.param.watch(self._on_upload_refused, "upload_error")
+        self.upload.param.watch(self._on_upload, "value")
+        self.variant = pn.widgets.RadioBoxGroup.from_param(r.param.variant, options=VARIANT_LABELS, inline=False,
+                                                           css_classes=["ladder-variant"])
+        self.step_input = number_input(r, "step", "Step η", "ladder-step")
+        self.step = self.step_input.__panel__()
+        self.delta_input = number_input(r, "delta", "δ for the error guarantee", "ladder-delta")
+        self.replay_error = HTML("", sizing_mode="stretch_width", css_classes=["ladder-error"])
+        self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["ladder-link-message"])
+        self.download = pn.widgets.FileDownload(callback=self._replay_csv, filename="ladder-replay.csv",
+                                                label="Download the replay (CSV)", color="primary",
+                                                sizing_mode="stretch_width")
+        self.replay_stale = HTML("", sizing_mode="stretch_width", css_classes=["ladder-replay-stale"])
+        self.replay_headlines = HTML("", sizing_mode="stretch_width")
+        self.replay_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.replay_table = HTML("", sizing_mode="stretch_width", css_classes=["ladder-table"])
+        self.replay_source = ColumnDataSource(self._replay_data())
+        fig = _figure(height=330, x_axis_label="submission (in order)", y_axis_label="loss (lower is better)",
+                      title="What each leaderboard publishes")
+        src = self.replay_source
+        naive = fig.scatter("x", "naive", source=src, size=8, color=GREY, alpha=0.8)
+        best = fig.step("x", "best", source=src, mode="after", color=GREY, line_dash="dashed", line_width=1.5)
+        ladder = fig.step("x", "score", source=src, mode="after", color=BLUE, line_width=3)
+        released = fig.scatter("x", "released", source=src, size=10, color=BLUE, marker="diamond")
+        fig.add_tools(HoverTool(renderers=[naive], tooltips=[("submission", "@name"), ("naive loss", "@naive{0.0000}"),
+                                                             ("Ladder score", "@score{0.0000}")]))
+        fig.add_layout(Legend(items=[("naive: exact loss", [naive]), ("naive: best so far", [best]),
+                                     ("Ladder: released score", [ladder, released])],
+                              location="top_right", background_fill_alpha=0.8, click_policy="hide"))
+        self.replay_fig = fig
+        self.replay_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-replay-plot"])
+
+    def _replay_data(self) -> dict:
+        res = self.replay.result
+        if res is None:
+            return {"x": [], "name": [], "naive": [], "best": [], "score": [], "released": []}
+        x = np.arange(1, res.submissions + 1)
+        return {"x": x, "name": list(res.names), "naive": res.naive, "best": res.best_naive, "score": res.scores,
+                "released": np.where(res.improved, res.scores, np.nan)}
+
+    async def _on_upload(self, event):
+        for name, data in (event.new or {}).items():  # the latest file only
+            data = data.encode("utf-8") if isinstance(data, str) else data
+            await load_upload(self.replay, data, name, self._dispatch)
+
+    def _on_upload_refused(self, event):
+        if event.new:  # too large, or damaged on the way: the last good table stays
+            self._dispatch(lambda: self.replay.fail(event.new))
+
+    def _replay_csv(self):
+        buf = io.StringIO()
+        if self.replay.result is not None:
+            self.replay.result.to_frame().to_csv(buf, index=False)
+        buf.seek(0)
+        return buf
+
+    @held
+    def _on_replay(self, *events):
+        r = self.replay
+        self.replay_error.object = error_html(r.error) + (
+            '<div class="md-note">Replaying the new table…</div>' if r.busy else "")
+        self._on_messages()
+        res = r.result
+        if res is None:
+            return
+        self.replay_source.data = self._replay_data()
+        k = res.submissions
+        axis = self.replay_fig.xaxis[0]
+        if k <= 25:
+            axis.ticker = FixedTicker(ticks=list(range(1, k + 1)))
+            axis.major_label_overrides = {i + 1: str(n)[:18] for i, n in enumerate(res.names)}
+            axis.major_label_orientation = 0.7
+        else:
+            axis.ticker = BasicTicker()
+            axis.major_label_overrides = {}
+            axis.major_label_orientation = 0
+        self.replay_headlines.object = headlines_html(self._replay_cards(res), "ladder-headlines")
+        how = "parameter-free Ladder" if res.step is None else f"Ladder with step η = {fmt.number(res.step)}"
+        self.replay_sentence.object = (
+            f"<p>The {esc(how)} published a new score for <b>{fmt.integer(res.releases)}</b> of {fmt.integer(k)} "
+            f"submissions. The other {fmt.integer(k - res.releases)} did not beat the previous score by "
+            + ("the step η" if res.step is not None else "one standard error of the paired loss differences")
+            + ", so the board kept showing the old score: a team learns nothing from them about the test set. "
+            "A naive board would have shown every exact loss.</p>")
+        self.replay_table.object = self._table_html(res)
+
+    def _replay_cards(self, res) -> list[str]:
+        how = "parameter-free Ladder" if res.step is None else f"Ladder with step η = {fmt.number(res.step)}"
+        cards = [
+            headline_html("Submissions", fmt.integer(res.submissions), f"on {fmt.integer(res.examples)} test examples"),
+            headline_html("Scores released", fmt.integer(res.releases), how, css_class="ladder-releases"),
+            headline_html("Ladder's best score", fmt.number(float(res.scores[-1])), "what the board shows now",
+                          css_class="ladder-best"),
+            headline_html("Naive best loss", fmt.number(float(res.best_naive[-1])), "exact empirical minimum"),
+        ]
+        guarantee = self.replay.guarantee()
+        if guarantee is not None:
+            total, eta, _ = guarantee
+            useful = total < 1
+            cards.append(headline_html(
+                "Leaderboard error ≤", fmt.number(total) if useful else "—",
+                f"Lemma 4, confidence {fmt.confidence(self.replay.delta)} (η = {fmt.number(eta)})" if useful
+                else "Lemma 4: too few labels for a useful bound", css_class="ladder-guarantee"))
+        return cards
+
+    @staticmethod
+    def _table_html(res) -> str:
+        shown = min(res.submissions, TABLE_ROWS)
+        rows = []
+        for i in range(shown):
+            released = bool(res.improved[i])
+            thr = float(res.thresholds[i])
+            score_cls = "num ladder-score" + ("" if released else " ladder-stale")
+            row_cls = " class='ladder-released'" if released else ""
+            rows.append(
+                f"<tr{row_cls}><td class='num'>{i + 1}</td>"
+                f"<td>{esc(res.names[i])}</td><td class='num'>{fmt.number(float(res.naive[i]))}</td>"
+                f"<td class='num'>{fmt.number(float(res.best_naive[i]))}</td>"
+                f"<td class='num'>{'—' if not math.isfinite(thr) else fmt.number(thr)}</td>"
+                f"<td class='{score_cls}'>{fmt.number(float(res.scores[i]))}</td>"
+                f"<td>{'✔ new score' if released else 'unchanged'}</td></tr>")
+        more = (f"<div class='md-note'>The first {fmt.integer(shown)} of {fmt.integer(res.submissions)} "
+                "submissions; the CSV download has them all.</div>" if shown < res.submissions else "")
+        return ("<div class='md-scroll-y'><table class='md-table'><thead><tr><th>#</th><th>submission</th>"
+                "<th class='num'>naive loss</th><th class='num'>naive best</th><th class='num'>threshold to beat</th>"
+                "<th class='num'>Ladder score</th><th>released?</th></tr></thead><tbody>" + "".join(rows)
+                + "</tbody></table></div>" + more)
+
+    @held
+    def _on_variant(self, *events):
+        self.step.visible = self.replay.variant == "fixed_step"
+        self.attack_step.visible = self.attack.variant == "fixed_step"
+
+    @held
+    def _on_messages(self, *events):
+        step_bad = self.replay.variant == "fixed_step" and not self.step_input.valid
+        replay_bad = bool(self.replay.error) or step_bad or not self.delta_input.valid
+        self.replay_stale.object = stale_html("replay") if replay_bad and self.replay.result is not None else ""
+        size_bad = bool(self.size.error) or not all(box.valid for box in self.size_inputs.values())
+        self.size_stale.object = stale_html("label count") if size_bad and self.size.size is not None else ""
+
+    # ------------------------------------------------------------------ label bound
+    def _build_size(self):
+        s = self.size
+        self.size_inputs = {
+            "epsilon": number_input(s, "epsilon", "ε (statistical error)", "size-epsilon"),
+            "step": number_input(s, "step", "η (the Ladder's step)", "size-step"),
+            "submissions": number_input(s, "submissions", "k (submissions)", "size-submissions"),
+            "delta": number_input(s, "delta", "δ (failure probability)", "size-delta"),
+        }
+        self.size_error = HTML("", sizing_mode="stretch_width", css_classes=["size-error"])
+        self.size_stale = HTML("", sizing_mode="stretch_width", css_classes=["size-stale"])
+        self.size_headlines = HTML("", sizing_mode="stretch_width")
+        self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        eta, labels = s.curve()
+        self.size_source = ColumnDataSource({"eta": eta, "labels": labels})
+        self.size_points = ColumnDataSource({"eta": [], "labels": [], "what": [], "color": []})
+        fig = _figure(height=300, x_axis_label="step η (ε = total error − η)", y_axis_label="labels needed",
+                      y_axis_type="log", title="Labels for each split of ε + η")
+        line = fig.line("eta", "labels", source=self.size_source, color=BLUE, line_width=2.5)
+        pts = fig.scatter("eta", "labels", source=self.size_points, color="color", size=12, marker="diamond",
+                          legend_field="what")
+        fig.add_tools(HoverTool(renderers=[line, pts], tooltips=[("η", "@eta{0.0000}"), ("labels", "@labels{0,0}")]))
+        fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
+        fig.yaxis.ticker = FixedTicker(ticks=LOG_TICKS)
+        fig.legend.location = "top_center"
+        self.size_fig = fig
+        self.size_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-size-plot"])
+
+    @held
+    def _on_size(self, *events):
+        s = self.size
+        self.size_error.object = error_html(s.error)
+        self._on_messages()
+        size, best = s.size, s.best
+        if size is None or best is None:
+            return
+        setting = (f"ε = {fmt.number(size.epsilon)}, η = {fmt.number(size.step)}, k = {fmt.integer(size.submissions)}, "
+                   f"δ = {fmt.number(size.delta)}")
+        self.size_headlines.object = headlines_html([
+            headline_html("Labels needed", fmt.integer(size.labels), setting, css_class="ladder-labels"),
+            headline_html("With the best step", fmt.integer(best.labels),
+                          f"η = {fmt.number(best.step)}, ε = {fmt.number(best.epsilon)} (same total "
+                          f"{fmt.number(best.total_error)})", css_class="ladder-best-labels"),
+        ], "ladder-headlines")
+        saved = size.labels - best.labels
+        self.size_sentence.object = (
+            f"<p>With <b>{fmt.integer(size.labels)}</b> test labels, the Ladder's published scores stay within "
+            f"ε + η = {fmt.number(size.total_error)} of the best true loss so far, for all "
+            f"{fmt.integer(size.submissions)} submissions, with probability at least {fmt.confidence(size.delta)} "
+            "(Lemma 4: exp(−2ε²n + (1/η + 2)·log(4k/η) + 1) &lt; δ). "
+            + (f"Splitting the same total as η = {fmt.number(best.step)} and ε = {fmt.number(best.epsilon)} needs "
+               f"{fmt.integer(saved)} fewer labels." if saved > 0 else "Your split is already the cheapest.")
+            + " The bound holds however adaptively the submissions are chosen; it is a worst case, so real "
+            "leaderboards often do better.</p>")
+        eta, labels = s.curve()
+        self.size_source.data = {"eta": eta, "labels": labels}
+        inside = size.step < size.total_error * 0.95
+        points = [(size.step, size.labels, "your η", ORANGE)] if inside else []
+        points.append((best.step, best.labels, "best η", GREEN))
+        self.size_points.data = {key: [p[i] for p in points] for i, key in enumerate(("eta", "labels", "what", "color"))}
+        self.size_fig.title.text = f"Labels for each split of ε + η = {fmt.number(size.total_error)}"
+
+    # ------------------------------------------------------------------ attack
+    def _build_attack(self):
+        a = self.attack
+        self.attack_inputs = {
+            "labels": number_input(a, "labels", "n (test labels)", "attack-labels"),
+            "submissions": number_input(a, "submissions", "k up to (probes)", "attack-submissions"),
+            "trials": number_input(a, "trials", "Trials (averaged)", "attack-trials"),
+            "seed": number_input(a, "seed", "Seed", "attack-seed"),
+        }
+        self.attack_variant = pn.widgets.RadioBoxGroup.from_param(a.param.variant, options=VARIANT_LABELS,
+                                                                  inline=False, css_classes=["attack-variant"])
+        self.attack_step_input = number_input(a, "step", "Step η", "attack-step")
+        self.attack_step = self.attack_step_input.__panel__()
+        self.controls_attack = SimulationControls(a, run_label="Run the attack", css_prefix="ladder")
+        self.attack_headlines = HTML("", sizing_mode="stretch_width")
+        self.attack_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.attack_source = ColumnDataSource(self._attack_data())
+        ink = _ink()
+        fig = _figure(height=360, x_axis_label="k, random submissions probed",
+                      x_range=Range1d(0, a.submissions + 1), y_axis_label="loss of the boosted submission",
+                      title="Published score against k")
+        naive = fig.line("k", "naive", source=self.attack_source, color=VERMILLION, line_width=2.5)
+        ladder = fig.line("k", "ladder", source=self.attack_source, color=BLUE, line_width=2.5)
+        holdout = fig.line("k", "holdout", source=self.attack_source, color=GREEN, line_width=2)
+        reference = fig.line("k", "reference", source=self.attack_source, color=GREY, line_dash="dashed",
+                             line_width=1.5)
+        fig.add_layout(Span(location=0.5, dimension="width", line_color=ink, line_dash="dotted", line_width=1))
+        fig.add_tools(HoverTool(renderers=[naive], mode="vline",
+                                tooltips=[("k", "@k"), ("naive board", "@naive{0.0000}"),
+                                          ("Ladder", "@ladder{0.0000}"), ("fresh holdout", "@holdout{0.0000}")]))
+        fig.add_layout(Legend(items=[("naive board (published)", [naive]), ("Ladder (published)", [ladder]),
+                                     ("fresh holdout (truth)", [holdout]),
+                                     ("½ − √(k/2n)/π (expected drift)", [reference])],
+                              location="bottom_left", background_fill_alpha=0.85, click_policy="hide"))
+        self.attack_fig = fig
+        self.attack_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-attack-plot"])
+
+    def _attack_data(self) -> dict:
+        """The last run's curves; before any run, the expected drift alone (so the axes have a range)."""
+        res = self.attack.result
+        if res is None:
+            k, reference = self.attack.reference()
+            empty = np.full(k.size, np.nan)
+            return {"k": k, "naive": empty, "ladder": empty, "holdout": empty, "reference": reference}
+        return {"k": res.submissions, "naive": res.naive_public, "ladder": res.ladder_public,
+                "holdout": res.naive_holdout, "reference": res.reference}
+
+    @held
+    def _on_attack_settings(self, *events):
+        if self.attack.result is None:
+            self.attack_source.data = self._attack_data()
+
+    @held
+    def _on_attack_result(self):
+        res = self.attack.result
+        self.attack_source.data = self._attack_data()
+        if res is None or not res.computed:
+            return
+        self.attack_fig.x_range.end = int(res.submissions[-1]) + 1
+        v = res.at()
+        k, n = v["submissions"], res.labels
+        ladder_name = "parameter-free Ladder" if res.step is None else f"Ladder (η = {fmt.number(res.step)})"
+        self.attack_headlines.object = headlines_html([
+            headline_html("Naive board shows", fmt.number(v["naive_public"]), f"after k = {fmt.integer(k)} probes",
+                          css_class="attack-naive"),
+            headline_html("Ladder shows", fmt.number(v["ladder_public"]), ladder_name, css_class="attack-ladder"),
+            headline_html("True loss (fresh holdout)", fmt.number(v["naive_holdout"]), "the attacker learned nothing",
+                          css_class="attack-holdout"),
+        ], "ladder-headlines")
+        self.attack_sentence.object = (
+            f"<p>An attacker who knows nothing submits k random labelings of n = {fmt.integer(n)} test examples, "
+            "keeps those the board scored at or below ½ and submits their majority vote. Against the exact (naive) "
+            f"board the vote looks <b>{fmt.number(0.5 - v['naive_public'])}</b> better than chance after "
+            f"{fmt.integer(k)} probes — about √(k/n) = {fmt.number(math.sqrt(k / n))} times a constant, as Theorem 6 "
+            "says — while on fresh data it is a coin flip. The Ladder releases a score only on a significant "
+            "improvement, so random probes teach the attacker almost nothing: its board moves only with the few "
+            "early releases (the luckiest of the first random probes) and then stops falling. Averaged over "
+            f"{fmt.integer(res.trials)} trial(s), seed {res.seed}.</p>")
+
+    # ------------------------------------------------------------------ layout
+    def results(self):
+        if getattr(self, "_results", None) is None:
+            self._results = pn.Column(self.link_message, self._replay_section(), self._size_section(),
+                                      self._attack_section(), sizing_mode="stretch_width",
+                                      css_classes=["ladder-page"])
+        return self._results
+
+    def _replay_section(self):
+        return section(
+            "Replay a leaderboard",
+            "Per-example losses of each submission (CSV: one row per test example, one column per submission, "
+            "values in [0, 1]). The Ladder (Blum &amp; Hardt) publishes a new score only when a submission beats "
+            "the last published one by more than a step, and rounds it; a naive board publishes every exact loss.",
+            [self.example, self.upload, HTML("<b>Ladder</b>"), self.variant, self.step, self.delta_input,
+             self.replay_error, self.download],
+            [self.replay_stale, self.replay_headlines, self.replay_sentence, self.replay_plot, self.replay_table],
+            "ladder", "ladder-replay")
+
+    def _size_section(self):
+        return section(
+            "How many test labels does a Ladder need?",
+            "Lemma 4 of the lecture notes: the leaderboard error — how far the published score can be from the "
+            "best true loss so far — exceeds ε + η with probability at most "
+            "exp(−2ε²n + (1/η + 2)·log(4k/η) + 1).",
+            [*self.size_inputs.values(), self.size_error],
+            [self.size_stale, self.size_headlines, self.size_sentence, self.size_plot],
+            "ladder", "ladder-size")
+
+    def _attack_section(self):
+        inputs = self.attack_inputs
+        return section(
+            "The boosting attack",
+            "Section 5: overfitting a leaderboard without looking at any data. Seeded simulation; the test labels "
+            "are random, so every honest loss is ½.",
+            [inputs["labels"], inputs["submissions"], HTML("<b>Ladder</b>"), self.attack_variant,
+             self.attack_step, inputs["trials"], inputs["seed"], self.controls_attack],
+            [self.attack_headlines, self.attack_sentence, self.attack_plot],
+            "ladder", "ladder-attack")
+
+
+def page():
+    """The served Ladder page (URL-synced settings; the attack runs once on load)."""
+    return Ladder(sync_url=True)

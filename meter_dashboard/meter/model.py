@@ -1,0 +1,746 @@
+"""The planner's model: what a team chose, and every label count derived from it.
+
+Two ways in, one engine (:mod:`meter_dashboard.bounds.meter`):
+
+- :func:`plan` - a function for scripts and notebooks, returning a :class:`PlanResult`
+  (readable repr, ``to_frame()``, ``to_dict()``, ``sentence()``).
+- :class:`MeterPlan` - a ``param.Parameterized`` model with no widgets inside.  The
+  planner and session pages, notebooks, the CLI and the tests all drive it.  Invalid
+  combinations set :attr:`MeterPlan.error` and keep the last valid :attr:`MeterPlan.result`.
+
+The per-model bound is a choice: ``bound="hoeffding"`` (the paper's, the default: every
+published number reproduces) or ``bound="binomial"`` (the exact binomial tail for 0/1
+losses, optionally with ``max_error_rate``: a known range for every model's error rate).
+Every result carries Hoeffding's count beside the chosen bound's, with the saving.
+
+The plan round-trips through a URL query string (:meth:`MeterPlan.to_query`,
+:meth:`MeterPlan.from_query`) with the keys ``epsilon``, ``ranges``, ``delta``,
+``steps``, ``signals``, ``tenant_steps``, ``reverts`` (plus ``tenants``, ``budget``,
+``seconds_per_label``, ``labelers``, ``cost_per_hour``, ``sweep``, ``bound``,
+``max_error_rate``).
+
+References
+----------
+.. [1] F. A. Hubis, W. Wu, C. Zhang. "Quantitative Overfitting Management for
+   Human-in-the-loop ML Application Development with ease.ml/meter", 2019.
+.. [2] C. Renggli et al. "Continuous Integration of Machine Learning Models with
+   ease.ml/ci", SysML 2019.  Section 4.3 (tight numerical bounds).
+.. [3] J. Langford. "Tutorial on Practical Prediction Theory for Classification", JMLR 6, 2005.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from urllib.parse import parse_qsl, urlencode
+
+import numpy as np
+import param
+
+from ..bounds import meter as meter_bounds
+from ..bounds.meter import VARIANTS
+from ..core.validation import (
+    InputError,
+    check_int,
+    check_positive,
+    check_probability,
+    parse_int_list,
+    parse_number_list,
+)
+from .defaults import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_RANGES, DEFAULT_STEPS
+from .result import (
+    ASSUMPTION,
+    BINOMIAL_ASSUMPTION,
+    BOUND_TITLES,
+    RECOMMENDED,
+    REVERT_CAVEAT,
+    TENANT_CAVEAT,
+    TENANT_DISCREPANCY,
+    VARIANT_NOTES,
+    VARIANT_TITLES,
+    PlanResult,
+    bound_title,
+    range_caveat,
+)
+from .stages import check_bound, coarse_to_fine, exact_labels, normalize, quick_result, slow_items, with_items
+
+__all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "plan_curves", "VARIANTS", "RECOMMENDED", "BOUNDS",
+           "REVERT_CAVEAT", "TENANT_CAVEAT", "ASSUMPTION", "BINOMIAL_ASSUMPTION", "PRESETS", "validate_ranges",
+           "range_caveat", "bound_title"]
+
+#: The per-model bounds: Hoeffding's (the paper's, the default) and the exact binomial tail.
+BOUNDS = meter_bounds.BOUNDS
+
+
+
+def validate_ranges(ranges, signals: int | None = None) -> list[float]:
+    """The m + 1 boundaries 0 = r_0 < r_1 < ... < r_m = 1 of the empirical-overfitting ranges."""
+    r = [float(v) for v in ranges]
+    if len(r) < 2:
+        raise InputError("ranges", "at least two boundaries (0 and 1)", r)
+    if r[0] != 0.0 or r[-1] != 1.0:
+        raise InputError("ranges", "boundaries starting at 0 and ending at 1", r)
+    if any(b <= a for a, b in zip(r, r[1:])):
+        raise InputError("ranges", "strictly increasing boundaries (0 = r_0 < r_1 < ... < r_m = 1)", r)
+    if signals is not None and len(r) != signals + 1:
+        raise InputError("ranges", f"m + 1 = {signals + 1} boundaries for the {signals} signals", r)
+    return r
+
+
+# ============================================================================ the function
+def plan(epsilon=DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, steps: int = DEFAULT_STEPS, *, signals: int | None = None,
+         tenants: int = 1, tenant_steps=None, reverts=None, budget: int | None = None,
+         seconds_per_label: float = 2.0, labelers: int = 1, cost_per_hour: float | None = None,
+         bound: str = "hoeffding", max_error_rate: float | None = None) -> PlanResult:
+    """Label counts of every meter variant, labeling effort, and the inverse answers for a budget.
+
+    Parameters
+    ----------
+    epsilon : float or sequence of float
+        eps_1 <= ... <= eps_m; one value with ``signals`` is the uniform meter.
+    delta : float
+        The guarantee holds with probability 1 - delta.
+    steps : int
+        T, development steps to support.
+    signals : int, optional
+        m, when a single epsilon is given.
+    tenants : int
+        Tenants sharing T evenly (ignored when ``tenant_steps`` is given).
+    tenant_steps : sequence of int, optional
+        Steps per tenant, summing to T.
+    reverts : sequence of int, optional
+        Revert steps fixed in advance.
+    budget : int, optional
+        A label budget: answers the inverse questions (largest T, smallest eps_1, confidence).
+    seconds_per_label, labelers, cost_per_hour
+        Labeling effort (2 s per label is the ease.ml/ci paper's working figure).
+    bound : {'hoeffding', 'binomial'}
+        The per-model factor inside each variant's union bound: Hoeffding's
+        ``2 exp(-2 n eps^2)`` (the paper's; every published number) or the exact binomial tail
+        (0/1 losses; ease.ml/ci Section 4.3, Langford 2005).  The counts, the budget answers
+        and the curves use it; Hoeffding's count is kept beside it (``hoeffding_labels``).
+    max_error_rate : float, optional
+        With ``bound='binomial'``: every model the developer might submit errs at most this
+        (in (0, 0.5)); the worst case runs over error rates in [0, a] only.  It must hold
+        for EVERY model, including bad ones submitted in response to the signals: the result
+        also carries the counts without the range and the confidence the planned counts
+        deliver if the range is wrong.
+
+    Returns
+    -------
+    PlanResult
+
+    Notes
+    -----
+    With the binomial bound a count the bound refuses (above
+    :data:`~meter_dashboard.bounds.meter.BINOMIAL_LABELS_CAP` labels, e.g. resampling over
+    many steps) falls back to Hoeffding's, named in ``refused`` and the notes.
+
+    References
+    ----------
+    .. [1] Hubis, Wu & Zhang (2019), ease.ml/meter: Thm 4, Eqs. 1-2, Thms 1-2, Cor 1-2,
+       Appendix B, Eqs. 13-16.
+    .. [2] Renggli et al. (2019), ease.ml/ci, Section 4.3 (tight numerical bounds).
+    .. [3] J. Langford (2005), "Tutorial on Practical Prediction Theory for Classification".
+
+    Examples
+    --------
+    >>> r = plan([0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10)
+    >>> r.labels["regular"], r.labels["incremental"]
+    (100033, 38005)
+    """
+    inputs = normalize(epsilon, delta, steps, signals=signals, tenants=tenants, tenant_steps=tenant_steps,
+                       reverts=reverts, budget=budget, seconds_per_label=seconds_per_label, labelers=labelers,
+                       cost_per_hour=cost_per_hour, bound=bound, max_error_rate=max_error_rate)
+    result = quick_result(inputs)
+    items = [item for unit in slow_items(inputs) for item in unit]
+    return with_items(result, items)
+
+
+def curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, variants=VARIANTS, bound: str = "hoeffding",
+          max_error_rate: float | None = None) -> dict:
+    """Labels against T for every variant: ``{variant: array}``.
+
+    Tenants split each T evenly; reverts count once T reaches their step.  Hoeffding's
+    curve is one vectorized call (int arrays).  With ``bound='binomial'`` each point is an
+    exact count (:func:`meter_dashboard.meter.stages.exact_labels`, cached): float
+    arrays, NaN where the bound refuses a count (above 2e7 labels).
+
+    References
+    ----------
+    Hubis, Wu & Zhang (2019), Figs. 8-12; Renggli et al. (2019), Section 4.3.
+    """
+    steps = np.asarray(steps)
+    if bound == "hoeffding" and max_error_rate is None:
+        return meter_bounds.all_labels(epsilon, delta, steps, tenants=tenants, reverts=reverts, variants=variants)
+    bound, rate = check_bound(bound, max_error_rate)
+    eps = tuple(float(e) for e in meter_bounds.validate_epsilon(epsilon))
+    delta = check_probability("delta", delta)
+    rv = tuple(int(r) for r in (reverts or ()))
+    out = {v: np.full(steps.shape, np.nan) for v in variants}
+    for i, t in enumerate(steps.reshape(-1)):
+        point = _exact_point(eps, delta, int(t), tenants, rv, rate, variants)
+        for v in variants:
+            out[v].reshape(-1)[i] = np.nan if point[v] is None else point[v]
+    return out
+
+
+def _exact_point(eps: tuple, delta: float, steps: int, tenants: int, reverts: tuple, rate, variants=VARIANTS) -> dict:
+    """Every variant's exact binomial count at one T (resampling is T fresh no_adaptivity sets, Eq. 2)."""
+    out = {}
+    for v in variants:
+        if v == "resampling":
+            per_set = exact_labels("no_adaptivity", eps, delta, steps, tenants, reverts, "binomial", rate)
+            out[v] = None if per_set is None else per_set * steps
+        else:
+            out[v] = exact_labels(v, eps, delta, steps if v != "single_model" else 1, tenants, reverts, "binomial",
+                                  rate)
+    return out
+
+
+#: Parameters the second plot can sweep, with their axis labels.
+SWEEPS = {
+    "delta": "δ (failure probability)",
+    "epsilon": "ε₁ (the ε vector scaled together)",
+    "signals": "m (signals)",
+    "tenants": "tenants (sharing T evenly)",
+}
+
+
+def sweep_axis(parameter: str, epsilon, steps, points: int = 60) -> np.ndarray:
+    """The values :func:`sweep` puts on the x axis for ``parameter``."""
+    eps = np.asarray(epsilon, dtype=float)
+    if parameter == "delta":
+        return np.logspace(-6, math.log10(0.5), points)
+    if parameter == "epsilon":
+        return np.logspace(math.log10(max(eps[0] / 10, 1e-4)), math.log10(min(0.2, 0.99 / eps[-1] * eps[0])), points)
+    if parameter == "signals":
+        return np.arange(1, 21)
+    if parameter == "tenants":
+        return np.arange(1, min(int(steps), 20) + 1)
+    raise InputError("sweep", "one of " + ", ".join(SWEEPS), parameter)
+
+
+def sweep_setting(parameter: str, x, epsilon, delta, tenants: int = 1) -> tuple:
+    """``(epsilon tuple, delta, tenants)`` of the sweep's point at ``x`` (the other inputs held)."""
+    eps = np.asarray(epsilon, dtype=float)
+    if parameter == "delta":
+        return tuple(eps.tolist()), float(x), tenants
+    if parameter == "epsilon":
+        return tuple((eps * (float(x) / eps[0])).tolist()), delta, tenants
+    if parameter == "signals":
+        return tuple(resize_vector(eps, int(x)).tolist()), delta, tenants
+    return tuple(eps.tolist()), delta, int(x)
+
+
+def sweep(parameter: str, epsilon, delta, steps, *, tenants: int = 1, reverts=None, points: int = 60,
+          bound: str = "hoeffding", max_error_rate: float | None = None):
+    """Labels of every variant against one parameter, others held: ``(x, {variant: array})``.
+
+    With ``bound='binomial'`` every point is an exact count (float arrays, NaN where refused).
+    """
+    x = sweep_axis(parameter, epsilon, steps, points)
+    if bound != "hoeffding" or max_error_rate is not None:
+        bound, rate = check_bound(bound, max_error_rate)
+        rv = tuple(int(r) for r in (reverts or ())) if parameter != "tenants" else ()
+        out = {v: np.full(x.shape, np.nan) for v in VARIANTS}
+        for i, value in enumerate(x):
+            eps_i, delta_i, tenants_i = sweep_setting(parameter, value, epsilon, delta, tenants)
+            point = _exact_point(eps_i, delta_i, int(steps), tenants_i, rv, rate)
+            for v in VARIANTS:
+                out[v][i] = np.nan if point[v] is None else point[v]
+        return x, out
+    eps = np.asarray(epsilon, dtype=float)
+    if parameter == "delta":
+        return x, meter_bounds.all_labels(eps, x, steps, tenants=tenants, reverts=reverts)
+    if parameter == "epsilon":
+        scaled = eps[None, :] * (x / eps[0])[:, None]
+        return x, meter_bounds.all_labels(scaled, delta, steps, tenants=tenants, reverts=reverts)
+    if parameter == "signals":
+        rows = [meter_bounds.all_labels(resize_vector(eps, int(m)), delta, steps, tenants=tenants, reverts=reverts)
+                for m in x]
+    else:
+        rows = [meter_bounds.all_labels(eps, delta, steps, tenants=int(l), reverts=None) for l in x]
+    return x, {v: np.array([r[v] for r in rows]) for v in VARIANTS}
+
+
+def resize_vector(eps, m: int) -> np.ndarray:
+    """The eps vector truncated, or extended by repeating its last value, to length m."""
+    eps = np.asarray(eps, dtype=float)
+    if m <= eps.size:
+        return eps[:m].copy()
+    return np.concatenate([eps, np.full(m - eps.size, eps[-1])])
+
+
+def resize_ranges(ranges, m: int) -> list[float]:
+    """The range boundaries for m signals: truncated, or extended by doubling the last inner one."""
+    inner = [float(r) for r in ranges[1:-1]]
+    if m - 1 <= len(inner):
+        inner = inner[: m - 1]
+    else:
+        last = inner[-1] if inner else 0.005
+        while len(inner) < m - 1:
+            last = last * 2 if last * 2 < 1 else (last + 1) / 2
+            inner.append(last)
+    return [0.0] + inner + [1.0]
+
+
+# ============================================================================ presets
+PRESETS = {
+    "Paper: uniform ε = 0.01 (m = 5)": dict(epsilon=[0.01] * 5, delta=0.01, steps=10, tenants=1, tenant_steps=[],
+                                             reverts=[]),
+    "Paper: ε = 0.01…0.05": dict(epsilon=list(DEFAULT_EPSILON), delta=0.01, steps=10, tenants=1, tenant_steps=[],
+                                  reverts=[]),
+    "Paper: δ = 0.1 (Fig. 3)": dict(epsilon=list(DEFAULT_EPSILON), delta=0.1, steps=8, tenants=1, tenant_steps=[],
+                                     reverts=[]),
+    "Paper: δ = 0.01": dict(epsilon=list(DEFAULT_EPSILON), delta=0.01, steps=8, tenants=1, tenant_steps=[],
+                             reverts=[]),
+    "Paper: two tenants": dict(epsilon=list(DEFAULT_EPSILON), delta=0.01, steps=10, tenants=2, tenant_steps=[],
+                               reverts=[]),
+    "Paper: three reverts (1, 2, 3)": dict(epsilon=list(DEFAULT_EPSILON), delta=0.01, steps=10, tenants=1,
+                                            tenant_steps=[], reverts=[1, 2, 3]),
+}
+
+
+# ============================================================================ the param model
+class MeterPlan(param.Parameterized):
+    """What a team chose for its meter, and everything derived from it, live.
+
+    Inputs are declared parameters; derived outputs are :attr:`result` (the last valid
+    :class:`PlanResult`), :attr:`curves` and :attr:`sweep_curves`, recomputed whenever an
+    input changes.  A combination that is invalid as a whole (a decreasing eps vector,
+    tenant steps that do not sum to T, impossible reverts) sets :attr:`error` and leaves
+    the previous results in place.
+
+    Examples
+    --------
+    >>> p = MeterPlan(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10)
+    >>> p.result.labels["regular"]
+    100033
+    """
+
+    ranges = param.List(default=list(DEFAULT_RANGES), item_type=(int, float), doc=(
+        "Empirical-overfitting range boundaries 0 = r_0 < r_1 < ... < r_m = 1; signal i covers "
+        "[r_(i-1), r_i), the last one closed at 1."))
+    epsilon = param.List(default=list(DEFAULT_EPSILON), item_type=(int, float), doc=(
+        "Distributional tolerances eps_1 <= ... <= eps_m, one per signal."))
+    delta = param.Number(default=DEFAULT_DELTA, bounds=(0, 1), inclusive_bounds=(False, False), softbounds=(0.001, 0.2),
+                         step=0.001, doc="Failure probability: the guarantee holds with probability 1 - delta.")
+    steps = param.Integer(default=DEFAULT_STEPS, bounds=(1, None), softbounds=(1, 200),
+                          doc="T: development steps (model submissions) the test set must support.")
+    tenants = param.Integer(default=1, bounds=(1, None), softbounds=(1, 10),
+                            doc="Developers who work on separate chains and do not communicate (steps split evenly).")
+    tenant_steps = param.List(default=[], item_type=int, doc=(
+        "Explicit steps per tenant (sum = T); empty means T split evenly among the tenants."))
+    revert_budget = param.Integer(default=0, bounds=(0, None), softbounds=(0, 20),
+                                  doc="B: how many reverts are planned; revert steps default to 1..B.")
+    reverts = param.List(default=[], item_type=int, doc=(
+        "Revert steps t_1 <= ... <= t_B, fixed in advance (no saving otherwise)."))
+    seconds_per_label = param.Number(default=2.0, bounds=(0, None), inclusive_bounds=(False, True),
+                                     softbounds=(0.5, 60), doc="Labeling time per example, in seconds.")
+    labelers = param.Integer(default=1, bounds=(1, None), softbounds=(1, 50), doc="Labelers working in parallel.")
+    cost_per_hour = param.Number(default=None, allow_None=True, bounds=(0, None),
+                                 doc="Optional cost of one labeler-hour (any currency).")
+    budget = param.Integer(default=50_000, bounds=(1, None), softbounds=(1_000, 1_000_000),
+                           doc="A label budget for the inverse questions.")
+    sweep_parameter = param.Selector(default="delta", objects=list(SWEEPS), doc="What the second plot varies.")
+    bound = param.Selector(default="hoeffding", objects=list(BOUNDS), doc=(
+        "The per-model bound: 'hoeffding' (the paper's) or 'binomial' (exact binomial tails for 0/1 losses, "
+        "ease.ml/ci Section 4.3)."))
+    max_error_rate = param.Number(default=None, allow_None=True, bounds=(0, 0.5), inclusive_bounds=(False, False),
+                                  softbounds=(0.01, 0.49), step=0.01, doc=(
+        "With the binomial bound: every model the developer might submit (bad ones included) errs at most this; "
+        "empty for no such range."))
+    exact_points = param.Integer(default=24, bounds=(2, 1000), doc=(
+        "How many values of T (and of the swept parameter) get an exact count on the curves; Hoeffding's "
+        "curves use every value."))
+
+    # ---- derived (read-only for users)
+    result = param.Parameter(default=None, doc="The last valid PlanResult (partial while `result.pending`).")
+    curves = param.Dict(default={}, doc=(
+        "{'steps': T array, variant: labels under the chosen bound (NaN: not computed yet or refused), "
+        "'hoeffding': {variant: Hoeffding's labels}, 'bound', 'computed', 'planned'} for the curve over T."))
+    sweep_curves = param.Dict(default={}, doc="{'x': values, 'parameter', variant: labels, 'hoeffding': ...}.")
+    error = param.String(default="", doc="Why the current inputs are not valid ('' when they are).")
+    error_parameter = param.String(default="", doc="The input the error is about (e.g. 'epsilon', 'reverts').")
+    work_error = param.String(default="", doc="Why background work on the current plan failed ('' when it did not).")
+
+    def __init__(self, **params):
+        if "epsilon" in params and np.ndim(params["epsilon"]) == 0:
+            params["epsilon"] = [float(params["epsilon"])]
+        for key in ("epsilon", "ranges"):
+            if key in params and not isinstance(params[key], list):
+                params[key] = [float(v) for v in params[key]]
+        for key in ("tenant_steps", "reverts"):
+            if key in params and not isinstance(params[key], list):
+                params[key] = [int(v) for v in params[key]]
+        if "reverts" in params and "revert_budget" not in params:
+            params["revert_budget"] = len(params["reverts"])
+        if "epsilon" in params and "ranges" not in params:
+            params["ranges"] = resize_ranges(DEFAULT_RANGES, len(params["epsilon"]))
+        self._generation = 0  # the plan asked for last: work for an older one is dropped
+        self._memo: dict = {}  # Hoeffding curves of the last inputs (per plan: no module-level state)
+        self._work_lock = threading.Lock()  # one plan's slow work at a time
+        #: ``runner(work, deliver)``: iterate ``work`` away from here (a worker thread) and hand each item to
+        #: ``deliver`` where the model lives.  A served page sets it; None computes everything right away.
+        self.runner = None
+        super().__init__(**params)
+        self._recompute()
+        if self.error:
+            raise InputError(*self._last_error_args)
+
+    # -- input coupling (side effects on other inputs)
+    @param.depends("revert_budget", watch=True)
+    def _reverts_follow_budget(self):
+        if len(self.reverts) != self.revert_budget:
+            self.reverts = list(range(1, self.revert_budget + 1))
+
+    @property
+    def signals(self) -> int:
+        return len(self.epsilon)
+
+    def set_signals(self, m: int) -> None:
+        """Change m: the eps vector and the ranges are truncated or extended together."""
+        m = check_int("signals", m, minimum=1, maximum=1000)
+        with param.parameterized.batch_call_watchers(self):
+            self.param.update(epsilon=resize_vector(self.epsilon, m).tolist(), ranges=resize_ranges(self.ranges, m))
+
+    def apply_preset(self, name: str) -> None:
+        """Load one of :data:`PRESETS` (the paper's settings)."""
+        if name not in PRESETS:
+            raise InputError("preset", "one of " + ", ".join(PRESETS), name)
+        values = dict(PRESETS[name])
+        values["ranges"] = resize_ranges(self.ranges, len(values["epsilon"]))
+        values["revert_budget"] = len(values["reverts"])
+        self.param.update(**values)
+
+    # -- derivation
+    def inputs(self):
+        """The validated inputs (:class:`~meter_dashboard.meter.stages.PlanInputs`); raises InputError."""
+        inputs = normalize(self.epsilon, self.delta, self.steps, tenants=self.tenants,
+                           tenant_steps=self.tenant_steps or None, reverts=self.reverts, budget=self.budget,
+                           seconds_per_label=self.seconds_per_label, labelers=self.labelers,
+                           cost_per_hour=self.cost_per_hour, bound=self.bound,
+                           max_error_rate=self.max_error_rate if self.bound == "binomial" else None)
+        validate_ranges(self.ranges, self.signals)
+        return inputs
+
+    def validate(self) -> None:
+        """Raise :class:`InputError` if the inputs do not form a valid plan."""
+        self.inputs()
+
+    def _t_axis(self) -> np.ndarray:
+        t_max = int(min(max(100, 2 * self.steps), 100_000))
+        return np.unique(np.round(np.geomspace(1, t_max, 200)).astype(int)) if t_max > 400 else np.arange(1, t_max + 1)
+
+    def _kept(self, name: str, key, start):
+        """The curves on show when they belong to the same inputs (exact points kept), else ``start()``."""
+        if self._memo.get(name + "_key") == key and getattr(self, name):
+            return getattr(self, name)
+        self._memo[name + "_key"] = key
+        return start()
+
+    def _memoized(self, name: str, key, compute):
+        known = self._memo.get(name)
+        if known is None or known[0] != key:
+            self._memo[name] = (key, compute())
+        return self._memo[name][1]
+
+    @param.depends("ranges", "epsilon", "delta", "steps", "tenants", "tenant_steps", "reverts",
+                   "seconds_per_label", "labelers", "cost_per_hour", "budget", "sweep_parameter", "bound",
+                   "max_error_rate", "exact_points", watch=True)
+    def _recompute(self):
+        self._generation += 1
+        generation = self._generation
+        try:
+            inputs = self.inputs()
+            result = quick_result(inputs)
+            axis = self._t_axis()
+            rv = list(inputs.reverts) or None
+            base = (inputs.epsilon, inputs.delta, inputs.tenant_count, inputs.reverts)
+            hoeffding = self._memoized("curves", (base, int(axis[-1])), lambda: curve(
+                list(inputs.epsilon), inputs.delta, axis, tenants=inputs.tenant_count, reverts=rv))
+            # the swept parameter's own value does not change its plot (a δ change keeps the δ sweep)
+            parameter = self.sweep_parameter
+            sweep_key = (inputs.epsilon, None if parameter == "delta" else inputs.delta,
+                         None if parameter == "tenants" else inputs.tenant_count, inputs.reverts, inputs.steps,
+                         parameter)
+            x, swept = self._memoized("sweep", sweep_key, lambda: sweep(
+                self.sweep_parameter, list(inputs.epsilon), inputs.delta, inputs.steps, tenants=inputs.tenant_count,
+                reverts=rv))
+        except InputError as exc:
+            self._last_error_args = (exc.parameter, exc.rule, exc.got)
+            with param.parameterized.batch_call_watchers(self):
+                self.error_parameter = exc.parameter
+                self.error = str(exc)
+            return
+        self._last_error_args = None
+        state = {"result": result,
+                 "curves": self._kept("curves", (base, int(axis[-1]), inputs.bound, inputs.max_error_rate),
+                                      lambda: _curves(axis, hoeffding, inputs.bound, "steps")),
+                 "sweep_curves": self._kept("sweep_curves", (sweep_key, inputs.bound, inputs.max_error_rate),
+                                            lambda: {**_curves(x, swept, inputs.bound, "x"),
+                                                     "parameter": self.sweep_parameter})}
+        work = self._work(inputs, generation, axis, x)
+        if self.runner is None:
+            for update in work:
+                _fold(state, update)
+            self._publish(state)
+            return
+        self._publish(state)
+        self.runner(self._serialized(work), lambda update: self._deliver(generation, update))
+
+    def _publish(self, state: dict) -> None:
+        """Set the derived parameters; curves that did not change are not set again (nothing re-sent)."""
+        changed = {k: v for k, v in state.items() if getattr(self, k) is not v}
+        with param.parameterized.batch_call_watchers(self):
+            self.param.update(**changed, error_parameter="", error="", work_error="")
+
+    def _deliver(self, generation: int, update) -> None:
+        """One item of background work, where the model lives; items for an older plan are dropped."""
+        if generation != self._generation or self.error:
+            return
+        if update[0] == "failed":
+            self.work_error = f"The exact computation stopped: {update[1]}"
+            return
+        key = "result" if update[0] == "result" else update[0]
+        state = {key: getattr(self, key)}
+        _fold(state, update)
+        setattr(self, key, state[key])
+
+    def _serialized(self, work):
+        """``work`` one item at a time under this plan's lock (a newer plan's work waits for the current unit)."""
+        while True:
+            with self._work_lock:
+                try:
+                    item = next(work)
+                except StopIteration:
+                    return
+            yield item
+
+    def _work(self, inputs, generation: int, axis, x):
+        """The slow part of one plan: exact counts, budget answers, exact curve and sweep points."""
+        def stop():
+            return generation != self._generation
+
+        for unit in slow_items(inputs, stop):
+            yield ("result", unit)
+        if inputs.bound == "hoeffding" or stop():
+            return
+        settings = dict(reverts=inputs.reverts, rate=inputs.max_error_rate)
+        current = int(np.argmin(np.abs(axis - inputs.steps)))
+        order = coarse_to_fine(len(axis), self.exact_points, first=[current])
+        yield from _exact_points("curves", order,
+                                 lambda i: (inputs.epsilon, inputs.delta, int(axis[i]), inputs.tenant_count),
+                                 settings, stop)
+        parameter = self.sweep_parameter
+        order = coarse_to_fine(len(x), min(self.exact_points, len(x)))
+        sweep_settings = dict(settings, reverts=() if parameter == "tenants" else inputs.reverts)
+
+        def sweep_point(i):
+            eps_i, delta_i, tenants_i = sweep_setting(parameter, x[i], inputs.epsilon, inputs.delta,
+                                                      inputs.tenant_count)
+            return eps_i, delta_i, inputs.steps, tenants_i
+
+        yield from _exact_points("sweep_curves", order, sweep_point, sweep_settings, stop)
+
+    # -- URL state
+    QUERY_KEYS = ("epsilon", "ranges", "delta", "steps", "signals", "tenants", "tenant_steps", "reverts",
+                  "budget", "seconds_per_label", "labelers", "cost_per_hour", "sweep")
+    #: The planner's own keys for the per-model bound (the session replays with Hoeffding's and ignores them).
+    BOUND_QUERY_KEYS = ("bound", "max_error_rate")
+
+    def to_query(self) -> dict:
+        """The plan as URL query parameters (strings)."""
+        def nums(values):
+            return ",".join(f"{v:g}" for v in values)
+
+        q = {
+            "epsilon": nums(self.epsilon),
+            "ranges": nums(self.ranges),
+            "delta": f"{self.delta:g}",
+            "steps": str(self.steps),
+            "signals": str(self.signals),
+        }
+        if self.tenant_steps:
+            q["tenant_steps"] = ",".join(str(v) for v in self.tenant_steps)
+        elif self.tenants != 1:
+            q["tenants"] = str(self.tenants)
+        if self.reverts:
+            q["reverts"] = ",".join(str(v) for v in self.reverts)
+        if self.budget != self.param.budget.default:
+            q["budget"] = str(self.budget)
+        if self.seconds_per_label != self.param.seconds_per_label.default:
+            q["seconds_per_label"] = f"{self.seconds_per_label:g}"
+        if self.labelers != 1:
+            q["labelers"] = str(self.labelers)
+        if self.cost_per_hour is not None:
+            q["cost_per_hour"] = f"{self.cost_per_hour:g}"
+        if self.sweep_parameter != self.param.sweep_parameter.default:
+            q["sweep"] = self.sweep_parameter
+        if self.bound != "hoeffding":
+            q["bound"] = self.bound
+            if self.max_error_rate is not None:
+                q["max_error_rate"] = f"{self.max_error_rate:g}"
+        return q
+
+    def query_string(self) -> str:
+        return urlencode(self.to_query(), safe=",")
+
+    @staticmethod
+    def parse_query(query, current_ranges=None) -> dict:
+        """Validated parameter values from a query string or mapping (unknown keys ignored).
+
+        When the query gives ``epsilon`` but no ``ranges``, the ranges are ``current_ranges``
+        (or the defaults) resized to the new number of signals.  Raises
+        :class:`InputError` naming the key, the rule and the value.
+        """
+        if isinstance(query, str):
+            query = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
+        q = {k: (v[0] if isinstance(v, list) else v) for k, v in query.items()}
+        q = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in q.items()}
+        out: dict = {}
+        if "epsilon" in q:
+            out["epsilon"] = parse_number_list("epsilon", q["epsilon"])
+        if "signals" in q:
+            m = check_int("signals", q["signals"], minimum=1, maximum=1000)
+            eps = out.get("epsilon", list(DEFAULT_EPSILON))
+            if len(eps) == 1:
+                out["epsilon"] = eps * m
+            elif len(eps) != m:
+                raise InputError("signals", f"the number of epsilon values ({len(eps)})", q["signals"])
+        if "ranges" in q:
+            out["ranges"] = validate_ranges(parse_number_list("ranges", q["ranges"]))
+        elif "epsilon" in out:
+            out["ranges"] = resize_ranges(current_ranges or DEFAULT_RANGES, len(out["epsilon"]))
+        if "delta" in q:
+            out["delta"] = check_probability("delta", q["delta"])
+        if "steps" in q:
+            out["steps"] = check_int("steps", q["steps"], minimum=1)
+        if "tenants" in q:
+            out["tenants"] = check_int("tenants", q["tenants"], minimum=1)
+        if "tenant_steps" in q:
+            out["tenant_steps"] = parse_int_list("tenant_steps", q["tenant_steps"]) if q["tenant_steps"] else []
+            out["tenants"] = max(1, len(out["tenant_steps"]))
+        if "reverts" in q:
+            out["reverts"] = parse_int_list("reverts", q["reverts"]) if q["reverts"] else []
+            out["revert_budget"] = len(out["reverts"])
+        if "budget" in q:
+            out["budget"] = check_int("budget", q["budget"], minimum=1)
+        if "seconds_per_label" in q:
+            out["seconds_per_label"] = check_positive("seconds_per_label", q["seconds_per_label"])
+        if "labelers" in q:
+            out["labelers"] = check_int("labelers", q["labelers"], minimum=1)
+        if "cost_per_hour" in q:
+            out["cost_per_hour"] = check_positive("cost_per_hour", q["cost_per_hour"], allow_zero=True)
+        if "sweep" in q:
+            if q["sweep"] not in SWEEPS:
+                raise InputError("sweep", "one of " + ", ".join(SWEEPS), q["sweep"])
+            out["sweep_parameter"] = q["sweep"]
+        if "bound" in q:
+            if q["bound"] not in BOUNDS:
+                raise InputError("bound", "one of " + ", ".join(BOUNDS), q["bound"])
+            out["bound"] = q["bound"]
+        if "max_error_rate" in q:
+            text = q["max_error_rate"].strip()
+            out["max_error_rate"] = check_bound("binomial", text)[1] if text else None
+        return out
+
+    @classmethod
+    def from_query(cls, query) -> "MeterPlan":
+        """A plan restored from a URL query (string or mapping)."""
+        return cls(**cls.parse_query(query))
+
+    def update_from_query(self, query) -> None:
+        """Apply a URL query to this plan (raises InputError and changes nothing if invalid)."""
+        values = self.parse_query(query, current_ranges=self.ranges)
+        if values:
+            self.param.update(**values)
+
+
+# ============================================================================ the model's background work
+#: Seconds of exact work gathered into one update of the curves (fewer, larger messages to a page).
+_BATCH_SECONDS = 0.25
+
+
+def plan_curves(result: PlanResult, *, sweep_parameter: str = "delta", exact_points: int = 12) -> tuple:
+    """``(curves, sweep_curves)`` of a finished plan, in :class:`MeterPlan`'s format (for reports and the CLI).
+
+    Hoeffding's curves at every T (1..max(100, 2T)) and every swept value; under the
+    binomial bound, exact counts at ``exact_points`` of them (each an exact solve).
+    """
+    if sweep_parameter not in SWEEPS:
+        raise InputError("sweep", "one of " + ", ".join(SWEEPS), sweep_parameter)
+    exact_points = check_int("exact_points", exact_points, minimum=2, maximum=1000)
+    t_max = int(min(max(100, 2 * result.steps), 100_000))
+    axis = (np.unique(np.round(np.geomspace(1, t_max, 200)).astype(int)) if t_max > 400
+            else np.arange(1, t_max + 1))
+    eps, tenants = list(result.epsilon), len(result.tenant_steps)
+    rv = list(result.reverts) or None
+    state = {"curves": _curves(axis, curve(eps, result.delta, axis, tenants=tenants, reverts=rv), result.bound,
+                               "steps")}
+    x, swept = sweep(sweep_parameter, eps, result.delta, result.steps, tenants=tenants, reverts=rv)
+    state["sweep_curves"] = {**_curves(x, swept, result.bound, "x"), "parameter": sweep_parameter}
+    if result.bound != "hoeffding":
+        settings = dict(reverts=tuple(result.reverts), rate=result.max_error_rate)
+
+        def sweep_point(i):
+            eps_i, delta_i, tenants_i = sweep_setting(sweep_parameter, x[i], result.epsilon, result.delta, tenants)
+            return eps_i, delta_i, result.steps, tenants_i
+
+        first = [int(np.argmin(np.abs(axis - result.steps)))]
+        updates = [_exact_points("curves", coarse_to_fine(len(axis), exact_points, first),
+                                 lambda i: (result.epsilon, result.delta, int(axis[i]), tenants), settings,
+                                 lambda: False),
+                   _exact_points("sweep_curves", coarse_to_fine(len(x), min(exact_points, len(x))), sweep_point,
+                                 dict(settings, reverts=() if sweep_parameter == "tenants" else settings["reverts"]),
+                                 lambda: False)]
+        for generator in updates:
+            for update in generator:
+                _fold(state, update)
+    return state["curves"], state["sweep_curves"]
+
+
+def _curves(x, hoeffding: dict, bound: str, key: str) -> dict:
+    """The curves' starting state: Hoeffding's everywhere, the chosen bound's still to compute."""
+    x = np.asarray(x)
+    if bound == "hoeffding":
+        return {key: x, **hoeffding, "hoeffding": hoeffding, "bound": bound, "computed": x.size, "planned": x.size}
+    return {key: x, **{v: np.full(x.shape, np.nan) for v in VARIANTS}, "hoeffding": hoeffding, "bound": bound,
+            "computed": 0, "planned": 0}
+
+
+def _exact_points(kind: str, order, point, settings: dict, stop):
+    """``(kind, {"planned": n, "points": {index: {variant: count}}})`` updates, a batch per ~0.25 s of work."""
+    batch, started = {}, time.perf_counter()
+    yield (kind, {"planned": len(order), "points": {}})
+    for i in order:
+        if stop():
+            return
+        eps, delta, steps, tenants = point(i)
+        batch[i] = _exact_point(eps, delta, steps, tenants, settings["reverts"], settings["rate"])
+        if time.perf_counter() - started >= _BATCH_SECONDS:
+            yield (kind, {"points": batch})
+            batch, started = {}, time.perf_counter()
+    if batch:
+        yield (kind, {"points": batch})
+
+
+def _fold(state: dict, update) -> None:
+    """Apply one update of :meth:`MeterPlan._work` to ``state`` (result, curves, sweep_curves) in place."""
+    kind, payload = update
+    if kind == "result":
+        state["result"] = with_items(state["result"], payload)
+        return
+    curves = dict(state[kind])
+    if "planned" in payload:
+        curves["planned"] = payload["planned"]
+    if payload["points"]:
+        for v in VARIANTS:
+            values = np.array(curves[v], dtype=float)
+            for i, point in payload["points"].items():
+                values[i] = np.nan if point[v] is None else point[v]
+            curves[v] = values
+    curves["done"] = frozenset(curves.get("done", frozenset())) | frozenset(payload["points"])
+    curves["computed"] = len(curves["done"])
+    state[kind] = curves

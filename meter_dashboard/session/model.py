@@ -1,0 +1,421 @@
+"""A replay session: the team's plan, a loaded trace, and where the replay stands.
+
+Two ways in, one computation (:mod:`meter_dashboard.session.replay`):
+
+- :func:`replay` - a function for scripts, notebooks and the CLI, returning a
+  :class:`ReplayResult` (readable repr, ``to_dict()``, ``to_columns()``, ``to_frame()``).
+- :class:`SessionModel` - a ``param.Parameterized`` model (no widgets) for the session
+  page and notebooks.  It *holds* the planner's :class:`~meter_dashboard.meter.model.MeterPlan`
+  (one source of truth for ranges, epsilon, delta, steps, tenants and reverts), the
+  loaded :class:`~meter_dashboard.session.trace.Trace` and the replay position.
+
+Defaults are defined once: the meter settings are :class:`MeterPlan`'s parameter defaults
+(:func:`replay_defaults`) and T is the trace's number of steps - on the page, in a notebook
+and on the command line.  On the page T follows each loaded trace until the URL, the person
+or a given plan fixes it (:attr:`SessionModel.steps_source` says which).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
+
+import param
+
+from ..core.files import MAX_FILE_BYTES, human_bytes
+from ..core.jobs import BackgroundJob
+from ..core.validation import InputError, check_int
+from ..meter.model import MeterPlan
+from .replay import (
+    MAX_BUDGET_STEPS,
+    METER_TITLES,
+    METERS,
+    Alarm,
+    ReplayResult,
+    replay,
+    replay_defaults,
+    replay_with,
+    signal_of,
+)
+from .trace import EXAMPLES, Trace, load_example, read_trace
+
+__all__ = ["replay", "ReplayResult", "Alarm", "SessionModel", "PreparedTrace", "TraceLoad", "METERS", "METER_TITLES",
+           "MAX_BUDGET_STEPS", "BACKGROUND_STEPS", "STEPS_SOURCES", "signal_of", "replay_defaults"]
+
+#: Traces longer than this are replayed by the model's runner (a worker thread on a served page).
+BACKGROUND_STEPS = 20_000
+
+#: Where T comes from: the loaded trace's length, the page's link, the person, the plan given,
+#: or the steps per tenant (their sum).
+STEPS_SOURCES = {
+    "trace": "the loaded trace's number of steps (T follows each new trace)",
+    "link": "the link (kept for every trace)",
+    "user": "set by you (kept for every trace)",
+    "plan": "the plan's T (kept for every trace)",
+    "tenant_steps": "the sum of the steps per tenant",
+}
+
+
+@dataclass(frozen=True)
+class PreparedTrace:
+    """A trace read (and replayed) away from the page's event loop, ready for :meth:`SessionModel.apply`."""
+
+    trace: Trace
+    example: str | None
+    result: ReplayResult | None
+    plan_key: tuple | None
+
+
+class SessionModel(param.Parameterized):
+    """A replay session: the team's plan, a loaded trace, and where the replay stands.
+
+    The plan is the planner's own :class:`~meter_dashboard.meter.model.MeterPlan` (held, not
+    copied): change ``session.plan.delta`` and the replay follows.  Loading a bad trace
+    sets :attr:`error` and keeps the previous trace and replay; an invalid plan keeps the
+    last replay (the plan's own ``error`` says why).  :attr:`result`, :attr:`trace`,
+    :attr:`error`, :attr:`status` and :attr:`steps_source` are outputs (read-only).
+
+    Parameters
+    ----------
+    trace : anything :func:`~meter_dashboard.session.trace.read_trace` accepts, optional
+    plan : MeterPlan or mapping, optional
+        A MeterPlan (its T is kept) or a mapping of its parameters (T follows the trace
+        unless the mapping gives ``steps``).  Default: :func:`replay_defaults`.
+
+    References
+    ----------
+    Hubis, Wu & Zhang (2019), ease.ml/meter, Sections 3.1-3.4 and Figures 1-3.
+
+    Examples
+    --------
+    >>> s = SessionModel(example="emocontext")
+    >>> s.current["step"], s.current["signal"], s.current["incremental_signal"], s.plan.steps
+    (8, 3, 3, 8)
+    """
+
+    plan = param.ClassSelector(class_=MeterPlan, doc="The meter's settings (the planner's model).")
+    variant = param.Selector(default="incremental", objects=list(METERS),
+                             doc="The meter the team runs: its eps and label count are the ones checked.")
+    example = param.Selector(default=None, objects=[None, *EXAMPLES], allow_None=True, constant=True,
+                             doc="The shipped example currently loaded (None for an uploaded trace).")
+    test_size = param.Integer(default=None, allow_None=True, bounds=(1, None),
+                              doc="n = |D_test|: the labels the test set has (a JSON trace may carry it).")
+    position = param.Integer(default=0, bounds=(0, None), doc="0-based position of the step shown.")
+
+    # ---- outputs (read-only)
+    trace = param.ClassSelector(class_=Trace, default=None, allow_None=True, constant=True, doc="The loaded trace.")
+    result = param.Parameter(default=None, constant=True, doc="The ReplayResult of the current trace and plan.")
+    error = param.String(default="", constant=True, doc="Why the last trace or link was refused ('' when it was not).")
+    status = param.String(default="", constant=True, doc="What was loaded last, in a few words.")
+    steps_source = param.Selector(default="trace", objects=list(STEPS_SOURCES), constant=True,
+                                  doc="Where T comes from (see STEPS_SOURCES).")
+
+    def __init__(self, trace=None, plan=None, **params):
+        example = params.pop("example", None)
+        source = "plan" if isinstance(plan, MeterPlan) else "trace"
+        if isinstance(plan, Mapping):
+            source = "plan" if "steps" in plan or plan.get("tenant_steps") else "trace"
+            plan = MeterPlan(**{**replay_defaults(), **plan})
+        elif plan is None:
+            plan = MeterPlan(**replay_defaults())
+        self._n_from_trace = False
+        self._quiet = 0  # > 0 while the model changes the plan or loads a trace itself
+        self._generation = 0  # the replay asked for last (background replays that come back late are dropped)
+        #: ``runner(work, done)``: run ``work()`` away from here and call ``done(result or InputError)`` back
+        #: where the model lives.  A served page sets it (a worker thread); None replays right away.
+        self.runner = None
+        super().__init__(plan=plan, **params)
+        self._set(steps_source=source)
+        if trace is not None:
+            self.apply(self.prepare(trace))  # a bad trace raises here
+        elif example is not None:
+            self.apply(self.prepare_example(example))
+
+    def _set(self, **values) -> None:
+        with param.edit_constant(self):
+            self.param.update(**values)
+
+    # -- loading: prepare (anywhere, e.g. a worker thread) then apply (where the model lives)
+    def prepare(self, source, *, name: str | None = None, format: str | None = None,
+                max_bytes: int = MAX_FILE_BYTES) -> PreparedTrace:
+        """Read ``source`` and replay it with the current plan; changes nothing (thread-safe).
+
+        Raises :class:`InputError` for a bad trace.  Hand the result to :meth:`apply`.
+        """
+        return self._prepared(read_trace(source, name=name, format=format, max_bytes=max_bytes), None)
+
+    def prepare_example(self, key: str) -> PreparedTrace:
+        """:meth:`prepare` for a shipped example (see :data:`meter_dashboard.session.trace.EXAMPLES`)."""
+        return self._prepared(load_example(key), key)
+
+    def prepare_trace(self, trace: Trace, example: str | None = None) -> PreparedTrace:
+        """:meth:`prepare` for a trace already read (replayed with the current plan; changes nothing)."""
+        return self._prepared(trace, example)
+
+    def _plan_key(self, steps=None) -> tuple:
+        p = self.plan
+        return (id(p), tuple(p.ranges), tuple(p.epsilon), p.delta, p.steps if steps is None else steps, p.tenants,
+                tuple(p.tenant_steps), tuple(p.reverts), self.variant)
+
+    def _prepared(self, trace: Trace, example) -> PreparedTrace:
+        key = self._plan_key(steps=self._steps_for(trace))
+        n, _ = self._test_size_for(trace)
+        result = None
+        if not self.plan.error:
+            values = {k: getattr(self.plan, k) for k in ("ranges", "epsilon", "delta", "tenants", "tenant_steps",
+                                                         "reverts")}
+            values["steps"] = key[4]
+            try:
+                result = replay_with(trace.with_test_size(n), values, self.variant)
+            except InputError:
+                result = None  # the plan cannot take this trace's T: apply() shows the plan's message
+        return PreparedTrace(trace=trace, example=example, result=result, plan_key=key)
+
+    def _steps_for(self, trace: Trace) -> int:
+        """T for ``trace``: its length when T follows the trace, else the plan's."""
+        if self.steps_source == "trace" and not self.plan.tenant_steps:
+            return max(len(trace), 1)
+        return int(self.plan.steps)
+
+    def _test_size_for(self, trace: Trace) -> tuple:
+        """(n, whether it came from the trace): a trace's own n wins; a typed n stays across traces."""
+        if trace.test_size is not None:
+            return trace.test_size, True
+        if self._n_from_trace:  # the previous n described the previous trace's test set
+            return None, False
+        return self.test_size, False
+
+    def apply(self, prepared: PreparedTrace) -> bool:
+        """Show a prepared trace: T follows it (unless fixed), the replay, the last step."""
+        trace = prepared.trace
+        n, from_trace = self._test_size_for(trace)
+        kind = "synthetic example" if trace.synthetic else ("example" if prepared.example else "trace")
+        self._quiet += 1
+        self._generation += 1
+        try:
+            if self._steps_for(trace) != self.plan.steps:
+                self.plan.steps = self._steps_for(trace)  # the plan recomputes its counts
+            result = prepared.result if prepared.plan_key == self._plan_key() else None
+            if result is None and not self.plan.error:
+                result = replay(trace.with_test_size(n), self.plan, variant=self.variant)
+            self._n_from_trace = from_trace
+            self.param.position.bounds = (0, max(len(trace) - 1, 0))
+            with param.edit_constant(self):
+                self.param.update(trace=trace, example=prepared.example, test_size=n, result=result, error="",
+                                  position=len(trace) - 1,  # where the team stands now
+                                  status=f"Loaded {kind} {trace.name!r}: {len(trace):,} steps.")
+        finally:
+            self._quiet -= 1
+        return True
+
+    def load(self, source, *, name: str | None = None, format: str | None = None,
+             max_bytes: int = MAX_FILE_BYTES) -> bool:
+        """Load a trace (path, bytes, file object, records, DataFrame or Trace).
+
+        Returns True on success.  On failure :attr:`error` holds the message and the
+        current trace (and its replay) stay.
+        """
+        try:
+            prepared = self.prepare(source, name=name, format=format, max_bytes=max_bytes)
+        except InputError as exc:
+            self.refuse(str(exc))
+            return False
+        return self.apply(prepared)
+
+    def load_example(self, key: str) -> bool:
+        """Load a shipped example (see :data:`meter_dashboard.session.trace.EXAMPLES`)."""
+        try:
+            prepared = self.prepare_example(key)
+        except InputError as exc:
+            self.refuse(str(exc))
+            return False
+        return self.apply(prepared)
+
+    def refuse(self, message: str) -> None:
+        """Record why an input (an upload, a link) was refused; the trace and replay stay."""
+        self._set(error=message)
+
+    # -- T: follows the trace until fixed
+    @property
+    def steps_origin(self) -> str:
+        """Where the current T comes from: :attr:`steps_source`, or ``'tenant_steps'`` when they fix it."""
+        return "tenant_steps" if self.plan.tenant_steps else self.steps_source
+
+    def follow_trace(self) -> None:
+        """Let T follow the loaded trace's length again (and set it now)."""
+        self._set(steps_source="trace")
+        if self.trace is not None and not self.plan.tenant_steps and self.plan.steps != len(self.trace):
+            self._quiet += 1
+            try:
+                self.plan.steps = len(self.trace)
+            finally:
+                self._quiet -= 1
+            self._replay()
+
+    @param.depends("plan.steps", watch=True)
+    def _steps_typed(self):
+        if not self._quiet and self.steps_source == "trace":
+            self._set(steps_source="user")
+
+    @param.depends("plan", watch=True)
+    def _plan_given(self):
+        self._set(steps_source="plan")
+
+    # -- the replay
+    @param.depends("plan.result", "variant", "test_size", watch=True)
+    def _replay(self):
+        if self.trace is None or self.plan.error or self._quiet:
+            return
+        self._generation += 1
+        trace = self.trace.with_test_size(self.test_size)
+        if self.runner is not None and len(trace) > BACKGROUND_STEPS:
+            values = {k: getattr(self.plan, k) for k in ("ranges", "epsilon", "delta", "steps", "tenants",
+                                                         "tenant_steps", "reverts")}
+            generation, variant = self._generation, self.variant
+            self.runner(lambda: replay_with(trace, values, variant), lambda done: self._replayed(generation, done))
+            return
+        try:
+            result = replay(trace, self.plan, variant=self.variant)
+        except InputError as exc:  # a T the replay cannot take: keep the last replay, say why
+            result = exc
+        self._replayed(self._generation, result)
+
+    def _replayed(self, generation: int, result) -> None:
+        if generation != self._generation:
+            return  # a newer replay was asked for meanwhile
+        if isinstance(result, InputError):
+            self.refuse(str(result))
+        elif result is not None:
+            self._set(result=result)
+
+    @property
+    def current(self) -> dict | None:
+        """The step shown (a dict, see :meth:`ReplayResult.step`)."""
+        if self.result is None:
+            return None
+        return self.result.step(min(self.position, len(self.result) - 1))
+
+    # -- moving through the replay
+    def step_forward(self) -> bool:
+        """Show the next step; False at the last one."""
+        if self.result is None or self.position >= len(self.result) - 1:
+            return False
+        self.position += 1
+        return True
+
+    def step_back(self) -> bool:
+        """Show the previous step; False at the first one."""
+        if self.result is None or self.position <= 0:
+            return False
+        self.position -= 1
+        return True
+
+    def first(self) -> None:
+        if self.result is not None:
+            self.position = 0
+
+    def last(self) -> None:
+        if self.result is not None:
+            self.position = len(self.result) - 1
+
+    def jump_to_step(self, step: int) -> None:
+        """Show step number ``step`` (InputError if the trace has no such step)."""
+        if self.result is None:
+            raise InputError("step", "a step of a loaded trace", step)
+        self.position = self.result.index_of(check_int("step", step, minimum=0))
+
+    # -- URL state (the planner's keys plus the session's own)
+    SESSION_KEYS = ("meter", "example", "test_size")
+
+    def to_query(self) -> dict:
+        """The plan's query keys plus ``meter``, ``example`` and ``test_size``.
+
+        ``steps`` is left out while T follows the trace, so a link keeps following it.
+        """
+        q = self.plan.to_query()
+        if self.steps_origin == "trace":
+            q.pop("steps", None)
+        if self.variant != "incremental":
+            q["meter"] = self.variant
+        if self.example is not None:
+            q["example"] = self.example
+        if self.test_size is not None and not (self._n_from_trace and self.example is not None):
+            q["test_size"] = str(self.test_size)
+        return q
+
+    def update_from_query(self, query) -> None:
+        """Apply a URL query: plan keys to the plan, then meter/example/test_size.
+
+        A ``steps`` key fixes T for every trace loaded afterwards.  Raises
+        :class:`InputError` (and changes nothing) when a value is invalid.
+        """
+        if isinstance(query, str):
+            query = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
+        q = {k: (v[-1] if isinstance(v, list) else v) for k, v in query.items()}
+        q = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in q.items()}
+        plan_values = MeterPlan.parse_query(q)
+        if "steps" in plan_values:
+            plan_values["steps"] = check_int("steps", plan_values["steps"], minimum=1, maximum=MAX_BUDGET_STEPS)
+        meter = q.get("meter", None)
+        if meter is not None and meter not in METERS:
+            raise InputError("meter", "'incremental' or 'regular'", meter)
+        example = q.get("example") or None
+        if example is not None and example not in EXAMPLES:
+            raise InputError("example", "one of " + ", ".join(EXAMPLES), example)
+        n = check_int("test_size", q["test_size"], minimum=1) if q.get("test_size") else None
+        if plan_values:
+            self._quiet += "steps" in plan_values
+            try:
+                self.plan.param.update(**plan_values)
+            finally:
+                self._quiet -= "steps" in plan_values
+            if "steps" in plan_values:
+                self._set(steps_source="link")
+        if meter is not None:
+            self.variant = meter
+        if example is not None and example != self.example:
+            self.load_example(example)
+        if n is not None:
+            self._n_from_trace = False
+            self.test_size = n
+        if "steps" in plan_values and self.trace is not None:
+            self._replay()
+
+    def apply_link(self, query) -> bool:
+        """:meth:`update_from_query` that records a refused link in :attr:`error` instead of raising."""
+        try:
+            self.update_from_query(query)
+        except InputError as exc:
+            self.refuse(f"The link's settings were not applied: {exc}")
+            return False
+        return True
+
+
+class TraceLoad(BackgroundJob):
+    """Reading and replaying an upload in a worker thread, with progress and cancel.
+
+    ``await TraceLoad(model, data, name=...).arun()`` keeps the server's event loop free
+    while a large trace is parsed and replayed; then :meth:`SessionModel.apply` its
+    :attr:`prepared` (on the loop), or show its :attr:`error`.
+    """
+
+    prepared = param.Parameter(default=None, constant=True, doc="The PreparedTrace once the work is done.")
+
+    def __init__(self, model: SessionModel, source, *, name: str | None = None, max_bytes: int = MAX_FILE_BYTES,
+                 **params):
+        super().__init__(**params)
+        self._model, self._source, self._name, self._max_bytes = model, source, name, max_bytes
+
+    def work(self, report, should_stop):
+        size = len(self._source) if isinstance(self._source, (bytes, bytearray, str)) else None
+        report(0.05, f"reading {self._name or 'the trace'}" + (f" ({human_bytes(size)})" if size else "") + "…")
+        trace = read_trace(self._source, name=self._name, max_bytes=self._max_bytes)
+        self._source = None  # the bytes are not needed any more
+        if should_stop():
+            return None
+        report(0.6, f"replaying {len(trace):,} steps…")
+        return self._model.prepare_trace(trace)
+
+    def finish(self, result, cancelled: bool) -> str:
+        self._set(prepared=None if cancelled else result)
+        return "cancelled" if cancelled or result is None else f"read {len(result.trace):,} steps"

@@ -1,0 +1,83 @@
+"""The page base: every dashboard component is a :class:`DashboardView`.
+
+A page is two parts, the same in a notebook cell and in a served page:
+
+- :meth:`DashboardView.controls`: the inputs (the sidebar of a served page), or None;
+- :meth:`DashboardView.results`: what the inputs give (the main area).
+
+``__panel__`` lays them side by side for notebooks; :mod:`meter_dashboard.app.pages` puts
+them in the template.  ``extensions`` names the Panel extensions the component needs
+(``"tabulator"``, ``"filedropper"``): a served page loads exactly those (and no other
+page's), and a notebook loads them the first time a component is displayed, so
+``md.Planner(...)`` renders in a fresh notebook without ``pn.extension`` (Panel's own
+``pn.extension(*names)``, called for the user).
+"""
+from __future__ import annotations
+
+import sys
+from typing import ClassVar
+
+import panel as pn
+
+__all__ = ["DashboardView", "load_notebook_extensions"]
+
+_NOTEBOOK_LOADED: set[str] = set()  # per kernel (notebooks only; a served page declares its own)
+_NOTEBOOK_READY = False
+
+
+def _in_notebook_kernel() -> bool:
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    shell = ipython.get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def load_notebook_extensions(names) -> None:
+    """In a Jupyter kernel, run ``pn.extension(...)`` for the extensions not loaded yet (once each)."""
+    global _NOTEBOOK_READY
+    if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+        return  # served: pages.build declares the page's extensions
+    if not _in_notebook_kernel():
+        return
+    missing = [n for n in names if n not in _NOTEBOOK_LOADED]
+    if missing or not _NOTEBOOK_READY:
+        pn.extension(*missing)
+        _NOTEBOOK_LOADED.update(missing)
+        _NOTEBOOK_READY = True
+
+
+class DashboardView(pn.viewable.Viewer):
+    """Base class of the dashboard's page components (controls + results over one or more models)."""
+
+    #: The page's title (navigation, template, landing page).
+    title: ClassVar[str] = ""
+    #: Panel extensions the component needs.
+    extensions: ClassVar[tuple[str, ...]] = ()
+
+    def controls(self):
+        """The inputs (a served page's sidebar); None when the component has no separate inputs."""
+        return None
+
+    def results(self):
+        """What the inputs give (a served page's main area)."""
+        raise NotImplementedError
+
+    def __panel__(self):
+        if getattr(self, "_layout", None) is None:
+            controls = self.controls()
+            results = self.results()
+            if controls is None:
+                self._layout = results
+            else:
+                self._layout = pn.Row(pn.Column(controls, width=340), results, sizing_mode="stretch_width")
+        return self._layout
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        load_notebook_extensions(self.extensions)
+        return super()._repr_mimebundle_(include, exclude)
+
+    @classmethod
+    def page(cls):
+        """The served page's component (URL-synced)."""
+        return cls(sync_url=True)

@@ -1,0 +1,207 @@
+"""Inputs that tell a person what is wrong, beside the input, and keep the last good state.
+
+Every number box, slider and list a page offers goes through one of these components:
+
+- :class:`NumberInput`: a text box (and optionally a slider) bound to one parameter of a
+  model.  What the person types is parsed by a checker built from the parameter's own
+  declaration (its type and bounds: :func:`checker_for`) or given explicitly; a valid value
+  is written to the model, an invalid one is refused with a message beside the input that
+  names the input, the rule and the value typed ("δ must be in (0, 1); got '1.5'"), and
+  the model (so every result on the page) keeps its last valid value.
+- :class:`ListInput`: the same for comma-separated lists (tenant steps, revert steps).
+
+Both follow the model: when the parameter changes elsewhere (a preset, a URL, another
+input) the text shows the new value and any message about older text disappears.
+Nothing typed is ever evaluated: text goes through the bounded parsers of
+:mod:`meter_dashboard.core.validation` only.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import panel as pn
+import param
+
+from ..core.formatting import number
+from ..core.validation import InputError, check_int, check_number, parse_int_list, parse_number_list
+from .style import HTML, error_html
+
+__all__ = ["checker_for", "NumberInput", "ListInput"]
+
+
+def checker_for(model: param.Parameterized, parameter: str, label: str) -> Callable:
+    """A parser for ``model.param[parameter]`` from its declaration (type, bounds, None allowed).
+
+    The messages name ``label``, the input as the page shows it.
+    """
+    p = model.param[parameter]
+    low, high = p.bounds if p.bounds is not None else (None, None)
+    inclusive = getattr(p, "inclusive_bounds", (True, True))
+    integer = isinstance(p, param.Integer)
+
+    def check(text):
+        if p.allow_None and (text is None or str(text).strip() == ""):
+            return None
+        value = check_int(label, text) if integer else check_number(label, text)
+        below = low is not None and (value < low or (value == low and not inclusive[0]))
+        above = high is not None and (value > high or (value == high and not inclusive[1]))
+        if below or above:
+            raise InputError(label, _range_rule(low, high, inclusive, integer), text)
+        return value
+
+    return check
+
+
+def _range_rule(low, high, inclusive, integer) -> str:
+    kind = "a whole number" if integer else "a number"
+    if low is not None and high is not None:
+        left = "[" if inclusive[0] else "("
+        right = "]" if inclusive[1] else ")"
+        return f"{'a whole number ' if integer else ''}in {left}{low:g}, {high:g}{right}".strip()
+    if low is not None:
+        return f"{kind} {'>=' if inclusive[0] else '>'} {low:g}"
+    return f"{kind} {'<=' if inclusive[1] else '<'} {high:g}"
+
+
+class _CheckedInput(pn.viewable.Viewer):
+    """A text box bound to ``model.<parameter>`` through ``parse``, with its message pane."""
+
+    def __init__(self, model: param.Parameterized, parameter: str, *, label: str, parse: Callable,
+                 show: Callable, css_classes=(), message_classes=(), placeholder: str = "",
+                 width: int | None = None, on_value: Callable | None = None, getter: Callable | None = None,
+                 watch=None, description: str | None = None, **params):
+        super().__init__(**params)
+        self.model = model
+        self.parameter = parameter
+        self.label = label
+        self._parse = parse
+        self._show = show
+        self._on_value = on_value
+        self._getter = getter or (lambda m: getattr(m, parameter))
+        self.message = ""
+        sizing = {"width": width} if width else {"sizing_mode": "stretch_width"}
+        if description is None and parameter in model.param:
+            description = model.param[parameter].doc
+        self.text = pn.widgets.TextInput(label=label, value=show(self._getter(model)), placeholder=placeholder,
+                                         css_classes=list(css_classes), description=description, **sizing)
+        self.message_pane = HTML("", sizing_mode="stretch_width", margin=(0, 5), min_width=0,
+                                 css_classes=["md-input-message", *message_classes])
+        self.text.param.watch(self._on_text, "value")
+        model.param.watch(self._on_model, list(watch) if watch else [parameter])
+
+    def _box_size(self) -> dict:
+        if self.text.sizing_mode == "stretch_width":
+            return {"sizing_mode": "stretch_width"}
+        return {"width": self.text.width + 10}
+
+    @property
+    def valid(self) -> bool:
+        """False while the text on screen is refused."""
+        return not self.message
+
+    def _set_message(self, message: str) -> None:
+        self.message = message
+        self.message_pane.object = error_html(message)
+
+    def _on_text(self, event) -> None:
+        with pn.io.hold():  # everything the new value changes reaches the browser as one message
+            self._apply_text(event)
+
+    def _apply_text(self, event) -> None:
+        try:
+            value = self._parse(event.new)
+        except InputError as exc:
+            self._set_message(str(exc))
+            return
+        self._set_message("")
+        if self._on_value is not None:
+            try:
+                self._on_value(value)
+            except InputError as exc:
+                self._set_message(str(exc))
+        elif value != self._getter(self.model):
+            setattr(self.model, self.parameter, value)
+
+    def _on_model(self, event) -> None:
+        shown = self._show(self._getter(self.model))
+        self._set_message("")
+        if self.text.value != shown:
+            self.text.value = shown
+
+    def __panel__(self):
+        return pn.Column(self.text, self.message_pane, margin=0, **self._box_size())
+
+
+class NumberInput(_CheckedInput):
+    """A number typed (and optionally slid) into ``model.<parameter>``, refused with a message when wrong.
+
+    Parameters
+    ----------
+    model, parameter
+        Where the value lives.
+    label : str
+        What the page calls the input; messages name it.
+    check : callable, optional
+        ``check(text) -> value`` raising :class:`InputError`; by default
+        :func:`checker_for` the parameter's declaration.
+    slider : dict, optional
+        ``{"start": .., "end": .., "step": ..}`` adds a slider (released values only are
+        applied, so dragging stays smooth).
+    format : callable, optional
+        How a model value is written back into the box (default: 4 significant digits,
+        whole numbers for integer parameters).
+    """
+
+    def __init__(self, model, parameter, *, label: str, check: Callable | None = None, slider: dict | None = None,
+                 format: Callable | None = None, integer: bool | None = None, **kwargs):
+        if integer is None:
+            integer = isinstance(model.param[parameter], param.Integer)
+        show = format or (lambda v: "" if v is None else (str(int(v)) if integer else number(v, 6)))
+        super().__init__(model, parameter, label=label, parse=check or checker_for(model, parameter, label),
+                         show=show, **kwargs)
+        self.slider = None
+        if slider is not None:
+            cls = pn.widgets.IntSlider if integer else pn.widgets.FloatSlider
+            value = self._getter(model)
+            self.slider = cls(start=slider["start"], end=slider["end"], step=slider.get("step", 1),
+                              value=min(max(value, slider["start"]), slider["end"]), show_value=False,
+                              sizing_mode="stretch_width", margin=(0, 10), css_classes=["md-slider"])
+            self.slider.param.watch(self._on_slider, "value_throttled")
+
+    def _on_slider(self, event) -> None:
+        self.text.value = self._show(event.new)
+
+    def _on_model(self, event) -> None:
+        super()._on_model(event)
+        value = self._getter(self.model)
+        if self.slider is not None and value is not None:
+            clamped = min(max(value, self.slider.start), self.slider.end)
+            if self.slider.value != clamped:
+                self.slider.value = clamped
+
+    def __panel__(self):
+        parts = [self.text] + ([self.slider] if self.slider is not None else []) + [self.message_pane]
+        return pn.Column(*parts, margin=0, **self._box_size())
+
+
+class ListInput(_CheckedInput):
+    """A comma-separated list typed into ``model.<parameter>`` (``"5,5"``, ``"1,2,3"``).
+
+    ``kind`` is ``"int"`` (whole numbers, the default) or ``"float"``; an empty box is the
+    empty list.  ``check(values)`` may add rules of its own (raise :class:`InputError`).
+    """
+
+    def __init__(self, model, parameter, *, label: str, kind: str = "int", check: Callable | None = None,
+                 name_in_messages: str | None = None, **kwargs):
+        parse_list = parse_int_list if kind == "int" else parse_number_list
+        called = name_in_messages or label
+
+        def parse(text):
+            text = (text or "").strip()
+            values = parse_list(called, text) if text else []
+            return check(values) if check is not None else values
+
+        def show(values):
+            return ",".join(str(v) if kind == "int" else number(v, 6) for v in values or [])
+
+        super().__init__(model, parameter, label=label, parse=parse, show=show, **kwargs)

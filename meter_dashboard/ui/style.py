@@ -1,0 +1,80 @@
+"""Look and feel shared by every page and notebook component: colours, the stylesheet, HTML snippets.
+
+One styling mechanism: component stylesheets.  :class:`HTML` is Panel's HTML pane carrying
+``dashboard.css`` (next to this module) in its class-level ``_stylesheets``; a served page
+fetches that file once by URL, a notebook receives it inline, and nothing is written to
+``pn.config.raw_css`` or to a template.  Every piece of HTML the views build uses the classes
+of ``dashboard.css`` (no inline ``style=`` attributes), and the stylesheet's colours come
+from Panel's theme variables, so the dark theme (``?theme=dark``) is readable too.
+
+Colours (defined without Panel in :mod:`.colors`, re-exported here) are the Okabe-Ito palette
+(distinguishable for colour-blind readers); the meter's signal colours run from calm to alarming.  ``dashboard.css`` repeats the series colours as
+``.md-swatch`` classes; tests/views/test_style.py keeps the two in step.
+"""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import panel as pn
+
+from ..core.colors import ACCENT, PALETTE, SIGNAL_COLORS, VARIANT_COLORS, signal_colors
+
+__all__ = [
+    "ACCENT", "PALETTE", "SIGNAL_COLORS", "VARIANT_COLORS", "STYLESHEET", "HTML", "Bar",
+    "esc", "headline_html", "headlines_html", "error_html", "stale_html", "swatch_html", "signal_colors",
+]
+
+#: The stylesheet file (also shipped as package data).
+STYLESHEET = Path(__file__).with_name("dashboard.css")
+
+
+class HTML(pn.pane.HTML):
+    """Panel's HTML pane with the dashboard's stylesheet in its shadow root.
+
+    Use it for every piece of HTML a view shows, so the classes of ``dashboard.css``
+    apply (``md-headline``, ``md-table``, ``md-error``, ...).
+    """
+
+    _stylesheets = [*pn.pane.HTML._stylesheets, STYLESHEET.name]
+
+
+class Bar(pn.Row):
+    """A row carrying the dashboard's stylesheet (the page header: ``css_classes=["md-header"]``)."""
+
+    _stylesheets = [*pn.Row._stylesheets, STYLESHEET.name]
+
+
+def esc(text) -> str:
+    """HTML-escape anything a user typed or uploaded before it is shown."""
+    return html.escape(str(text), quote=True)
+
+
+def headline_html(label: str, value: str, sub: str = "", css_class: str = "") -> str:
+    """A big-number card; ``css_class`` goes on the value (stable hook for tests)."""
+    sub_html = f'<span class="md-headline-sub">{esc(sub)}</span>' if sub else ""
+    return (
+        f'<div class="md-headline"><span class="md-headline-label">{esc(label)}</span>'
+        f'<span class="md-headline-value {esc(css_class)}">{esc(value)}</span>{sub_html}</div>'
+    )
+
+
+def headlines_html(cards, css_class: str = "") -> str:
+    """A wrapping row of :func:`headline_html` cards."""
+    return f'<div class="md-row {esc(css_class)}">' + "".join(cards) + "</div>"
+
+
+def error_html(message: str) -> str:
+    """An inline message beside an input; empty string when there is nothing to say."""
+    return f'<div class="md-error">{esc(message)}</div>' if message else ""
+
+
+def stale_html(what: str) -> str:
+    """The banner over results that are the last valid ones while an input is wrong."""
+    return (f'<div class="md-error md-stale">Showing the last valid {esc(what)}: fix the input marked '
+            f'beside it.</div>')
+
+
+def swatch_html(css_class: str) -> str:
+    """A small colour square, e.g. ``swatch_html("variant-regular")`` (classes in ``dashboard.css``)."""
+    return f'<span class="md-swatch {esc(css_class)}"></span>'
