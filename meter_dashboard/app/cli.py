@@ -38,8 +38,8 @@ def register(sub) -> None:
         help="host[:port] allowed to connect (repeatable; default localhost and 127.0.0.1)",
     )
     p.add_argument("--num-threads", default=DEFAULT_THREADS,
-                   help=f"worker threads running the sessions' events (default {DEFAULT_THREADS}; 0: on the "
-                   "event loop)")
+                   help=f"worker threads for long work: exact counts, uploads, long replays (default "
+                   f"{DEFAULT_THREADS}; 0: on the event loop)")
     p.add_argument("--num-procs", default=1,
                    help="server processes sharing the port (default 1; 0: one per core); each session "
                    "lives in one process")

@@ -33,11 +33,11 @@ __all__ = [
 #: Listen on this machine only unless told otherwise.
 DEFAULT_ADDRESS = "127.0.0.1"
 
-#: Worker threads for session events (``--num-threads``).  Panel runs each widget event of every
-#: session on this pool: one person's long callback (an upload being parsed, an SRGP procedure)
-#: holds one worker, not the event loop.  Four: a few long callbacks at once still leave workers
-#: for everyone's quick events; more only adds contention for the interpreter lock on a small
-#: machine.  0 runs events on the event loop (Panel's default).
+#: Worker threads for long work (``--num-threads``: exact counts, file parsing, long replays; see
+#: :mod:`meter_dashboard.core.runtime`).  Session events run on the event loop and stay short; what
+#: may take longer goes to these threads, so one person's long action holds a worker, not the loop.
+#: Four: a few long actions at once still leave workers for everyone else; more only adds contention
+#: for the interpreter lock on a small machine.  0 does the long work on the event loop (one person).
 DEFAULT_THREADS = 4
 
 #: A session whose browser left (no websocket) for this long is destroyed.

@@ -367,6 +367,7 @@ def test_background_model_streams_decisions_and_keeps_only_the_newest_settings()
     async def go():
         m = ap.ApproveModel(background=True, compare_active=False, example="adversary", method="fs-srgp")
         m.STREAM_INTERVAL = 0.0  # publish every decision
+        m.CHUNK_SECONDS = 0.0  # a worker process returns after each decision: partial results, however fast
         m.param.watch(lambda e: seen.append(e.new), "result")
         await _settled(m)
         m.alpha = 0.05

@@ -174,7 +174,7 @@ def test_derived_outputs_are_read_only(factory, names):
 
 
 def test_the_attack_model_is_the_shared_background_job():
-    from meter_dashboard.core.jobs import BackgroundJob
+    from meter_dashboard.core.runtime import BackgroundJob
 
     a = BoostingAttackModel(labels=200, submissions=30, trials=1)
     assert isinstance(a, BackgroundJob)
