@@ -14,9 +14,18 @@ from .result import RECOMMENDED, VARIANT_TITLES, variant_note
 from .text import confidence_shown, steps_shown
 
 __all__ = ["results_table", "budget_html", "headlines", "range_check_html", "progress_html", "assumptions_html",
-           "PENDING"]
+           "computing", "PENDING"]
 
 PENDING = '<span class="md-pending">computing…</span>'
+
+
+def computing() -> str:
+    """The first response of a served page: the cards' places, "computing…" in each."""
+    cards = [headline_html(label, "", "", "") for label in ("Labels", "Labeling effort", "Guarantee")]
+    return ('<div class="planner-computing">' + headlines_html(cards).replace(
+        '<span class="md-headline-value "></span>', f'<span class="md-headline-value">{PENDING}</span>')
+            + "</div>")
+
 def _count_cell(r, v: str) -> str:
     if r.bound != "hoeffding" and r.is_pending("labels", v):
         return PENDING

@@ -35,10 +35,10 @@ def test_range_caveat_beside_the_outputs_that_use_it():
                          exact_points=2)
     assert 'label-count-incremental">9,801<' in planner.table.object
     assert "error rate ≤ 0.1" in planner.headlines.object and "errs at most 0.1" in planner.headlines.object
-    assert 'range-without-incremental">27,151<' in planner.range_check.object
-    assert "every model" in planner.range_check.object
+    assert 'range-without-incremental">27,151<' in planner.table.object  # beside the counts, in the same pane
+    assert "every model" in planner.table.object
     planner.plan.bound = "hoeffding"
-    assert planner.range_check.object == "" and "hoeffding-count" not in planner.table.object
+    assert "planner-range" not in planner.table.object and "hoeffding-count" not in planner.table.object
 
 
 def test_report_of_the_page_has_both_counts(tmp_path):
