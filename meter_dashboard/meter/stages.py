@@ -51,7 +51,7 @@ from .result import (
 )
 
 __all__ = ["PlanInputs", "normalize", "check_bound", "quick_result", "slow_items", "with_items", "exact_labels",
-           "budget_answers", "chosen_count", "coarse_to_fine", "clear_cache", "BOUNDS", "ORDER"]
+           "budget_answers", "chosen_count", "coarse_to_fine", "clear_cache", "cache_info", "BOUNDS", "ORDER"]
 
 BOUNDS = meter_bounds.BOUNDS
 #: The order exact work is done in: what the page headlines first.
@@ -324,6 +324,12 @@ def with_items(result: PlanResult, items) -> PlanResult:
 # ============================================================================ exact curve points
 #: Exact counts a process keeps (a few integers each).
 _CACHE_SIZE = 50_000
+
+
+def cache_info() -> dict:
+    """Hits, misses and sizes of the per-process caches (benchmarks report them)."""
+    return {cached.__name__.lstrip("_"): cached.cache_info()._asdict()
+            for cached in (_quick_result, _budget_answers, _chosen_count, exact_labels)}
 
 
 def clear_cache() -> None:
