@@ -55,7 +55,7 @@ BUDGET_COLOR = "#B02A37"
 
 
 def _empty() -> dict:
-    return {"x": np.zeros(0), **{v: np.zeros(0) for v in VARIANTS}}
+    return {"x": np.zeros(0), **{v: np.zeros(0) for v in VARIANTS}, "budget": np.zeros(0)}
 
 
 def _renderer(fig, source, glyph, view=None) -> GlyphRenderer:
@@ -96,6 +96,8 @@ class LabelsPlot:
     height : int
     sizing_mode : str, optional
         ``"stretch_width"`` on the page; a report uses a fixed ``width``.
+    name : str, optional
+        The figure's name (the page's "Download plots (PNG)" finds its plots by it).
 
     References
     ----------
@@ -103,14 +105,14 @@ class LabelsPlot:
     """
 
     def __init__(self, x_label: str, title: str, *, log_x: bool = False, marker=None, height: int = 360,
-                 width: int = 900, sizing_mode: str | None = "stretch_width"):
+                 width: int = 900, sizing_mode: str | None = "stretch_width", name: str | None = None):
         self.source = ColumnDataSource(_empty())
         self.reference = None  # Hoeffding's curves beside exact ones: made on first use
         self._has_reference = False
         size = {"sizing_mode": sizing_mode} if sizing_mode else {"width": width}
         fig = figure(height=height, y_axis_type="log", x_axis_type="log" if log_x else "linear",
                      x_axis_label=x_label, y_axis_label="labels needed", title=title,
-                     tools="pan,wheel_zoom,box_zoom,reset,save", toolbar_location="above", **size)
+                     tools="pan,wheel_zoom,box_zoom,reset,save", toolbar_location="above", name=name, **size)
         self.view = CDSView()
         self.lines = {v: _renderer(fig, self.source, Line(x="x", y=v, line_color=VARIANT_COLORS[v], **LINE_STYLES[v]),
                                    self.view) for v in _DRAW_ORDER}
@@ -127,18 +129,21 @@ class LabelsPlot:
                              margin=4)
         fig.add_layout(self.legend, "below")
         fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
+        if not log_x:
+            fig.xaxis.formatter = NumeralTickFormatter(format="0,0")  # T = 100,000, never 1.000e+5
         fig.toolbar.logo = None
         self.marker = None
         if marker is not None:
             self.marker = Span(location=marker, dimension="height", line_color="#888888", line_dash="dashed",
                                line_width=1)
             fig.add_layout(self.marker)
-        # the label budget: hidden until there is one (made now: adding to a shown figure costs far more)
-        self.budget_line = Span(dimension="width", line_color=BUDGET_COLOR, line_dash="dashed", line_width=1.5,
-                                visible=False)
+        # the label budget: a line of the data (so the axes include it), its label naming the largest T;
+        # made now, hidden until there is a budget (adding to a shown figure costs far more)
+        self.budget = None
+        self.budget_line = _renderer(fig, self.source, Line(x="x", y="budget", line_color=BUDGET_COLOR,
+                                                            line_dash="dashed", line_width=1.5), self.view)
         self.budget_label = Label(x=1, y=1, text="", text_font_size="12px", text_color=BUDGET_COLOR,
                                   text_baseline="bottom", visible=False)
-        fig.add_layout(self.budget_line)
         fig.add_layout(self.budget_label)
         self.figure = fig
 
@@ -173,12 +178,12 @@ class LabelsPlot:
             for v in VARIANTS:
                 known |= np.isfinite(values[v])
             columns = {v: values[v][known] for v in VARIANTS}
-            self._set(self.source, x[known], columns)
+            self._set(self.source, x[known], {**columns, "budget": self._budget_column(int(known.sum()))})
             self._set(self.reference, x, {v: np.asarray(curves["hoeffding"][v]) for v in VARIANTS})
             self._has_reference = True
         else:
             columns = {v: np.asarray(curves[v]) for v in VARIANTS}
-            self._set(self.source, x, columns)
+            self._set(self.source, x, {**columns, "budget": self._budget_column(len(x))})
             if self._has_reference:
                 self.reference.data = _empty()
                 self._has_reference = False
@@ -208,16 +213,22 @@ class LabelsPlot:
                 item.label = value(label)  # a plain string set later would name a data column
 
     # ------------------------------------------------------------------ marks
-    def move_marker(self, value) -> None:
-        if self.marker is not None and self.marker.location != value:
-            self.marker.location = value
+    def move_marker(self, location) -> None:
+        if self.marker is not None and self.marker.location != location:
+            self.marker.location = location
+
+    def _budget_column(self, size: int) -> np.ndarray:
+        return np.full(size, np.nan if self.budget is None else float(self.budget))
 
     def show_budget(self, budget, largest_t, x_end=None) -> None:
         """A horizontal line at ``budget`` labels, marking the largest T it supports (``None`` hides it)."""
+        if budget != self.budget:
+            self.budget = budget
+            self._set(self.source, np.asarray(self.source.data["x"]),
+                      {"budget": self._budget_column(len(self.source.data["x"]))})
         if budget is None:
-            for model in (self.budget_line, self.budget_label):
-                if model.visible:
-                    model.visible = False
+            if self.budget_label.visible:
+                self.budget_label.visible = False
             return
         if largest_t is None:
             where, text = 1, f"budget {integer(budget)}"
@@ -227,12 +238,8 @@ class LabelsPlot:
         else:
             where, text = 1, f"budget {integer(budget)}: not even T = 1"
         right = bool(x_end) and where >= 0.6 * x_end
-        for model, values in ((self.budget_line, {"location": budget}),
-                              (self.budget_label, {"x": where, "y": budget, "text": text, "x_offset": -4 if right else 4,
-                                                   "text_align": "right" if right else "left"})):
-            values = {k: v for k, v in values.items() if getattr(model, k) != v}
-            if values:
-                model.update(**values)
-        for model in (self.budget_line, self.budget_label):
-            if not model.visible:
-                model.visible = True
+        values = {"x": where, "y": budget, "text": text, "x_offset": -4 if right else 4,
+                  "text_align": "right" if right else "left", "visible": True}
+        values = {k: v for k, v in values.items() if getattr(self.budget_label, k) != v}
+        if values:
+            self.budget_label.update(**values)

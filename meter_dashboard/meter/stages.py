@@ -241,7 +241,6 @@ def slow_items(inputs: PlanInputs, stop=lambda: False) -> Iterator[list]:
     without it)``), ``"budget"`` (``(largest T, smallest eps_1, confidence)``, exact bound only:
     Hoeffding's are part of :func:`quick_result`).
     """
-    eps, kw = list(inputs.epsilon), inputs.count_kw
     planned = {}
     if inputs.bound != "hoeffding":
         for v in ORDER:

@@ -24,7 +24,6 @@ in one message (``pn.io.hold``).
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 from dataclasses import replace
 
@@ -32,17 +31,18 @@ import pandas as pd
 import panel as pn
 import param
 
-from ..core.runtime import in_thread
 from ..core.validation import InputError, check_int
 from ..ui.base import DashboardView
 from ..ui.inputs import ListInput, NumberInput
 from ..ui.sections import document_dispatch
-from ..ui.style import HTML, error_html, esc
+from ..ui.style import HTML, error_html
 from ..ui.urlstate import UrlState
 from . import view_html as markup
 from .figures import LabelsPlot
 from .model import PRESETS, RECOMMENDED, SWEEPS, TENANT_DISCREPANCY, MeterPlan
 from .stages import ORDER, quick_result, slow_items, with_items
+from .text import plan_inputs, summary_text
+from .view_parts import Artefacts, Drawer, OnDemand
 
 log = logging.getLogger(__name__)
 
@@ -110,71 +110,6 @@ def _sweep_title(parameter: str, steps: int) -> str:
     return f"Labels against {SWEEPS[parameter].split(' ')[0]} (T = {steps})"
 
 
-#: The sections a person opens on demand (built, and computed, the first time): option -> key.
-_SECTIONS = {"What the budget buys ▸": "whatif", "Second plot ▸": "sweep", "Check by simulation ▸": "check"}
-
-
-class Drawer:
-    """Inputs below the first view: a toggle that builds them the first time it is opened.
-
-    ``toggle`` and ``body`` go into the page's column; ``build()`` returns the body's objects.
-    """
-
-    def __init__(self, title: str, build, css: str):
-        self.title = title
-        self._build = build
-        self.toggle = pn.widgets.Toggle(label=title + " ▸", value=False, color="light", sizing_mode="stretch_width",
-                                        css_classes=[f"{css}-toggle"], margin=(8, 5, 2, 5))
-        self.body = pn.Column(sizing_mode="stretch_width", css_classes=[css], margin=0)
-        self.toggle.param.watch(self._on_toggle, "value")
-
-    def open(self) -> None:
-        self.toggle.value = True
-
-    def _on_toggle(self, event) -> None:
-        with pn.io.hold():
-            if event.new and not self.body.objects:
-                self.body.objects = list(self._build())
-            self.body.visible = event.new
-            self.toggle.label = self.title + (" ▾" if event.new else " ▸")
-
-
-class OnDemand:
-    """Sections built the first time someone opens them: one row of toggles, the open sections below.
-
-    ``builders`` maps a section's key to a function returning its content; a closed section
-    stays built (hidden), so opening it again costs nothing.
-    """
-
-    def __init__(self, builders: dict):
-        self._builders = builders
-        self.built: dict = {}
-        self.toggles = pn.widgets.CheckButtonGroup(options=_SECTIONS, value=[], color="light",
-                                                   sizing_mode="stretch_width", css_classes=["planner-open"],
-                                                   stylesheets=[":host .bk-btn { white-space: normal; }"])
-        self.holder = pn.Column(sizing_mode="stretch_width", css_classes=["planner-sections"])
-        self.toggles.param.watch(self._on_toggles, "value")
-
-    def open(self, key: str) -> None:
-        """Open section ``key`` (as a click on its toggle does)."""
-        if key not in self.toggles.value:
-            self.toggles.value = [*self.toggles.value, key]
-
-    def _on_toggles(self, event) -> None:
-        with pn.io.hold():
-            for key in event.new:
-                if key not in self.built:
-                    self.built[key] = self._builders[key]()
-            for key, section in self.built.items():
-                section.visible = key in event.new
-            shown = [self.built[k] for k in _SECTIONS.values() if k in self.built]
-            if self.holder.objects != shown:
-                self.holder.objects = shown
-
-    def __panel__(self):
-        return pn.Column(self.toggles, self.holder, sizing_mode="stretch_width")
-
-
 class Planner(DashboardView):
     """Live label-count calculator for every ease.ml/meter variant.
 
@@ -240,8 +175,11 @@ class Planner(DashboardView):
         self.check = self.sweep_plot = self._whatif = None
         self._controls = None
         self._error_panes: dict = {}
+        self._stale_shown = False
+        self._typed_tenants = plan.tenants
         self._build_widgets()
         self._build_outputs()
+        self._watch_boxes(self._boxes())
         self.plan.param.watch(self._on_outputs, ["result", "error", "error_parameter", "curves", "sweep_curves",
                                                  "work_error"])
         self.plan.param.watch(self._on_meter_inputs, ["epsilon", "ranges"])
@@ -298,12 +236,8 @@ class Planner(DashboardView):
         self.effort = Drawer("Labeling effort and cost", self._build_effort, "planner-effort")
         self.budget = NumberInput(p, "budget", label="Label budget (what we have)", css_classes=["budget-input"])
 
-        self.csv_download = pn.widgets.FileDownload(callback=self._csv, filename="meter-plan.csv",
-                                                    label="Download table (CSV)", color="primary",
-                                                    sizing_mode="stretch_width")
-        self.report_download = pn.widgets.FileDownload(callback=self._report_file, filename="meter-plan.html",
-                                                       label="Download report (HTML)", color="primary",
-                                                       sizing_mode="stretch_width", css_classes=["planner-report"])
+        self.share = Artefacts(self)
+        self.csv_download, self.report_download = self.share.csv, self.share.report
 
     def _build_bound_widgets(self):
         p = self.plan
@@ -332,7 +266,7 @@ class Planner(DashboardView):
         the whole document again).
         """
         self.curve_plot = LabelsPlot("T (development steps)", "Labels against T (Figs. 8–12)",
-                                     marker=self.plan.steps)
+                                     marker=self.plan.steps, name="planner-curve")
         self._on_curves()
         if self.plan.result is not None:
             self._show_on_curve(self.plan.result)
@@ -370,7 +304,7 @@ class Planner(DashboardView):
 
     def _sweep_plot(self, parameter: str) -> LabelsPlot:
         return LabelsPlot(SWEEPS[parameter], _sweep_title(parameter, self.plan.steps),
-                          log_x=parameter in ("delta", "epsilon"), height=320)
+                          log_x=parameter in ("delta", "epsilon"), height=320, name="planner-sweep")
 
     @property
     def curve_source(self):
@@ -423,6 +357,7 @@ class Planner(DashboardView):
         self.seconds = NumberInput(p, "seconds_per_label", label="Seconds per label", width=140)
         self.labelers = NumberInput(p, "labelers", label="Labelers", width=100)
         self.cost = NumberInput(p, "cost_per_hour", label="Cost per labeler-hour (optional)", placeholder="e.g. 25")
+        self._watch_boxes([self.seconds, self.labelers, self.cost])
         return [pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"), self.cost]
 
     def _build_reverts(self) -> list:
@@ -432,6 +367,7 @@ class Planner(DashboardView):
         self.reverts = ListInput(p, "reverts", label="Revert steps (fixed in advance)", placeholder="e.g. 1,2,3",
                                  name_in_messages="reverts", on_value=self._set_reverts,
                                  css_classes=["reverts-input"], message_classes=["error-reverts"])
+        self._watch_boxes([self.revert_budget, self.reverts])
         return [pn.Row(self.revert_budget, self.reverts, sizing_mode="stretch_width")]
 
     def _open_drawers(self, *_) -> None:
@@ -469,7 +405,7 @@ class Planner(DashboardView):
         """Headlines, sentence, table, the curve, then sections opened on demand, and assumptions."""
         return pn.Column(
             self.headlines,
-            pn.Row(self.csv_download, self.report_download, sizing_mode="stretch_width"),
+            self.share.row,
             self.curve_holder,
             self.sections,
             self.assumptions,
@@ -514,10 +450,18 @@ class Planner(DashboardView):
         self.bound_note.object = _BOUND_NOTES["binomial" if exact else "hoeffding"]
 
     def _set_tenant_steps(self, values):
-        with param.parameterized.batch_call_watchers(self.plan):
-            if values:
-                self.plan.tenants = len(values)
-            self.plan.tenant_steps = values
+        """Steps per tenant set the tenants; a refused list changes nothing, an empty one restores the tenants typed."""
+        p = self.plan
+        if values:
+            if sum(values) != p.steps:
+                raise InputError("tenant_steps", f"steps per tenant summing to T = {p.steps:,}", ",".join(map(str, values)))
+            if not p.tenant_steps:
+                self._typed_tenants = p.tenants  # what the person typed before the list took over
+            with param.parameterized.batch_call_watchers(p):
+                p.param.update(tenants=len(values), tenant_steps=values)
+            return
+        with param.parameterized.batch_call_watchers(p):
+            p.param.update(tenant_steps=[], tenants=self._typed_tenants if p.tenant_steps else p.tenants)
 
     def _set_reverts(self, values):
         with param.parameterized.batch_call_watchers(self.plan):
@@ -527,6 +471,27 @@ class Planner(DashboardView):
     def _set_input_error(self, group: str, message: str):
         self._input_errors[group] = message
         self._render_errors()
+        self._on_box()
+
+    def _boxes(self) -> list:
+        """Every input box built so far (drawers add theirs when opened)."""
+        names = ("signals", "delta", "steps", "budget", "tenants", "tenant_steps", "max_error_rate", "revert_budget",
+                 "reverts", "seconds", "labelers", "cost")
+        return [getattr(self, n) for n in names if hasattr(self, n)]
+
+    def _watch_boxes(self, boxes) -> None:
+        """After a box took (or refused) what was typed, the results say whether they are still valid."""
+        for box in boxes:
+            box.text.param.watch(self._on_box, "value")
+
+    def _stale(self) -> bool:
+        """The results on screen are the last valid ones: the plan or a box refused what was typed."""
+        return bool(self.plan.error or self._input_errors.get("meter") or not all(b.valid for b in self._boxes()))
+
+    def _on_box(self, *_) -> None:
+        if self._filled and self._stale() != self._stale_shown:
+            with pn.io.hold():
+                self._on_result()
 
     def _render_errors(self):
         """Each pane shows the one current message about its inputs (never an outdated second one)."""
@@ -571,10 +536,17 @@ class Planner(DashboardView):
         # a pane update costs the server far more than its bytes, so what changes together shares a pane.
         budget = self._budget_shown(r)
         p = self.plan
-        self.headlines.object = (markup.headlines(r, stale=bool(p.error), budget_from=budget)
-                                 + f'<p class="md-sentence">{esc(r.sentence())}</p>'
-                                 + markup.progress_html(r, p.curves, p.sweep_curves, p.work_error)
-                                 + markup.results_table(r) + self._share_html() + markup.range_check_html(r))
+        stale = self._stale()
+        self._stale_shown = stale
+        self.headlines.object = markup.answer(r, stale=stale, budget_from=budget, curves=p.curves,
+                                              sweep=p.sweep_curves, work_error=p.work_error,
+                                              share_query=self._session_query(),
+                                              summary=summary_text(r, plan_inputs(r, p.ranges)))
+        self.share.name_files(r)
+        if self.curve_plot is not None:
+            styles = {"opacity": "0.45"} if stale else {}
+            if self.curve_pane.styles != styles:
+                self.curve_pane.styles = styles
         self._render_whatif(budget)
         self.assumptions.object = markup.assumptions_html(self._notes(r))
         if self.curve_plot is not None:
@@ -594,7 +566,8 @@ class Planner(DashboardView):
 
     def _render_whatif(self, budget=None):
         if self._whatif is not None and self.plan.result is not None:
-            self._whatif.object = markup.budget_html(budget or self._budget_shown(self.plan.result))
+            self._whatif.object = markup.budget_html(budget or self._budget_shown(self.plan.result),
+                                                     stale=self._stale())
 
     @staticmethod
     def _notes(r) -> list:
@@ -652,7 +625,7 @@ class Planner(DashboardView):
             if self.sweep_plot.figure.title.text != title:
                 self.sweep_plot.figure.title.text = title
 
-    def _complete_result(self):
+    def complete_result(self):
         """The current result with every part computed (downloads wait for nothing on screen)."""
         result = self.plan.result
         if result.complete and all(v is not None for v in (result.max_steps or {v: 0 for v in ORDER}).values()):
@@ -660,16 +633,11 @@ class Planner(DashboardView):
         full = replace(self.plan.inputs(), budget_variants=ORDER)
         return with_items(quick_result(full), [item for unit in slow_items(full) for item in unit])
 
-    def _csv(self):
-        frame = self._complete_result().to_frame()
-        buf = io.StringIO()
-        frame.to_csv(buf)
-        buf.seek(0)
-        return buf
-
     # ------------------------------------------------------------------ the report
-    def report(self, path=None):
+    def report(self, path=None, link: str | None = None):
         """The current plan as a self-contained HTML report (curves as shown); ``path`` writes it.
+
+        ``link``: the page address holding the plan, shared inside the report (the page's button passes it).
 
         Returns the :class:`~meter_dashboard.core.report.Report` (or the path written).
         """
@@ -677,20 +645,23 @@ class Planner(DashboardView):
         check = job.rows if job is not None and any(row.result is not None for row in job.rows) else None
         from .report import plan_report
 
-        result, curves, sweep_curves = self._complete_result(), self.plan.curves, self.plan.sweep_curves
+        result, curves, sweep_curves = self.complete_result(), self.plan.curves, self.plan.sweep_curves
         if not sweep_curves or curves.get("computed", 0) < curves.get("planned", 0) or \
                 sweep_curves.get("computed", 0) < sweep_curves.get("planned", 0):
             curves = sweep_curves = None  # the report computes its own
         built = plan_report(result, curves=curves, sweep_curves=sweep_curves, ranges=self.plan.ranges, check=check,
-                            check_settings=job.settings if job is not None else None)
+                            check_settings=job.settings if job is not None else None, link=link)
         return built if path is None else built.save(path)
 
-    async def _report_file(self):
-        """The report, built in a worker thread (inlining Bokeh takes longer than the event loop may wait)."""
-        html = await in_thread(lambda: self.report().to_html())
-        return io.StringIO(html)
-
     # ------------------------------------------------------------------ URL
+    def share_link(self) -> str | None:
+        """The page's address holding this plan (served pages; None in a notebook)."""
+        href = getattr(pn.state.location, "href", "") if self._url is not None else ""
+        return f"{href.split('?')[0]}?{self.plan.query_string()}" if href else None
+
+    def _csv(self):
+        return self.share.csv_file()
+
     def _link_values(self) -> tuple[dict, str]:
         """The plan's values from the page URL (raw text through the plan's own parser) and why not, if refused."""
         query = self._url.query()
@@ -707,12 +678,14 @@ class Planner(DashboardView):
         if self._url is not None and not self.plan.error:
             self._url.write(self.plan.to_query())
 
-    def _share_html(self) -> str:
-        """The sharing note under the table, with a link replaying a trace through this meter."""
-        session_query = "&".join(part for part in self.plan.query_string().split("&")
-                                 if part.split("=")[0] not in MeterPlan.BOUND_QUERY_KEYS)
-        return (f'<div class="md-note share-link">Share this plan: the page URL holds it. '
-                f'<a href="./session?{esc(session_query)}">Replay a trace with this meter →</a></div>')
+    def _session_query(self) -> str | None:
+        """The plan (every setting, the bound included) for the link replaying a trace; None unless served.
+
+        In a notebook there is no page URL and no session page: the note and the link are left out.
+        """
+        if self._url is None:
+            return None
+        return self.plan.query_string()
 
 
 def page():

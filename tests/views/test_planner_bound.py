@@ -11,9 +11,9 @@ import asyncio
 import meter_dashboard as md
 from meter_dashboard.meter.text import confidence_shown, steps_shown
 from meter_dashboard.meter.view_check import shown_interval
-from meter_dashboard.meter.view_html import PENDING
 
 NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
+PENDING = '<span class="md-pending">computing…</span>'  # a value still computing, as the page shows it
 
 
 def test_hoeffding_shows_while_the_exact_counts_compute():
@@ -59,11 +59,29 @@ def test_check_panel_points_to_the_regular_meter_when_the_naive_count_passes():
     from meter_dashboard.meter.view_check import PlanCheckPanel
 
     panel = PlanCheckPanel(MeterPlan(epsilon=[0.02, 0.04, 0.06], delta=0.1, steps=10, exact_points=2))
-    panel.job.replicates = 64
+    panel.job.param.update(replicates=64, meter="incremental")
     panel.job.configure(panel.plan.result, panel.plan.ranges)
     panel.job.run()
     assert "plan-check-naive" in panel.table.object and "within δ" in panel.table.object
+    assert "Here the naive count (3,745 labels) also stayed within δ" in panel.table.object
     assert "choose the regular meter to see the naive count fail" in panel.table.object
+
+
+def test_the_default_check_makes_the_point_and_leads_with_it():
+    """Issue 24: the default run shows the naive count failing above δ and the planned one holding, said first."""
+    from meter_dashboard.meter.model import MeterPlan
+    from meter_dashboard.meter.view_check import PlanCheckPanel
+
+    panel = PlanCheckPanel(MeterPlan(epsilon=[0.02, 0.04, 0.06], delta=0.1, steps=10))
+    assert panel.job.meter == "regular" and panel.job.replicates == 500  # the page's defaults
+    panel.job.configure(panel.plan.result, panel.plan.ranges)
+    panel.job.run()
+    naive, planned = (next(r for r in panel.job.rows if r.key == k) for k in ("naive", "hoeffding"))
+    assert naive.verdict == "above δ" and planned.verdict == "within δ"
+    html = panel.table.object
+    lead = f"The naive count ({naive.labels:,} labels) failed in {100 * naive.result.failure_rate:.3g}% of the runs"
+    assert html.startswith('<p class="md-sentence plan-check-lead">' + lead)
+    assert f"the planned count ({planned.labels:,} labels) held at or below δ" in html
 
 
 def test_in_a_jupyter_kernel_the_exact_work_follows_the_cell():

@@ -55,9 +55,9 @@ def test_first_view_stays_within_its_model_budget():
         doc.add_root(pages.build("planner").get_root(doc))
     count = len(doc.models)
     assert count <= FIRST_VIEW_BUDGET, (count, kinds(doc).most_common(12))
-    # one plot (the curve over T) with one renderer per variant; nothing of the sections yet
+    # one plot (the curve over T): one renderer per variant and the budget line; nothing of the sections yet
     assert sum(isinstance(m, Figure) for m in doc.models) == 1
-    assert sum(isinstance(m, GlyphRenderer) for m in doc.models) == 5
+    assert sum(isinstance(m, GlyphRenderer) for m in doc.models) == 6
 
 
 def test_sections_are_built_the_first_time_they_are_opened():
@@ -105,8 +105,8 @@ def test_a_change_sends_the_changed_columns_and_markup_only(delta):
     assert set(data[0].cols) == {"single_model", "no_adaptivity", "resampling", "regular", "incremental"}  # not x
     assert source.data["x"] is x_before
     changed = {(type(e.model).__name__, e.attr) for e in events if isinstance(e, ModelChangedEvent)}
-    # the answer's pane, the budget label on the curve and the slider under the box: nothing rebuilt
-    assert {attr for _, attr in changed} <= {"text", "value", "x", "y", "location"}, changed
+    # the answer's pane, the budget label on the curve, the slider, the downloads' names: nothing rebuilt
+    assert {attr for _, attr in changed} <= {"text", "value", "x", "y", "location", "filename"}, changed
     assert not any(attr in ("objects", "children", "renderers") for _, attr in changed)
 
 
