@@ -20,8 +20,8 @@ from .text import file_stem, plan_inputs
 __all__ = ["Drawer", "OnDemand", "Artefacts", "SECTIONS"]
 
 #: The plots on the page (the curve over T, and the second plot when open) as PNG files named by the plan.
-_PNG_JS = """
-const stem = csv.filename.replace(/\\.csv$/, "");
+_PNG_JS = r"""
+const stem = csv.filename.replace(/\.csv$/, "");
 const views = [...Bokeh.index.query((v) => v.model.name === "planner-curve" || v.model.name === "planner-sweep")];
 for (const view of views) {
   view.export("png").to_blob().then((blob) => {
@@ -36,7 +36,7 @@ for (const view of views) {
 }
 """
 #: The summary for the minutes (kept in the answer pane) and the page's address, to the clipboard.
-_COPY_JS = """
+_COPY_JS = r"""
 const find = (root) => {
   const hit = root.querySelector(".planner-summary");
   if (hit) return hit;
