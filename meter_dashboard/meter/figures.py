@@ -230,16 +230,18 @@ class LabelsPlot:
             if self.budget_label.visible:
                 self.budget_label.visible = False
             return
+        below = False  # the label sits above the line, or under it when every curve is above it
         if largest_t is None:
             where, text = 1, f"budget {integer(budget)}"
         elif largest_t >= 1:
             where = largest_t if x_end is None else min(largest_t, x_end)
             text = f"budget {integer(budget)}: largest T = {steps_shown(largest_t)}"
         else:
-            where, text = 1, f"budget {integer(budget)}: not even T = 1"
+            where, text, below = 1, f"budget {integer(budget)}: not even T = 1", True
         right = bool(x_end) and where >= 0.6 * x_end
         values = {"x": where, "y": budget, "text": text, "x_offset": -4 if right else 4,
-                  "text_align": "right" if right else "left", "visible": True}
+                  "text_align": "right" if right else "left", "text_baseline": "top" if below else "bottom",
+                  "y_offset": -3 if below else 0, "visible": True}
         values = {k: v for k, v in values.items() if getattr(self.budget_label, k) != v}
         if values:
             self.budget_label.update(**values)

@@ -15,7 +15,7 @@ from ..bounds.meter import VARIANTS
 from ..core import formatting as fmt
 from .result import RECOMMENDED, VARIANT_TITLES
 
-__all__ = ["steps_shown", "confidence_shown", "epsilon_shown", "ratio_shown", "budget_status", "BudgetStatus",
+__all__ = ["steps_shown", "confidence_shown", "confidence_rounded", "epsilon_shown", "ratio_shown", "budget_status", "BudgetStatus",
            "budget_sentence", "plan_title", "plan_inputs", "file_stem", "summary_text"]
 
 #: Above this many steps the count is written in scientific notation (rounded down: it stays supported).
@@ -49,6 +49,20 @@ def epsilon_shown(value, digits: int = 4) -> str:
     if value >= 1:
         return "none"
     return fmt.number(value, digits)
+
+
+def confidence_rounded(value) -> str:
+    """A confidence in a sentence: ``0.634``; near 1 never rounded up to it: ``0.952`` (0.95219), ``0.99991``."""
+    if value is None or value <= 0:
+        return "none"
+    if value <= 0.9:
+        return fmt.number(value, 3)
+    failure = 1.0 - value
+    mantissa, exponent = f"{failure:.1e}".split("e")  # two significant digits of the failure probability...
+    shown = float(f"{mantissa}e{exponent}")
+    if shown < failure * (1 - 1e-9):  # ... rounded up, so the confidence is never overstated
+        shown = float(f"{float(mantissa) + 0.1:.1f}e{exponent}")
+    return fmt.confidence(shown)
 
 
 def ratio_shown(value) -> str:
@@ -90,7 +104,7 @@ def budget_sentence(status: BudgetStatus) -> str:
     b, t = fmt.integer(status.budget), fmt.integer(status.steps)
     if status.short:
         conf = "no confidence at the planned ε" if status.confidence is None or status.confidence <= 0 else \
-            f"confidence {confidence_shown(1.0 - status.confidence)}"
+            f"confidence {confidence_rounded(status.confidence)}"
         eps = epsilon_shown(status.epsilon, 3)
         support = (f"ε₁ ≥ {eps}, or {conf}" if eps != "none" else f"no ε₁ below 1, and {conf}")
         return f"{b} labels: {fmt.integer(status.short)} short for T = {t} — at T = {t} they support {support}"

@@ -327,7 +327,7 @@ class Planner(DashboardView):
         tenants = pn.Row(self.tenants, self.tenant_steps, sizing_mode="stretch_width")
         # an error pane appears after its anchor the first time it has something to say
         self._anchors = {"meter": self.meter_table, "tenants": tenants, "reverts": self.revert_drawer.body,
-                         "bound": self.bound_note, "other": None}
+                         "bound": self.bound_note, "other": self.preset}  # a refused link: seen first
         self._controls = pn.Column(
             self.preset,
             HTML(_HEADINGS["meter"], margin=(10, 5, 0, 5)),

@@ -142,9 +142,9 @@ class Artefacts:
         self.report = pn.widgets.FileDownload(callback=self.report_file, filename="meter-plan.html",
                                               label="Download report (HTML)", color="primary",
                                               css_classes=["planner-report"], **size)
-        self.png = pn.widgets.Button(label="Download plots (PNG)", color="light", css_classes=["planner-png"], **size)
+        self.png = pn.widgets.Button(label="Download plots (PNG)", color="default", css_classes=["planner-png"], **size)
         self.png.js_on_click(args={"csv": self.csv}, code=_PNG_JS)
-        self.copy = pn.widgets.Button(label="Copy summary", color="light", css_classes=["planner-copy"], **size)
+        self.copy = pn.widgets.Button(label="Copy summary", color="default", css_classes=["planner-copy"], **size)
         self.copy.js_on_click(code=_COPY_JS)
         self.row = pn.FlexBox(self.csv, self.report, self.png, self.copy, flex_wrap="wrap", sizing_mode="stretch_width",
                               css_classes=["planner-artefacts"])
