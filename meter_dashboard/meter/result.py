@@ -350,6 +350,7 @@ class PlanResult:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:  # notebooks
-        import html
+        from ..core.html import Markup, snippet
 
-        return self.to_frame()._repr_html_() + f"<p>{html.escape(self.sentence())}</p>"
+        return snippet("{{ table }}<p>{{ sentence }}</p>", table=Markup(self.to_frame()._repr_html_()),
+                       sentence=self.sentence())

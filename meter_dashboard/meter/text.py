@@ -139,16 +139,11 @@ def plan_inputs(r, ranges=None) -> list[tuple[str, str]]:
 def file_stem(r) -> str:
     """A file name carrying the plan's parameters: ``meter-plan_T10_delta0.01_eps0.01-0.05_m5``."""
     eps = f"{r.epsilon[0]:g}" if len(set(r.epsilon)) == 1 else f"{r.epsilon[0]:g}-{r.epsilon[-1]:g}"
-    stem = f"meter-plan_T{r.steps}_delta{r.delta:g}_eps{eps}_m{r.signals}"
-    if len(r.tenant_steps) > 1:
-        stem += f"_tenants{len(r.tenant_steps)}"
-    if r.reverts:
-        stem += f"_reverts{len(r.reverts)}"
-    if r.bound != "hoeffding":
-        stem += f"_{r.bound}" + (f"-a{r.max_error_rate:g}" if r.max_error_rate is not None else "")
-    if r.budget is not None:
-        stem += f"_budget{r.budget}"
-    return stem
+    rate = f"-a{r.max_error_rate:g}" if r.max_error_rate is not None else ""
+    optional = {f"tenants{len(r.tenant_steps)}": len(r.tenant_steps) > 1, f"reverts{len(r.reverts)}": bool(r.reverts),
+                f"{r.bound}{rate}": r.bound != "hoeffding", f"budget{r.budget}": r.budget is not None}
+    parts = ["meter-plan", f"T{r.steps}", f"delta{r.delta:g}", f"eps{eps}", f"m{r.signals}"]
+    return "_".join(parts + [part for part, shown in optional.items() if shown])
 
 
 def plan_title(r) -> str:

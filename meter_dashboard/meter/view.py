@@ -31,6 +31,7 @@ import pandas as pd
 import panel as pn
 import param
 
+from ..core.html import render
 from ..core.validation import InputError, check_int
 from ..ui.base import DashboardView
 from ..ui.inputs import ListInput, NumberInput
@@ -62,19 +63,10 @@ _PRESET_PLACEHOLDER = "Choose a paper setting…"
 _BOUND_BUTTONS = {"Hoeffding (paper)": "hoeffding", "Exact binomial": "binomial"}
 _SWEEP_BUTTONS = {"δ": "delta", "ε₁": "epsilon", "m": "signals", "tenants": "tenants"}
 _URL_KEYS = set(MeterPlan.QUERY_KEYS) | set(MeterPlan.BOUND_QUERY_KEYS)
-#: Text identical for every session (built once per process).
-_HEADINGS = {
-    "meter": "<b>Meter</b> — ranges of empirical overfitting and the ε each signal guarantees",
-    "bound": "<b>Per-model bound</b> — Hoeffding's (the paper's) or exact binomial tails (0/1 losses)",
-}
+#: Text identical for every session (rendered once per process).
+_TEXT = {part: render("meter/templates/sidebar.html", part=part)
+         for part in ("meter", "bound", "binomial", "hoeffding", "against")}
 _EFFORT = ("seconds_per_label", "labelers", "cost_per_hour")
-_BOUND_NOTES = {
-    "binomial": ('<div class="md-note">Exact binomial tails need accuracy-like 0/1 losses. The error-rate range '
-                 "a must hold for <b>every</b> model the developer might submit, bad ones included (accuracy ≥ "
-                 "1 − a); leave it empty when unsure.</div>"),
-    "hoeffding": ('<div class="md-note">The paper\'s bound (every published number). Choose exact binomial for '
-                  "fewer labels with the same guarantee (0/1 losses).</div>"),
-}
 _CURVE_NOTE = ("Resampling and single_model use ε₁; curves over T split tenants evenly and count a revert once T "
                "reaches its step.")
 
@@ -284,7 +276,7 @@ class Planner(DashboardView):
         self.sweep = pn.widgets.RadioButtonGroup.from_param(self.plan.param.sweep_parameter, options=_SWEEP_BUTTONS,
                                                             color="light", css_classes=["sweep-select"])
         self._ensure_sweep_plot()
-        return pn.Column(pn.Row(HTML("<b>Second plot against</b>", margin=(12, 5)), self.sweep), self.sweep_pane,
+        return pn.Column(pn.Row(HTML(_TEXT["against"], margin=(12, 5)), self.sweep), self.sweep_pane,
                          sizing_mode="stretch_width", css_classes=["planner-sweep-section"])
 
     def _ensure_sweep_plot(self):
@@ -330,7 +322,7 @@ class Planner(DashboardView):
                          "bound": self.bound_note, "other": self.preset}  # a refused link: seen first
         self._controls = pn.Column(
             self.preset,
-            HTML(_HEADINGS["meter"], margin=(10, 5, 0, 5)),
+            HTML(_TEXT["meter"], margin=(10, 5, 0, 5)),
             self.signals,
             self.meter_table,
             self.delta,
@@ -339,7 +331,7 @@ class Planner(DashboardView):
             tenants,
             self.revert_drawer.toggle,
             self.revert_drawer.body,
-            HTML(_HEADINGS["bound"], margin=(10, 5, 0, 5)),
+            HTML(_TEXT["bound"], margin=(10, 5, 0, 5)),
             self.bound,
             self.max_error_rate,
             self.bound_note,
@@ -447,7 +439,7 @@ class Planner(DashboardView):
     def _on_bound_inputs(self, *_):
         exact = self.plan.bound == "binomial"
         self.max_error_rate.text.disabled = not exact
-        self.bound_note.object = _BOUND_NOTES["binomial" if exact else "hoeffding"]
+        self.bound_note.object = _TEXT["binomial" if exact else "hoeffding"]
 
     def _set_tenant_steps(self, values):
         """Steps per tenant set the tenants; a refused list changes nothing, an empty one restores the tenants typed."""
