@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+from concurrent.futures import ThreadPoolExecutor
 
 import panel as pn
 import param
@@ -32,6 +33,8 @@ from .style import HTML, SIGNAL_COLORS, esc, headline_html
 __all__ = ["TestSets", "TestSetCard", "page"]
 
 _HISTORY_ROWS = 12
+#: The first read of the store starts while the page is being built (shown once the browser is connected).
+_READER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="md-testsets-page")
 
 
 def _swatch(k, m: int) -> str:
@@ -188,23 +191,34 @@ class TestSets(DashboardView):
         self.reading = HTML('<div class="md-note">Reading the store…</div>', sizing_mode="stretch_width")
         self._build_admin()
         self.model.param.watch(self._render, "revision")
+        self._live = live
         served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
-        if served:  # the first read too runs off the event loop, once the page has loaded
-            pn.state.onload(self._poll)
+        if served:  # every read runs off the event loop; the page changes only once the browser is connected
+            self._first_read = _READER.submit(self.model.check)  # started now, shown on load
+            pn.state.onload(self._start)
         else:
             self.model.refresh()
             self._read_once = True
         self._render()
-        if live and served:
-            self._callback = pn.state.add_periodic_callback(self._poll, period=self.poll_ms)
 
     # -- live updates
-    async def _poll(self):
+    async def _start(self):
+        """The session is connected: read the store now, then every ``poll_ms``.
+
+        Nothing changes the page before this: a change made between the browser's first pull
+        of the page and its "ready" signal was lost (the page stayed on "Reading the store…"
+        for good, issue 23), and a periodic callback started with the page fires before
+        the browser has connected on a cold server."""
+        if self._live:
+            self._callback = pn.state.add_periodic_callback(self._poll, period=self.poll_ms)
+        await self._poll(first=self._first_read)
+
+    async def _poll(self, first=None):
         if self._polling:
             return
         self._polling = True
         try:
-            update = await asyncio.to_thread(self.model.check)
+            update = await (asyncio.wrap_future(first) if first is not None else asyncio.to_thread(self.model.check))
         finally:
             self._polling = False
         if update is not None:

@@ -28,6 +28,32 @@ def served(tmp_path_factory):
     store.dispose()
 
 
+def test_fresh_loads_show_the_sets(browser, tmp_path):
+    """Issue 23: 2 of 8 fresh loads stayed on "Reading the store…" for good.  A change made before the
+    browser had connected (a periodic read on a cold server) was lost; each of 8 fresh loads of a freshly
+    started server must now show the sets (generous wait: no timing is asserted)."""
+    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    store, data = Store(url), Data(n=2000)
+    for name in ("emo", "gate"):
+        S.create(store, name, data.labels_csv(), G.meter_settings(epsilon=[0.05, 0.1], delta=0.1, steps=4),
+                 allow_smaller=True)
+    server = Server(url, tmp_path / "logs", pages="testsets")
+    seen = []
+    try:
+        for _ in range(8):
+            context = browser.new_context(viewport={"width": 1200, "height": 900})
+            page = context.new_page()
+            start = time.monotonic()
+            page.goto(server.base + "/testsets", wait_until="domcontentloaded")
+            expect(page.locator(".testset-card")).to_have_count(2, timeout=20_000)
+            seen.append(round(time.monotonic() - start, 2))
+            context.close()
+    finally:
+        server.stop()
+        store.dispose()
+    print(f"seconds from navigation to both cards, 8 fresh loads: {seen}")
+
+
 def card(page, name):
     return page.locator(".testset-card", has=page.locator(f'[data-name="{name}"]')).first
 
