@@ -7,7 +7,7 @@ the new-test-set alarm.  The layers:
 
 - :mod:`.store` - the one store module (SQLAlchemy 2 Core; SQLite by default, PostgreSQL
   for teams), transactions and row locks;
-- :mod:`.security` - tokens (random, shown once, stored as salted scrypt hashes);
+- :mod:`.security` - tokens (random, shown once, stored as SHA-256 digests);
 - :mod:`.files` - ``id,label`` and ``id,prediction`` files and matching by id;
 - :mod:`.signals` - the answers, computed with the models' own public code;
 - :mod:`.service` - create / token / submit / status / revert / retire / export / list;

@@ -141,7 +141,9 @@ def authenticate(store: Store, name: str, token) -> Caller:
     """The :class:`Caller` a token stands for on test set ``name``; :class:`Unauthorized` otherwise.
 
     Every failure (no token, a malformed one, an unknown key, a wrong secret, a token of
-    another test set, a revoked token) gets the same message and costs the same hash.
+    another test set, a revoked token) gets the same message and costs the same digest.
+    A token whose stored hash is of the former scheme (scrypt) has it rewritten as
+    SHA-256 once it is verified (the store migrates in place, token by token).
     """
     parts = security.split_token(token)
     row = None
@@ -151,6 +153,9 @@ def authenticate(store: Store, name: str, token) -> Caller:
     ok = security.verify_secret(parts[1] if parts else None, row["hash"] if row is not None else None)
     if not ok or row is None or row["revoked"] or row["testset_name"] != name:
         raise Unauthorized(f"a valid token for test set {name!r} is needed (Authorization: Bearer TOKEN)")
+    if security.needs_rehash(row["hash"]):
+        with store.write() as conn:
+            store.replace_token_hash(conn, parts[0], row["hash"], security.hash_secret(parts[1]))
     return Caller(row["role"], row["tenant"])
 
 

@@ -7,7 +7,7 @@ what to write; views never come here directly):
 - ``testsets``: one row per test set (its plan as JSON, size, status, steps used and a
   ``version`` bumped by every change, which pages poll to refresh);
 - ``labels``: the hidden labels (ids and class codes, compressed), written once;
-- ``tokens``: salted hashes of the admin and tenant tokens (never the tokens);
+- ``tokens``: digests of the admin and tenant tokens (never the tokens; see :mod:`.security`);
 - ``submissions``: the history, one row per step, ``UNIQUE (testset_id, step)``;
 - ``active_predictions``: ease.ml/ci only, the last accepted model's predictions.
 
@@ -111,7 +111,7 @@ tokens = Table(
     Column("key_id", String(32), nullable=False, unique=True),  # the public half of a token
     Column("role", String(8), nullable=False),  # 'admin' or 'tenant'
     Column("tenant", String(64), nullable=True),
-    Column("hash", String(200), nullable=False),  # scrypt$N$r$p$salt$digest
+    Column("hash", String(200), nullable=False),  # sha256$digest (stores written before: scrypt$N$r$p$salt$digest)
     Column("created_at", Float, nullable=False),
     Column("revoked", Boolean, nullable=False, default=False),
 )
@@ -363,6 +363,12 @@ class Store:
                  .join(testsets, testsets.c.id == tokens.c.testset_id)
                  .where(tokens.c.key_id == key_id))
         return conn.execute(query).mappings().first()
+
+    @staticmethod
+    def replace_token_hash(conn, key_id: str, old: str, new: str) -> bool:
+        """Rewrite a token's stored hash from ``old`` to ``new`` (no change if another process did it first)."""
+        result = conn.execute(update(tokens).where(tokens.c.key_id == key_id, tokens.c.hash == old).values(hash=new))
+        return result.rowcount == 1
 
     @staticmethod
     def tenants(conn, testset_id: int) -> list:

@@ -7,6 +7,7 @@ answer against exact fractions computed here from the labels.
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -190,14 +191,22 @@ def test_tokens_roles_and_refusals(store, data):
         S.create(store, "tok", data.labels_csv(), meter())
     with pytest.raises(InputError, match="NAME must be 1-64 letters"):
         S.create(store, "bad name/..", data.labels_csv(), meter())
-    # the store keeps salted hashes only
+    # the store keeps SHA-256 digests of the secrets only (a 256-bit random secret needs no salt or stretching)
     with store.read() as conn:
         from sqlalchemy import select
 
         from meter_dashboard.testsets.store import tokens
 
         stored = [r.hash for r in conn.execute(select(tokens))]
-    assert all(h.startswith("scrypt$16384$8$1$") for h in stored)
+    import base64
+    import hashlib
+
+    def digest(token):  # computed here independently of security.py: sha256 of the secret, url-safe base64
+        raw = hashlib.sha256(token.split("_", 2)[-1].encode()).digest()
+        return "sha256$" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    assert {digest(created["admin_token"]), digest(tenant), digest(other_admin)} <= set(stored)
+    assert len(stored) == 4 and all(re.fullmatch(r"sha256\$[A-Za-z0-9_-]{43}", h) for h in stored)
     # token = PREFIX_KEYID_SECRET, and the url-safe secret may itself contain "_": split twice only
     secrets_shown = [created["admin_token"].split("_", 2)[-1], tenant.split("_", 2)[-1]]
     assert all(len(s) >= 40 for s in secrets_shown)
