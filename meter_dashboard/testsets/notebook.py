@@ -82,13 +82,13 @@ class Connection:
     __getitem__ = testset
 
     def list(self) -> list:
-        """Every test set: name, mode, status, labels, steps used of T."""
+        """Every test set: name, mode, status, steps used of T and left (and, in a store, labels and dates)."""
         return self.client.list() if self.client is not None else service.list_testsets(self.store)
 
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><td>{html.escape(t['name'])}</td><td>{t['mode']}</td><td>{t['status']}</td>"
-                       f"<td style='text-align:right'>{t['labels']:,}</td><td>{t['steps_used']}/{t['steps']}</td></tr>"
-                       for t in self.list())
+                       f"<td style='text-align:right'>{'' if t.get('labels') is None else format(t['labels'], ',')}"
+                       f"</td><td>{t['steps_used']}/{t['steps']}</td></tr>" for t in self.list())
         return (f"<b>{html.escape(repr(self))}</b><table><tr><th>name</th><th>mode</th><th>status</th>"
                 f"<th>labels</th><th>steps</th></tr>{rows}</table>")
 

@@ -233,6 +233,21 @@ class Store:
         database = self.url.database or ""
         return database in ("", ":memory:") or Path(database).expanduser().is_file()
 
+    def reachable(self) -> bool:
+        """Whether the store answers (``SELECT 1``); a SQLite store not created yet is reachable when
+        its file can be created (this never creates it)."""
+        if not self.exists():
+            parent = Path(self.url.database).expanduser().resolve().parent
+            while not parent.exists() and parent != parent.parent:
+                parent = parent.parent
+            return os.access(parent, os.W_OK | os.X_OK)
+        try:
+            with self.read() as conn:
+                conn.exec_driver_sql("SELECT 1")
+        except StoreError:
+            return False
+        return True
+
     # -- engine
     @property
     def engine(self):
@@ -252,7 +267,7 @@ class Store:
                 Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
                 kwargs.update(connect_args={"timeout": 60, "check_same_thread": False})
         else:
-            kwargs.update(pool_pre_ping=True)
+            kwargs.update(pool_pre_ping=True, connect_args={"connect_timeout": 10})
         try:
             engine = create_engine(self.url, **kwargs)
         except (SQLAlchemyError, ImportError) as exc:
@@ -315,8 +330,8 @@ class Store:
 
     @staticmethod
     def versions(conn) -> dict:
-        """``{name: version}`` of every test set: cheap, for pages that poll for changes."""
-        rows = conn.execute(select(testsets.c.name, testsets.c.version))
+        """``{name: version}`` of every test set, in the order they were created: cheap, for pages that poll."""
+        rows = conn.execute(select(testsets.c.name, testsets.c.version).order_by(testsets.c.created_at, testsets.c.id))
         return {name: int(version) for name, version in rows}
 
     @staticmethod
@@ -388,6 +403,14 @@ class Store:
     def history(conn, testset_id: int) -> list:
         query = select(submissions).where(submissions.c.testset_id == testset_id).order_by(submissions.c.step)
         return list(conn.execute(query).mappings())
+
+    @staticmethod
+    def submission_times(conn, testset_id: int, tenant: str, since: float) -> list:
+        """When ``tenant`` submitted to the test set since ``since`` (oldest first)."""
+        query = (select(submissions.c.created_at)
+                 .where(submissions.c.testset_id == testset_id, submissions.c.tenant == tenant,
+                        submissions.c.created_at >= since).order_by(submissions.c.created_at))
+        return [float(t) for (t,) in conn.execute(query)]
 
     @staticmethod
     def mark_reverted(conn, testset_id: int, step: int) -> None:
