@@ -17,6 +17,11 @@ database's write lock at the start of the transaction (reads use a plain deferre
 ``BEGIN``); PostgreSQL: ``SELECT ... FOR UPDATE`` locks the row.  A process killed in
 the middle of a transaction leaves nothing behind (the database rolls it back).
 
+Files: a SQLite store is created mode 0600 (owner only) in a directory created mode 0700,
+before the database opens it (SQLite gives its -wal and -shm files the same mode); a store
+whose file or directory other local users can read gets a warning (:func:`exposure`), once
+per process.
+
 URLs: ``sqlite:///PATH`` (the default, :func:`default_url`), or
 ``postgresql+psycopg://user:pass@host/db`` (the ``postgres`` extra); ``postgresql://``
 and ``postgres://`` select psycopg 3 too.  Parameters are hidden from SQLAlchemy's
@@ -26,7 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
+import stat
 import threading
 import time
 from pathlib import Path
@@ -70,6 +77,7 @@ __all__ = [
     "submissions",
     "active_predictions",
     "ENV_VAR",
+    "exposure",
 ]
 
 #: The environment variable that names the store when ``--store`` is not given.
@@ -159,6 +167,9 @@ def configure(url: str | None = None) -> str:
     if url is not None:
         _normalize_url(url)  # refuse a bad URL now, not at the first request
         _CONFIGURED[:] = [str(url)]
+    parsed = _normalize_url(default_url())
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        _warn_exposure(Path(parsed.database).expanduser())  # at start-up, not at the first request
     return default_url()
 
 
@@ -264,7 +275,7 @@ class Store:
             if database in ("", ":memory:"):
                 kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
             else:
-                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                _create_private(Path(database).expanduser())
                 kwargs.update(connect_args={"timeout": 60, "check_same_thread": False})
         else:
             kwargs.update(pool_pre_ping=True, connect_args={"connect_timeout": 10})
@@ -463,6 +474,60 @@ def _reason(exc: BaseException) -> str:
         text = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
         return f"{type(orig).__name__}: {text[:200]}"
     return type(exc).__name__ + (f": {str(exc).splitlines()[0][:200]}" if str(exc).strip() else "")
+
+
+_log = logging.getLogger("meter_dashboard.testsets.store")
+_WARNED: set = set()
+
+
+def _create_private(path: Path) -> None:
+    """Create the store's directory (0700) and an empty store file (0600) unless they exist, then warn
+    once if other local users can read them.  Created so, not changed afterwards: no moment exists
+    when the file is readable by others (an empty file is an empty SQLite database)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        pass
+    _warn_exposure(path)
+
+
+def _warn_exposure(path: Path) -> None:
+    for line in exposure(path):
+        if (str(path), line) not in _WARNED:
+            _WARNED.add((str(path), line))
+            _log.warning("meter-dashboard: warning: %s", line)
+
+
+def _others_can_reach(directory: Path) -> bool:
+    """Whether users other than the owner (and group) can pass through every directory down to this one."""
+    for part in [directory, *directory.parents]:
+        try:
+            if not os.stat(part).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def exposure(path) -> list:
+    """Why other local users could read a SQLite store at ``path`` (one line each; empty when they cannot):
+    its directory lists for everyone, or its file is readable by group or others."""
+    path = Path(path).expanduser().resolve()
+    directory = path.parent
+    if not _others_can_reach(directory):
+        return []
+    lines = []
+    mode = stat.S_IMODE(os.stat(directory).st_mode)
+    if mode & stat.S_IROTH:
+        lines.append(f"the store {path} is in a directory every local user can list ({directory}, mode {mode:04o}); "
+                     f"keep stores in a private directory (chmod 700 {directory})")
+    if path.exists():
+        file_mode = stat.S_IMODE(os.stat(path).st_mode)
+        if file_mode & 0o077:
+            lines.append(f"the store {path} can be read by other local users (mode {file_mode:04o}): its labels are "
+                         f"secret; chmod 600 {path}")
+    return lines
 
 
 _STORES: dict = {}
