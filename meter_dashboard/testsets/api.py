@@ -237,9 +237,7 @@ class SubmissionHandler(_Handler):
     max_body = MAX_BODY_BYTES
 
     async def _make_reader(self) -> BodyReader:
-        service.submitter(self.caller)  # the admin token does not submit: 403 before the body
-        await self._call(service.check_rate, self.store, self.path_args[0], self.caller)
-        self.labels = await self._call(service.submission_limits, self.store, self.path_args[0])
+        self.labels = await self._call(service.check_submission, self.store, self.path_args[0], self.caller)
         if self._content_type() == "text/csv":
             rule = f"the test set's {self.labels:,} labels and a header; blank lines count"
             return BodyReader(self.max_body, max_lines=self.labels + 1, what="the submission", lines_rule=rule)

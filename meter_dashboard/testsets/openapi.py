@@ -246,6 +246,8 @@ def _paths() -> dict:
 def document() -> dict:
     """The OpenAPI 3.1 document of the guarded-test-set API (a new dict each call)."""
     schemas = {**_settings_schemas(), **_status_schemas(), **_answer_schemas(), **_cli_schemas()}
+    paths = _paths()
+    paths["/api/health"]["get"]["responses"]["503"] = _json("Health", "Not ready: the store does not answer.")
     return {
         "openapi": "3.1.0",
         "info": {"title": "meter-dashboard guarded test sets", "version": version(),
@@ -255,7 +257,7 @@ def document() -> dict:
                                 "same schemas (x-cli-schemas: verb -> schema)."},
         "x-limits": dict(LIMITS),
         "x-cli-schemas": dict(CLI_SCHEMAS),
-        "paths": _paths(),
+        "paths": paths,
         "components": {
             "schemas": schemas,
             "securitySchemes": {"token": {"type": "http", "scheme": "bearer",

@@ -48,7 +48,7 @@ from .store import Store
 
 __all__ = [
     "Caller", "OWNER", "PUBLIC", "VIEWER", "ServiceError", "Refused", "RateLimited", "Unauthorized", "Forbidden",
-    "NotFound", "submission_limits", "submitter", "check_rate",
+    "NotFound", "submitter", "check_submission",
     "authenticate", "create", "issue_token", "submit", "status", "revert", "retire", "export", "release_labels",
     "list_testsets", "versions", "check_name", "check_tenant",
 ]
@@ -392,15 +392,19 @@ def _retirement(now: bool, reason: str) -> dict:
     return {"status": "retired", "retired_at": time.time(), "retired_reason": reason} if now else {}
 
 
-def check_rate(store: Store, name: str, caller: Caller) -> None:
-    """:class:`RateLimited` when a tenant is over the test set's submissions per hour (checked again,
-    authoritatively, inside the submission's transaction): the server asks before reading a body."""
-    if caller.role != "tenant":
-        return
+def check_submission(store: Store, name: str, caller: Caller) -> int:
+    """Whether ``caller`` may submit to ``name`` now, before anything is read: :class:`Forbidden` (the
+    admin token), :class:`Refused` (retired), :class:`RateLimited` (a tenant over the test set's
+    submissions per hour).  All are checked again, authoritatively, inside the submission's
+    transaction.  Returns the test set's number of labels (a submission holds at most that many)."""
+    submitter(caller)
     name = check_name(name)
     with store.read() as conn:
         row = _row_or_404(store.get_testset(conn, name), name)
+        if row["status"] != "active":
+            raise Refused(_retired_message(row))
         _check_rate(store, conn, row, _settings(row), caller.tenant, caller)
+    return int(row["size"])
 
 
 def _check_rate(store, conn, row, settings: dict, tenant: str, caller: Caller) -> None:
@@ -416,11 +420,6 @@ def _check_rate(store, conn, row, settings: dict, tenant: str, caller: Caller) -
                           f"allows; the next one is accepted in {wait} s", wait)
 
 
-def submission_limits(store: Store, name: str) -> int:
-    """The test set's number of labels: a submission holds at most that many predictions."""
-    name = check_name(name)
-    with store.read() as conn:
-        return int(_row_or_404(store.get_testset(conn, name), name)["size"])
 
 
 def _meter_answer(name, settings, result, tenant, *, retired: bool) -> dict:
