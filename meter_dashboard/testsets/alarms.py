@@ -31,7 +31,8 @@ def _entry(kind: str, level: str, step, message: str) -> dict:
 
 def visible_alarms(result, tenant: str | None, index: int, active: bool) -> list:
     """Alarms and notes up to position ``index`` a caller may see (a tenant: its own steps and
-    the session-wide ones); while active, a planned revert still due at ``index`` is not yet late."""
+    the session-wide ones, without other tenants' names or steps); while active, a planned
+    revert still due at ``index`` is not yet late."""
     out = []
     for a in result.alarms_until(index):
         if active and a.kind == "revert_not_taken" and a.index == index:
@@ -39,8 +40,23 @@ def visible_alarms(result, tenant: str | None, index: int, active: bool) -> list
         if tenant is not None and a.index is not None and a.kind != "budget_used_up" \
                 and result.trace.tenants[a.index] != tenant:
             continue
-        out.append(_entry(a.kind, a.level, a.step, a.message))
+        message = a.message if tenant is None else _for_one_tenant(result, a, tenant)
+        if message is not None:
+            out.append(_entry(a.kind, a.level, a.step, message))
     return out
+
+
+def _for_one_tenant(result, alarm, tenant: str) -> str | None:
+    """A session-wide entry as one tenant may read it: other tenants' names and steps left out (None: drop it)."""
+    if alarm.index is not None:
+        return alarm.message
+    if alarm.kind == "shared_budget":  # it names every tenant
+        head = alarm.message.split("; that also covers", 1)[0]
+        return f"{head}, which every tenant of this test set shares, as long as they do not communicate."
+    if alarm.kind == "unplanned_reverts":  # it lists reverted steps, maybe another tenant's
+        own = {int(s) for s, t in zip(list(result.trace.steps), list(result.trace.tenants)) if t == tenant}
+        return alarm.message if set(alarm.details.get("steps", [])) <= own else None
+    return alarm.message
 
 
 def shown_signal(settings: dict, row) -> int:

@@ -123,3 +123,26 @@ def test_owner_sees_what_the_admin_sees_and_lists_more(world, capsys):
     listed = cli_json(capsys, "list", "--store", world["url"])
     assert set(listed) == {"testsets"} and [set(t) for t in listed["testsets"]] == [OWNER_LIST] * 2
     assert [set(t) for t in S.list_testsets(world["store"])] == [OWNER_LIST] * 2
+
+
+def test_no_tenant_reads_another_tenants_name_or_steps(tmp_path):
+    """An unsplit test set (one chain of T shared by every tenant): the replay's session-wide note names
+    every tenant; a tenant's answers, status and page carry the note without the other's name."""
+    store, data = Store(f"sqlite:///{tmp_path / 's.sqlite'}"), Data(n=3000)
+    settings = G.meter_settings(epsilon=[0.05, 0.1], delta=0.1, steps=6)
+    S.create(store, "one", data.labels_csv(), settings, allow_smaller=True)
+    tokens = {t: S.issue_token(store, "one", t)["token"] for t in ("zed-the-other", "ann")}
+    callers = {t: S.authenticate(store, "one", tokens[t]) for t in tokens}
+    S.submit(store, "one", data.mapping(data.predictions(300)), 0.93, callers["zed-the-other"])
+    answer = S.submit(store, "one", data.mapping(data.predictions(200)), 0.93, callers["ann"])
+    status = S.status(store, "one", callers["ann"])
+    model = TestSetsModel(store_url=str(store.url))
+    assert model.use_token("one", tokens["ann"])["ok"]
+    model.refresh()
+    for view in (answer, status, model.testsets["one"]):
+        text = json.dumps(view)
+        assert "zed-the-other" not in text
+        assert "which every tenant of this test set shares" in text  # the note, without the names
+    admin = json.dumps(S.status(store, "one", S.OWNER))
+    assert "zed-the-other" in admin and "these 2 tenants (zed-the-other, ann)" in admin  # the admin's note names them
+    store.dispose()
