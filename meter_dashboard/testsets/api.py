@@ -143,6 +143,13 @@ class _Handler(tornado.web.RequestHandler):
         except TooLarge as exc:  # answered now, and the connection closes: the rest is never read
             self._fail(413, str(exc))
 
+    def on_connection_close(self):
+        """A client that stopped sending after an early answer (curl with ``Expect: 100-continue``): the
+        request is over; log it like any other."""
+        super().on_connection_close()
+        if self.answered and not self._finished:
+            self.application.log_request(self)
+
     def check_xsrf_cookie(self):  # token-authenticated JSON API, no cookies
         return None
 

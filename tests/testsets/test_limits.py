@@ -87,6 +87,25 @@ def test_valid_rows_then_blank_lines_are_refused_at_the_row_limit(world, fresh, 
           f"{answer.sent / MIB:.1f} MiB sent in {answer.seconds:.2f} s, peak memory growth {growth / MIB:.1f} MiB")
 
 
+def test_four_blank_line_attacks_at_once(world, fresh):
+    """The issue's "four at once exceed the machine": four 16 MiB bodies together, each refused at the limit."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    server, raw, memory = fresh
+    before = steps_used(world)
+    bodies = [list(blank_lines_body(world["data"].csv(world["data"].predictions(60 + k)), 16 * MIB)) for k in range(4)]
+    size = sum(len(c) for body in bodies for c in body)
+    memory.reset()
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda body: raw.request(
+            "POST", "/api/testsets/small/submissions?val_accuracy=0.9", auth(world, csv=True), body,
+            length=sum(map(len, body))), bodies))
+    growth = memory.growth()
+    assert [a.status for a in answers] == [413] * 4 and growth <= 2 * size and steps_used(world) == before
+    print(f"4 blank-line bodies at once ({size / MIB:.0f} MiB in all): all refused within "
+          f"{max(a.seconds for a in answers):.2f} s, peak memory growth {growth / MIB:.1f} MiB")
+
+
 def test_bodies_without_a_token_are_refused_from_the_headers(world, fresh):
     """Six 15 MiB bodies with no token: each 401 arrives before its body was sent; nothing is kept."""
     server, raw, memory = fresh
