@@ -91,10 +91,13 @@ class BodyReader:
 
 # ============================================================================ JSON
 def json_depth(data, limit: int) -> int:
-    """How deep ``data`` (JSON bytes) nests objects and arrays, counted up to ``limit + 1``.
+    """How deep ``data`` (JSON bytes) nests objects and arrays, as far as ``limit`` needs: the result is
+    above ``limit`` exactly when the nesting is deeper.
 
-    Brackets inside strings do not count.  Cheap for the usual body (a handful of brackets
-    in all: they bound the depth); otherwise the strings are cut out and the brackets counted.
+    Brackets inside strings do not count.  Cheap for the usual body (at most ``limit``
+    opening brackets in all: their count bounds the depth and is returned); otherwise the
+    strings are cut out and the brackets counted (the depth itself, or the depth of the
+    first megabyte that passes ``limit``).
     """
     if data.count(b"{") + data.count(b"[") <= limit:
         return data.count(b"{") + data.count(b"[")
@@ -112,11 +115,12 @@ def json_depth(data, limit: int) -> int:
     return deepest
 
 
-def _members(data) -> int:
-    """Object members in JSON bytes (colons outside strings)."""
+def _members(data, limit: int) -> int:
+    """Object members in JSON bytes (colons outside strings), counted exactly only when all colons are more
+    than ``limit`` (colons inside ids are rare)."""
     count = data.count(b":")
-    if count == 0:
-        return 0
+    if count <= limit:
+        return count
     return _STRING.sub(b'""', data).count(b":")
 
 
@@ -129,7 +133,7 @@ def parse_json(data, *, what: str = "body", max_depth: int = MAX_JSON_DEPTH, max
     """
     if json_depth(data, max_depth) > max_depth:
         raise InputError(what, f"JSON nested at most {max_depth} deep", raw("deeper nesting"))
-    if max_members is not None and _members(data) > max_members:
+    if max_members is not None and _members(data, max_members) > max_members:
         raise TooLarge(f"{what} must hold at most {max_members:,} JSON members ({members_rule}); got more")
     try:
         text = data.decode("utf-8")
