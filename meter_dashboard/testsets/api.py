@@ -43,14 +43,13 @@ from . import service
 from .access import PUBLIC
 from .openapi import document, version
 from .store import StoreError, open_store
-from .submission import MAX_SMALL_BODY_BYTES, MAX_SUBMISSION_BYTES, BodyReader, TooLarge, parse_json, read_submission
+from .submission import (MAX_PATH_CHARS, MAX_SMALL_BODY_BYTES, MAX_SUBMISSION_BYTES, BodyReader, TooLarge, parse_json,
+                         read_submission)
 
 __all__ = ["patterns", "MAX_BODY_BYTES", "MAX_SMALL_BODY_BYTES", "MAX_PATH_CHARS", "NAME_PATTERN"]
 
 #: The largest submission body (checked as it arrives).
 MAX_BODY_BYTES = MAX_SUBMISSION_BYTES
-#: Longer URL paths are answered 414 (the API's own are under 120 characters).
-MAX_PATH_CHARS = 2048
 #: A test set's name in a URL.
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 #: Tornado's own cap on a streamed body, lifted: the handlers count bytes themselves and answer 413.

@@ -9,7 +9,8 @@ real answer of a running server (and of the CLI) against it (tests/testsets/test
 from __future__ import annotations
 
 from .access import ADMIN_STATUS_FIELDS, ALARM_FIELDS, HISTORY_FIELDS, LIST_FIELDS, PUBLIC_FIELDS, STATUS_FIELDS
-from .submission import MAX_JSON_DEPTH, MAX_SMALL_BODY_BYTES, MAX_SUBMISSION_BYTES
+from ..serving import MAX_HEADER_BYTES
+from .submission import MAX_JSON_DEPTH, MAX_PATH_CHARS, MAX_SMALL_BODY_BYTES, MAX_SUBMISSION_BYTES
 
 __all__ = ["document", "version", "LIMITS", "CLI_SCHEMAS", "schema_ref"]
 
@@ -19,8 +20,8 @@ LIMITS = {
     "max_body_bytes": MAX_SMALL_BODY_BYTES,
     "max_submission_lines": "the test set's labels + 1 (a header); blank lines count",
     "max_json_depth": MAX_JSON_DEPTH,
-    "max_path_chars": 2048,
-    "max_header_bytes": 256 * 1024,
+    "max_path_chars": MAX_PATH_CHARS,
+    "max_header_bytes": MAX_HEADER_BYTES,
 }
 
 #: ``meter-dashboard testset VERB --format json`` prints one object of this schema.

@@ -28,7 +28,7 @@ from .._files import human_bytes
 from .._validation import InputError, raw
 from . import files
 
-__all__ = ["MAX_SUBMISSION_BYTES", "MAX_SMALL_BODY_BYTES", "MAX_JSON_DEPTH", "TooLarge", "BodyReader",
+__all__ = ["MAX_SUBMISSION_BYTES", "MAX_SMALL_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_PATH_CHARS", "TooLarge", "BodyReader",
            "parse_json", "read_submission", "json_depth"]
 
 #: The largest submission body (the CSV or JSON of the predictions).
@@ -37,6 +37,8 @@ MAX_SUBMISSION_BYTES = files.MAX_FILE_BYTES
 MAX_SMALL_BODY_BYTES = 64 * 1024
 #: JSON deeper than this is refused before it is parsed (a submission is 2 deep).
 MAX_JSON_DEPTH = 8
+#: Longer URL paths are answered 414 (the API's own are under 120 characters).
+MAX_PATH_CHARS = 2048
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"{}[]")
