@@ -8,7 +8,7 @@ show it beside the input, notebooks see it as a ``ValueError``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
