@@ -48,6 +48,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma
 
+from ._binomial_batch import ranges
+
 __all__ = ["psi_bracket", "phi_bracket", "middle", "peak_segments", "concave_max"]
 
 _TOL = 1e-9  # a certified sign needs this margin (the closed forms are exact to ~1e-13)
@@ -71,7 +73,7 @@ def _log1p_over(x):
         return np.where(np.abs(x) < 1e-8, 1.0 - x / 2.0, np.log1p(x) / np.where(x == 0, 1.0, x))
 
 
-def psi_bracket(p, h, eps: float):
+def psi_bracket(p, h, eps):
     """``(low, high)`` of ``Psi = log R``: ``U_{j+1} - U_j`` has its sign.  ``p`` of candidate j."""
     q = 1.0 - p
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -197,7 +199,7 @@ def middle(batch, rows, first, last):
     """
     idx = batch.r_idx[rows]
     n = batch.n[idx].astype(float)
-    h, eps = 1.0 / n, float(batch.eps)
+    h, eps = 1.0 / n, batch.e[idx]
     first = first + (batch.p(idx, first) <= 0)  # p = 0: G = 0 there
     top = np.maximum(last - 1, first)  # the last increment of the window
 
@@ -205,9 +207,13 @@ def middle(batch, rows, first, last):
         i = batch.r_idx[r]
         return batch.p(i, j), 1.0 / batch.n[i], batch.eta[i]
 
+    def at_u(r, j):  # (p, h, eps) of increment j of range row r
+        i = batch.r_idx[r]
+        return batch.p(i, j), 1.0 / batch.n[i], batch.e[i]
+
     ok = _psi_slope_max(batch.p(idx, first), batch.p(idx, last), h, eps) < 0
-    a_u = _bisect(lambda r, j: psi_bracket(*at(r, j)[:2], eps)[0] > _TOL, rows, first, top, True)
-    b_u = _bisect(lambda r, j: psi_bracket(*at(r, j)[:2], eps)[1] < -_TOL, rows, first, top, False)
+    a_u = _bisect(lambda r, j: psi_bracket(*at_u(r, j))[0] > _TOL, rows, first, top, True)
+    b_u = _bisect(lambda r, j: psi_bracket(*at_u(r, j))[1] < -_TOL, rows, first, top, False)
     a_l, b_l = a_u, b_u
     if batch.use_l:
         c = batch.c[idx]
@@ -222,7 +228,7 @@ def middle(batch, rows, first, last):
     wide = ok & (jb - ja >= 2)
     if np.any(wide):
         xa, xb, i = ja[wide].astype(float), jb[wide].astype(float), idx[wide]
-        good = concave_u(xa, xb, n[wide], eps, batch.n_eps[i])
+        good = concave_u(xa, xb, n[wide], eps[wide], batch.n_eps[i])
         if batch.use_l:
             good &= concave_l(xa, xb, n[wide], batch.eta[i], batch.n_eps[i], batch.c[i])
         flat[wide] = good
@@ -246,19 +252,12 @@ def peak_segments(batch, rows, ja, jb, runs, limit: int = 256):
     sel = np.flatnonzero(usable)
     left, right = run_a[sel] - ja[sel], jb[sel] - run_b[sel]
     single_row = np.concatenate([np.repeat(rows[sel], left), np.repeat(rows[sel], right)])
-    single_j = np.concatenate([_ranges(ja[sel], left), _ranges(run_b[sel] + 1, right)])
+    single_j = np.concatenate([ranges(ja[sel], left), ranges(run_b[sel] + 1, right)])
     seg_row = np.concatenate([rows[sel], single_row])
     seg_a = np.concatenate([run_a[sel], single_j])
     seg_b = np.concatenate([run_b[sel], single_j])
     kind = np.concatenate([np.where(k1[sel], 1, 2), np.zeros(single_j.size, dtype=np.int64)])
     return usable, (seg_row, seg_a, seg_b, kind)
-
-
-def _ranges(starts, sizes):
-    """Concatenated ``start, start + 1, ..., start + size - 1`` for each pair."""
-    sizes = np.maximum(np.asarray(sizes, dtype=np.int64), 0)
-    offsets = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return np.repeat(np.asarray(starts, dtype=np.int64), sizes) + offsets
 
 
 def concave_max(batch, idx, ja, jb, guess) -> None:
