@@ -17,9 +17,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._numeric import log_binom_cdf, log_binom_sf
+from ._tails import log_binom_cdf, log_binom_sf
 
-__all__ = ["Batch", "rows_per_batch", "unique", "ranges"]
+__all__ = ["Batch", "exact_parts", "rows_per_batch", "unique", "ranges"]
 
 _EXACT = 2**53  # integers below this are exact as floats (and their quotients correctly rounded)
 _SAFE = 2**62
@@ -48,7 +48,12 @@ def rows_per_batch(n_max: int, wanted: int) -> int:
 
 
 def _fractions(eps, size: int):
-    """``(numerators, denominators)`` as int64 arrays, or object arrays of Python ints when large."""
+    """``(numerators, denominators)`` as int64 arrays, or object arrays of Python ints when large.
+
+    ``eps``: one Fraction, a sequence of Fractions, or a pair of such arrays already.
+    """
+    if isinstance(eps, tuple) and len(eps) == 2 and isinstance(eps[0], np.ndarray):
+        return eps
     if isinstance(eps, Fraction):
         num, den = [eps.numerator], [eps.denominator]
         big = max(abs(eps.numerator), eps.denominator) >= _EXACT
@@ -89,6 +94,32 @@ def _ratio(top, bottom) -> np.ndarray:
     return np.array([int(t) / int(b) for t, b in zip(top.tolist(), bottom.tolist())], dtype=float)
 
 
+def exact_parts(ns, eps, a: Fraction | None) -> dict:
+    """Exact per-row constants of (n, eps) rows: ``c = ceil(2 n eps)``, the candidate ranges, ``p = a``'s thresholds.
+
+    Integer results (``c``, ``lo = ceil(n eps)``; with ``a``: ``r1_hi = floor(n (a + eps))``,
+    ``r2_lo = ceil(n (1 - a + eps))``, ``up_a = ceil(n (a + eps))``, ``low_a = floor(n (a - eps))``)
+    are exact; ``n_eps``, ``eta = (c - 1)/n - eps`` and ``e = eps`` are correctly rounded floats.
+    """
+    n = np.asarray(ns, dtype=np.int64)
+    num, den = _fractions(eps, n.size)
+    out = {"e": _ratio(num, den) if num.dtype == object else num.astype(float) / den.astype(float)}
+    nn, num, den = _exact_ints(n, num, den, a)
+    prod = nn * num
+    out["c"] = c = _ceil_div(2 * prod, den)
+    out["n_eps"] = _ratio(prod, den)
+    out["eta"] = _ratio((c.astype(nn.dtype) - 1) * den - prod, nn * den)
+    out["lo"] = _ceil_div(prod, den)
+    if a is not None:
+        an, ad = a.numerator, a.denominator
+        top = nn * (an * den + num * ad)  # n (a + eps) = top / (ad den)
+        out["r1_hi"] = np.minimum(n, _floor_div(top, ad * den))
+        out["up_a"] = _ceil_div(top, ad * den)
+        out["r2_lo"] = np.maximum(out["lo"], _ceil_div(nn * ((ad - an) * den + num * ad), ad * den))
+        out["low_a"] = _floor_div(nn * (an * den - num * ad), ad * den)
+    return out
+
+
 class Batch:
     """Per-row constants: ranges of candidates, c, n eps, eta, eps (parallel arrays), and the best value so far.
 
@@ -101,35 +132,24 @@ class Batch:
         self.use_l = sides == "two-sided"
         n = self.n = np.asarray(ns, dtype=np.int64)
         self.shift = _shift(int(n.max()) if n.size else 1)
-        num, den = _fractions(eps, n.size)
-        self.e = _ratio(num, den) if num.dtype == object else num.astype(float) / den.astype(float)
-        nn, num, den = _exact_ints(n, num, den, a)
-        prod = nn * num
-        self.c = _ceil_div(2 * prod, den)
-        self.n_eps = _ratio(prod, den)
-        self.eta = _ratio((self.c.astype(nn.dtype) - 1) * den - prod, nn * den)
-        lo, idx = _ceil_div(prod, den), np.arange(n.size, dtype=np.int64)
+        parts = exact_parts(n, eps, a)
+        self.e, self.c, self.n_eps, self.eta = parts["e"], parts["c"], parts["n_eps"], parts["eta"]
+        lo, idx = parts["lo"], np.arange(n.size, dtype=np.int64)
         if a is None:
-            parts = [(lo, n)]
+            spans = [(lo, n)]
         else:
-            an, ad = (a.numerator, a.denominator)
-            top = nn * (an * den + num * ad)  # n (a + eps) = top / (ad den)
-            r1 = (lo, np.minimum(n, _floor_div(top, ad * den)))
-            r2 = (np.maximum(lo, _ceil_div(nn * ((ad - an) * den + num * ad), ad * den)), n)
-            parts = {"two-sided": [r1, r2], "upper": [r1], "lower": [r2]}[sides]
-        keep = [x <= y for x, y in parts]
+            r1, r2 = (lo, parts["r1_hi"]), (parts["r2_lo"], n)
+            spans = {"two-sided": [r1, r2], "upper": [r1], "lower": [r2]}[sides]
+        keep = [x <= y for x, y in spans]
         self.r_idx = np.concatenate([idx[k] for k in keep])
-        self.r_lo = np.concatenate([x[k] for (x, _), k in zip(parts, keep)])
-        self.r_hi = np.concatenate([y[k] for (_, y), k in zip(parts, keep)])
+        self.r_lo = np.concatenate([x[k] for (x, _), k in zip(spans, keep)])
+        self.r_hi = np.concatenate([y[k] for (_, y), k in zip(spans, keep)])
         self.best = np.full(n.size, -np.inf)
         if a is not None and sides != "lower":  # p = a itself, with its own thresholds
             nf, af = n.astype(float), float(a)
-            log_u = log_binom_sf(_ceil_div(top, ad * den).astype(float), nf, af)
-            if self.use_l:
-                low = _floor_div(nn * (an * den - num * ad), ad * den)
-                log_l = log_binom_cdf(low.astype(float), nf, af)
-            else:
-                log_l = np.full(n.size, -np.inf)
+            log_u = log_binom_sf(parts["up_a"].astype(float), nf, af)
+            log_l = (log_binom_cdf(parts["low_a"].astype(float), nf, af) if self.use_l
+                     else np.full(n.size, -np.inf))
             self.best = np.logaddexp(log_u, log_l)
 
     # ------------------------------------------------------------------ keys

@@ -64,15 +64,14 @@ References
 from __future__ import annotations
 
 import math
-import threading
-from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import log_ndtr
 
 from .._validation import InputError, check_int, parse_exact_decimal
-from ._binomial_max import log_tail_lower, log_tail_maxima
+from . import _binomial_cache as _store
+from ._binomial_envelope import log_envelope
+from ._binomial_search import Problem, solve, solve_sequence, violated
 from ._numeric import log_sum_exp, smallest_integer_satisfying
 
 __all__ = [
@@ -84,6 +83,7 @@ __all__ = [
     "log_failure",
     "satisfies",
     "smallest_labels",
+    "smallest_labels_batch",
     "log_hoeffding_factor",
     "bennett_rate",
     "bernstein_rate",
@@ -97,10 +97,6 @@ __all__ = [
 SIDES = ("two-sided", "upper", "lower")
 
 _LOG2 = math.log(2.0)
-#: Exact factors kept per (n, eps, a, sides); cleared when full (values are cheap to recompute).
-_CACHE_SIZE = 200_000
-_cache: dict = {}
-_cache_lock = threading.Lock()  # pages compute in worker threads
 
 
 # --------------------------------------------------------------------------- inputs
@@ -149,24 +145,8 @@ def _check_rate(max_error_rate, sides: str) -> Fraction | None:
 
 # --------------------------------------------------------------------------- exact factors
 def _factors(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
-    """Exact ``log F(n, eps)`` for every n of ``ns``, computing only those not cached (one batch)."""
-    ns = np.asarray(ns, dtype=np.int64)
-    tag = _tag(eps, a, sides)
-    known = {n: _cache.get((n, tag)) for n in set(ns.tolist())}
-    missing = sorted(n for n, v in known.items() if v is None)
-    if missing:
-        values = log_tail_maxima(np.array(missing, dtype=np.int64), eps, a, sides).tolist()
-        known.update(zip(missing, values))
-        with _cache_lock:
-            if len(_cache) + len(missing) > _CACHE_SIZE:
-                _cache.clear()
-            _cache.update({(n, tag): v for n, v in zip(missing, values)})
-    return np.array([known[n] for n in ns.tolist()], dtype=float)
-
-
-def _tag(eps: Fraction, a: Fraction | None, sides: str) -> tuple:
-    """A cheap hashable key (Fraction hashes cost a modular inverse each)."""
-    return (eps.numerator, eps.denominator, None if a is None else (a.numerator, a.denominator), sides)
+    """Exact ``log F(n, eps)`` for every n of ``ns`` (cached per process, the missing ones in one batch)."""
+    return _store.factors(ns, eps, a, sides)
 
 
 def log_tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
@@ -219,69 +199,14 @@ def tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
         return np.exp(log_tail_factor(n, epsilon, max_error_rate, sides))
 
 
-def _lower(ns, eps: Fraction, a, sides) -> np.ndarray:
-    """Lower bounds on log F: the exact value where cached, a few likely candidates elsewhere."""
-    tag = _tag(eps, a, sides)
-    got = np.array([_cache.get((n, tag), np.nan) for n in ns.tolist()])
-    todo = np.isnan(got)
-    if np.any(todo):
-        got[todo] = log_tail_lower(ns[todo], eps, a, sides)
-    return got
-
-
 def clear_cache() -> None:
-    """Forget every cached exact factor (for benchmarks of a cold start)."""
-    with _cache_lock:
-        _cache.clear()
+    """Forget every cached exact factor and count (for benchmarks of a cold start)."""
+    _store.clear()
 
 
 # --------------------------------------------------------------------------- a monotone envelope in n
-def _kl(x, p):
-    """Bernoulli ``KL(x || p)`` elementwise (``inf`` outside the domain)."""
-    x, p = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(p, dtype=float))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = (np.where(x > 0, x * np.log(x / p), 0.0)
-               + np.where(x < 1, (1 - x) * np.log((1 - x) / (1 - p)), 0.0))
-    return np.where((x < 0) | (x > 1) | (p <= 0) | (p >= 1), np.inf, out)
-
-
-def _kl_slope(p, shift):
-    """``d/dp KL(p + shift || p)`` (nan outside the domain)."""
-    x = p + shift
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log(x / p) - np.log((1 - x) / (1 - p)) - shift / p - shift / (1 - p)
-
-
-def _min_at_a(a: float, shift, widest: float):
-    """``min_{p in [.., a]} KL(p + shift || p)``, bounded below in O(1) and non-decreasing in ``|shift|``.
-
-    ``p -> KL(p + shift || p)`` is convex and its minimiser moves monotonically with the
-    shift; when it slopes down at ``a`` for both ``shift`` and ``widest`` (= eps, the largest
-    shift of that sign), the minimum over the range is at ``a`` for every n; otherwise
-    Pinsker's ``2 shift^2``.
-    """
-    pinsker = 2.0 * shift * shift
-    with np.errstate(invalid="ignore"):
-        ok = (_kl_slope(a, shift) <= 0) & (_kl_slope(a, widest) <= 0)
-    return np.where(ok & np.isfinite(_kl(a + shift, a)), np.maximum(_kl(a + shift, a), pinsker), pinsker)
-
-
 def _log_envelope(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
-    n = np.asarray(ns, dtype=float)
-    e_f = float(eps)
-    e = e_f - 1.0 / n
-    hoeffding = -2.0 * n * e_f * e_f + (_LOG2 if sides == "two-sided" else 0.0)
-    if a is None:
-        m_up = m_down = 2.0 * e * e
-    else:
-        m_up = _min_at_a(float(a), e, e_f)  # upper tail over p <= a (and p = a)
-        m_down = _min_at_a(float(a), -e, -e_f)  # lower tail over p <= a; mirrored: R2's upper tail
-    with np.errstate(invalid="ignore"):
-        up = log_ndtr(-np.sqrt(2.0 * n * np.maximum(m_up, 0.0)))
-        down = log_ndtr(-np.sqrt(2.0 * n * np.maximum(m_down, 0.0)))
-    env = {"two-sided": np.logaddexp(up, down), "upper": up, "lower": down if a is not None else up}[sides]
-    env = np.where(e > 0, env, 0.0)
-    return np.minimum(np.minimum(env, hoeffding), 0.0)
+    return log_envelope(ns, float(eps), a, sides)
 
 
 def log_tail_envelope(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
@@ -338,47 +263,33 @@ def log_failure(n, log_counts, epsilon, max_error_rate=None, sides: str = "two-s
 def satisfies(n, log_counts, epsilon, delta, max_error_rate=None, sides: str = "two-sided") -> bool:
     """Whether ``sum_k S_k F(n, eps_k) < delta`` at exactly ``n`` labels (exact F only where needed).
 
-    Same as ``log_failure(...) < log(delta)``, but terms whose envelope
-    (:func:`log_tail_envelope`) already settles the question are not computed exactly.
+    Same as ``log_failure(...) < log(delta)``, but terms whose closed-form bound
+    (:func:`log_tail_envelope`, with n's own lower threshold) already settles the question
+    are not computed exactly.
     """
     n = check_int("labels", n, minimum=1)
-    logs, eps, a, sides = _prepare_union(log_counts, epsilon, max_error_rate, sides)
+    problem = _problem(log_counts, epsilon, delta, max_error_rate, sides)
+    if isinstance(problem, int):
+        return True
+    sides = _check_sides(sides)
+    return not bool(violated(problem, np.array([n], dtype=np.int64), _check_rate(max_error_rate, sides), sides)[0])
+
+
+def _log_delta(delta) -> float:
     delta = float(delta)
     if not 0 < delta < 1:
         raise InputError("delta", "in (0, 1)", delta)
+    return math.log(delta)
+
+
+def _problem(log_counts, epsilon, delta, max_error_rate, sides):
+    """The union bound as a search problem (validated), or 1 when no term is left (every n satisfies)."""
+    logs, eps, a, sides = _prepare_union(log_counts, epsilon, max_error_rate, sides)
+    log_delta = _log_delta(delta)
     live = logs > -math.inf
     if not np.any(live):
-        return True
-    eps = [e for e, keep in zip(eps, live.tolist()) if keep]
-    return bool(_satisfied(np.array([n]), logs[live], eps, a, sides, math.log(delta))[0])
-
-
-def _satisfied(ns, logs, eps, a, sides, log_delta) -> np.ndarray:
-    """For each n: ``sum_k S_k F(n, eps_k) < delta``?  Exact F only where the envelopes cannot tell.
-
-    Terms are made exact in decreasing order of their envelopes, each for the n still
-    undecided (one batch per term); the other terms keep their envelopes (upper bounds).
-    """
-    ns = np.asarray(ns, dtype=np.int64)
-    bound = np.array([lg + _log_envelope(ns, e, a, sides) for lg, e in zip(logs.tolist(), eps)])  # (m, N)
-    order = np.argsort(-bound.max(axis=1))
-    exact = np.zeros(bound.shape, dtype=bool)
-    decided = np.zeros(ns.size, dtype=bool)
-    result = np.zeros(ns.size, dtype=bool)
-    for k in order.tolist():
-        total = log_sum_exp(bound.T)
-        done = (total < log_delta) & ~decided
-        result[done], decided[done] = True, True
-        lower = log_sum_exp(np.where(exact, bound, -np.inf).T)
-        fail = (lower >= log_delta) & ~decided
-        decided[fail] = True
-        todo = ~decided
-        if not np.any(todo):
-            return result
-        bound[k, todo] = logs[k] + _factors(ns[todo], eps[k], a, sides)
-        exact[k, todo] = True
-    total = log_sum_exp(bound.T)
-    return np.where(decided, result, total < log_delta)
+        return 1
+    return Problem(logs[live], [e for e, keep in zip(eps, live.tolist()) if keep], log_delta, a, sides)
 
 
 def smallest_labels(log_counts, epsilon, delta, max_error_rate=None, sides: str = "two-sided") -> int:
@@ -416,54 +327,36 @@ def smallest_labels(log_counts, epsilon, delta, max_error_rate=None, sides: str 
     >>> smallest_labels([0.0], [0.01], 0.01)
     16651
     """
-    logs, eps, a, sides = _prepare_union(log_counts, epsilon, max_error_rate, sides)
-    delta = float(delta)
-    if not 0 < delta < 1:
-        raise InputError("delta", "in (0, 1)", delta)
-    log_delta = math.log(delta)
-    live = logs > -math.inf
-    if not np.any(live):
-        return 1
-    logs, eps = logs[live], [e for e, keep in zip(eps, live.tolist()) if keep]
-    factor = _LOG2 if sides == "two-sided" else 0.0
-    rates = np.array([2.0 * float(e) ** 2 for e in eps])
-    top = int(smallest_integer_satisfying(logs + factor, rates, log_delta)) + 2  # +2: eps as floats
-
-    def envelope(ms):  # log of the union bound with every term at its envelope, for an array of n
-        return log_sum_exp(np.array([lg + _log_envelope(ms, e, a, sides) for lg, e in zip(logs.tolist(), eps)]).T)
-
-    lo, hi = 0, max(top, 1)  # the envelope fails at lo (or lo = 0) and holds from hi on (it never rises)
-    while hi - lo > 1:  # a few vectorized grids instead of a bisection
-        grid = np.unique(np.linspace(lo, hi, num=min(hi - lo + 1, 65)).round().astype(np.int64))[1:-1]
-        if grid.size == 0:
-            break
-        ok = envelope(grid) < log_delta
-        lo = int(grid[~ok][-1]) if np.any(~ok) else lo
-        hi = int(grid[ok][0]) if np.any(ok) else hi
-    return _last_violation(hi, logs, eps, a, sides, log_delta) + 1
+    problem = _problem(log_counts, epsilon, delta, max_error_rate, sides)
+    if isinstance(problem, int):
+        return problem
+    a = _check_rate(max_error_rate, _check_sides(sides))
+    return int(solve([problem], a, sides)[0])
 
 
-def _last_violation(hi: int, logs, eps, a, sides, log_delta) -> int:
-    """The largest n < hi violating the union bound (0 if none), every n >= hi being certified.
+def smallest_labels_batch(items, max_error_rate=None, sides: str = "two-sided", sequence: bool = False) -> list:
+    """:func:`smallest_labels` of many union bounds, solved together (one batch of exact factors per step).
 
-    Scanning down from ``hi`` in growing chunks, lower bounds (exact values where cached,
-    a few likely candidates elsewhere) find a certain violation; then every n between it
-    and ``hi`` is decided exactly in one batch.
+    ``items`` are ``(log_counts, epsilon, delta)`` triples.  With ``sequence=True`` they are
+    a curve (say over T): neighbours whose union bounds bound each other (same tolerances,
+    every ``log S_k - log delta`` at most the other's) bracket each other's counts, so the
+    search is coarse to fine and a point between two equal counts costs nothing.  The result
+    never depends on ``sequence``, only the work does.
+
+    Returns
+    -------
+    list of int
     """
-    weight = np.array([lg + _log_envelope([hi], e, a, sides)[0] for lg, e in zip(logs.tolist(), eps)])
-    main = np.argsort(-weight)[:3].tolist()  # the terms that decide
-    pos, width, floor = hi, 64, 0
-    while pos > 1:
-        ns = np.arange(max(1, pos - width), pos, dtype=np.int64)
-        lower = log_sum_exp(np.array([logs[k] + _lower(ns, eps[k], a, sides) for k in main]).T)
-        failing = np.flatnonzero(lower >= log_delta)
-        if failing.size:
-            floor = int(ns[failing[-1]])
-            break
-        pos, width = int(ns[0]), min(width * 2, 4096)
-    above = np.arange(floor + 1, hi, dtype=np.int64)
-    ok = _satisfied(above, logs, eps, a, sides, log_delta) if above.size else np.ones(0, dtype=bool)
-    return int(above[np.flatnonzero(~ok)[-1]]) if not ok.all() else floor
+    sides = _check_sides(sides)
+    a = _check_rate(max_error_rate, sides)
+    problems = [_problem(logs, eps, delta, max_error_rate, sides) for logs, eps, delta in items]
+    hard = [i for i, p in enumerate(problems) if not isinstance(p, int)]
+    out = [p if isinstance(p, int) else None for p in problems]
+    if hard:
+        got = (solve_sequence if sequence else solve)([problems[i] for i in hard], a, sides)
+        for i, v in zip(hard, got):
+            out[i] = int(v)
+    return out
 
 
 # --------------------------------------------------------------------------- Hoeffding, Bennett, Bernstein

@@ -1,0 +1,109 @@
+"""Closed-form upper bounds on ``log F(n, eps)``: the monotone envelope and the per-n bound (no tail sums).
+
+Every candidate's tails are bounded by Zubkov-Serov (Theory Probab. Appl. 57(3), 2013) with
+the threshold moved one label towards the mean: ``U_j = P(X >= j) <= Phi(-sqrt(2 n KL(p + e || p)))``
+with ``e = eps - 1/n`` and ``L_j = P(X <= j - c) <= Phi(-sqrt(2 n KL(p - eta || p)))`` with
+``eta = (c - 1)/n - eps`` (``c = ceil(2 n eps)``, so ``e <= eta < eps``); the KL term is
+minimised over the candidates' range of p (convexity; Pinsker's ``2 s^2`` where the minimum
+is inside).  With a known range ``[0, a]`` the mirrored candidates (``p >= 1 - a``) swap the
+roles: the upper tail gets ``eta`` and the lower one ``e``.
+
+- :func:`log_envelope` uses ``e`` for both tails: it never increases with n (``e`` grows
+  with n, and so does the minimum), so it certifies every n beyond a point at once;
+- :func:`log_bound` uses the actual ``eta`` of each n (issue 18): the same bound without the
+  sawtooth's worst case, so most n early in a period are settled without exact tails.
+
+Both are capped by Hoeffding's factor.  Everything is vectorized over rows of (n, eps).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import log_ndtr
+
+__all__ = ["kl", "kl_slope", "min_at_a", "log_envelope", "log_bound"]
+
+_LOG2 = math.log(2.0)
+
+
+def kl(x, p):
+    """Bernoulli ``KL(x || p)`` elementwise (``inf`` outside the domain)."""
+    x, p = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(p, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (np.where(x > 0, x * np.log(x / p), 0.0)
+               + np.where(x < 1, (1 - x) * np.log((1 - x) / (1 - p)), 0.0))
+    return np.where((x < 0) | (x > 1) | (p <= 0) | (p >= 1), np.inf, out)
+
+
+def kl_slope(p, shift):
+    """``d/dp KL(p + shift || p)`` (nan outside the domain)."""
+    x = p + shift
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x / p) - np.log((1 - x) / (1 - p)) - shift / p - shift / (1 - p)
+
+
+def min_at_a(a: float, shift, widest):
+    """``min_{p in [.., a]} KL(p + shift || p)``, bounded below in O(1) and non-decreasing in ``|shift|``.
+
+    ``p -> KL(p + shift || p)`` is convex and its minimiser moves monotonically with the
+    shift; when it slopes down at ``a`` for both ``shift`` and ``widest`` (= eps, the largest
+    shift of that sign), the minimum over the range is at ``a`` for every n; otherwise
+    Pinsker's ``2 shift^2``.
+    """
+    pinsker = 2.0 * shift * shift
+    with np.errstate(invalid="ignore"):
+        ok = (kl_slope(a, shift) <= 0) & (kl_slope(a, widest) <= 0)
+    return np.where(ok & np.isfinite(kl(a + shift, a)), np.maximum(kl(a + shift, a), pinsker), pinsker)
+
+
+def _tail(n, minimum):
+    with np.errstate(invalid="ignore"):
+        return log_ndtr(-np.sqrt(2.0 * n * np.maximum(minimum, 0.0)))
+
+
+def _finish(env, n, e, e_f, sides: str):
+    hoeffding = -2.0 * n * e_f * e_f + (_LOG2 if sides == "two-sided" else 0.0)
+    env = np.where(e > 0, env, 0.0)
+    return np.minimum(np.minimum(env, hoeffding), 0.0)
+
+
+def log_envelope(ns, e_f, a, sides: str) -> np.ndarray:
+    """The envelope (non-increasing in n) for rows ``ns`` with tolerances ``e_f`` (floats, broadcast)."""
+    n = np.asarray(ns, dtype=float)
+    e_f = np.asarray(e_f, dtype=float)
+    e = e_f - 1.0 / n
+    if a is None:
+        up = down = _tail(n, 2.0 * e * e)
+    else:
+        up = _tail(n, min_at_a(float(a), e, e_f))  # upper tail over p <= a (and p = a)
+        down = _tail(n, min_at_a(float(a), -e, -e_f))  # lower tail over p <= a; mirrored: R2's upper tail
+    env = {"two-sided": np.logaddexp(up, down), "upper": up, "lower": down if a is not None else up}[sides]
+    return _finish(env, n, e, e_f, sides)
+
+
+def log_bound(ns, e_f, eta, a, sides: str, shift_a=None) -> np.ndarray:
+    """The per-n bound: like :func:`log_envelope`, with each n's own ``eta`` for the lower threshold.
+
+    At least as tight as the envelope (``eta >= e``); not monotone in n (it follows the sawtooth).
+    With a range, ``shift_a = a - (floor(n (a - eps)) + 1)/n`` (in ``[e, eps)``) is the lower
+    threshold's distance at the candidate ``p = a`` itself.  One-sided events have no lower
+    threshold, so there it is the envelope.
+    """
+    if sides != "two-sided":
+        return log_envelope(ns, e_f, a, sides)
+    n = np.asarray(ns, dtype=float)
+    e_f = np.asarray(e_f, dtype=float)
+    e = e_f - 1.0 / n
+    eta = np.maximum(np.asarray(eta, dtype=float), e)
+    if a is None:
+        env = np.logaddexp(_tail(n, 2.0 * e * e), _tail(n, 2.0 * eta * eta))
+    else:
+        af = float(a)
+        up_e = _tail(n, min_at_a(af, e, e_f))
+        first = np.logaddexp(up_e, _tail(n, min_at_a(af, -eta, -e_f)))  # breakpoints p_j <= a
+        mirrored = np.logaddexp(_tail(n, min_at_a(af, -e, -e_f)), _tail(n, min_at_a(af, eta, e_f)))
+        at_a = np.maximum(np.asarray(shift_a, dtype=float), e)
+        point = np.logaddexp(up_e, _tail(n, min_at_a(af, -at_a, -e_f)))  # p = a (its own thresholds)
+        env = np.maximum(np.maximum(first, mirrored), point)
+    return _finish(env, n, e, e_f, sides)

@@ -1,0 +1,213 @@
+"""The exact binomial count of many union bounds at once (issue 18).
+
+A *problem* is one union bound ``sum_k S_k F(n, eps_k) < delta``, given as ``w_k = log S_k -
+log delta`` and exact tolerances ``eps_k`` (distinct, every ``S_k > 0``); its count is the
+smallest n from which every larger n satisfies it (``binomial.smallest_labels``).  All the
+problems of a call are solved together, so each step is one vectorized evaluation and the
+exact factors of all of them are one batch (rows of (n, eps), :mod:`._binomial_cache`):
+
+1. Hoeffding's count bounds the answer from above (``F`` is at most Hoeffding's factor);
+   the monotone envelope (:func:`._binomial_envelope.log_envelope`) certifies every n from
+   ``hi`` on, found by a few vectorized grids.
+2. Below ``hi`` the sum is a sawtooth of period about ``1/(2 eps_1)``, so the last violation
+   is searched in windows of a few periods, top down: in a window every n is first bounded
+   by the per-n bound (:func:`._binomial_envelope.log_bound`: the sawtooth's own lower
+   threshold, so n early in a period are settled), and only the rest gets exact factors,
+   largest term first, until each n is decided.  The largest violating n of the highest
+   window that has one is the answer's predecessor (every n above it is decided).
+3. Problems that bound each other (``w`` elementwise smaller or equal, same tolerances: a
+   curve over T, where the multiplicities grow) bracket each other's answers: a problem
+   between two solved ones starts from the lower one's last violation and stops at the
+   upper one's count, and when the two counts agree it is solved without any work
+   (:func:`solve_sequence`, coarse to fine).
+
+Counts are cached per problem (:func:`._binomial_cache.recall`).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from . import _binomial_cache as cache
+from ._binomial_batch import exact_parts
+from ._binomial_envelope import log_bound, log_envelope
+from ._numeric import log_sum_exp, smallest_integer_satisfying
+
+__all__ = ["Problem", "solve", "solve_sequence", "violated"]
+
+_LOG2 = math.log(2.0)
+_WINDOW_PERIODS = 3.5  # the first window: the envelope certifies from about three periods above the answer
+_GRID = 65
+
+
+class Problem:
+    """One union bound: ``w = log S - log delta`` per term, exact ``eps`` per term (distinct), and ``log delta``."""
+
+    __slots__ = ("w", "eps", "log_delta", "key")
+
+    def __init__(self, logs, eps: list, log_delta: float, a, sides: str):
+        self.w = np.asarray(logs, dtype=float) - log_delta
+        self.eps = list(eps)
+        self.log_delta = float(log_delta)
+        self.key = cache.count_key(logs, self.eps, log_delta, a, sides)
+
+    def below(self, other: "Problem") -> bool:
+        """Whether this union bound is at most ``other``'s at every n (so its count is at most ``other``'s)."""
+        return (self.w.shape == other.w.shape and self.key[1] == other.key[1]
+                and bool(np.all(self.w <= other.w)))
+
+
+def _padded(problems) -> tuple:
+    """``(W (P, K) with -inf padding, eps floats (P, K), eps as Fractions, numerators, denominators (P, K))``."""
+    width = max(p.w.size for p in problems)
+    w = np.full((len(problems), width), -np.inf)
+    e = np.ones((len(problems), width))
+    frac = np.full((len(problems), width), Fraction(1), dtype=object)
+    for i, p in enumerate(problems):
+        w[i, :p.w.size] = p.w
+        e[i, :p.w.size] = [float(x) for x in p.eps]
+        frac[i, :p.w.size] = p.eps
+    num = np.array([[x.numerator for x in row] for row in frac], dtype=object)
+    den = np.array([[x.denominator for x in row] for row in frac], dtype=object)
+    if max(np.abs(num).max(), den.max()) < 2**53:
+        num, den = num.astype(np.int64), den.astype(np.int64)
+    return w, e, frac, num, den
+
+
+def _envelope_start(w, e, a, sides: str) -> np.ndarray:
+    """Per problem, ``hi``: every n >= hi satisfies the bound with every term at its envelope."""
+    factor = _LOG2 if sides == "two-sided" else 0.0
+    top = smallest_integer_satisfying(w + factor, 2.0 * e * e, np.zeros(w.shape[0])).astype(np.int64) + 2
+    lo, hi = np.zeros(w.shape[0], dtype=np.int64), np.maximum(top, 1)
+    t = np.linspace(0.0, 1.0, _GRID)
+    while np.any(hi - lo > 1):
+        grid = np.round(lo[:, None] + (hi - lo)[:, None] * t[None, :]).astype(np.int64)
+        grid = np.clip(grid, lo[:, None] + 1, np.maximum(hi[:, None] - 1, lo[:, None] + 1))
+        env = log_envelope(grid[:, :, None], e[:, None, :], a, sides)
+        ok = log_sum_exp(w[:, None, :] + env) < 0.0
+        live = (hi - lo > 1)[:, None]
+        failing = np.where(~ok & live, grid, -1).max(axis=1)
+        passing = np.where(ok & live, grid, np.iinfo(np.int64).max).min(axis=1)
+        lo = np.maximum(lo, failing)
+        hi = np.minimum(hi, passing)
+    return hi
+
+
+def _decide(rows_p, ns, w, fractions, a, sides) -> np.ndarray:
+    """For rows (problem, n): is ``sum_k S_k F(n, eps_k) >= delta`` (a violation)?  Exact factors only where needed.
+
+    Every term starts at its per-n bound; the largest term still bounded is made exact, row by
+    row, until the bounds settle the row (``fractions = (Fractions, numerators, denominators)``
+    per problem and term).
+    """
+    frac, num, den = fractions
+    width = w.shape[1]
+    bound = np.full((ns.size, width), -np.inf)
+    for k in range(width):
+        sel = np.flatnonzero(np.isfinite(w[rows_p, k]))
+        if not sel.size:
+            continue
+        parts = exact_parts(ns[sel], (num[rows_p[sel], k], den[rows_p[sel], k]), a)
+        shift_a = None if a is None else float(a) - (parts["low_a"] + 1.0) / ns[sel]
+        bound[sel, k] = w[rows_p[sel], k] + log_bound(ns[sel], parts["e"], parts["eta"], a, sides, shift_a)
+    exact = ~np.isfinite(w[rows_p])  # padding counts as exact (it is 0)
+    violated = np.zeros(ns.size, dtype=bool)
+    open_ = np.ones(ns.size, dtype=bool)
+    while open_.any():
+        total = log_sum_exp(bound)
+        lower = log_sum_exp(np.where(exact, bound, -np.inf))
+        full = exact.all(axis=1)
+        bad = open_ & ((lower >= 0.0) | (full & (total >= 0.0)))
+        violated |= bad
+        open_ &= ~bad & (total >= 0.0)
+        rows = np.flatnonzero(open_)
+        if not rows.size:
+            break
+        k = np.argmax(np.where(exact[rows], -np.inf, bound[rows]), axis=1)  # the largest term still bounded
+        bound[rows, k] = w[rows_p[rows], k] + cache.factors(ns[rows], list(frac[rows_p[rows], k]), a, sides)
+        exact[rows, k] = True
+    return violated
+
+
+def violated(problem: Problem, ns, a: Fraction | None, sides: str) -> np.ndarray:
+    """For each n of ``ns``: does ``problem``'s union bound fail at exactly n (``>= delta``)?"""
+    w, _, *fractions = _padded([problem])
+    ns = np.asarray(ns, dtype=np.int64)
+    return _decide(np.zeros(ns.size, dtype=np.int64), ns, w, fractions, a, sides)
+
+
+def solve(problems, a: Fraction | None, sides: str, floors=None, uppers=None) -> list[int]:
+    """The count of each problem; ``floors[i]`` a known violating n (or 0), ``uppers[i]`` an n from which all satisfy."""
+    out: list = [cache.recall(p.key) for p in problems]
+    todo = [i for i, v in enumerate(out) if v is None]
+    if not todo:
+        return out
+    sub = [problems[i] for i in todo]
+    w, e, *fractions = _padded(sub)
+    upper = _envelope_start(w, e, a, sides)
+    floor = np.zeros(len(sub), dtype=np.int64)
+    if floors is not None:
+        floor = np.maximum(floor, np.array([floors[i] for i in todo], dtype=np.int64))
+    if uppers is not None:
+        upper = np.minimum(upper, np.array([uppers[i] for i in todo], dtype=np.int64))
+    period = 1.0 / (2.0 * e.min(axis=1))
+    answer = np.zeros(len(sub), dtype=np.int64)
+    live = np.ones(len(sub), dtype=bool)
+    round_ = 0
+    while live.any():
+        width = np.ceil(_WINDOW_PERIODS * period * 2 ** round_).astype(np.int64) + 16
+        start = np.maximum(floor + 1, upper - width)
+        idx = np.flatnonzero(live & (start < upper))
+        done_now = live & (start >= upper)  # nothing left between the known violation and ``upper``
+        answer[done_now], live[done_now] = floor[done_now] + 1, False
+        if idx.size:
+            size = upper[idx] - start[idx]
+            rows_p = np.repeat(idx, size)
+            ns = np.repeat(start[idx], size) + (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size))
+            bad = _decide(rows_p, ns, w, fractions, a, sides)
+            last = np.full(len(sub), -1, dtype=np.int64)
+            np.maximum.at(last, rows_p[bad], ns[bad])
+            hit = idx[last[idx] >= 0]
+            answer[hit], live[hit] = last[hit] + 1, False
+            rest = idx[last[idx] < 0]
+            upper[rest] = start[rest]
+        round_ += 1
+    for i, value in zip(todo, answer.tolist()):
+        out[i] = int(value)
+        cache.remember(problems[i].key, int(value))
+    return out
+
+
+def _brackets(problems, solved: dict, i: int) -> tuple:
+    """(known violation, n from which all satisfy) for problem i from its nearest solved neighbours."""
+    left = max((j for j in solved if j < i), default=None)
+    right = min((j for j in solved if j > i), default=None)
+    floor = solved[left] - 1 if left is not None and problems[left].below(problems[i]) else 0
+    upper = (solved[right] if right is not None and problems[i].below(problems[right])
+             else np.iinfo(np.int64).max)
+    return max(floor, 0), upper
+
+
+def solve_sequence(problems, a: Fraction | None, sides: str) -> list[int]:
+    """Counts of problems along a sequence (a curve), coarse to fine, each level bracketed by the solved ones."""
+    size = len(problems)
+    solved: dict = {}
+    step = 1 << max(0, (size - 1).bit_length())
+    while len(solved) < size:
+        level = sorted({min(i, size - 1) for i in range(0, size + step, step)} - set(solved))
+        floors, uppers, work = [], [], []
+        for i in level:
+            floor, upper = _brackets(problems, solved, i)
+            if floor + 1 >= upper:  # the neighbours agree: nothing to search
+                solved[i] = floor + 1
+                continue
+            floors.append(floor)
+            uppers.append(upper)
+            work.append(i)
+        if work:
+            got = solve([problems[i] for i in work], a, sides, floors, uppers)
+            solved.update(zip(work, got))
+        step = max(step // 2, 1)
+    return [solved[i] for i in range(size)]
