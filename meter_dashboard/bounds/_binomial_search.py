@@ -35,9 +35,12 @@ from ._binomial_batch import exact_parts
 from ._binomial_envelope import log_bound, log_envelope
 from ._numeric import log_sum_exp, smallest_integer_satisfying
 
-__all__ = ["Problem", "solve", "solve_sequence", "violated"]
+__all__ = ["Problem", "solve", "solve_sequence", "violated", "violated_rows", "EXACT_LABELS"]
 
 _LOG2 = math.log(2.0)
+#: Exact factors are computed for test sets up to this many labels; above, a row the closed-form
+#: bound does not settle counts as failing (conservative: the inverse answers at such budgets).
+EXACT_LABELS = 10**10
 _WINDOW_PERIODS = 3.5  # the first window: the envelope certifies from about three periods above the answer
 _GRID = 65
 
@@ -122,6 +125,9 @@ def _decide(rows_p, ns, w, fractions, a, sides) -> np.ndarray:
         bad = open_ & ((lower >= 0.0) | (full & (total >= 0.0)))
         violated |= bad
         open_ &= ~bad & (total >= 0.0)
+        huge = open_ & (ns > EXACT_LABELS)  # beyond the exact factors: not certified, so failing
+        violated |= huge
+        open_ &= ~huge
         rows = np.flatnonzero(open_)
         if not rows.size:
             break
@@ -133,9 +139,17 @@ def _decide(rows_p, ns, w, fractions, a, sides) -> np.ndarray:
 
 def violated(problem: Problem, ns, a: Fraction | None, sides: str) -> np.ndarray:
     """For each n of ``ns``: does ``problem``'s union bound fail at exactly n (``>= delta``)?"""
-    w, _, *fractions = _padded([problem])
     ns = np.asarray(ns, dtype=np.int64)
-    return _decide(np.zeros(ns.size, dtype=np.int64), ns, w, fractions, a, sides)
+    return violated_rows([problem], np.zeros(ns.size, dtype=np.int64), ns, a, sides)
+
+
+def violated_rows(problems, rows_p, ns, a: Fraction | None, sides: str) -> np.ndarray:
+    """For rows (problem index, n): does that union bound fail at exactly n?  One batch of exact factors.
+
+    Above :data:`EXACT_LABELS` labels a row the closed-form bound cannot settle counts as failing.
+    """
+    w, _, *fractions = _padded(problems)
+    return _decide(np.asarray(rows_p, dtype=np.int64), np.asarray(ns, dtype=np.int64), w, fractions, a, sides)
 
 
 def solve(problems, a: Fraction | None, sides: str, floors=None, uppers=None) -> list[int]:

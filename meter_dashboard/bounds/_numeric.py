@@ -62,7 +62,7 @@ def stirling_error(x):
     x = np.asarray(x, dtype=float)
     out = np.empty(x.shape)
     small = x <= 15.0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         xs = x[small]
         out[small] = log_factorial(xs) - (xs + 0.5) * np.log(xs) + xs - _HALF_LOG_2PI
         xl = x[~small]

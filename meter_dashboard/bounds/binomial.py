@@ -70,8 +70,9 @@ import numpy as np
 
 from .._validation import InputError, check_int, parse_exact_decimal
 from . import _binomial_cache as _store
-from ._binomial_envelope import log_envelope
-from ._binomial_search import Problem, solve, solve_sequence, violated
+from ._binomial_batch import exact_parts
+from ._binomial_envelope import log_bound, log_envelope
+from ._binomial_search import EXACT_LABELS, Problem, solve, solve_sequence, violated, violated_rows
 from ._numeric import log_sum_exp, smallest_integer_satisfying
 
 __all__ = [
@@ -84,6 +85,10 @@ __all__ = [
     "satisfies",
     "smallest_labels",
     "smallest_labels_batch",
+    "smallest_scale",
+    "log_factors",
+    "log_failures",
+    "EXACT_LABELS",
     "log_hoeffding_factor",
     "bennett_rate",
     "bernstein_rate",
@@ -119,8 +124,15 @@ def _check_sides(sides: str) -> str:
     return sides
 
 
+_PARSED: dict = {}  # text -> Fraction: a curve asks for the same tolerances thousands of times
+
+
 def _check_epsilon(epsilon) -> Fraction:
+    if isinstance(epsilon, str) and epsilon in _PARSED:
+        return _PARSED[epsilon]
     eps = exact_decimal("epsilon", epsilon)
+    if isinstance(epsilon, str) and 0 < eps < 1 and len(_PARSED) < 10_000:
+        _PARSED[epsilon] = eps
     if not 0 < eps < 1:
         raise InputError("epsilon", "in (0, 1)", float(eps))
     return eps
@@ -178,6 +190,8 @@ def log_tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
     -----
     Exact: a maximum over finitely many breakpoints, found with rigorous pruning (module
     notes) and computed from tails accurate to ~1e-13 relative.  Cached per argument set.
+    Test sets above :data:`EXACT_LABELS` labels are refused (``labels``): the inverse
+    questions use the closed-form upper bound there (:func:`log_factors`).
 
     Examples
     --------
@@ -187,10 +201,39 @@ def log_tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
     eps, sides = _check_epsilon(epsilon), _check_sides(sides)
     a = _check_rate(max_error_rate, sides)
     arr = np.asarray(n)
-    if arr.ndim == 0:
-        return float(_factors([check_int("labels", n, minimum=1)], eps, a, sides)[0])
     ns = np.array([check_int("labels", v, minimum=1) for v in arr.ravel().tolist()], dtype=np.int64)
-    return _factors(ns, eps, a, sides).reshape(arr.shape)
+    if ns.size and int(ns.max()) > EXACT_LABELS:
+        raise InputError("labels", f"at most {EXACT_LABELS:.0e} for the exact factor (log_factors gives its "
+                                   "certified upper bound beyond)", int(ns.max()))
+    out = _factors(ns, eps, a, sides)
+    return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
+
+
+def log_factors(ns, epsilons, max_error_rate=None, sides: str = "two-sided") -> np.ndarray:
+    """``log F(n_i, eps_i)`` for rows (n_i, eps_i), one batch (cached); one epsilon may serve every row.
+
+    Exact up to :data:`EXACT_LABELS` labels; above, the certified closed-form upper bound
+    (Zubkov-Serov with each n's own thresholds, :mod:`._binomial_envelope`), so answers built
+    on it are conservative there (a budget beyond what the exact bound is computed for).
+    """
+    sides = _check_sides(sides)
+    a = _check_rate(max_error_rate, sides)
+    ns = np.atleast_1d(np.asarray(ns)).astype(np.int64)
+    items = np.atleast_1d(np.asarray(epsilons, dtype=object)).ravel().tolist()
+    eps = [_check_epsilon(e) for e in (items * ns.size if len(items) == 1 else items)]
+    if len(eps) != ns.size or np.any(ns < 1):
+        raise InputError("labels", "whole numbers >= 1, one per tolerance", ns.tolist())
+    out = np.empty(ns.size)
+    huge = ns > EXACT_LABELS
+    if np.any(~huge):
+        keep = np.flatnonzero(~huge)
+        out[keep] = _store.factors(ns[keep], [eps[i] for i in keep.tolist()], a, sides)
+    if np.any(huge):
+        big = np.flatnonzero(huge)
+        parts = exact_parts(ns[big], [eps[i] for i in big.tolist()], a)
+        shift_a = None if a is None else float(a) - (parts["low_a"] + 1.0) / ns[big]
+        out[big] = log_bound(ns[big], parts["e"], parts["eta"], a, sides, shift_a)
+    return out
 
 
 def tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
@@ -255,9 +298,30 @@ def log_failure(n, log_counts, epsilon, max_error_rate=None, sides: str = "two-s
     (the confidence of a given budget, the largest T, the smallest eps).
     """
     n = check_int("labels", n, minimum=1)
-    logs, eps, a, sides = _prepare_union(log_counts, epsilon, max_error_rate, sides)
-    terms = [lg + float(_factors([n], e, a, sides)[0]) for lg, e in zip(logs.tolist(), eps) if lg > -math.inf]
-    return float(log_sum_exp(np.array(terms))) if terms else -math.inf
+    return float(log_failures([n], [(log_counts, epsilon)], max_error_rate, sides)[0])
+
+
+def log_failures(ns, items, max_error_rate=None, sides: str = "two-sided") -> np.ndarray:
+    """:func:`log_failure` for rows: ``items[i] = (log_counts, epsilon)`` at ``ns[i]`` labels, one batch of factors.
+
+    Above :data:`EXACT_LABELS` labels the factors are their certified upper bound
+    (:func:`log_factors`): the failure probability returned is then an upper bound.
+    """
+    ns = [check_int("labels", v, minimum=1) for v in np.atleast_1d(np.asarray(ns, dtype=object)).tolist()]
+    rows_n, rows_e, spans = [], [], []
+    for n, (log_counts, epsilon) in zip(ns, items):
+        logs, eps, _, _ = _prepare_union(log_counts, epsilon, max_error_rate, sides)
+        live = [(lg, e) for lg, e in zip(logs.tolist(), eps) if lg > -math.inf]
+        spans.append([lg for lg, _ in live])
+        rows_n.extend([n] * len(live))
+        rows_e.extend(e for _, e in live)
+    values = log_factors(np.array(rows_n, dtype=np.int64), rows_e, max_error_rate, sides) if rows_n else []
+    out, at = np.empty(len(spans)), 0
+    for i, logs in enumerate(spans):
+        terms = [lg + float(values[at + k]) for k, lg in enumerate(logs)]
+        at += len(logs)
+        out[i] = float(log_sum_exp(np.array(terms))) if terms else -math.inf
+    return out
 
 
 def satisfies(n, log_counts, epsilon, delta, max_error_rate=None, sides: str = "two-sided") -> bool:
@@ -357,6 +421,77 @@ def smallest_labels_batch(items, max_error_rate=None, sides: str = "two-sided", 
         for i, v in zip(hard, got):
             out[i] = int(v)
     return out
+
+
+class _ScaleQuestions:
+    """``ok(s)``: does ``eps_k = s r_k`` satisfy the union bound at n?  Answered from the decided bracket.
+
+    The condition is monotone in s (F falls as eps grows), so every scale at or above the
+    smallest one seen to hold holds, and every scale at or below the largest one seen to
+    fail fails; a scale in between is decided with a grid of scales across the bracket, all
+    in one batch of exact factors (:func:`_binomial_search.violated_rows`).
+    """
+
+    def __init__(self, n, log_counts, ratios, delta, max_error_rate, sides, grid):
+        self.n, self.log_counts, self.delta = n, log_counts, delta
+        self.ratios = [float(r) for r in ratios]
+        self.rate, self.sides, self.grid = max_error_rate, sides, grid
+        self.a = _check_rate(max_error_rate, sides)
+        self.good, self.bad = math.inf, 0.0
+
+    def _fail(self, scales) -> np.ndarray:
+        problems = [_problem(self.log_counts, [repr(r * s) for r in self.ratios], self.delta, self.rate, self.sides)
+                    for s in scales]
+        out = np.zeros(len(scales), dtype=bool)
+        hard = [i for i, p in enumerate(problems) if not isinstance(p, int)]
+        if hard:
+            out[hard] = violated_rows([problems[i] for i in hard], np.arange(len(hard)),
+                                      np.full(len(hard), self.n, dtype=np.int64), self.a, self.sides)
+        return out
+
+    def __call__(self, s: float) -> bool:
+        if s >= self.good:
+            return True
+        if s <= self.bad:
+            return False
+        lo = self.bad if self.bad > 0 else s / 2.0
+        hi = self.good if math.isfinite(self.good) else s
+        scales = sorted({s, lo, *np.linspace(lo, hi, self.grid + 2)[1:-1].tolist()} - {self.bad, self.good})
+        fail = self._fail(scales)
+        holds = [x for x, f in zip(scales, fail.tolist()) if not f]
+        fails = [x for x, f in zip(scales, fail.tolist()) if f]
+        if holds and fails and min(holds) < max(fails):  # not monotone in floats: decide s alone, trust nothing
+            return not bool(self._fail([s])[0])
+        self.good = min([self.good] + holds)
+        self.bad = max([self.bad] + fails)
+        return s >= self.good
+
+
+def smallest_scale(n, log_counts, ratios, delta, hi: float, max_error_rate=None, sides: str = "two-sided",
+                   grid: int = 48) -> float:
+    """The smallest s with ``sum_k S_k F(n, s r_k) < delta``, to 1e-8 relative (``inf`` when no tolerance below 1 works).
+
+    The bisection of issue 12's engine, with the same scales and so the same float answer:
+    start at ``hi`` (a scale that holds: Hoeffding's answer; capped at ``0.999999 / max r``),
+    halve until a scale fails, then bisect to 1e-8 relative.  ``s r_k`` enters as the exact
+    decimal of its float (``repr``).  Each question is answered from the bracket of scales
+    already decided; one inside the bracket is decided with a grid of ``grid`` scales across
+    it in one batch (issue 18: five or six batches instead of thirty sequential decisions).
+    Above :data:`EXACT_LABELS` labels the answer is conservative (at least the exact one).
+    """
+    ok = _ScaleQuestions(check_int("labels", n, minimum=1), log_counts, ratios, delta, max_error_rate,
+                         _check_sides(sides), grid)
+    top = 0.999999 / max(ok.ratios)
+    hi = min(hi, top)
+    if not ok(hi):
+        return math.inf
+    lo = hi / 2.0
+    while ok(lo) and lo > 1e-12:
+        hi, lo = lo, lo / 2.0
+    while hi - lo > 1e-8 * hi:
+        mid = (lo + hi) / 2.0
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
 
 
 # --------------------------------------------------------------------------- Hoeffding, Bennett, Bernstein

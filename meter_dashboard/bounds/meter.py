@@ -37,7 +37,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._validation import InputError, check_int, check_non_decreasing, check_probability
-from . import binomial as _binomial
 from ._meter_exact import decimal_log_counts, exact_count, float_is_certain
 from .effort import labeling_hours  # re-exported: one implementation for every family
 from ._numeric import (
@@ -367,21 +366,50 @@ def _hoeffding_counts(variant, eps, d, t, tenants, tenant_steps, reverts, exact_
     return out.reshape(shape)
 
 
-def _binomial_counts(variant, eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps=None):
-    """Exact binomial counts, one element at a time (each below its Hoeffding count)."""
+def _exact():
+    """The exact binomial bound's module, imported on first use (it loads scipy; Hoeffding's counts do not)."""
+    from . import binomial
+
+    return binomial
+
+
+def _binomial_items(variant, eps_f, d_f, t_f, tenants, tenant_steps, reverts) -> tuple:
+    """Per element of a flat batch: ``(log S_k, eps_k as exact decimals, delta)`` and the fresh sets per element."""
+    a, _, repeat = _union_terms(variant, eps_f, t_f, tenants, tenant_steps, reverts)
+    logs = np.broadcast_to(a, (t_f.size, a.shape[-1])) - _LOG2
+    cols = eps_f if variant in ADAPTIVE_VARIANTS else eps_f[:, :1]
+    text = {}
+    rows = [[text.setdefault(e, repr(e)) for e in row] for row in cols.tolist()]
+    repeats = np.broadcast_to(np.asarray(repeat, dtype=float), t_f.shape).astype(np.int64)
+    return [(logs[i], rows[i], float(d_f[i])) for i in range(t_f.size)], repeats
+
+
+def _binomial_cap(variant, eps, d, t, tenants, tenant_steps, reverts, exact_steps) -> None:
+    """Refuse (``bound``) when Hoeffding's count of some element exceeds :data:`BINOMIAL_LABELS_CAP`."""
     top = _hoeffding_counts(variant, eps, d, t, tenants, tenant_steps, reverts, exact_steps)
     if np.any(np.asarray(top) > BINOMIAL_LABELS_CAP * (np.asarray(t) if variant == "resampling" else 1)):
         raise InputError("bound", f"'hoeffding' for counts above {BINOMIAL_LABELS_CAP:.0e} labels (the exact binomial "
                                   f"count is certified up to there; Hoeffding's needs {int(np.max(top)):,})", "binomial")
+
+
+def _binomial_counts(variant, eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps=None):
+    """Exact binomial counts of the whole batch, solved together (a curve coarse to fine, each below Hoeffding's)."""
+    return _binomial_all((variant,), eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps)[variant]
+
+
+def _binomial_all(variants, eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps=None) -> dict:
+    """Exact counts of several variants: one batch for one setting, a bracketed sequence per variant for curves."""
+    for v in variants:
+        _binomial_cap(v, eps, d, t, tenants, tenant_steps, reverts, exact_steps)
     shape, eps_f, d_f, t_f = _flat(eps, d, t)
-    out = np.empty(eps_f.shape[0], dtype=np.int64)
-    for i in range(out.size):
-        a, _, repeat = _union_terms(variant, eps_f[i:i + 1], t_f[i:i + 1], tenants, tenant_steps, reverts)
-        logs = np.broadcast_to(a, (1, a.shape[-1]))[0] - _LOG2
-        row = eps_f[i] if variant in ADAPTIVE_VARIANTS else eps_f[i][:1]
-        n = _binomial.smallest_labels(logs, [repr(float(e)) for e in row], float(d_f[i]), rate)
-        out[i] = n * (int(np.asarray(repeat).reshape(-1)[0]) if variant == "resampling" else 1)
-    return out.reshape(shape)
+    parts = {v: _binomial_items(v, eps_f, d_f, t_f, tenants, tenant_steps, reverts) for v in variants}
+    solve = _exact().smallest_labels_batch
+    if t_f.size == 1:  # one setting: every variant's union bound in one batch
+        got = solve([parts[v][0][0] for v in variants], rate)
+        counts = {v: np.array([n]) for v, n in zip(variants, got)}
+    else:
+        counts = {v: np.array(solve(parts[v][0], rate, sequence=True)) for v in variants}
+    return {v: (counts[v] * parts[v][1]).astype(np.int64).reshape(shape) for v in variants}
 
 
 def _counts(variant, eps, d, t, tenants, tenant_steps, reverts, bound, rate, exact_steps=None):
@@ -482,6 +510,12 @@ def all_labels(epsilon, delta, steps, *, variants=VARIANTS, **kwargs) -> dict:
     exact_steps = check_int("steps", steps, minimum=1) if np.ndim(steps) == 0 else None
     if reverts is not None and t.ndim == 0:
         validate_reverts(reverts, int(t))
+    if bound == "binomial":
+        for v in variants:
+            if v not in VARIANTS:
+                raise InputError("variant", "one of " + ", ".join(VARIANTS), v)
+        counts = _binomial_all(tuple(variants), eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps)
+        return {v: _as_result(counts[v]) for v in variants}
     return {v: _as_result(_counts(v, eps, d, t, tenants, tenant_steps, reverts, bound, rate, exact_steps))
             for v in variants}
 
@@ -496,14 +530,18 @@ def _log_counts_row(variant, eps_row, steps, tenants, tenant_steps, reverts):
 
 
 def _binomial_log_failure(variant, n, eps, t, tenants, tenant_steps, reverts, rate):
+    """``log sum_k S_k F(n_set, eps_k)`` per element, every factor in one batch (no set at all: ``log sum S_k``)."""
     n = np.asarray(n, dtype=float)
     shape, eps_f, n_f, t_f = _flat(eps, n, t)  # n broadcasts like delta
+    items, repeats = _binomial_items(variant, eps_f, n_f, t_f, tenants, tenant_steps, reverts)
+    per_set = (n_f // repeats).astype(np.int64) if variant == "resampling" else n_f.astype(np.int64)
     out = np.empty(t_f.size)
-    for i in range(t_f.size):
-        logs, row, repeat = _log_counts_row(variant, eps_f[i], t_f[i], tenants, tenant_steps, reverts)
-        per_set = int(n_f[i] // repeat) if variant == "resampling" else int(n_f[i])
-        out[i] = (_binomial.log_failure(per_set, logs, row, rate) if per_set >= 1
-                  else float(log_sum_exp(logs)))
+    empty = per_set < 1
+    for i in np.flatnonzero(empty).tolist():
+        out[i] = float(log_sum_exp(items[i][0]))
+    live = np.flatnonzero(~empty)
+    if live.size:
+        out[live] = _exact().log_failures(per_set[live], [items[i][:2] for i in live.tolist()], rate)
     return out.reshape(shape)
 
 
@@ -531,29 +569,6 @@ def failure_probability(variant: str, n, epsilon, steps, *, signals=None, tenant
         return log_delta
     with np.errstate(over="ignore"):
         return np.exp(log_delta)
-
-
-def _binomial_min_scale(logs, row, n_set, log_d, rate, hi: float) -> float:
-    """The smallest scale s (eps_k -> s eps_k) with ``sum_k S_k F(n, s eps_k) < delta``, by bisection.
-
-    F falls as eps grows, so the condition holds on an interval [s*, ...); ``hi`` satisfies it
-    (Hoeffding's answer: F is at most Hoeffding's factor).
-    """
-    top = 0.999999 / max(float(e) for e in row)
-    hi = min(hi, top)
-
-    def ok(s):
-        return _binomial.satisfies(n_set, logs, [repr(float(e) * s) for e in row], math.exp(log_d), rate)
-
-    if not ok(hi):
-        return math.inf
-    lo = hi / 2.0
-    while ok(lo) and lo > 1e-12:
-        hi, lo = lo, lo / 2.0
-    while hi - lo > 1e-8 * hi:
-        mid = (lo + hi) / 2.0
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    return hi
 
 
 def min_epsilon(variant: str, n, epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=None,
@@ -591,16 +606,17 @@ def min_epsilon(variant: str, n, epsilon, delta, steps, *, signals=None, tenants
     for i in range(t_f.size):
         logs, _, _ = _log_counts_row(variant, ratio_f[i], t_f[i], tenants, tenant_steps, reverts)
         row = ratio_f[i] if variant in ADAPTIVE_VARIANTS else ratio_f[i][:1]
-        out[i] = _binomial_min_scale(logs, row, int(sets[i]), math.log(d_f[i]), rate, float(scale[i]) * (1 + 1e-9))
+        out[i] = _exact().smallest_scale(int(sets[i]), logs, row, math.exp(math.log(d_f[i])),
+                                         float(scale[i]) * (1 + 1e-9), rate)
     return out.reshape(shape) if shape else float(out[0])
 
 
 def _fits_binomial(variant, n, eps_row, delta, tenants, reverts, rate):
-    """``fits(T)`` for arrays of T: ``sum_k S_k(T) F(n_set, eps_k) < delta`` with the exact F."""
+    """``fits(T)`` for arrays of T: ``sum_k S_k(T) F(n_set, eps_k) < delta`` with the exact F (one batch)."""
     log_d = math.log(delta)
     row = eps_row if variant in ADAPTIVE_VARIANTS else eps_row[:1]
     if variant != "resampling":
-        log_f = np.array([_binomial.log_tail_factor(n, repr(float(e)), rate) for e in row])
+        log_f = _exact().log_factors(np.full(len(row), n), [repr(float(e)) for e in row], rate)
 
         def fits(ts):
             ts = np.asarray(ts, dtype=float)
@@ -616,7 +632,7 @@ def _fits_binomial(variant, n, eps_row, delta, tenants, reverts, rate):
         ok = per_set >= 1
         out = np.zeros(ts.shape, dtype=bool)
         if np.any(ok):
-            f = _binomial.log_tail_factor(per_set[ok], repr(float(row[0])), rate)
+            f = _exact().log_factors(per_set[ok], [repr(float(row[0]))], rate)
             out[ok] = np.log(ts[ok]) + f < log_d
         return out
     return fits_resampling
@@ -631,7 +647,9 @@ def max_steps(variant: str, n, epsilon, delta, *, signals=None, tenants: int = 1
     :data:`STEPS_CAP` still fits.  ``single_model`` supports one model: 1 or 0.  With
     ``bound='binomial'``: the largest T such that every T' <= T keeps the union bound below
     delta with the exact factor at exactly n labels (the sum grows with T, except for
-    resampling, whose per-set size floor(n / T) is scanned upwards from Hoeffding's answer).
+    resampling, whose per-set size floor(n / T) is searched upwards from Hoeffding's answer,
+    one per-set size at a time).  Above ``binomial.EXACT_LABELS`` labels per set the answer
+    is conservative (the factor's closed-form upper bound).
     """
     bound, rate = _check_bound(bound, max_error_rate)
     n = check_int("labels", n, minimum=0)
@@ -641,10 +659,45 @@ def max_steps(variant: str, n, epsilon, delta, *, signals=None, tenants: int = 1
             raise InputError("epsilon", "one tolerance vector (with one delta) for max_steps", eps.tolist())
         if n < 1:
             return 0
-        fits = _fits_binomial(variant, n, eps, float(d), tenants, reverts, rate)
         start = max_steps(variant, n, epsilon, delta, signals=signals, tenants=tenants, reverts=reverts)
+        if start == math.inf or (variant == "single_model" and start == 1):
+            return start  # the exact factor is at most Hoeffding's: whatever fits Hoeffding fits it
+        if variant == "resampling" and start:
+            return _largest_resampling(n, float(eps[0]), float(d), rate, int(start))
+        fits = _fits_binomial(variant, n, eps, float(d), tenants, reverts, rate)
         return _largest_fitting(variant, fits, start)
     return _largest_fitting(variant, _fits_hoeffding(variant, n, epsilon, delta, signals, tenants, reverts), 0)
+
+
+def _largest_resampling(n: int, eps: float, delta: float, rate, start: int):
+    """Resampling's largest T with every T' <= T fitting: T fresh sets of floor(n / T) labels, ``T F(set) < delta``.
+
+    Every T up to ``start`` (Hoeffding's answer) fits.  Above it the per-set size m takes
+    each value on a run of T, and on a run ``log T + log F(m) < log delta`` holds up to a
+    threshold: the first T that fails is found run by run, the factors of 256 runs per batch
+    (issue 18; issue 12's engine scanned at most 4,096 T, too few for budgets of billions).
+    """
+    log_d = math.log(delta)
+    m = n // (start + 1)
+    while m >= 1:
+        sizes = np.arange(m, max(m - 256, 0), -1, dtype=np.int64)
+        log_f = _exact().log_factors(sizes, [repr(eps)], rate)
+        for size, f in zip(sizes.tolist(), log_f.tolist()):
+            first, last = max(n // (size + 1) + 1, start + 1), n // size  # the T with floor(n / T) = size
+            if first > STEPS_CAP:
+                return math.inf
+            def fits(t, f=f):  # the float test of issue 12's scan, exactly
+                return bool(np.log(np.array([float(t)]))[0] + f < log_d)
+
+            t = min(max(first, math.ceil(math.exp(min(log_d - f, 700.0))) - 1), last + 1)
+            while t > first and not fits(t - 1):
+                t -= 1
+            while t <= last and fits(t):
+                t += 1
+            if t <= last:
+                return t - 1 if t - 1 <= STEPS_CAP else math.inf
+        m = int(sizes[-1]) - 1
+    return n  # T = n + 1 leaves no label per set
 
 
 def _fits_hoeffding(variant, n, epsilon, delta, signals, tenants, reverts):
