@@ -4,8 +4,10 @@ Every candidate's tails are bounded by Zubkov-Serov (Theory Probab. Appl. 57(3),
 the threshold moved one label towards the mean: ``U_j = P(X >= j) <= Phi(-sqrt(2 n KL(p + e || p)))``
 with ``e = eps - 1/n`` and ``L_j = P(X <= j - c) <= Phi(-sqrt(2 n KL(p - eta || p)))`` with
 ``eta = (c - 1)/n - eps`` (``c = ceil(2 n eps)``, so ``e <= eta < eps``); the KL term is
-minimised over the candidates' range of p (convexity; Pinsker's ``2 s^2`` where the minimum
-is inside).  With a known range ``[0, a]`` the mirrored candidates (``p >= 1 - a``) swap the
+minimised over the candidates' range of p (convexity; where the minimum is inside, the
+refinement of Pinsker's inequality ``KL >= V^2/2 + V^4/36 + V^6/288`` with ``V = 2|s|`` the L1
+distance (Topsoe 2001; Fedotov, Harremoes, Topsoe 2003), i.e. ``2 s^2 + 4 s^4/9 + 2 s^6/9``:
+at 8 million labels its quartic term alone tightens the exponent by about 0.04).  With a known range ``[0, a]`` the mirrored candidates (``p >= 1 - a``) swap the
 roles: the upper tail gets ``eta`` and the lower one ``e``.
 
 - :func:`log_envelope` uses ``e`` for both tails: it never increases with n (``e`` grows
@@ -22,7 +24,7 @@ import math
 import numpy as np
 from scipy.special import log_ndtr
 
-__all__ = ["kl", "kl_slope", "min_at_a", "log_envelope", "log_bound"]
+__all__ = ["kl", "kl_slope", "kl_floor", "min_at_a", "log_envelope", "log_bound"]
 
 _LOG2 = math.log(2.0)
 
@@ -43,15 +45,30 @@ def kl_slope(p, shift):
         return np.log(x / p) - np.log((1 - x) / (1 - p)) - shift / p - shift / (1 - p)
 
 
+def kl_floor(shift):
+    """A lower bound on ``min_p KL(p + shift || p)`` for every p: ``2 s^2 + 4 s^4/9 + 2 s^6/9``.
+
+    Topsoe's refinement of Pinsker's inequality, ``KL >= V^2/2 + V^4/36 + V^6/288`` for two
+    distributions at L1 distance V (here ``V = 2|shift|``); the sharp bound's expansion goes
+    on with positive terms, so it is tight to ``s^8``.
+
+    References: F. Topsoe, "Bounds for entropy and divergence for distributions over a
+    two-element set", J. Ineq. Pure Appl. Math. 2(2), 2001; A. A. Fedotov, P. Harremoes,
+    F. Topsoe, "Refinements of Pinsker's inequality", IEEE Trans. Inf. Theory 49(6), 2003.
+    """
+    s2 = np.square(np.asarray(shift, dtype=float))
+    return s2 * (2.0 + s2 * (4.0 / 9.0 + s2 * (2.0 / 9.0)))
+
+
 def min_at_a(a: float, shift, widest):
     """``min_{p in [.., a]} KL(p + shift || p)``, bounded below in O(1) and non-decreasing in ``|shift|``.
 
     ``p -> KL(p + shift || p)`` is convex and its minimiser moves monotonically with the
     shift; when it slopes down at ``a`` for both ``shift`` and ``widest`` (= eps, the largest
     shift of that sign), the minimum over the range is at ``a`` for every n; otherwise
-    Pinsker's ``2 shift^2``.
+    :func:`kl_floor`.
     """
-    pinsker = 2.0 * shift * shift
+    pinsker = kl_floor(shift)
     with np.errstate(invalid="ignore"):
         ok = (kl_slope(a, shift) <= 0) & (kl_slope(a, widest) <= 0)
     return np.where(ok & np.isfinite(kl(a + shift, a)), np.maximum(kl(a + shift, a), pinsker), pinsker)
@@ -74,7 +91,7 @@ def log_envelope(ns, e_f, a, sides: str) -> np.ndarray:
     e_f = np.asarray(e_f, dtype=float)
     e = e_f - 1.0 / n
     if a is None:
-        up = down = _tail(n, 2.0 * e * e)
+        up = down = _tail(n, kl_floor(e))
     else:
         up = _tail(n, min_at_a(float(a), e, e_f))  # upper tail over p <= a (and p = a)
         down = _tail(n, min_at_a(float(a), -e, -e_f))  # lower tail over p <= a; mirrored: R2's upper tail
@@ -97,7 +114,7 @@ def log_bound(ns, e_f, eta, a, sides: str, shift_a=None) -> np.ndarray:
     e = e_f - 1.0 / n
     eta = np.maximum(np.asarray(eta, dtype=float), e)
     if a is None:
-        env = np.logaddexp(_tail(n, 2.0 * e * e), _tail(n, 2.0 * eta * eta))
+        env = np.logaddexp(_tail(n, kl_floor(e)), _tail(n, kl_floor(eta)))
     else:
         af = float(a)
         up_e = _tail(n, min_at_a(af, e, e_f))

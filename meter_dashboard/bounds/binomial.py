@@ -86,6 +86,7 @@ __all__ = [
     "smallest_labels",
     "smallest_labels_batch",
     "smallest_scale",
+    "largest_resampling_steps",
     "log_factors",
     "log_failures",
     "EXACT_LABELS",
@@ -257,8 +258,8 @@ def log_tail_envelope(n, epsilon, max_error_rate=None, sides: str = "two-sided")
 
     Each candidate's tails are bounded by Zubkov-Serov [4]_ with the threshold moved one
     label towards the mean, ``Phi(-sqrt(2 n KL(p +- e || p)))`` with ``e = eps - 1/n``; the
-    KL term is minimised over the candidates' range of p (convexity; Pinsker's ``2 e^2``
-    where the minimum is inside).  ``e`` grows with n and so does that minimum, so the
+    KL term is minimised over the candidates' range of p (convexity; Topsoe's refinement of
+    Pinsker's inequality, ``2 e^2 + 4 e^4/9 + 2 e^6/9``, where the minimum is inside).  ``e`` grows with n and so does that minimum, so the
     envelope falls as n grows; it is also capped by Hoeffding's factor.  It certifies every
     n beyond a point at once (:func:`smallest_labels`).
     """
@@ -492,6 +493,60 @@ def smallest_scale(n, log_counts, ratios, delta, hi: float, max_error_rate=None,
         mid = (lo + hi) / 2.0
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     return hi
+
+
+def _resampling_skip(n: int, eps: float, log_d: float, start: int, max_error_rate) -> int:
+    """The largest per-set size m from which on the runs may fail: above it the envelope certifies every run.
+
+    Runs with a larger m hold T <= n // m sets; ``log(n // m) + envelope(m) < log delta`` (both
+    monotone in m) certifies the whole run without exact factors, so the search starts below.
+    """
+    e = _check_epsilon(repr(eps))
+    a = _check_rate(max_error_rate, "two-sided")
+    lo, hi = 0, n // (start + 1)  # certified above hi?  found by bisection on the monotone condition
+
+    def certified(m):
+        return m >= 1 and math.log(n // m) + float(log_envelope(np.array([m]), float(e), a, "two-sided")[0]) < log_d
+
+    if not certified(hi):
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if certified(mid) else (mid, hi)
+    return lo
+
+
+def largest_resampling_steps(n: int, eps: float, delta: float, start: int, max_error_rate=None, cap: int = 10**12):
+    """Resampling's largest T with every T' <= T fitting: T fresh sets of floor(n / T) labels, ``T F(set) < delta``.
+
+    Every T up to ``start`` (Hoeffding's answer) fits.  Above it the per-set size m takes
+    each value on a run of T, and on a run ``log T + log F(m) < log delta`` holds up to a
+    threshold: the first T that fails is found run by run, the factors of 256 runs per batch
+    (issue 18; issue 12's engine scanned at most 4,096 T, too few for budgets of billions).
+    A T beyond ``cap`` is reported as ``inf``.
+    """
+    log_d = math.log(delta)
+    m = _resampling_skip(n, eps, log_d, start, max_error_rate)
+    while m >= 1:
+        sizes = np.arange(m, max(m - 256, 0), -1, dtype=np.int64)
+        log_f = log_factors(sizes, [repr(eps)], max_error_rate)
+        for size, f in zip(sizes.tolist(), log_f.tolist()):
+            first, last = max(n // (size + 1) + 1, start + 1), n // size  # the T with floor(n / T) = size
+            if first > cap:
+                return math.inf
+            def fits(t, f=f):  # the float test of issue 12's scan, exactly
+                return bool(np.log(np.array([float(t)]))[0] + f < log_d)
+
+            t = min(max(first, math.ceil(math.exp(min(log_d - f, 700.0))) - 1), last + 1)
+            while t > first and not fits(t - 1):
+                t -= 1
+            while t <= last and fits(t):
+                t += 1
+            if t <= last:
+                return t - 1 if t - 1 <= cap else math.inf
+        m = int(sizes[-1]) - 1
+    return n  # T = n + 1 leaves no label per set
+
 
 
 # --------------------------------------------------------------------------- Hoeffding, Bennett, Bernstein

@@ -64,6 +64,7 @@ __all__ = [
     "BOUNDS",
     "LABELS_CAP",
     "BINOMIAL_LABELS_CAP",
+    "exact_curve",
 ]
 
 #: Variant names, in the order the paper introduces them.
@@ -663,41 +664,10 @@ def max_steps(variant: str, n, epsilon, delta, *, signals=None, tenants: int = 1
         if start == math.inf or (variant == "single_model" and start == 1):
             return start  # the exact factor is at most Hoeffding's: whatever fits Hoeffding fits it
         if variant == "resampling" and start:
-            return _largest_resampling(n, float(eps[0]), float(d), rate, int(start))
+            return _exact().largest_resampling_steps(n, float(eps[0]), float(d), int(start), rate, STEPS_CAP)
         fits = _fits_binomial(variant, n, eps, float(d), tenants, reverts, rate)
         return _largest_fitting(variant, fits, start)
     return _largest_fitting(variant, _fits_hoeffding(variant, n, epsilon, delta, signals, tenants, reverts), 0)
-
-
-def _largest_resampling(n: int, eps: float, delta: float, rate, start: int):
-    """Resampling's largest T with every T' <= T fitting: T fresh sets of floor(n / T) labels, ``T F(set) < delta``.
-
-    Every T up to ``start`` (Hoeffding's answer) fits.  Above it the per-set size m takes
-    each value on a run of T, and on a run ``log T + log F(m) < log delta`` holds up to a
-    threshold: the first T that fails is found run by run, the factors of 256 runs per batch
-    (issue 18; issue 12's engine scanned at most 4,096 T, too few for budgets of billions).
-    """
-    log_d = math.log(delta)
-    m = n // (start + 1)
-    while m >= 1:
-        sizes = np.arange(m, max(m - 256, 0), -1, dtype=np.int64)
-        log_f = _exact().log_factors(sizes, [repr(eps)], rate)
-        for size, f in zip(sizes.tolist(), log_f.tolist()):
-            first, last = max(n // (size + 1) + 1, start + 1), n // size  # the T with floor(n / T) = size
-            if first > STEPS_CAP:
-                return math.inf
-            def fits(t, f=f):  # the float test of issue 12's scan, exactly
-                return bool(np.log(np.array([float(t)]))[0] + f < log_d)
-
-            t = min(max(first, math.ceil(math.exp(min(log_d - f, 700.0))) - 1), last + 1)
-            while t > first and not fits(t - 1):
-                t -= 1
-            while t <= last and fits(t):
-                t += 1
-            if t <= last:
-                return t - 1 if t - 1 <= STEPS_CAP else math.inf
-        m = int(sizes[-1]) - 1
-    return n  # T = n + 1 leaves no label per set
 
 
 def _fits_hoeffding(variant, n, epsilon, delta, signals, tenants, reverts):
@@ -737,3 +707,57 @@ def _largest_fitting(variant, fits, start):
         last_ok = int(np.flatnonzero(good)[-1])
         lo, hi = int(grid[last_ok]), int(grid[last_ok + 1])
     return lo
+
+
+# --------------------------------------------------------------------------- exact curves
+def exact_curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, variants=VARIANTS,
+                max_error_rate=None) -> dict:
+    """Every variant's exact binomial count at each T of ``steps``: ``{variant: float array}``, NaN where refused.
+
+    The planner's curves and ``plan --steps A:B --bound binomial`` (issue 18): at each T,
+    tenants split T evenly (at most T of them), reverts count once T reaches them,
+    single_model is one model (T = 1) and resampling is T fresh no_adaptivity sets (Eq. 2);
+    a count the exact bound refuses (above :data:`BINOMIAL_LABELS_CAP`) is NaN.  Each
+    variant's curve is one bracketed search, coarse to fine over T (each T's count is at
+    least the smaller T's and at most the larger T's), so points between two equal counts
+    cost nothing and the exact factors of a region are computed once.  Equal, point for
+    point, to :func:`labels` at that T.
+    """
+    bound, rate = _check_bound("binomial", max_error_rate)
+    eps = validate_epsilon(epsilon)
+    if eps.ndim != 1:
+        raise InputError("epsilon", "one tolerance vector for a curve", eps.tolist())
+    d = float(check_probability("delta", delta))
+    ts = np.atleast_1d(_validate_steps(steps)).astype(np.int64)
+    rv = validate_reverts(reverts) if reverts is not None else np.zeros(0, dtype=np.int64)
+    tenants = check_int("tenants", tenants, minimum=1)
+    out = {v: np.full(ts.shape, np.nan) for v in variants}
+    groups: dict = {}  # T's that share the tenants and reverts in effect
+    for i, t in enumerate(ts.tolist()):
+        groups.setdefault((min(tenants, t), tuple(r for r in rv.tolist() if r <= t)), []).append(i)
+    wanted = [v for v in variants if v not in ("single_model", "resampling")]
+    if "resampling" in variants and "no_adaptivity" not in wanted:
+        wanted.append("no_adaptivity")
+    for (l, kept), where in groups.items():
+        sel = np.array(where)
+        for v in wanted:
+            out.setdefault(v, np.full(ts.shape, np.nan))[sel] = _exact_points(v, eps, d, ts[sel], l, list(kept) or None,
+                                                                              rate)
+    if "single_model" in variants:
+        out["single_model"][:] = _exact_points("single_model", eps, d, np.array([1]), 1, None, rate)[0]
+    if "resampling" in variants:
+        out["resampling"] = out["no_adaptivity"] * ts
+    return {v: out[v] for v in variants}
+
+
+def _exact_points(variant, eps, d, ts, tenants, reverts, rate) -> np.ndarray:
+    """Exact counts at each T (NaN where Hoeffding's count is above the exact bound's cap), one bracketed search."""
+    eps_f = np.broadcast_to(eps, ts.shape + eps.shape).reshape(-1, eps.size)
+    d_f, t_f = np.full(ts.size, d), ts.astype(float)
+    top = _hoeffding_counts(variant, eps_f, d_f, t_f, tenants, None, reverts, refuse=False)
+    fine = np.asarray(top) <= BINOMIAL_LABELS_CAP
+    out = np.full(ts.size, np.nan)
+    if np.any(fine):
+        items, _ = _binomial_items(variant, eps_f[fine], d_f[fine], t_f[fine], tenants, None, reverts)
+        out[fine] = _exact().smallest_labels_batch(items, rate, sequence=True)
+    return out

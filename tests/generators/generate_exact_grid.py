@@ -2,6 +2,7 @@
 
     python -m tests.generators.generate_exact_grid            # rewrite the data file
     python -m tests.generators.generate_exact_grid --limit 20  # a quick look (prints, writes nothing)
+    python -m tests.generators.generate_exact_grid --curve     # the exact curve T = 1..1,000 (minutes)
 
 writes ``tests/bounds/data/exact_binomial_grid.json``: a list of cases, each a setting of one
 public function of :mod:`meter_dashboard.bounds` under ``bound="binomial"`` (or the exact
@@ -24,8 +25,12 @@ Kinds of case (``kind``):
   the tolerance share ``eps / W`` as an exact fraction);
 - ``smallest``: :func:`binomial.smallest_labels` with one-sided events and ranges.
 
-Regenerating with the engine of the day reproduces the file only while the engine's answers
-are unchanged (which is what the test checks more cheaply).
+``--curve`` writes ``tests/bounds/data/exact_binomial_curve.json``: every variant's exact count
+at T = 1..1,000 for the paper's setting (m = 5, eps = 0.01..0.05, delta = 0.01), the table of
+``plan --steps 1:1000 --bound binomial``; computed once with the same engine (176 s then).
+
+Regenerating with the engine of the day reproduces the files only while the engine's answers
+are unchanged (which is what the tests check more cheaply).
 """
 from __future__ import annotations
 
@@ -44,6 +49,9 @@ from meter_dashboard.bounds import ci
 from meter_dashboard.bounds import meter as M
 
 OUTPUT = Path(__file__).resolve().parents[1] / "bounds" / "data" / "exact_binomial_grid.json"
+CURVE = OUTPUT.with_name("exact_binomial_curve.json")
+#: the curve's setting: the paper's (ease.ml/meter Sec 5.1) over T = 1..1,000
+CURVE_SETTING = dict(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=[1, 1000])
 SEED = 20261125  # the day the grid was first generated
 #: how many cases of each kind
 SIZES = {"labels": 260, "curve": 16, "failure": 60, "max_steps": 50, "min_epsilon": 40, "ci": 40, "smallest": 24}
@@ -253,10 +261,23 @@ def grid(seed: int = SEED) -> list[dict]:
             + _ci_cases(rng) + _smallest_cases(rng))
 
 
+def curve() -> dict:
+    """Every variant's exact count at T = 1..1,000 (one ``meter.labels`` call per variant)."""
+    steps = np.arange(CURVE_SETTING["steps"][0], CURVE_SETTING["steps"][1] + 1)
+    return dict(CURVE_SETTING, labels={v: [int(n) for n in M.labels(v, CURVE_SETTING["epsilon"], CURVE_SETTING["delta"],
+                                                                      steps, bound="binomial")]
+                                       for v in M.VARIANTS})
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, help="compute only the first LIMIT cases and print them")
+    parser.add_argument("--curve", action="store_true", help="write the exact curve T = 1..1,000 instead")
     args = parser.parse_args(argv)
+    if args.curve:
+        CURVE.write_text(json.dumps(curve(), separators=(",", ":")) + "\n", encoding="utf-8")
+        print(f"wrote {CURVE}", file=sys.stderr)
+        return 0
     cases = grid()
     if args.limit:
         cases = cases[:args.limit]
