@@ -181,10 +181,15 @@ class Batch:
         return log_u, log_l
 
     def seeds(self, rows=None):
-        """Candidates near the likely maximum: j near p = 1/2 - eps/2, 1/2, 1/2 + eps/2 (clipped to each range)."""
+        """Candidates near the likely maximum: j near p = 1/2 - eps/2, 1/2, 1/2 + eps/2 (clipped to each range).
+
+        Two-sided without a range the failure probability is symmetric about p = 1/2 and peaks
+        there: that candidate alone.
+        """
         rows = np.arange(self.r_idx.size) if rows is None else rows
         i = self.r_idx[rows]
         e = self.e[i]
         n, ne = self.n[i].astype(float), self.n_eps[i]
-        js = [np.clip(np.round(n * p + ne), self.r_lo[rows], self.r_hi[rows]) for p in (0.5 - e / 2, 0.5, 0.5 + e / 2)]
+        spots = (0.5,) if (self.a is None and self.use_l) else (0.5 - e / 2, 0.5, 0.5 + e / 2)
+        js = [np.clip(np.round(n * p + ne), self.r_lo[rows], self.r_hi[rows]) for p in spots]
         return self.unpack(unique(np.concatenate([self.pack(i, j) for j in js])))

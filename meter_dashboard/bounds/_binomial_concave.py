@@ -283,8 +283,11 @@ def concave_max(batch, idx, ja, jb, guess) -> None:
     """Evaluate the maximum of ``G`` over ``ja..jb`` for each row, ``G`` being concave there.
 
     The maximum is the first j with ``G_{j+1} <= G_j`` (or ``jb``).  A bracketed search on that
-    sign: secant steps on the relative increments once both signs are seen, bisection
-    otherwise; every evaluation goes through ``batch.evaluate``, which keeps the best value.
+    sign, started at ``guess`` (where the maximum is expected): the first step evaluates two
+    increments and extrapolates where they vanish (Newton on the increments); then secant
+    steps on the relative increments between the last rising and the first falling one,
+    extrapolation while only one sign is seen, bisection when the bracket does not halve.
+    Every evaluation goes through ``batch.evaluate``, which keeps the best value.
     """
     lo, hi = ja.astype(np.int64), jb.astype(np.int64)
     single = lo >= hi
@@ -292,28 +295,35 @@ def concave_max(batch, idx, ja, jb, guess) -> None:
         batch.evaluate(idx[single], lo[single])
     x_up, d_up = lo - 1, np.full(lo.shape, np.nan)  # the last increment seen rising, and its size
     x_dn, d_dn = hi, np.full(lo.shape, np.nan)  # the first seen falling
-    m = np.clip(np.asarray(guess, dtype=np.int64), lo, np.maximum(hi - 1, lo))
+    m = np.clip(np.asarray(guess, dtype=np.int64), lo, np.maximum(hi - 2, lo))
     slow = np.zeros(lo.shape, dtype=np.int64)  # steps that did not halve the bracket
+    first = True
     while True:
         live = lo < hi
         if not np.any(live):
             return
         width = hi - lo
         i, j = idx[live], m[live]
-        g0 = np.logaddexp(*batch.evaluate(i, j))
-        g1 = np.logaddexp(*batch.evaluate(i, j + 1))
-        d = np.expm1(g1 - g0)
-        up = np.zeros(lo.shape, dtype=bool)
-        up[live] = d > 0
-        dn = live & ~up
-        full = np.full(lo.shape, np.nan)
-        full[live] = d
-        lo, x_up, d_up = np.where(up, m + 1, lo), np.where(up, m, x_up), np.where(up, full, d_up)
-        hi, x_dn, d_dn = np.where(dn, m, hi), np.where(dn, m, x_dn), np.where(dn, full, d_dn)
+        count = 3 if first else 2
+        log_u, log_l = batch.evaluate(np.tile(i, count), np.concatenate([j + k for k in range(count)]))
+        g = np.logaddexp(log_u, log_l).reshape(count, -1)
+        for k in range(count - 1):
+            d = np.full(lo.shape, np.nan)
+            d[live] = np.expm1(g[k + 1] - g[k])
+            at = m + k
+            inside = live & (at >= lo) & (at < hi)
+            up, dn = inside & (d > 0), inside & ~(d > 0)
+            lo, x_up, d_up = np.where(up, at + 1, lo), np.where(up, at, x_up), np.where(up, d, d_up)
+            hi, x_dn, d_dn = np.where(dn, np.minimum(at, hi), hi), np.where(dn, at, x_dn), np.where(dn, d, d_dn)
+            if k == 0:
+                d0 = d
         both = np.isfinite(d_up) & np.isfinite(d_dn)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             secant = x_up + np.round(d_up / (d_up - d_dn) * (x_dn - x_up))
-        slow = np.where(2 * (hi - lo) > width, slow + 1, 0)
+            newton = m + np.round(d0 / (d0 - d)) if first else np.full(lo.shape, np.nan)
+        slow = np.where(both & (2 * (hi - lo) > width), slow + 1, 0)
         mid = (lo + hi) // 2
-        step = np.where(both & np.isfinite(secant) & (slow < 2), secant, mid).astype(np.int64)
-        m = np.clip(step, lo, np.maximum(hi - 1, lo))
+        step = np.where(both & np.isfinite(secant) & (slow < 2), secant, mid)
+        step = np.where(~both & np.isfinite(newton), newton, step)
+        m = np.clip(step.astype(np.int64), lo, np.maximum(hi - 1, lo))
+        first = False

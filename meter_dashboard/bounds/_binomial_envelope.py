@@ -124,3 +124,47 @@ def log_bound(ns, e_f, eta, a, sides: str, shift_a=None) -> np.ndarray:
         point = np.logaddexp(up_e, _tail(n, min_at_a(af, -at_a, -e_f)))  # p = a (its own thresholds)
         env = np.maximum(np.maximum(first, mirrored), point)
     return _finish(env, n, e, e_f, sides)
+
+
+def _convex_min(f_a, f_b, s_a, s_b, a, b):
+    """A lower bound on the minimum over [a, b] of a convex function from its values and slopes at the ends.
+
+    The function lies above both tangents, so its minimum is at least where they cross (or at
+    an end, when the function is monotone on the piece).
+    """
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        cross = (f_b - f_a + s_a * a - s_b * b) / (s_a - s_b)
+        low = f_a + s_a * (np.clip(cross, a, b) - a)
+    return np.where(s_a >= 0, f_a, np.where(s_b <= 0, f_b, np.minimum(low, np.minimum(f_a, f_b))))
+
+
+def log_joint_bound(ns, e_f, eta, pieces: int = 16) -> np.ndarray:
+    """A tighter per-n bound for the two-sided event without a range: the two tails bounded at the same p.
+
+    ``F(n) <= max_p [A(p) + B(p)]`` with ``A(p) = Phi(-sqrt(2 n KL(p + e || p)))`` and ``B(p) =
+    Phi(-sqrt(2 n KL(p - eta || p)))`` (Zubkov-Serov at every candidate, whose two tails share
+    its p), where :func:`log_bound` adds the two maxima: the tails peak at different p, which
+    costs up to ``log 2`` at large n (0.1 at 8 million labels).  Left of ``A``'s minimiser
+    and right of ``B``'s both terms only grow towards them, so the maximum is in between; that
+    stretch is cut into ``pieces``, finer near its middle where the sum peaks (at 8 million
+    labels 16 pieces leave 0.029 above ``log F``, the simple bound 0.092), and on each piece
+    each KL term is bounded below by its tangents (convexity).  Rows where the stretch cannot
+    be certified keep :func:`log_bound`.
+    """
+    n = np.asarray(ns, dtype=float)
+    e_f = np.asarray(e_f, dtype=float)
+    e = e_f - 1.0 / n
+    eta = np.maximum(np.asarray(eta, dtype=float), e)
+    simple = log_bound(n, e_f, eta, None, "two-sided")
+    left, right = 0.5 - 0.75 * e, 0.5 + 0.75 * eta  # the minimisers sit near 1/2 - e/2 and 1/2 + eta/2
+    good = (e > 0) & (kl_slope(left, e) < 0) & (kl_slope(right, -eta) > 0) & (right + e < 1) & (left - eta > 0)
+    u = np.linspace(-1.0, 1.0, pieces + 1)
+    t = 0.5 + 0.5 * np.sign(u) * u * u  # any cover of [left, right] is valid; this one is dense in the middle
+    p = left[:, None] + (right - left)[:, None] * t[None, :]
+    e2, eta2, n2 = e[:, None], eta[:, None], n[:, None]
+    ku, su = kl(p + e2, p), kl_slope(p, e2)
+    kd, sd = kl(p - eta2, p), kl_slope(p, -eta2)
+    low_u = _convex_min(ku[:, :-1], ku[:, 1:], su[:, :-1], su[:, 1:], p[:, :-1], p[:, 1:])
+    low_d = _convex_min(kd[:, :-1], kd[:, 1:], sd[:, :-1], sd[:, 1:], p[:, :-1], p[:, 1:])
+    joint = np.logaddexp(_tail(n2, low_u), _tail(n2, low_d)).max(axis=1)
+    return np.where(good & np.isfinite(joint), np.minimum(joint, simple), simple)

@@ -557,7 +557,8 @@ def _block_maxima(ns, eps, a, sides) -> np.ndarray:
     batch.evaluate(batch.r_idx[rows[trend != 0]], ends[trend != 0])
     rows = rows[trend == 0]
     ja, jb, runs, ok, flat = middle(batch, rows, first[rows], last[rows])
-    concave_max(batch, batch.r_idx[rows[flat]], ja[flat], jb[flat], (ja[flat] + jb[flat]) // 2)
+    peak = np.round(batch.n[batch.r_idx[rows]] * 0.5 + batch.n_eps[batch.r_idx[rows]])  # p = 1/2: the usual peak
+    concave_max(batch, batch.r_idx[rows[flat]], ja[flat], jb[flat], peak[flat])
     peaks = ok & ~flat
     usable, segments = peak_segments(batch, rows[peaks], ja[peaks], jb[peaks], tuple(r[peaks] for r in runs))
     if segments[0].size:

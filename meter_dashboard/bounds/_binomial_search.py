@@ -32,7 +32,7 @@ import numpy as np
 
 from . import _binomial_cache as cache
 from ._binomial_batch import exact_parts
-from ._binomial_envelope import log_bound, log_envelope
+from ._binomial_envelope import log_bound, log_envelope, log_joint_bound
 from ._numeric import log_sum_exp, smallest_integer_satisfying
 
 __all__ = ["Problem", "solve", "solve_sequence", "violated", "violated_rows", "EXACT_LABELS"]
@@ -42,6 +42,7 @@ _LOG2 = math.log(2.0)
 #: bound does not settle counts as failing (conservative: the inverse answers at such budgets).
 EXACT_LABELS = 10**10
 _WINDOW_PERIODS = 3.5  # the first window: the envelope certifies from about three periods above the answer
+_JOINT_Z2 = 200.0  # 4 n e^2 above which the two tails' bounds are taken at one p (below, the gain is nil)
 _GRID = 65
 
 
@@ -98,6 +99,44 @@ def _envelope_start(w, e, a, sides: str) -> np.ndarray:
     return hi
 
 
+def _tighter_start(w, e, hi, a, sides: str) -> np.ndarray:
+    """``hi`` moved down where the largest term's two tails, bounded at one p with the envelope's shift, allow it.
+
+    Two-sided without a range: :func:`._binomial_envelope.log_joint_bound` with ``eta = e``
+    bounds ``F(n')`` for every ``n' >= n`` (for each p both tails only fall as n grows), so any
+    n where the union bound holds with it certifies everything above: the smallest such n on
+    two grids below ``hi`` is the new start (the envelope's ``hi`` is up to twenty periods
+    high at millions of labels).
+    """
+    if a is not None or sides != "two-sided":
+        return hi
+    k = np.argmax(w, axis=1)
+    rows = np.flatnonzero(4.0 * hi * e[np.arange(w.shape[0]), k] ** 2 > _JOINT_Z2)
+    if not rows.size:
+        return hi
+    out = hi.copy()
+    out[rows] = _joint_start(w[rows], e[rows], hi[rows], k[rows], sides)
+    return out
+
+
+def _joint_start(w, e, hi, k, sides: str) -> np.ndarray:
+    rows = np.arange(w.shape[0])
+    span = np.maximum(np.ceil(40.0 / (2.0 * e.min(axis=1))), 64).astype(np.int64)
+    lo = np.maximum(hi - span, 1)
+    for _ in range(2):
+        grid = np.round(lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, 17)[None, :]).astype(np.int64)
+        grid = np.maximum(grid, 1)
+        terms = w[:, None, :] + log_envelope(grid[:, :, None], e[:, None, :], None, sides)
+        joint = log_joint_bound(grid.ravel(), np.repeat(e[rows, k], grid.shape[1]), np.zeros(grid.size))
+        terms[rows, :, k] = np.minimum(terms[rows, :, k], w[rows, k][:, None] + joint.reshape(grid.shape))
+        ok = log_sum_exp(terms) < 0.0
+        first_ok = np.where(ok, grid, np.iinfo(np.int64).max).min(axis=1)
+        below = np.where(~ok & (grid < first_ok[:, None]), grid, 0).max(axis=1)
+        hi = np.minimum(hi, first_ok)
+        lo = np.maximum(below, np.where(first_ok < np.iinfo(np.int64).max, below, lo))
+    return hi
+
+
 def _decide(rows_p, ns, w, fractions, a, sides) -> np.ndarray:
     """For rows (problem, n): is ``sum_k S_k F(n, eps_k) >= delta`` (a violation)?  Exact factors only where needed.
 
@@ -107,14 +146,40 @@ def _decide(rows_p, ns, w, fractions, a, sides) -> np.ndarray:
     """
     frac, num, den = fractions
     width = w.shape[1]
+    if ns.size == 0:
+        return np.zeros(0, dtype=bool)
     bound = np.full((ns.size, width), -np.inf)
+    e_rows, eta_rows = np.zeros(bound.shape), np.zeros(bound.shape)
+    # per problem, at its smallest n: the envelope (never rising in n) bounds every term at all its rows;
+    # only the largest term gets each row's own bound
+    problems = np.unique(rows_p)
+    n_min = np.full(w.shape[0], np.iinfo(np.int64).max)
+    np.minimum.at(n_min, rows_p, ns)
+    e_f = np.array([[float(x) for x in row] for row in frac[problems]])
+    env = w[problems] + log_envelope(n_min[problems][:, None], e_f, a, sides)
+    main = np.zeros(w.shape[0], dtype=np.int64)
+    main[problems] = np.argmax(env, axis=1)
+    flat_env = np.full(w.shape, -np.inf)
+    flat_env[problems] = env
     for k in range(width):
         sel = np.flatnonzero(np.isfinite(w[rows_p, k]))
+        minor = sel[main[rows_p[sel]] != k]
+        bound[minor, k] = flat_env[rows_p[minor], k]
+        sel = sel[main[rows_p[sel]] == k]
         if not sel.size:
             continue
         parts = exact_parts(ns[sel], (num[rows_p[sel], k], den[rows_p[sel], k]), a)
         shift_a = None if a is None else float(a) - (parts["low_a"] + 1.0) / ns[sel]
         bound[sel, k] = w[rows_p[sel], k] + log_bound(ns[sel], parts["e"], parts["eta"], a, sides, shift_a)
+        e_rows[sel, k], eta_rows[sel, k] = parts["e"], parts["eta"]
+    if a is None and sides == "two-sided":  # the largest term of unsettled rows: its tails at one p
+        rows = np.flatnonzero(log_sum_exp(bound) >= 0.0)
+        k = np.argmax(bound[rows], axis=1)
+        deep = 4.0 * ns[rows] * e_rows[rows, k] ** 2 > _JOINT_Z2  # where the tails' peaks are apart
+        rows, k = rows[deep], k[deep]
+        if rows.size:
+            joint = log_joint_bound(ns[rows], e_rows[rows, k], eta_rows[rows, k])
+            bound[rows, k] = np.minimum(bound[rows, k], w[rows_p[rows], k] + joint)
     exact = ~np.isfinite(w[rows_p])  # padding counts as exact (it is 0)
     violated = np.zeros(ns.size, dtype=bool)
     open_ = np.ones(ns.size, dtype=bool)
@@ -160,7 +225,7 @@ def solve(problems, a: Fraction | None, sides: str, floors=None, uppers=None) ->
         return out
     sub = [problems[i] for i in todo]
     w, e, *fractions = _padded(sub)
-    upper = _envelope_start(w, e, a, sides)
+    upper = _tighter_start(w, e, _envelope_start(w, e, a, sides), a, sides)
     floor = np.zeros(len(sub), dtype=np.int64)
     if floors is not None:
         floor = np.maximum(floor, np.array([floors[i] for i in todo], dtype=np.int64))
@@ -177,12 +242,7 @@ def solve(problems, a: Fraction | None, sides: str, floors=None, uppers=None) ->
         done_now = live & (start >= upper)  # nothing left between the known violation and ``upper``
         answer[done_now], live[done_now] = floor[done_now] + 1, False
         if idx.size:
-            size = upper[idx] - start[idx]
-            rows_p = np.repeat(idx, size)
-            ns = np.repeat(start[idx], size) + (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size))
-            bad = _decide(rows_p, ns, w, fractions, a, sides)
-            last = np.full(len(sub), -1, dtype=np.int64)
-            np.maximum.at(last, rows_p[bad], ns[bad])
+            last = _last_violations(idx, start, upper, w, fractions, a, sides)
             hit = idx[last[idx] >= 0]
             answer[hit], live[hit] = last[hit] + 1, False
             rest = idx[last[idx] < 0]
@@ -192,6 +252,35 @@ def solve(problems, a: Fraction | None, sides: str, floors=None, uppers=None) ->
         out[i] = int(value)
         cache.remember(problems[i].key, int(value))
     return out
+
+
+def _rows(idx, lo, hi):
+    """Rows (problem, n) for every n in [lo[i], hi[i]) of the problems ``idx``."""
+    size = np.maximum(hi[idx] - lo[idx], 0)
+    rows_p = np.repeat(idx, size)
+    return rows_p, np.repeat(lo[idx], size) + (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size))
+
+
+def _last_violations(idx, start, upper, w, fractions, a, sides) -> np.ndarray:
+    """Per problem of ``idx``, the largest violating n in [start, upper) (or -1), every n above it decided.
+
+    The sum peaks at the ends of the sawtooth's periods (the last n before ``2 n eps_1``
+    passes a whole number: the lower threshold moves one label away), so those are decided
+    first; then only the n above the highest violating end need deciding.  The order saves
+    the n below the answer; it is not needed for correctness (every n above is decided).
+    """
+    last = np.full(w.shape[0], -1, dtype=np.int64)
+    rows_p, ns = _rows(idx, start, upper)
+    frac, num, den = fractions
+    k = np.argmin(np.where(np.isfinite(w), 1.0, 2.0) * np.array([[float(x) for x in r] for r in frac]), axis=1)
+    pair = (num[rows_p, k[rows_p]], den[rows_p, k[rows_p]])
+    ends = exact_parts(ns + 1, pair, None)["c"] > exact_parts(ns, pair, None)["c"]
+    bad = _decide(rows_p[ends], ns[ends], w, fractions, a, sides)
+    np.maximum.at(last, rows_p[ends][bad], ns[ends][bad])
+    rest = ~ends & (ns > last[rows_p])
+    bad = _decide(rows_p[rest], ns[rest], w, fractions, a, sides)
+    np.maximum.at(last, rows_p[rest][bad], ns[rest][bad])
+    return last
 
 
 def _brackets(problems, solved: dict, i: int) -> tuple:
