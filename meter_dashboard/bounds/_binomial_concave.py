@@ -305,13 +305,14 @@ def concave_max(batch, idx, ja, jb, guess) -> None:
         width = hi - lo
         i, j = idx[live], m[live]
         count = 3 if first else 2
-        log_u, log_l = batch.evaluate(np.tile(i, count), np.concatenate([j + k for k in range(count)]))
+        top = jb[live] if first else j + 1  # never a candidate beyond the stretch (evaluate keeps every value)
+        log_u, log_l = batch.evaluate(np.tile(i, count), np.concatenate([np.minimum(j + k, top) for k in range(count)]))
         g = np.logaddexp(log_u, log_l).reshape(count, -1)
         for k in range(count - 1):
             d = np.full(lo.shape, np.nan)
             d[live] = np.expm1(g[k + 1] - g[k])
             at = m + k
-            inside = live & (at >= lo) & (at < hi)
+            inside = live & (at >= lo) & (at < hi) & (at + 1 <= jb)
             up, dn = inside & (d > 0), inside & ~(d > 0)
             lo, x_up, d_up = np.where(up, at + 1, lo), np.where(up, at, x_up), np.where(up, d, d_up)
             hi, x_dn, d_dn = np.where(dn, np.minimum(at, hi), hi), np.where(dn, at, x_dn), np.where(dn, d, d_dn)

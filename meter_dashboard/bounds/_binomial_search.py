@@ -42,6 +42,7 @@ _LOG2 = math.log(2.0)
 #: bound does not settle counts as failing (conservative: the inverse answers at such budgets).
 EXACT_LABELS = 10**10
 _WINDOW_PERIODS = 3.5  # the first window: the envelope certifies from about three periods above the answer
+_TWO_PHASES = 4096  # rows in a window from which the period ends are decided first
 _JOINT_Z2 = 200.0  # 4 n e^2 above which the two tails' bounds are taken at one p (below, the gain is nil)
 _GRID = 65
 
@@ -271,6 +272,10 @@ def _last_violations(idx, start, upper, w, fractions, a, sides) -> np.ndarray:
     """
     last = np.full(w.shape[0], -1, dtype=np.int64)
     rows_p, ns = _rows(idx, start, upper)
+    if ns.size < _TWO_PHASES:  # a small batch: one call costs less than the n it would save
+        bad = _decide(rows_p, ns, w, fractions, a, sides)
+        np.maximum.at(last, rows_p[bad], ns[bad])
+        return last
     frac, num, den = fractions
     k = np.argmin(np.where(np.isfinite(w), 1.0, 2.0) * np.array([[float(x) for x in r] for r in frac]), axis=1)
     pair = (num[rows_p, k[rows_p]], den[rows_p, k[rows_p]])

@@ -46,8 +46,15 @@ evaluating every ``j``.  Three rigorous arguments discard almost all of them:
    ``U_j + L_j <= U_a + L_b``; runs are halved until their bound falls below the best value.
 
 Only a few dozen exact tail evaluations remain, each accurate in log space
-(:func:`~meter_dashboard.bounds._numeric.log_binom_sf`), so ``F`` stays finite and correct
-far below 1e-300.  Results are cached per ``(n, eps, a, sides)``.
+(:func:`~meter_dashboard.bounds._tails.log_binom_sf`), so ``F`` stays finite and correct
+far below 1e-300.  Results are cached per ``(n, eps, a, sides)``, shared by every variant,
+T, delta and inverse question, and one batch may mix tolerances (issue 18).
+
+Counts (:func:`smallest_labels`, :func:`smallest_labels_batch`) search many union bounds at
+once (:mod:`._binomial_search`): Hoeffding's count and the monotone envelope bound the answer
+from above, windows of a few sawtooth periods below it are decided with a per-n closed-form
+bound first and exact factors only where it cannot tell, and along a curve each count
+brackets its neighbours'.  This module loads scipy; Hoeffding's counts never import it.
 
 References
 ----------
@@ -439,10 +446,23 @@ class _ScaleQuestions:
         self.rate, self.sides, self.grid = max_error_rate, sides, grid
         self.a = _check_rate(max_error_rate, sides)
         self.good, self.bad = math.inf, 0.0
+        logs = np.atleast_1d(np.asarray(log_counts, dtype=float))
+        self.logs = logs.tolist() if logs.size == len(self.ratios) else logs.tolist() * len(self.ratios)
+        self.log_delta = _log_delta(delta)
+
+    def _problem(self, s: float):
+        """:func:`_problem` for ``eps_k = s r_k`` without its generic checks (the terms are known valid)."""
+        merged: dict = {}
+        for lg, r in zip(self.logs, self.ratios):
+            e = exact_decimal("epsilon", repr(r * s))
+            merged[e] = float(np.logaddexp(merged.get(e, -np.inf), lg))
+        live = [(e, lg) for e, lg in merged.items() if lg > -math.inf]
+        if not live:
+            return 1
+        return Problem(np.array([lg for _, lg in live]), [e for e, _ in live], self.log_delta, self.a, self.sides)
 
     def _fail(self, scales) -> np.ndarray:
-        problems = [_problem(self.log_counts, [repr(r * s) for r in self.ratios], self.delta, self.rate, self.sides)
-                    for s in scales]
+        problems = [self._problem(s) for s in scales]
         out = np.zeros(len(scales), dtype=bool)
         hard = [i for i, p in enumerate(problems) if not isinstance(p, int)]
         if hard:
