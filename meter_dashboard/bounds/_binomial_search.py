@@ -25,6 +25,7 @@ Counts are cached per problem (:func:`._binomial_cache.recall`).
 """
 from __future__ import annotations
 
+import bisect
 import math
 from fractions import Fraction
 
@@ -288,10 +289,14 @@ def _last_violations(idx, start, upper, w, fractions, a, sides) -> np.ndarray:
     return last
 
 
-def _brackets(problems, solved: dict, i: int) -> tuple:
-    """(known violation, n from which all satisfy) for problem i from its nearest solved neighbours."""
-    left = max((j for j in solved if j < i), default=None)
-    right = min((j for j in solved if j > i), default=None)
+def _brackets(problems, solved: dict, order: list, i: int) -> tuple:
+    """(known violation, n from which all satisfy) for problem i from its nearest solved neighbours.
+
+    ``order`` is the sorted list of solved indices.
+    """
+    at = bisect.bisect_left(order, i)
+    left = order[at - 1] if at > 0 else None
+    right = order[at] if at < len(order) else None
     floor = solved[left] - 1 if left is not None and problems[left].below(problems[i]) else 0
     upper = (solved[right] if right is not None and problems[i].below(problems[right])
              else np.iinfo(np.int64).max)
@@ -306,8 +311,9 @@ def solve_sequence(problems, a: Fraction | None, sides: str) -> list[int]:
     while len(solved) < size:
         level = sorted({min(i, size - 1) for i in range(0, size + step, step)} - set(solved))
         floors, uppers, work = [], [], []
+        order = sorted(solved)
         for i in level:
-            floor, upper = _brackets(problems, solved, i)
+            floor, upper = _brackets(problems, solved, order, i)
             if floor + 1 >= upper:  # the neighbours agree: nothing to search
                 solved[i] = floor + 1
                 continue

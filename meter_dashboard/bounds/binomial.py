@@ -133,6 +133,7 @@ def _check_sides(sides: str) -> str:
 
 
 _PARSED: dict = {}  # text -> Fraction: a curve asks for the same tolerances thousands of times
+_UNIONS: dict = {}  # tolerance texts -> (distinct Fractions, the terms each one merges)
 
 
 def _check_epsilon(epsilon) -> Fraction:
@@ -281,6 +282,14 @@ def log_tail_envelope(n, epsilon, max_error_rate=None, sides: str = "two-sided")
 # --------------------------------------------------------------------------- union bounds and counts
 def _prepare_union(log_counts, epsilon, max_error_rate, sides):
     logs = np.atleast_1d(np.asarray(log_counts, dtype=float))
+    if isinstance(epsilon, list) and len(epsilon) == logs.size and all(isinstance(e, str) for e in epsilon):
+        key = tuple(epsilon)  # a curve repeats one tolerance list: parse and merge it once
+        known = _UNIONS.get(key)
+        if known is not None and not np.any(np.isnan(logs)) and not np.any(logs == np.inf):
+            eps, groups = known
+            merged = [logs[g[0]] if len(g) == 1 else np.logaddexp.reduce(logs[g]) for g in groups]
+            sides = _check_sides(sides)
+            return np.array(merged, dtype=float), eps, _check_rate(max_error_rate, sides), sides
     eps_items = np.atleast_1d(np.asarray(epsilon, dtype=object)).ravel().tolist()
     if len(eps_items) == 1 and logs.size > 1:
         eps_items = eps_items * logs.size
@@ -292,6 +301,9 @@ def _prepare_union(log_counts, epsilon, max_error_rate, sides):
     merged: dict = {}  # terms with the same tolerance share F: add their counts
     for lg, e in zip(logs.tolist(), eps):
         merged[e] = np.logaddexp(merged.get(e, -np.inf), lg)
+    if isinstance(epsilon, list) and len(epsilon) == logs.size and all(isinstance(e, str) for e in epsilon):
+        if len(_UNIONS) < 1000:
+            _UNIONS[tuple(epsilon)] = (list(merged), [[i for i, x in enumerate(eps) if x == e] for e in merged])
     eps = list(merged)
     sides = _check_sides(sides)
     return np.array([merged[e] for e in eps], dtype=float), eps, _check_rate(max_error_rate, sides), sides

@@ -118,3 +118,14 @@ def test_binomial_plan_process(benchmark):
     out = benchmark.pedantic(_process, args=(["-m", "meter_dashboard", *PLAN, "--bound", "binomial"],), rounds=5,
                              iterations=1)
     assert "27,151" in out
+
+
+def test_exact_curve_T_1_to_1000_process(benchmark):
+    """The exact curve of every variant in a fresh process (imports and scipy included): the CLI's figure, less its layers."""
+    if benchmark.disabled:
+        pytest.skip("seconds: run with --benchmark-enable")
+    code = ("import numpy as np, meter_dashboard.bounds.meter as m\n"
+            "out = m.exact_curve([0.01, 0.02, 0.03, 0.04, 0.05], 0.01, np.arange(1, 1001))\n"
+            "print(int(out['regular'][-1]))")
+    out = benchmark.pedantic(_process, args=(["-c", code],), rounds=1, iterations=1)
+    assert out.strip() == "8049551"
