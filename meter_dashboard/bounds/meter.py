@@ -18,7 +18,11 @@ over T is one call (each variant solved with its own number of terms, in chunks)
 binomial tail ``F(n, eps_k)`` (optionally with ``max_error_rate``), keeping every
 multiplicity; see :mod:`meter_dashboard.bounds.binomial`.  That sum is a sawtooth in n,
 so its count is the smallest n from which every larger n satisfies the inequality
-(n - 1 does not); its inverse questions use F at exactly the given n.
+(n - 1 does not); its inverse questions use F at exactly the given n (above
+``binomial.EXACT_LABELS`` labels, F's certified closed-form upper bound: conservative
+answers).  Every variant of one setting is one search, a curve over T one bracketed search
+per variant (:func:`exact_curve`).  The exact bound's module (and scipy) is imported on first
+use only: Hoeffding's counts, curves and inverse answers never load scipy.
 
 References
 ----------
