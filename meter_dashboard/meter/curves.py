@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from .result import PlanResult
 from .stages import check_bound, coarse_to_fine, exact_labels, with_items
 
 __all__ = ["curve", "sweep", "sweep_axis", "sweep_setting", "exact_point", "resize_vector", "SWEEPS", "t_axis", "axis_to",
-           "hoeffding_curve", "hoeffding_sweep", "plan_curves", "start_curves", "exact_batches", "fold",
+           "hoeffding_curve", "hoeffding_sweep", "plan_curves", "start_curves", "exact_batches", "exact_curve_batches", "fold",
            "CACHE_SIZE"]
 
 #: Distinct settings whose Hoeffding curves a process keeps (a few kB each).
@@ -67,16 +68,45 @@ def curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, variants=VAR
 
 
 def exact_point(eps: tuple, delta: float, steps: int, tenants: int, reverts: tuple, rate, variants=VARIANTS) -> dict:
-    """Every variant's exact binomial count at one T (resampling is T fresh no_adaptivity sets, Eq. 2)."""
-    out = {}
-    for v in variants:
-        if v == "resampling":
-            per_set = exact_labels("no_adaptivity", eps, delta, steps, tenants, reverts, "binomial", rate)
-            out[v] = None if per_set is None else per_set * steps
-        else:
-            out[v] = exact_labels(v, eps, delta, steps if v != "single_model" else 1, tenants, reverts, "binomial",
-                                  rate)
-    return out
+    """Every variant's exact binomial count at one T (resampling is T fresh no_adaptivity sets, Eq. 2); cached.
+
+    Tenants split ``steps`` evenly and reverts count once ``steps`` reaches them (the curves'
+    conventions); None where the bound refuses a count.
+    """
+    point = _exact_point(tuple(float(e) for e in eps), float(delta), int(steps), int(tenants),
+                         tuple(int(r) for r in reverts), rate)
+    return {v: point[v] for v in variants}
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE * 40)
+def _exact_point(eps: tuple, delta: float, steps: int, tenants: int, reverts: tuple, rate) -> dict:
+    rv = [r for r in reverts if r <= steps] or None
+    try:  # every variant in one search of the exact engine
+        counts = meter_bounds.all_labels(list(eps), delta, steps, tenants=min(tenants, steps), reverts=rv,
+                                         bound="binomial", max_error_rate=rate)
+        return {v: int(counts[v]) for v in VARIANTS}
+    except InputError:  # a variant refused: each on its own
+        out = {v: exact_labels(v, eps, delta, steps if v != "single_model" else 1, tenants, reverts, "binomial", rate)
+               for v in VARIANTS if v != "resampling"}
+        out["resampling"] = None if out["no_adaptivity"] is None else out["no_adaptivity"] * steps
+        return out
+
+
+def exact_curve_batches(axis, order, inputs, stop, first: int):
+    """``("curves", ...)`` updates of the exact curve over T: ``first`` points of ``order`` (coarse to fine), then
+    the others in batches of about a quarter second of work, each one bracketed search of the engine
+    (:func:`meter_dashboard.bounds.meter.exact_curve`); work for a changed plan stops between batches.
+    """
+    yield ("curves", {"planned": len(order), "points": {}})
+    chunks = [order[:first]] + [order[k:k + first] for k in range(first, len(order), first)]
+    for chunk in chunks:
+        if not chunk or stop():
+            return
+        ts = np.asarray(axis)[chunk]
+        counts = meter_bounds.exact_curve(list(inputs.epsilon), inputs.delta, ts, tenants=inputs.tenant_count,
+                                          reverts=list(inputs.reverts) or None, max_error_rate=inputs.max_error_rate)
+        yield ("curves", {"points": {int(i): {v: (None if np.isnan(counts[v][k]) else int(counts[v][k]))
+                                               for v in VARIANTS} for k, i in enumerate(chunk)}})
 
 
 #: Parameters the second plot can sweep, with their axis labels.
@@ -162,7 +192,8 @@ def plan_curves(result: PlanResult, *, sweep_parameter: str = "delta", exact_poi
     """``(curves, sweep_curves)`` of a finished plan, in :class:`MeterPlan`'s format (for reports and the CLI).
 
     Hoeffding's curves at every T (1..max(100, 2T)) and every swept value; under the
-    binomial bound, exact counts at ``exact_points`` of them (each an exact solve).
+    binomial bound, exact counts at every one of them too (the curve over T in batches of
+    ``exact_points``, each one bracketed search of the engine).
     """
     if sweep_parameter not in SWEEPS:
         raise InputError("sweep", "one of " + ", ".join(SWEEPS), sweep_parameter)
@@ -182,16 +213,27 @@ def plan_curves(result: PlanResult, *, sweep_parameter: str = "delta", exact_poi
             return eps_i, delta_i, result.steps, tenants_i
 
         first = [int(np.argmin(np.abs(axis - result.steps)))]
-        updates = [exact_batches("curves", coarse_to_fine(len(axis), exact_points, first),
-                                 lambda i: (result.epsilon, result.delta, int(axis[i]), tenants), settings,
-                                 lambda: False),
-                   exact_batches("sweep_curves", coarse_to_fine(len(x), min(exact_points, len(x))), sweep_point,
+        inputs = _Inputs(result.epsilon, result.delta, tenants, tuple(result.reverts), result.max_error_rate)
+        updates = [exact_curve_batches(axis, coarse_to_fine(len(axis), None, first), inputs, lambda: False,
+                                       exact_points),
+                   exact_batches("sweep_curves", coarse_to_fine(len(x)), sweep_point,
                                  dict(settings, reverts=() if sweep_parameter == "tenants" else settings["reverts"]),
                                  lambda: False)]
         for generator in updates:
             for update in generator:
                 fold(state, update)
     return state["curves"], state["sweep_curves"]
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """What an exact curve over T needs of a plan (a finished result's or the model's inputs)."""
+
+    epsilon: tuple
+    delta: float
+    tenant_count: int
+    reverts: tuple
+    max_error_rate: float | None
 
 
 def start_curves(x, hoeffding: dict, bound: str, key: str) -> dict:

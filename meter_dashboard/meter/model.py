@@ -29,6 +29,7 @@ References
 """
 from __future__ import annotations
 
+import sys
 from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
@@ -64,6 +65,7 @@ from .curves import (
     SWEEPS,
     curve,
     exact_batches,
+    exact_curve_batches,
     fold,
     hoeffding_curve,
     hoeffding_sweep,
@@ -74,7 +76,16 @@ from .curves import (
     sweep_setting,
     t_axis,
 )
-from .stages import ORDER, check_bound, coarse_to_fine, normalize, quick_result, slow_items, with_items
+from .stages import (
+    ORDER,
+    check_bound,
+    chosen_counts,
+    coarse_to_fine,
+    normalize,
+    quick_result,
+    slow_items,
+    with_items,
+)
 
 __all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "plan_curves", "VARIANTS", "RECOMMENDED", "BOUNDS",
            "REVERT_CAVEAT", "TENANT_CAVEAT", "ASSUMPTION", "BINOMIAL_ASSUMPTION", "PRESETS", "validate_ranges",
@@ -82,6 +93,8 @@ __all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "plan_curves", "
 
 #: The per-model bounds: Hoeffding's (the paper's, the default) and the exact binomial tail.
 BOUNDS = meter_bounds.BOUNDS
+#: Up to this many labels (Hoeffding's count, every variant) a page's exact counts are computed at once.
+QUICK_LABELS = 2_000_000
 
 
 
@@ -254,8 +267,8 @@ class MeterPlan(param.Parameterized):
         "The variants whose budget answers are computed (a page asks for the headlined one until its table "
         "is opened)."))
     exact_points = param.Integer(default=24, bounds=(2, 1000), doc=(
-        "How many values of T (and of the swept parameter) get an exact count on the curves; Hoeffding's "
-        "curves use every value."))
+        "How many values of T get an exact count in each batch of the curve over T (the first batch, coarse to "
+        "fine, shows the curve's shape; every value gets one)."))
 
     # ---- derived (read-only for users)
     result = param.Parameter(default=None, doc="The last valid PlanResult (partial while `result.pending`).")
@@ -385,8 +398,12 @@ class MeterPlan(param.Parameterized):
                 fold(state, update)
             self._publish(state)
             return
+        planned = self._counts_now(inputs, result)
+        if planned is not None:  # the first update already has the exact counts (and the curve's point at T)
+            fold(state, self._with_point([("labels", v, planned[v]) for v in ORDER], axis, inputs))
         self._publish(state)
-        latest.stream(lambda stopped: self._work(inputs, stopped, axis, x), self._deliver, on_error=self._failed)
+        latest.stream(lambda stopped: self._work(inputs, stopped, axis, x, planned), self._deliver,
+                      on_error=self._failed)
 
     def work_in_background(self, dispatch=None) -> None:
         """Compute the slow part off the event loop from now on (a served page, a Jupyter kernel).
@@ -427,27 +444,40 @@ class MeterPlan(param.Parameterized):
         with param.parameterized.batch_call_watchers(self):
             self.param.update(**state)
 
-    def _work(self, inputs, stop, axis, x):
-        """The slow part of one plan: exact counts, budget answers, exact curve and sweep points (until ``stop()``)."""
+    @staticmethod
+    def _with_point(unit, axis, inputs):
+        """A unit of results; with the exact counts, the curve's point at T too (both change at once)."""
         current = int(np.argmin(np.abs(axis - inputs.steps)))
         on_curve = int(axis[current]) == inputs.steps and len(set(inputs.tenant_steps)) <= 1
-        for unit in slow_items(inputs, stop):
-            point = {v: (None if isinstance(n, InputError) else n) for kind, v, n in unit if kind == "labels"}
-            if point and on_curve:  # the same count is the curve's point at T: both change at once
-                yield ("many", [("result", unit), ("curves", {"points": {current: point}})])
-            else:
-                yield ("result", unit)
+        point = {v: (None if isinstance(n, InputError) else n) for kind, v, n in unit if kind == "labels"}
+        if point and on_curve:  # the same count is the curve's point at T
+            return ("many", [("result", unit), ("curves", {"points": {current: point}})])
+        return ("result", unit)
+
+    def _counts_now(self, inputs, result) -> dict | None:
+        """The exact counts, computed right away when they take milliseconds (else None: off the loop).
+
+        The engine of issue 18 finds every variant's count in one search of a few milliseconds for
+        modest counts, once its module is loaded (the first exact plan of a process loads it off the loop).
+        """
+        if "meter_dashboard.bounds.binomial" not in sys.modules or max(result.hoeffding_labels.values()) > QUICK_LABELS:
+            return None
+        return chosen_counts(inputs)
+
+    def _work(self, inputs, stop, axis, x, planned=None):
+        """The slow part of one plan: exact counts, budget answers, exact curve and sweep points (until ``stop()``)."""
+        current = int(np.argmin(np.abs(axis - inputs.steps)))
+        for unit in slow_items(inputs, stop, planned):
+            yield self._with_point(unit, axis, inputs)
         if stop():
             return
         settings = dict(reverts=inputs.reverts, rate=inputs.max_error_rate)
-        order = coarse_to_fine(len(axis), self.exact_points, first=[current])
-        yield from exact_batches("curves", order,
-                                 lambda i: (inputs.epsilon, inputs.delta, int(axis[i]), inputs.tenant_count),
-                                 settings, stop)
+        yield from exact_curve_batches(axis, coarse_to_fine(len(axis), None, first=[current]), inputs, stop,
+                                       self.exact_points)
         if x is None:
             return
         parameter = self.sweep_parameter
-        order = coarse_to_fine(len(x), min(self.exact_points, len(x)))
+        order = coarse_to_fine(len(x))  # every point, coarse to fine, a batch per quarter second
         sweep_settings = dict(settings, reverts=() if parameter == "tenants" else inputs.reverts)
 
         def sweep_point(i):

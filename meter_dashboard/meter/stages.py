@@ -51,7 +51,7 @@ from .result import (
 )
 
 __all__ = ["PlanInputs", "normalize", "check_bound", "quick_result", "slow_items", "with_items", "exact_labels",
-           "budget_answers", "chosen_count", "coarse_to_fine", "clear_cache", "cache_info", "BOUNDS", "ORDER"]
+           "budget_answers", "chosen_count", "chosen_counts", "coarse_to_fine", "clear_cache", "cache_info", "BOUNDS", "ORDER"]
 
 BOUNDS = meter_bounds.BOUNDS
 #: The order exact work is done in: what the page headlines first.
@@ -233,31 +233,43 @@ def _budget_answers(inputs: PlanInputs, variant: str) -> tuple:
     return t, e1, _confidence(log_d)
 
 
-def slow_items(inputs: PlanInputs, stop=lambda: False) -> Iterator[list]:
+def slow_items(inputs: PlanInputs, stop=lambda: False, planned: dict | None = None) -> Iterator[list]:
     """Lists of ``(kind, variant, value)`` items, one unit of work per list, until done or ``stop()``.
 
     kinds: ``"labels"`` (the chosen bound's count, or the InputError refusing it),
     ``"unrestricted"`` (``(count without the range, confidence the planned count delivers
     without it)``), ``"budget"`` (``(largest T, smallest eps_1, confidence)``, exact bound only:
-    Hoeffding's are part of :func:`quick_result`).
+    Hoeffding's are part of :func:`quick_result`).  ``planned``: the exact counts when already known
+    (:func:`chosen_counts`; their unit is then not yielded again).
     """
-    planned = {}
-    if inputs.bound != "hoeffding":
-        for v in ORDER:
-            if stop():
-                return
-            planned[v] = chosen_count(inputs, v)
-            yield [("labels", v, planned[v])]
-    if inputs.max_error_rate is not None:
-        for v in ORDER:
-            if stop():
-                return
-            yield [("unrestricted", v, _without_range(inputs, v, planned[v]))]
+    if inputs.bound != "hoeffding" and planned is None:  # every variant in one search of the engine (milliseconds)
+        planned = chosen_counts(inputs)
+        yield [("labels", v, planned[v]) for v in ORDER]
+    planned = planned or {}
+    if inputs.max_error_rate is not None and not stop():
+        without = chosen_counts(replace(inputs, max_error_rate=None))
+        yield [("unrestricted", v, _without_range(inputs, v, planned[v], without[v])) for v in ORDER]
     if inputs.budget is not None and inputs.bound != "hoeffding":  # Hoeffding's are in the quick result
         for v in inputs.budget_variants:
             if stop():
                 return
             yield [("budget", v, budget_answers(inputs, v))]
+
+
+def chosen_counts(inputs: PlanInputs) -> dict:
+    """Every variant's count under the chosen bound (an InputError where it refuses one); cached per process."""
+    key = _budget_key(replace(inputs, budget=None))
+    try:
+        return dict(_chosen_counts(key))
+    except InputError:  # one variant refused: each on its own, the refusal named
+        return {v: chosen_count(inputs, v) for v in ORDER}
+
+
+@functools.lru_cache(maxsize=1024)
+def _chosen_counts(inputs: PlanInputs) -> tuple:
+    counts = meter_bounds.all_labels(list(inputs.epsilon), inputs.delta, inputs.steps, **inputs.count_kw,
+                                     **inputs.bound_kw)
+    return tuple((v, int(counts[v])) for v in ORDER)
 
 
 def chosen_count(inputs: PlanInputs, variant: str):
@@ -274,17 +286,13 @@ def _chosen_count(inputs: PlanInputs, variant: str) -> int:
                                **inputs.bound_kw)
 
 
-def _without_range(inputs: PlanInputs, variant: str, planned) -> tuple:
+def _without_range(inputs: PlanInputs, variant: str, planned, without) -> tuple:
     """(the binomial count without the error-rate range, the confidence ``planned`` labels give without it)."""
     if isinstance(planned, InputError):
         return None, None
     eps, kw = list(inputs.epsilon), inputs.count_kw
     log_d = float(meter_bounds.failure_probability(variant, planned, eps, inputs.steps, log=True, **kw, bound="binomial"))
-    try:
-        without = meter_bounds.labels(variant, eps, inputs.delta, inputs.steps, **kw, bound="binomial")
-    except InputError:
-        without = None
-    return without, _confidence(log_d)
+    return (None if isinstance(without, InputError) else without), _confidence(log_d)
 
 
 def with_items(result: PlanResult, items) -> PlanResult:
@@ -328,12 +336,12 @@ _CACHE_SIZE = 50_000
 def cache_info() -> dict:
     """Hits, misses and sizes of the per-process caches (benchmarks report them)."""
     return {cached.__name__.lstrip("_"): cached.cache_info()._asdict()
-            for cached in (_quick_result, _budget_answers, _chosen_count, exact_labels)}
+            for cached in (_quick_result, _budget_answers, _chosen_count, _chosen_counts, exact_labels)}
 
 
 def clear_cache() -> None:
     """Forget every cached result and exact count (benchmarks measure cold runs; memory is bounded anyway)."""
-    for cached in (_quick_result, _budget_answers, _chosen_count, exact_labels):
+    for cached in (_quick_result, _budget_answers, _chosen_count, _chosen_counts, exact_labels):
         cached.cache_clear()
 
 

@@ -67,6 +67,8 @@ _URL_KEYS = set(MeterPlan.QUERY_KEYS) | set(MeterPlan.BOUND_QUERY_KEYS)
 _TEXT = {part: render("meter/templates/sidebar.html", part=part)
          for part in ("meter", "bound", "binomial", "hoeffding", "against")}
 _EFFORT = ("seconds_per_label", "labelers", "cost_per_hour")
+#: How long the page waits for a new plan's exact counts before it shows Hoeffding's with "computing…".
+HOLD_SECONDS = 0.15
 _CURVE_NOTE = ("Resampling and single_model use ε₁; curves over T split tenants evenly and count a revert once T "
                "reaches its step.")
 
@@ -168,6 +170,8 @@ class Planner(DashboardView):
         self._controls = None
         self._error_panes: dict = {}
         self._stale_shown = False
+        self._behind = self._waited = False  # a render held for the exact counts; the hold is over
+        self._hold_token = None
         self._typed_tenants = plan.tenants
         self._build_widgets()
         self._build_outputs()
@@ -507,17 +511,42 @@ class Planner(DashboardView):
             self._build_curve()
 
     def _on_outputs(self, *events):
-        """One model change -> one batch of view updates (a single message to the browser)."""
+        """One model change -> one batch of view updates (a single message to the browser).
+
+        Under the exact bound a new plan's counts take milliseconds (issue 18): the page waits for
+        them up to :data:`HOLD_SECONDS` and then shows the whole answer at once; only when they take
+        longer do Hoeffding's counts and "computing…" show meanwhile.
+        """
         if not self._filled:
             return
-        changed = {e.name for e in events}
+        r, changed = self.plan.result, {e.name for e in events}
+        if r is not None and not self.plan.error and r.is_pending("labels", RECOMMENDED) and not self._waited:
+            self._hold_render()
+            return
+        everything, self._behind = self._behind, False  # after a hold every part is brought up to date
         with pn.io.hold():
-            if changed & {"result", "error", "error_parameter", "work_error", "curves", "sweep_curves"}:
+            if everything or changed & {"result", "error", "error_parameter", "work_error", "curves",
+                                        "sweep_curves"}:
                 self._on_result()
-            if "curves" in changed:
+            if everything or "curves" in changed:
                 self._on_curves()
-            if "sweep_curves" in changed:
+            if everything or "sweep_curves" in changed:
                 self._on_sweep()
+
+    def _hold_render(self) -> None:
+        self._behind = True
+        token = self._hold_token = object()
+
+        async def later():
+            await asyncio.sleep(HOLD_SECONDS)
+            if self._hold_token is token and self._behind:  # still waiting: show what there is
+                self._waited = True
+                try:
+                    self._on_outputs()
+                finally:
+                    self._waited = False
+
+        pn.state.execute(later)
 
     def _on_result(self, *_):
         self._render_errors()

@@ -217,6 +217,7 @@ def test_huge_valid_values_have_separators_and_an_epsilon_above_one_reads_none(p
     assert "1,000,000,000 development steps" in answer and "1000000000" not in answer
     assert "1,000,000,000× fewer than resampling" in answer
     open_section(page, "whatif")
+    expect(page.locator(".planner-whatif").first).to_contain_text("smallest ε₁", timeout=20_000)
     budget = text(page, ".planner-whatif")
     assert "smallest ε₁ at T = 1,000,000,000" in budget and "1000000000" not in budget
     assert M.min_epsilon("regular", 50_000, EPS, 0.01, 10**9) > 1

@@ -7,8 +7,11 @@ Counts: ease.ml/meter Sec. 5.1 (Hoeffding 38,005) and issue 12's exact 27,151 / 
 from __future__ import annotations
 
 import asyncio
+import time
 
 import meter_dashboard as md
+from meter_dashboard.meter import model, stages
+from meter_dashboard.meter.view import HOLD_SECONDS
 from meter_dashboard.meter.text import confidence_shown, steps_shown
 from meter_dashboard.meter.view_check import shown_interval
 
@@ -16,16 +19,44 @@ NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
 PENDING = '<span class="md-pending">computing…</span>'  # a value still computing, as the page shows it
 
 
-def test_hoeffding_shows_while_the_exact_counts_compute():
+def test_exact_counts_come_in_the_first_update_when_quick():
+    """Issue 18: the exact counts take milliseconds, so the page's first update after a change already has them."""
     async def go():
         planner = md.Planner(epsilon=NONUNIFORM, delta=0.01, steps=10, exact_points=2)  # in a loop: background
+        before = planner.table.object
         planner.plan.bound = "binomial"
+        # the exact counts at once (engine loaded, modest counts) or, while they come, the last answer as it was
+        assert planner.table.object == before or 'label-count-incremental">27,151<' in planner.table.object
+        assert PENDING not in planner.table.object  # nothing half-done is shown meanwhile
+        await asyncio.sleep(HOLD_SECONDS / 2)
+        await planner.plan.settled()
+        assert 'label-count-incremental">27,151<' in planner.table.object and PENDING not in planner.table.object
+        assert 'hoeffding-count-incremental">38,005<' in planner.table.object
+        assert 'bound-saving-incremental">10,854' in planner.table.object
+
+    asyncio.run(go())
+
+
+def test_hoeffding_shows_while_slow_exact_counts_compute(monkeypatch):
+    """When the exact counts take longer than the hold, Hoeffding's show with "computing…" until they come."""
+    real = stages.chosen_counts
+
+    def slow(inputs):
+        time.sleep(4 * HOLD_SECONDS)
+        return real(inputs)
+
+    monkeypatch.setattr(stages, "chosen_counts", slow)
+    monkeypatch.setattr(model, "QUICK_LABELS", 0)  # counts this large are found off the loop
+
+    async def go():
+        planner = md.Planner(epsilon=NONUNIFORM, delta=0.01, steps=10, exact_points=2)
+        planner.plan.bound = "binomial"
+        await asyncio.sleep(2 * HOLD_SECONDS)
         assert PENDING in planner.table.object  # the exact counts are not there yet ...
         assert 'hoeffding-count-incremental">38,005<' in planner.table.object  # ... Hoeffding's are
         assert "38,005" in planner.headlines.object and "computing" in planner.headlines.object
         await planner.plan.settled()
         assert 'label-count-incremental">27,151<' in planner.table.object and PENDING not in planner.table.object
-        assert 'bound-saving-incremental">10,854' in planner.table.object
 
     asyncio.run(go())
 
