@@ -24,6 +24,7 @@ in one message (``pn.io.hold``).
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 from dataclasses import replace
 
@@ -32,6 +33,7 @@ import panel as pn
 import param
 
 from ..core.html import render
+from ..core.runtime import thread_pool
 from ..core.validation import InputError, check_int
 from ..ui.base import DashboardView
 from ..ui.inputs import ListInput, NumberInput
@@ -69,8 +71,21 @@ _TEXT = {part: render("meter/templates/sidebar.html", part=part)
 _EFFORT = ("seconds_per_label", "labelers", "cost_per_hour")
 #: How long the page waits for a new plan's exact counts before it shows Hoeffding's with "computing…".
 HOLD_SECONDS = 0.15
+_CURVE_TITLE = "Labels against T (Figs. 8–12)"
 _CURVE_NOTE = ("Resampling and single_model use ε₁; curves over T split tenants evenly and count a revert once T "
                "reaches its step.")
+
+
+def _warm_engine() -> None:
+    """Load the exact engine's module in a worker thread, once per process, before a page first asks for it."""
+    import sys
+
+    if "meter_dashboard.bounds.binomial" not in sys.modules and not _WARMING:
+        _WARMING.append(True)
+        thread_pool().submit(importlib.import_module, "meter_dashboard.bounds.binomial")
+
+
+_WARMING: list = []
 
 
 def _served() -> bool:
@@ -185,8 +200,10 @@ class Planner(DashboardView):
         self._on_bound_inputs()
         self._update_url()  # before the page is connected: its first response carries the URL
         if served:
+            _warm_engine()
             # the first response: header, inputs and "computing…"; the numbers follow once the page is connected
             self.headlines.object = markup.computing()
+            self._build_curve()
             self._render_errors()
             pn.state.onload(self._fill)
         else:
@@ -256,19 +273,22 @@ class Planner(DashboardView):
                                   "check": self._build_check})
 
     def _build_curve(self):
-        """The curve over T (the first view's plot); on a served page once the page is connected.
+        """The curve over T (the first view's plot): empty in a served page's first response, drawn on its first tick.
 
-        Drawn complete before it joins the page (a model added to a shown figure makes Bokeh walk
-        the whole document again).
+        Made with the page (a plot added to a shown page makes Bokeh walk the whole document again).
         """
-        self.curve_plot = LabelsPlot("T (development steps)", "Labels against T (Figs. 8–12)",
+        self.curve_plot = LabelsPlot("T (development steps)", _CURVE_TITLE + ("" if self._filled else " · computing…"),
                                      marker=self.plan.steps, name="planner-curve")
-        self._on_curves()
-        if self.plan.result is not None:
-            self._show_on_curve(self.plan.result)
         self.curve_pane = pn.pane.Bokeh(self.curve_plot.figure, sizing_mode="stretch_width",
                                         css_classes=["planner-curve"])
         self.curve_holder.objects = [self.curve_pane]
+
+    def _draw_curve(self):
+        if self.curve_plot.figure.title.text != _CURVE_TITLE:
+            self.curve_plot.figure.title.text = _CURVE_TITLE
+        self._on_curves()
+        if self.plan.result is not None:
+            self._show_on_curve(self.plan.result)
 
     def _build_whatif(self):
         self._whatif = HTML("", sizing_mode="stretch_width", css_classes=["planner-budget", "planner-whatif-section"])
@@ -507,8 +527,10 @@ class Planner(DashboardView):
             return
         self._filled = True
         with pn.io.hold():
+            if self.curve_plot is None:
+                self._build_curve()
             self._on_result()
-            self._build_curve()
+            self._draw_curve()
 
     def _on_outputs(self, *events):
         """One model change -> one batch of view updates (a single message to the browser).
