@@ -27,7 +27,7 @@ import numpy as np
 
 from ..bounds import meter as meter_bounds
 from ..bounds.meter import VARIANTS
-from ..core.validation import InputError, check_int, check_probability
+from ..core.validation import InputError, check_int
 from .result import PlanResult
 from .stages import check_bound, coarse_to_fine, exact_labels, with_items
 
@@ -44,9 +44,10 @@ def curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, variants=VAR
     """Labels against T for every variant: ``{variant: array}``.
 
     Tenants split each T evenly; reverts count once T reaches their step.  Hoeffding's
-    curve is one vectorized call (int arrays).  With ``bound='binomial'`` each point is an
-    exact count (:func:`meter_dashboard.meter.stages.exact_labels`, cached): float
-    arrays, NaN where the bound refuses a count (above 2e7 labels).
+    curve is one vectorized call (int arrays).  With ``bound='binomial'`` every point is an
+    exact count, each variant's curve one bracketed search of the engine
+    (:func:`meter_dashboard.bounds.meter.exact_curve`): float arrays, NaN where the bound
+    refuses a count (above 2e7 labels).
 
     References
     ----------
@@ -56,15 +57,9 @@ def curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, variants=VAR
     if bound == "hoeffding" and max_error_rate is None:
         return meter_bounds.all_labels(epsilon, delta, steps, tenants=tenants, reverts=reverts, variants=variants)
     bound, rate = check_bound(bound, max_error_rate)
-    eps = tuple(float(e) for e in meter_bounds.validate_epsilon(epsilon))
-    delta = check_probability("delta", delta)
-    rv = tuple(int(r) for r in (reverts or ()))
-    out = {v: np.full(steps.shape, np.nan) for v in variants}
-    for i, t in enumerate(steps.reshape(-1)):
-        point = exact_point(eps, delta, int(t), tenants, rv, rate, variants)
-        for v in variants:
-            out[v].reshape(-1)[i] = np.nan if point[v] is None else point[v]
-    return out
+    flat = meter_bounds.exact_curve(epsilon, delta, steps.reshape(-1), tenants=tenants, reverts=reverts,
+                                    variants=tuple(variants), max_error_rate=rate)
+    return {v: np.asarray(flat[v], dtype=float).reshape(steps.shape) for v in variants}
 
 
 def exact_point(eps: tuple, delta: float, steps: int, tenants: int, reverts: tuple, rate, variants=VARIANTS) -> dict:
