@@ -143,7 +143,8 @@ class LabelsPlot:
         self.budget_line = _renderer(fig, self.source, Line(x="x", y="budget", line_color=BUDGET_COLOR,
                                                             line_dash="dashed", line_width=1.5), self.view)
         self.budget_label = Label(x=1, y=1, text="", text_font_size="12px", text_color=BUDGET_COLOR,
-                                  text_baseline="bottom", visible=False)
+                                  text_baseline="bottom", visible=False, background_fill_color="white",
+                                  background_fill_alpha=0.7)
         fig.add_layout(self.budget_label)
         self.figure = fig
 

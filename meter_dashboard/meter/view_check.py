@@ -49,13 +49,14 @@ def _lead(rows, delta, meter) -> tuple[str, bool]:
                 f"{fmt.percent(failed[0].result.failure_rate)} of the runs, above δ = {fmt.number(delta)}: "
                 "the plan does not keep its promise here.", True)
     held = ", ".join(fmt.integer(row.labels) for row in planned)
+    planned_text = f"the {meter} meter's planned count ({held} labels)" if meter else f"the planned count ({held} labels)"
     if naive.verdict == "above δ":
         return (f"The naive count ({fmt.integer(naive.labels)} labels) failed in {rate}, above δ = "
-                f"{fmt.number(delta)}; the planned count ({held} labels) held at or below δ.", False)
+                f"{fmt.number(delta)}; {planned_text} held at or below δ.", False)
     hint = (" The incremental meter's signal (the worst so far) tells the adversary less than the regular "
             "meter's: choose the regular meter to see the naive count fail." if meter == "incremental" else "")
     return (f"Here the naive count ({fmt.integer(naive.labels)} labels) also stayed within δ = {fmt.number(delta)} "
-            f"({rate}); the planned count ({held} labels) held.{hint}", False)
+            f"({rate}); {planned_text} held.{hint}", False)
 
 
 def shown_interval(ci) -> tuple:

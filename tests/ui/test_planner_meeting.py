@@ -155,7 +155,7 @@ def test_the_default_check_shows_the_naive_count_failing_and_leads_with_it(page,
     expect(page.locator(".plan-check-status").first).to_contain_text("done", timeout=120_000)
     lead = page.locator(".plan-check-lead").first
     expect(lead).to_contain_text("The naive count (3,745 labels) failed in")
-    expect(lead).to_contain_text("above δ = 0.1; the planned count")
+    expect(lead).to_contain_text("above δ = 0.1; the regular meter's planned count")
     table = page.locator(".plan-check-table").first
     expect(table.locator("tr.plan-check-naive")).to_contain_text("above δ")
     expect(table.locator("tr.plan-check-hoeffding")).to_contain_text("within δ")
