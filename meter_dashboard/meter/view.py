@@ -44,7 +44,7 @@ from . import view_html as markup
 from .figures import LabelsPlot
 from .model import PRESETS, RECOMMENDED, SWEEPS, TENANT_DISCREPANCY, MeterPlan
 from .stages import ORDER, quick_result, slow_items, with_items
-from .text import plan_inputs, summary_text
+from .text import file_stem, plan_inputs, summary_text
 from .view_parts import Artefacts, Drawer, OnDemand
 
 log = logging.getLogger(__name__)
@@ -198,7 +198,9 @@ class Planner(DashboardView):
         self.plan.param.watch(self._open_drawers, ["reverts", "revert_budget", *_EFFORT])
         self.plan.param.watch(self._on_inputs_changed, list(PRESETS[next(iter(PRESETS))]) + ["ranges"])
         self._on_bound_inputs()
-        self._update_url()  # before the page is connected: its first response carries the URL
+        self._update_url()  # before the page is connected: its first response carries the URL and the file names
+        if self.plan.result is not None:
+            self.share.name_files(self.plan.result)
         if served:
             _warm_engine()
             # the first response: header, inputs and "computing…"; the numbers follow once the page is connected
@@ -584,7 +586,8 @@ class Planner(DashboardView):
         self.headlines.object = markup.answer(r, stale=stale, budget_from=budget, curves=p.curves,
                                               sweep=p.sweep_curves, work_error=p.work_error,
                                               share_query=self._session_query(),
-                                              summary=summary_text(r, plan_inputs(r, p.ranges)))
+                                              summary=summary_text(r, plan_inputs(r, p.ranges)),
+                                              stem=file_stem(r))
         self.share.name_files(r)
         if self.curve_plot is not None:
             styles = {"opacity": "0.45"} if stale else {}

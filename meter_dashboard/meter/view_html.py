@@ -136,12 +136,12 @@ def progress_text(r, curves: dict, sweep: dict) -> str:
 
 
 def answer(r, *, stale: bool, budget_from=None, curves=None, sweep=None, work_error: str = "",
-           share_query: str | None = None, summary: str = "") -> str:
+           share_query: str | None = None, summary: str = "", stem: str = "meter-plan") -> str:
     """The answer pane: the budget's shortfall (if any), the cards, the sentence, progress, table, range check.
 
     ``share_query``: the plan's query for the link replaying a trace (served pages only; None leaves the
     page-only note out, as in a notebook).  ``summary``: the plain-text summary "Copy summary" takes
-    (kept hidden in the pane).
+    (kept hidden in the pane, with ``stem``, the file name "Download plots (PNG)" gives).
     """
     b = budget_from if budget_from is not None else r
     status = budget_status(b)
@@ -151,7 +151,7 @@ def answer(r, *, stale: bool, budget_from=None, curves=None, sweep=None, work_er
                   progress=progress_text(r, curves or {}, sweep or {}), work_error=work_error,
                   exact=r.bound != "hoeffding", bound_title=r.bound_title, cost_per_hour=r.cost_per_hour,
                   rows=[_row(r, v) for v in VARIANTS], refused=refused, share_query=share_query, range=_range(r),
-                  delta=r.delta, summary=summary)
+                  delta=r.delta, summary=summary, stem=stem)
 
 
 def budget_html(r, stale: bool = False) -> str:

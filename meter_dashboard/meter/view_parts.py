@@ -19,9 +19,19 @@ from .text import file_stem, plan_inputs
 
 __all__ = ["Drawer", "OnDemand", "Artefacts", "SECTIONS"]
 
-#: The plots on the page (the curve over T, and the second plot when open) as PNG files named by the plan.
+#: The plots on the page (the curve over T, and the second plot when open) as PNG files named by the plan
+#: (the answer pane carries the name, beside the summary).
 _PNG_JS = r"""
-const stem = csv.filename.replace(/\.csv$/, "");
+const find = (root) => {
+  const hit = root.querySelector(".planner-summary");
+  if (hit) return hit;
+  for (const node of root.querySelectorAll("*")) {
+    if (node.shadowRoot) { const found = find(node.shadowRoot); if (found) return found; }
+  }
+  return null;
+};
+const summary = find(document);
+const stem = summary !== null && summary.dataset.stem ? summary.dataset.stem : "meter-plan";
 const views = [...Bokeh.index.query((v) => v.model.name === "planner-curve" || v.model.name === "planner-sweep")];
 for (const view of views) {
   view.export("png").to_blob().then((blob) => {
@@ -143,7 +153,7 @@ class Artefacts:
                                               label="Download report (HTML)", color="primary",
                                               css_classes=["planner-report"], **size)
         self.png = pn.widgets.Button(label="Download plots (PNG)", color="default", css_classes=["planner-png"], **size)
-        self.png.js_on_click(args={"csv": self.csv}, code=_PNG_JS)
+        self.png.js_on_click(code=_PNG_JS)  # no args: a callback holding page objects would keep the page alive
         self.copy = pn.widgets.Button(label="Copy summary", color="default", css_classes=["planner-copy"], **size)
         self.copy.js_on_click(code=_COPY_JS)
         self.row = pn.FlexBox(self.csv, self.report, self.png, self.copy, flex_wrap="wrap", sizing_mode="stretch_width",
