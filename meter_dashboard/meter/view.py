@@ -198,9 +198,7 @@ class Planner(DashboardView):
         self.plan.param.watch(self._open_drawers, ["reverts", "revert_budget", *_EFFORT])
         self.plan.param.watch(self._on_inputs_changed, list(PRESETS[next(iter(PRESETS))]) + ["ranges"])
         self._on_bound_inputs()
-        self._update_url()  # before the page is connected: its first response carries the URL and the file names
-        if self.plan.result is not None:
-            self.share.name_files(self.plan.result)
+        self._update_url()  # before the page is connected: its first response carries the URL
         if served:
             _warm_engine()
             # the first response: header, inputs and "computing…"; the numbers follow once the page is connected
@@ -588,7 +586,6 @@ class Planner(DashboardView):
                                               share_query=self._session_query(),
                                               summary=summary_text(r, plan_inputs(r, p.ranges)),
                                               stem=file_stem(r))
-        self.share.name_files(r)
         if self.curve_plot is not None:
             styles = {"opacity": "0.45"} if stale else {}
             if self.curve_pane.styles != styles:

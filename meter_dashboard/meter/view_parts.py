@@ -162,6 +162,7 @@ class Artefacts:
     def csv_file(self) -> io.StringIO:
         """The table with the inputs as ``# name: value`` header lines (pandas reads it with ``comment="#"``)."""
         result = self.planner.complete_result()
+        self.csv.filename = f"{file_stem(result)}.csv"  # named when downloaded (Panel sends the name with the file)
         buf = io.StringIO()
         for name, value in plan_inputs(result, self.planner.plan.ranges):
             buf.write(f"# {name}: {value}\n")
@@ -169,15 +170,9 @@ class Artefacts:
         buf.seek(0)
         return buf
 
-    def name_files(self, r) -> None:
-        """The downloads' file names carry the plan's parameters."""
-        stem = file_stem(r)
-        for widget, ext in ((self.csv, "csv"), (self.report, "html")):
-            if widget.filename != f"{stem}.{ext}":
-                widget.filename = f"{stem}.{ext}"
-
     async def report_file(self) -> io.StringIO:
         """The report, built in a worker thread (inlining Bokeh takes longer than the event loop may wait)."""
         link = self.planner.share_link()
+        self.report.filename = f"{file_stem(self.planner.plan.result)}.html"
         html = await in_thread(lambda: self.planner.report(link=link).to_html())
         return io.StringIO(html)

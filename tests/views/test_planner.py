@@ -52,4 +52,3 @@ def test_csv_download_has_every_variant_and_the_inputs():
     assert frame.loc["regular", "labels"] == 100_033 and frame.loc["incremental", "labels"] == 38_005
     assert frame["budget_max_steps"].notna().all()  # every variant's answers, though the page shows one
     assert planner.csv_download.filename == "meter-plan_T10_delta0.01_eps0.01-0.05_m5_budget20000.csv"
-    assert planner.report_download.filename.endswith("_budget20000.html")

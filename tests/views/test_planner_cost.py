@@ -105,8 +105,8 @@ def test_a_change_sends_the_changed_columns_and_markup_only(delta):
     assert set(data[0].cols) == {"single_model", "no_adaptivity", "resampling", "regular", "incremental"}  # not x
     assert source.data["x"] is x_before
     changed = {(type(e.model).__name__, e.attr) for e in events if isinstance(e, ModelChangedEvent)}
-    # the answer's pane, the budget label on the curve, the slider, the downloads' names: nothing rebuilt
-    assert {attr for _, attr in changed} <= {"text", "value", "x", "y", "location", "filename"}, changed
+    # the answer's pane, the budget label on the curve and the slider: nothing rebuilt
+    assert {attr for _, attr in changed} <= {"text", "value", "x", "y", "location"}, changed
     assert not any(attr in ("objects", "children", "renderers") for _, attr in changed)
 
 
