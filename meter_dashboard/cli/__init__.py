@@ -59,6 +59,12 @@ class _Parser(argparse.ArgumentParser):
         fail(message, prog=self.prog)
 
 
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="meter-dashboard",
@@ -67,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
             "ease.ml/meter label counts, trace replay, ease.ml/ci, Ladder, SRGP and P(A>B)."
         ),
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}",
+                        help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module_name in COMMAND_MODULES.values():
         importlib.import_module(module_name).register(sub)
