@@ -14,7 +14,7 @@ import argparse
 import importlib
 import sys
 
-from ..core.cli import fail
+from ..core.cli import INTERRUPTED, fail
 from ..core.validation import InputError
 
 # verb -> the module that registers it; the order is the order of ``meter-dashboard --help``.
@@ -89,6 +89,29 @@ def _as_typed(error: InputError, parser: argparse.ArgumentParser, command: str) 
 
 
 def main(argv=None) -> int:
+    """Run one verb; its exit status: 0, 1 for a gate that failed (``--fail-on-...``), 2 for bad
+    input, 130 after Ctrl-C (one line on stderr, never a traceback)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        _interrupted()
+        return INTERRUPTED
+
+
+def _interrupted() -> None:
+    """After Ctrl-C: say so in one line, and let a second Ctrl-C during the exit pass silently."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    sys.stderr.write("\nmeter-dashboard: interrupted\n")
+    sys.stderr.flush()
+
+
+def _main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
