@@ -28,6 +28,7 @@ COMMAND_MODULES = {
     "approve": "meter_dashboard.approvals.cli",
     "testset": "meter_dashboard.testsets.cli",
     "serve": "meter_dashboard.app.cli",
+    "completion": "meter_dashboard.cli.completion",
 }
 
 

@@ -170,7 +170,7 @@ def test_ctrl_c_exits_130_without_a_traceback(argv):
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "meter-dashboard: interrupted"
 
 
-@pytest.mark.parametrize("verb", sorted(set(HELPS) - {"serve"}))
+@pytest.mark.parametrize("verb", sorted(set(HELPS) - {"serve", "completion"}))
 def test_an_interrupt_in_any_verb_is_130_and_one_line(verb, monkeypatch, capsys):
     import meter_dashboard.cli as cli
 
@@ -235,3 +235,62 @@ def test_version_from_the_installed_metadata(capsys):
     assert exit_.value.code == 0
     assert capsys.readouterr().out.strip() == f"meter-dashboard {version('meter-dashboard')}" == \
         f"meter-dashboard {md.__version__}"
+
+
+# ---------------------------------------------------------------------------------------------- completion
+COMPLETIONS = [  # words typed (the last is being completed) -> what the shell offers
+    (["pl"], "plan"),
+    (["plan", "--bo"], "--bound"),
+    (["plan", "--bound", ""], "hoeffding binomial"),
+    (["testset", "cr"], "create"),
+    (["testset", "create", "--meter", ""], "incremental regular"),
+    (["approve", "--example", ""], "refits adversary"),
+    (["ci", "--adaptivity", "f"], "full firstChange"),
+    (["replay", "--format", ""], "table json"),
+    (["completion", ""], "bash zsh"),
+    (["--ver"], "--version"),
+]
+
+
+def _completion_script(shell: str, tmp_path) -> Path:
+    proc = subprocess.run([sys.executable, "-m", "meter_dashboard", "completion", shell], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    path = tmp_path / f"meter-dashboard.{shell}"
+    path.write_text(proc.stdout)
+    return path
+
+
+def _calls(words_list) -> str:
+    lines = []
+    for words, _ in words_list:
+        quoted = " ".join(shlex.quote(w) for w in ["meter-dashboard", *words])
+        lines.append(f"COMP_WORDS=({quoted}); COMP_CWORD={len(words)}; COMPREPLY=(); _meter_dashboard; "
+                     'echo "${COMPREPLY[*]}"')
+    return "\n".join(lines)
+
+
+def test_bash_completion_from_the_parser(tmp_path):
+    script = _completion_script("bash", tmp_path)
+    proc = subprocess.run(["bash", "-c", f"source {script}\ncomplete -p meter-dashboard\n{_calls(COMPLETIONS)}"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "complete -o default -F _meter_dashboard meter-dashboard"
+    assert lines[1:] == [offered for _, offered in COMPLETIONS]
+
+
+def test_zsh_completion_from_the_parser(tmp_path):
+    if not Path("/usr/bin/zsh").exists():
+        pytest.skip("zsh is not installed (the README's test command installs it)")
+    script = _completion_script("zsh", tmp_path)
+    calls = _calls(COMPLETIONS).replace("'", "'\\''")
+    proc = subprocess.run(["zsh", "-fc", f"source {script}\nprint -r -- ${{_comps[meter-dashboard]}}\n"
+                           f"emulate sh -c '{calls}'"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "_bash_complete -o default -F _meter_dashboard"
+    # zsh's compgen leaves the filtering by what was typed to zsh's completion system, which does it
+    shown = [" ".join(w for w in line.split() if w.startswith(words[-1]))
+             for line, (words, _) in zip(lines[1:], COMPLETIONS)]
+    assert shown == [offered for _, offered in COMPLETIONS]
