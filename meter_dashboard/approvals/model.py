@@ -26,6 +26,7 @@ from functools import partial
 import numpy as np
 import param
 
+from ..core.formatting import strict_json
 from ..bounds import srgp
 from ..bounds.srgp import METHOD_LABELS, METHODS, normalize_method
 from ..core.validation import InputError, check_int, check_number, raw
@@ -101,6 +102,7 @@ class ApprovalResult:
         return (f"ApprovalResult(method={self.method!r}, alpha={self.alpha:g}, approved={self.approvals} of "
                 f"{len(self.approved)} [{marks}], first level={first})")
 
+    @strict_json
     def to_dict(self) -> dict:
         """JSON-ready: ``approved`` (booleans in test order) and ``levels`` first."""
         return {
@@ -158,6 +160,7 @@ class ApprovalComparison:
         parts = ", ".join(f"{m}: {r.approvals}" for m, r in self.results.items())
         return f"ApprovalComparison(approved per procedure: {{{parts}}}, modifications={len(self.names)})"
 
+    @strict_json
     def to_dict(self) -> dict:
         return {m: r.to_dict() for m, r in self.results.items()} | (
             {"skipped": dict(self.skipped)} if self.skipped else {})

@@ -37,6 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core.formatting import strict_json
 from ..bounds import ci as ci_bounds
 from ..bounds.effort import labeling_hours
 from ..core.validation import InputError, check_int, check_positive, raw
@@ -123,6 +124,7 @@ class ClausePlan:
     method: str
     tolerances: dict
 
+    @strict_json
     def to_dict(self) -> dict:
         return {
             "clause": self.clause,
@@ -379,6 +381,7 @@ class CIResult:
                 text += f", or {self.labels_per_commit:,} labels per commit with active labeling"
         return text + "."
 
+    @strict_json
     def to_dict(self) -> dict:
         """JSON-ready form; the CLI's ``--format json``."""
         out = {"condition": self.condition, "reliability": self.reliability, "delta": self.delta,

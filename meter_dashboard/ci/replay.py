@@ -22,6 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..core.formatting import strict_json
 from ..core.validation import InputError
 from .evaluation import TRUTHS, ExactColumn, evaluate_columns
 from .inputs import (
@@ -134,6 +135,7 @@ class CIReplay:
             frame[f"clause_{j + 1}"] = [t[j] for t in clauses]
         return frame
 
+    @strict_json
     def to_dict(self) -> dict:
         return {
             "condition": self.condition, "mode": self.mode, "steps": self.steps, "alarm_on": self.alarm_on,

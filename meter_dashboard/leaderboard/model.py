@@ -37,12 +37,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import param
 
+from ..core.formatting import strict_json
 from ..bounds import ladder as ladder_bounds
 from ..core.files import read_text
 from ..core.jobs import BackgroundJob
 from ..core.offload import OffloadedModel
 from ..core.tables import csv_rows, data_file, first_row, numeric_table
-from ..core.validation import InputError, check_int, check_probability
+from ..core.validation import InputError, check_int, check_probability, check_real_array
 
 __all__ = [
     "LADDER_EXAMPLES",
@@ -196,9 +197,9 @@ def as_table(losses) -> LossTable:
     if isinstance(losses, (str, os.PathLike, bytes, bytearray)) or hasattr(losses, "read"):
         return read_losses(losses)
     if hasattr(losses, "columns") and hasattr(losses, "to_numpy"):  # a DataFrame
-        arr = ladder_bounds.check_losses(losses.to_numpy())
+        arr = ladder_bounds.check_losses(check_real_array("losses", losses.to_numpy(), ndim=2))
         return LossTable(names=tuple(str(c) for c in losses.columns), losses=arr, source="DataFrame")
-    arr = ladder_bounds.check_losses(losses)
+    arr = ladder_bounds.check_losses(check_real_array("losses", losses, ndim=2))
     return LossTable(names=tuple(f"submission {i + 1}" for i in range(arr.shape[1])), losses=arr)
 # --------------------------------------------------------------------------- replay
 def _variant(step) -> str:
@@ -238,6 +239,7 @@ class LadderResult:
         """How many times the Ladder published a new score."""
         return int(np.sum(self.improved))
 
+    @strict_json
     def to_dict(self) -> dict:
         return {
             "variant": self.variant,
@@ -311,6 +313,7 @@ class LadderSize:
     def total_error(self) -> float:
         return self.epsilon + self.step
 
+    @strict_json
     def to_dict(self) -> dict:
         return {"labels": int(self.labels), "epsilon": self.epsilon, "step": self.step,
                 "total_error": self.total_error, "submissions": self.submissions, "delta": self.delta}
@@ -408,6 +411,7 @@ class AttackResult:
                 "ladder_public": float(self.ladder_public[i]), "naive_holdout": float(self.naive_holdout[i]),
                 "ladder_holdout": float(self.ladder_holdout[i]), "reference": float(self.reference[i])}
 
+    @strict_json
     def to_dict(self) -> dict:
         def listed(arr):
             return [float(v) if math.isfinite(v) else None for v in arr]

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import param
 
+from ..core.formatting import strict_json
 from ..bounds import meter_simulation as _sim
 from ..core.jobs import BackgroundJob
 from ..core.validation import InputError, check_int
@@ -51,6 +52,7 @@ class CheckRow:
             return ""
         return "within δ" if self.result.below() else "above δ"
 
+    @strict_json
     def to_dict(self) -> dict:
         """Plain values (the CLI's ``simulate`` keys): ``failure_rate``, ``ci``, ``replicates``, ..."""
         out = {"key": self.key, "title": self.title, "labels": self.labels, "verdict": self.verdict}

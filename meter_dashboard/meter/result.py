@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..core.formatting import strict_json
 from ..bounds.meter import ADAPTIVE_VARIANTS, VARIANTS
 
 __all__ = ["PlanResult", "RECOMMENDED", "ASSUMPTION", "BINOMIAL_ASSUMPTION", "TENANT_CAVEAT", "REVERT_CAVEAT",
@@ -258,6 +259,7 @@ class PlanResult:
             rows.append(row)
         return pd.DataFrame(rows).set_index("variant")
 
+    @strict_json
     def to_dict(self) -> dict:
         """Plain Python (JSON-ready) form; the CLI's ``--format json``."""
         out = {

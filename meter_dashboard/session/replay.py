@@ -35,6 +35,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..core.formatting import strict_json
 from ..bounds import meter as meter_bounds
 from ..core.validation import InputError, check_int
 from ..meter.model import (
@@ -128,6 +129,7 @@ class Alarm:
     level: str = "alarm"
     details: dict = field(default_factory=dict)
 
+    @strict_json
     def to_dict(self) -> dict:
         return {"kind": self.kind, "level": self.level, "step": self.step, "message": self.message,
                 **({"details": self.details} if self.details else {})}
@@ -345,6 +347,7 @@ class ReplayResult:
             "confidence": self.confidence,
         }
 
+    @strict_json
     def to_dict(self) -> dict:
         """JSON-ready: :meth:`summary`, one object per step (``steps``), alarms and notes."""
         return {**self.summary(), "steps": [self.step(i) for i in range(len(self))],
