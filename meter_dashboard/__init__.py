@@ -58,7 +58,8 @@ _EXPORTS = {
     # guarded test sets
     "TestSet": "meter_dashboard.testsets.notebook:TestSet",
     "connect": "meter_dashboard.testsets.notebook:connect",
-    # notebook components
+    # notebook components, and their JavaScript without a CDN (md.extension(inline=True))
+    "extension": "meter_dashboard.ui.notebook:extension",
     "Planner": "meter_dashboard.meter.view:Planner",
     "Session": "meter_dashboard.session.view:Session",
     "CI": "meter_dashboard.ci.view:CI",
