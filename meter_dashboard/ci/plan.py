@@ -436,8 +436,21 @@ class CIResult:
             lines.append(f"  clause {c.clause!r}: baseline {c.baseline:,}{opt}")
         return "\n".join(lines)
 
-    def _repr_html_(self) -> str:  # notebooks
-        return self.to_frame()._repr_html_() + f"<p>{self.sentence()}</p>"
+    def _repr_html_(self) -> str:  # notebooks: the ci verb's table, the chosen adaptivity marked
+        from ..core.display import html_table
+
+        optimized, exact = self.optimized is not None, self.bound != "hoeffding"
+        headers = (["adaptivity", "labels"] + (["Hoeffding"] if exact else [])
+                   + (["optimized", "labels/commit"] if optimized else []))
+        rows = []
+        for a, v in self.by_adaptivity.items():
+            rows.append([a, v["labels"]] + ([self.hoeffding[a]["labels"]] if exact else [])
+                        + ([v["optimized"], v["labels_per_commit"]] if optimized else []))
+        caption = (f"condition {self.condition}  reliability {self.reliability:g} (delta {self.delta:g})  "
+                   f"mode {self.mode}  {self.steps} steps per test set" + (f"  bound {self.bound}" if exact else ""))
+        marked = [k for k, row in enumerate(rows) if row[0] == self.adaptivity]
+        return html_table(headers, rows, caption=caption, marked=marked, mark_note="your adaptivity",
+                          sentence=self.sentence(), notes=self.notes)
 
 
 def _saving_text(saving) -> str:

@@ -231,6 +231,19 @@ class CompareResult:
         """Runs left out by random pairing of unequal samples."""
         return self.runs_a + self.runs_b - 2 * self.runs
 
+    def _repr_html_(self) -> str:  # notebooks: the compare verb's table, the decision marked
+        from ..core.display import html_table
+
+        lo, hi = self.ci
+        rows = [["P(A>B)", self.p_a_gt_b], [f"{100 * (1 - self.alpha):g}% CI (percentile bootstrap)",
+                                           f"[{lo:.4g}, {hi:.4g}]"],
+                ["decision", self.conclusion], ["runs (paired)" if self.paired else "runs (paired at random)", self.runs],
+                ["runs needed (Noether)", self.runs_needed]]
+        return html_table(["", "value"], rows,
+                          caption=f"gamma = {self.gamma:g}, alpha = {self.alpha:g}, beta = {self.beta:g}, "
+                                  f"{self.resamples:,} resamples, seed {self.seed}",
+                          marked=[2], mark_note="decision", sentence=self.sentence)
+
     @strict_json
     def to_dict(self) -> dict:
         return {
@@ -341,6 +354,14 @@ class SampleSize:
     alpha: float
     beta: float
     gamma: float
+
+    def _repr_html_(self) -> str:  # notebooks: the compare-size answer
+        from ..core.display import html_table
+
+        return html_table(["runs", "bound", "alpha", "beta", "gamma"],
+                          [[self.runs, self.real, self.alpha, self.beta, self.gamma]],
+                          caption=f"Noether's runs to detect P(A>B) > {self.gamma:g}", marked=[0],
+                          mark_note="runs needed")
 
     @strict_json
     def to_dict(self) -> dict:

@@ -14,6 +14,7 @@ from typing import NoReturn
 
 import numpy as np
 
+from .display import cell_text
 from .validation import InputError, raw
 
 
@@ -69,18 +70,7 @@ def _is_number(v) -> bool:
 
 
 def _cell(v) -> str:
-    if isinstance(v, (bool, np.bool_)):
-        return "yes" if v else "no"
-    if isinstance(v, (int, np.integer)):
-        return f"{int(v):,}"
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        if not math.isfinite(v):
-            return "—"
-        return f"{v:.4g}" if abs(v) < 1e5 else f"{v:,.0f}"
-    if v is None:
-        return "—"
-    return str(v)
+    return cell_text(v)  # the same rules as a result's HTML table in a notebook (core.display)
 
 
 def emit(args, payload: dict, text: str) -> None:

@@ -239,6 +239,17 @@ class LadderResult:
         """How many times the Ladder published a new score."""
         return int(np.sum(self.improved))
 
+    def _repr_html_(self) -> str:  # notebooks: the ladder verb's table; a newly released score marked
+        from ..core.display import html_table
+
+        rows = [[name, float(self.naive[t]), float(self.best_naive[t]), float(self.scores[t]),
+                 "new" if self.improved[t] else ""] for t, name in enumerate(self.names)]
+        how = "parameter-free Ladder (Algorithm 2)" if self.step is None else f"fixed-step Ladder, step {self.step:g}"
+        return html_table(["submission", "naive loss", "naive best", "Ladder score", "released"], rows,
+                          caption=f"{self.source or 'losses'}: {len(self.names)} submissions on {self.examples:,} "
+                                  f"examples, {how}",
+                          marked=[t for t in range(len(rows)) if self.improved[t]], mark_note="released")
+
     @strict_json
     def to_dict(self) -> dict:
         return {
@@ -312,6 +323,14 @@ class LadderSize:
     @property
     def total_error(self) -> float:
         return self.epsilon + self.step
+
+    def _repr_html_(self) -> str:  # notebooks: the ladder-size answer, its inputs as the caption
+        from ..core.display import html_table
+
+        return html_table(["labels", "epsilon", "step", "total error", "submissions", "delta"],
+                          [[int(self.labels), self.epsilon, self.step, self.total_error, self.submissions, self.delta]],
+                          caption=f"Lemma 4: {self.submissions:,} submissions, leaderboard error <= epsilon + step "
+                                  f"with probability {1 - self.delta:g}", marked=[0], mark_note="labels needed")
 
     @strict_json
     def to_dict(self) -> dict:

@@ -62,6 +62,18 @@ class CheckRow:
                        delta=r.delta, within_delta=r.below() if r.replicates else None)
         return out
 
+    def _repr_html_(self) -> str:  # notebooks: the simulate verb's table
+        from ..core.display import html_table
+
+        r = self.result
+        if r is None or r.replicates == 0:
+            return html_table(["count", "labels"], [[self.title, self.labels]], caption="not simulated yet")
+        row = [self.title, self.labels, r.replicates, r.failures, r.failure_rate,
+               "[{:.4g}, {:.4g}]".format(*r.ci), r.delta, self.verdict]
+        return html_table(["count", "labels", "runs", "failures", "failure rate", "interval", "delta", "verdict"],
+                          [row], caption=f"{self.key}: simulated developers against {self.labels:,} labels",
+                          marked=[0] if self.verdict == "above δ" else [], mark_note="above δ")
+
     def __repr__(self) -> str:
         if self.result is None or self.result.replicates == 0:
             return f"CheckRow({self.key}: {self.labels:,} labels, not run)"
