@@ -46,8 +46,8 @@ def register(sub) -> None:
         help="host[:port] allowed to connect (repeatable; default localhost and 127.0.0.1)",
     )
     p.add_argument("--num-threads", default=DEFAULT_THREADS,
-                   help=f"worker threads running the sessions' events (default {DEFAULT_THREADS}; 0: on the "
-                   "event loop)")
+                   help=f"worker threads for long work: exact counts, uploads, long replays (default "
+                   f"{DEFAULT_THREADS}; 0: on the event loop)")
     p.add_argument("--num-procs", default=1,
                    help="server processes sharing the port (default 1; 0: one per core); each session "
                    "lives in one process")
@@ -77,9 +77,6 @@ def run(args) -> int:
     procs = check_int("--num-procs", args.num_procs, minimum=0, maximum=64)
     lifetime = _lifetime_ms(args.session_lifetime)
     address = check_address(args.address)
-    check_bindable(address, port)
-    if port == 0:  # a free port now, so the websocket origins name it (Bokeh refuses "localhost:*")
-        port = _free_port(address)
     from . import pages
 
     names = None
@@ -91,6 +88,9 @@ def run(args) -> int:
     from ..testsets import api, store
 
     store_url = store.configure(args.store)  # opened on first use: the other pages never need it
+    check_bindable(address, port)  # after every option is checked: a bad option is named whatever the port
+    if port == 0:  # a free port now, so the websocket origins name it (Bokeh refuses "localhost:*")
+        port = _free_port(address)
     if not is_local(address):
         print(f"meter-dashboard serve: {exposure_warning(address, port)}", file=sys.stderr, flush=True)
     try:

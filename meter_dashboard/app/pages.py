@@ -24,9 +24,9 @@ from pathlib import Path
 
 import panel as pn
 
+from ..core import runtime
 from ..core.serving import DEFAULT_ADDRESS, DEFAULT_THREADS, SESSION_LIFETIME_MS, server_options
 from ..ui.style import HTML, Bar, esc
-from .workers import use_session_threads
 
 __all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "landing_items", "INDEX_TEMPLATE", "docs_html", "serve"]
 
@@ -189,9 +189,9 @@ def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = 
           session_lifetime_ms: int = SESSION_LIFETIME_MS, extra_patterns=(), **kwargs):
     """Serve the pages (all available ones by default) and the landing page with one Bokeh server.
 
-    Listens on ``address`` (this machine only by default); ``num_threads`` workers run the
-    sessions' events (:data:`~meter_dashboard.core.serving.DEFAULT_THREADS`, a
-    :class:`~meter_dashboard.app.workers.SessionExecutor`; 0 runs them on the event loop);
+    Listens on ``address`` (this machine only by default); ``num_threads`` worker threads do the
+    long work of every session (:data:`~meter_dashboard.core.serving.DEFAULT_THREADS`,
+    :func:`meter_dashboard.core.runtime.configure`; 0 does it on the event loop);
     ``num_procs`` processes share the port (Bokeh's ``--num-procs``: a session lives in the
     process its websocket reached).  ``extra_patterns``: Tornado routes added beside the
     pages and ``/docs``.  The server settings are :func:`meter_dashboard.core.serving.server_options`;
@@ -199,7 +199,7 @@ def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = 
     """
     names = pages or available_pages()
     apps = {name: (lambda n=name: build(n)) for name in names}
-    use_session_threads(num_threads)
+    runtime.configure(num_threads)
     options = server_options(port, address, websocket_origin=websocket_origin, num_procs=num_procs,
                              session_lifetime_ms=session_lifetime_ms,
                              extra_patterns=[(r"/docs", _docs_handler()), *extra_patterns])

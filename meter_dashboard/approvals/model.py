@@ -17,7 +17,6 @@ Algorithm 1, Eqs. 1-7).  This module adds what a person works with:
 """
 from __future__ import annotations
 
-import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -29,10 +28,11 @@ import param
 from ..core.formatting import strict_json
 from ..bounds import srgp
 from ..bounds.srgp import METHOD_LABELS, METHODS, normalize_method
+from ..core.runtime import Latest, process_pool, process_pool_ready, running_loop, thread_pool, warm_up
 from ..core.validation import InputError, check_int, check_number, raw
 from .simulation import ApprovalSimulation
 from .trace import EXAMPLES, ModificationTrace, as_trace, check_prespecified, load_example, read_modification_trace
-from .workers import process_pool, process_pool_ready, running_loop, thread_pool, warm_up
+from .simulation import WORKER_KINDS
 
 __all__ = [
     "METHODS",
@@ -371,10 +371,9 @@ class ApproveModel(ApprovalSettings):
         grows decision by decision), then, while ``compare_active``, the other procedures
         one at a time (``comparison``).  Otherwise everything is computed at once when a
         setting changes.
-    scheduler : callable, optional
-        ``scheduler(coroutine_function)`` runs the background pass on the page's event
-        loop (e.g. Panel's ``pn.state.execute``), also when settings change on a server's
-        worker thread; without it the loop running in the calling thread is used.
+    dispatch : callable, optional
+        ``dispatch(fn)`` applies a background result where the model lives (a page: the
+        session's next tick); by default at once, on the loop that computes.
 
     References
     ----------
@@ -402,20 +401,19 @@ class ApproveModel(ApprovalSettings):
     #: fsSRGP/presSRGP in a worker process go in chunks of about this many seconds of work.
     CHUNK_SECONDS = 0.1
 
-    def __init__(self, *, background: bool = False, scheduler=None, **params):
+    def __init__(self, *, background: bool = False, dispatch=None, **params):
         trace = params.pop("trace", None)
         prespecified = params.pop("prespecified", None)
         super().__init__(**params)
         self._background = bool(background)
         self._uploaded: tuple | None = None
-        self._generation = 0
-        self._scheduler = scheduler
-        self._state_lock = threading.Lock()
-        self._refreshing = False  # a background pass is scheduled or running
-        self._task = None  # the asyncio task of that pass (a reference keeps it alive)
+        #: the background passes (a served page): the newest settings win, one pass at a time
+        self._latest = Latest(on_busy=self._pass_busy, background=self._background)
+        if dispatch is not None:
+            self._latest.dispatch = dispatch
         self._cache: OrderedDict = OrderedDict()
         if self._background:
-            warm_up()  # the worker processes start now, in the background, ready for fsSRGP and presSRGP
+            warm_up(*WORKER_KINDS)  # the worker processes start now, ready for fsSRGP and presSRGP
         if trace is not None:
             self.load_trace(trace, prespecified=prespecified)
         else:
@@ -579,22 +577,16 @@ class ApproveModel(ApprovalSettings):
     def _recompute(self):
         if self.trace is None:
             return
-        loop = running_loop() if self._background and self._scheduler is None else None
-        background = self._background and (self._scheduler is not None or loop is not None)
-        with self._state_lock:  # settings may change on a server's worker thread while the loop computes
-            self._generation += 1
-            start = background and not self._refreshing
-            if start:
-                self._refreshing = True
-        if not background:
+        if not self._background or running_loop() is None:
+            self._latest.cancel()
             self._compute_now()
             return
         self._set(busy=True)
-        if start:
-            if self._scheduler is not None:
-                self._scheduler(self._refresh)
-            else:
-                self._task = loop.create_task(self._refresh())
+        self._latest.run(self._refresh_once)
+
+    def _pass_busy(self, busy: bool) -> None:
+        if not busy:  # every pass is over (the chosen procedure's result said "not busy" already)
+            self._set(busy=False)
 
     def _compute_now(self) -> None:
         options = self.options()
@@ -612,32 +604,11 @@ class ApproveModel(ApprovalSettings):
     # -- background computation (a served page) -------------------------------------------
     async def settled(self) -> None:
         """Wait until the background computation (if any) has caught up with the settings."""
-        import asyncio
+        await self._latest.settled()
 
-        while self._refreshing:
-            await asyncio.sleep(0.005)
-
-    async def _refresh(self) -> None:
-        """Compute until the settings stop changing; each pass starts over with the newest ones."""
-        done = False
-        try:
-            while not done:
-                generation = self._generation
-                await self._refresh_once(generation)
-                with self._state_lock:
-                    done = generation == self._generation
-                    if done:  # idle before a newer setting can start the next pass
-                        self._set(busy=False)
-                        self._refreshing = False
-        finally:
-            if not done:  # an unexpected error: the next setting starts afresh
-                with self._state_lock:
-                    self._refreshing = False
-                self._set(busy=False)
-
-    async def _refresh_once(self, generation: int) -> None:
+    async def _refresh_once(self, stopped) -> None:
         options, method = self.options(), self.method
-        result = await self._in_worker(generation, method, options, stream=True)
+        result = await self._in_worker(stopped, method, options, stream=True)
         if result is None:
             return
         self._set(result=result, error="", busy=False)  # the chosen procedure is final; the comparison may follow
@@ -649,13 +620,13 @@ class ApproveModel(ApprovalSettings):
         for m in todo:
             if m in results:
                 continue
-            r = await self._in_worker(generation, m, options, stream=False)
+            r = await self._in_worker(stopped, m, options, stream=False)
             if r is None:
                 return
             results[m] = r
             self._set(comparison=self._comparison(options, results, [m for m in todo if m not in results]))
 
-    async def _in_worker(self, generation: int, method: str, options: dict, stream: bool):
+    async def _in_worker(self, stopped, method: str, options: dict, stream: bool):
         """One procedure off the event loop; its decisions are published as they come (``stream``).
 
         fsSRGP and presSRGP run in the procedures' worker process once it has started, in
@@ -668,18 +639,18 @@ class ApproveModel(ApprovalSettings):
         try:
             if heavy:
                 try:
-                    result = await self._in_processes(generation, method, options, stream)
+                    result = await self._in_processes(stopped, method, options, stream)
                 except (OSError, RuntimeError):  # the worker process died (BrokenProcessPool): do it here
-                    result = await self._in_thread(generation, method, options, stream)
+                    result = await self._in_thread(stopped, method, options, stream)
             else:
-                result = await self._in_thread(generation, method, options, stream)
+                result = await self._in_thread(stopped, method, options, stream)
         except _Superseded:
             return None
         except InputError as exc:
-            if self._generation == generation:
+            if not stopped():
                 self._set(error=str(exc))
             return None
-        if result is None or self._generation != generation:
+        if result is None or stopped():
             return None
         self._store(method, options, result)
         return result
@@ -690,7 +661,7 @@ class ApproveModel(ApprovalSettings):
         self._set(result=_result(method, options["alpha"], self.trace.names, decisions, self.trace.modifications,
                                  rest))
 
-    async def _in_processes(self, generation: int, method: str, options: dict, stream: bool):
+    async def _in_processes(self, stopped, method: str, options: dict, stream: bool):
         import asyncio
 
         loop = asyncio.get_running_loop()
@@ -700,7 +671,7 @@ class ApproveModel(ApprovalSettings):
                                              proc, self.CHUNK_SECONDS)
             if out[0] == "error":
                 raise InputError(out[1], out[2], out[3], location=out[4])
-            if self._generation != generation:
+            if stopped():
                 raise _Superseded
             proc, new = out
             decisions += new
@@ -709,14 +680,14 @@ class ApproveModel(ApprovalSettings):
         rest = {k: v for k, v in options.items() if k != "alpha"}
         return _result(method, options["alpha"], trace.names, decisions, proc.steps, rest)
 
-    async def _in_thread(self, generation: int, method: str, options: dict, stream: bool):
+    async def _in_thread(self, stopped, method: str, options: dict, stream: bool):
         import asyncio
 
         loop = asyncio.get_running_loop()
         decisions, wake = [], asyncio.Event()
 
         def on_decision(decision):
-            if self._generation != generation:
+            if stopped():
                 raise _Superseded
             if stream:
                 decisions.append(decision)
@@ -731,7 +702,7 @@ class ApproveModel(ApprovalSettings):
             await asyncio.wait({future, waiter}, return_when=asyncio.FIRST_COMPLETED)
             waiter.cancel()
             wake.clear()
-            if self._generation != generation:
+            if stopped():
                 break
             if stream and len(decisions) > shown and time.monotonic() - shown_at >= self.STREAM_INTERVAL \
                     and not future.done():

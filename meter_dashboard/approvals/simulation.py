@@ -1,11 +1,11 @@
 """The Section 3 simulations of Feng et al. as a background job: progress, time left, cancel.
 
-:class:`ApprovalSimulation` is a :class:`~meter_dashboard.core.jobs.BackgroundJob` running
+:class:`ApprovalSimulation` is a :class:`~meter_dashboard.core.runtime.BackgroundJob` running
 :func:`~meter_dashboard.bounds.srgp.simulate_fwer` (Section 3.1) or
 :func:`~meter_dashboard.bounds.srgp.simulate_power` (Section 3.2).  ``run()`` computes here
 (notebooks, scripts), with progress after every replicate and procedure.  ``await arun()``
 (a served page) hands chunks of replicates to the shared worker processes
-(:func:`~meter_dashboard.approvals.workers.process_pool`): the server's interpreter only
+(:func:`~meter_dashboard.core.runtime.process_pool`): the server's interpreter only
 waits for them, so every other session keeps its speed, and a Cancel stops between chunks.
 Replicates are seeded by their index, so both ways give exactly the same numbers.
 """
@@ -17,9 +17,13 @@ from concurrent.futures import TimeoutError as FutureTimeout
 import param
 
 from ..bounds.srgp import ALPHA, METHODS, combine_simulations, simulate_fwer, simulate_power
-from ..core.jobs import BackgroundJob
+from ..core.runtime import BackgroundJob, preload, process_pool
 from ..core.validation import InputError
-from .workers import process_pool
+
+#: The worker processes of this family: SRGP procedures on a trace (in chunks) and the Section 3 simulations.
+WORKER_KINDS = ("procedures", "simulations")
+# every worker process imports these once, before its first job (forkserver preload)
+preload("meter_dashboard.bounds.srgp", "meter_dashboard.approvals.model")
 
 __all__ = ["ApprovalSimulation", "CHUNK_SECONDS"]
 

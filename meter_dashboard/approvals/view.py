@@ -80,10 +80,9 @@ class Approve(DashboardView):
             model_params = {k: v for k, v in settings.items() if k in ApproveModel.param}
             if method is not None:
                 model_params["method"] = method
-            # served: compute in the background on this session's loop (also with a threaded server),
-            # and compare procedures only while that tab is open
-            model = ApproveModel(trace=trace, prespecified=prespecified, background=served,
-                                 scheduler=self._on_loop if served else None, compare_active=not served,
+            # served: compute in the background on the server's loop, and compare procedures only while
+            # that tab is open
+            model = ApproveModel(trace=trace, prespecified=prespecified, background=served, compare_active=not served,
                                  **model_params)
         else:
             if trace is not None:
@@ -111,11 +110,6 @@ class Approve(DashboardView):
             getattr(self, kind).param.watch(lambda *e, k=kind: self._schedule(f"sim-{k}"), ["result"])
         self._dirty = {"inputs", "result", "comparison", "sim-fwer", "sim-power"}
         self._flush()
-
-    def _on_loop(self, coroutine_function) -> None:
-        """Run a model's background pass on this session's event loop (Panel's documented way)."""
-        with set_curdoc(self._doc):
-            pn.state.execute(coroutine_function)
 
     # ------------------------------------------------------------------ drawing
     def _schedule(self, *parts) -> None:

@@ -3,7 +3,7 @@
 :func:`~meter_dashboard.ci.plan.ci_labels` with ``bound='binomial'`` searches the
 exact count of every clause and adaptivity (Section 4.3's tight numerical bounds): from a
 tenth of a second to a few seconds.  :class:`ExactCounts` runs that search through the
-dashboard's one mechanism for long work (:class:`~meter_dashboard.core.jobs.BackgroundJob`):
+dashboard's one mechanism for long work (:class:`~meter_dashboard.core.runtime.BackgroundJob`):
 in a worker thread on a served page (``arun``), at once in scripts (``run``), with a status
 line and cancel.  :class:`~meter_dashboard.ci.model.CIModel` owns one.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import param
 
-from ..core.jobs import BackgroundJob
+from ..core.runtime import BackgroundJob
 from .plan import CIResult, ci_labels
 
 __all__ = ["ExactCounts"]

@@ -21,11 +21,10 @@ References
 """
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 import param
 
+from ..core.runtime import Latest, in_thread, running_loop
 from ..core.validation import InputError
 from .exact import ExactCounts
 from .grammar import ConditionError, parse_condition
@@ -120,7 +119,7 @@ class CIModel(CIInputs):
         params.setdefault("exact", ExactCounts())
         super().__init__(**params)
         self._last_error = None
-        self._generation = 0
+        self._latest = Latest()  # replays of large traces, the newest inputs winning
         self.exact.param.watch(self._on_exact, ["running"])
         self._recompute()
         if self.error:
@@ -146,10 +145,8 @@ class CIModel(CIInputs):
 
     async def load_trace_async(self, source, name: str = "") -> bool:
         """:meth:`load_trace` with the reading (up to 10 MiB of CSV) in a worker thread."""
-        import asyncio  # here: the CLI and scripts never need the event loop's modules
-
         try:
-            trace = await asyncio.to_thread(read_ci_trace, source)
+            trace = await in_thread(read_ci_trace, source)
         except InputError as exc:
             self._set(trace_error=f"{name + ': ' if name else ''}{exc}")
             return False
@@ -231,32 +228,23 @@ class CIModel(CIInputs):
 
     @param.depends("trace", "alarm_on", "result", watch=True, on_init=False)
     def _replay(self):
-        self._generation += 1
+        latest = self._latest
         if self.trace is None or self.parsed is None:
+            latest.cancel()
             self._set(replay=None, trace_error="", replaying=False)
             return
-        if _cells(self.trace) > SYNC_REPLAY_CELLS:
-            param.parameterized.async_executor(partial(self._replay_in_worker, self._generation,
-                                                       self.parsed, self.trace, self._replay_arguments()))
-            return
-        try:
-            replay = replay_ci(self.parsed, self.trace, **self._replay_arguments())
-        except InputError as exc:
-            self._set(trace_error=str(exc), replay=None, replaying=False)
-            return
-        self._set(replay=replay, trace_error="", replaying=False)
+        condition, trace, arguments = self.parsed, self.trace, self._replay_arguments()
+        latest.background = _cells(trace) > SYNC_REPLAY_CELLS  # a large trace: off the loop when one runs
+        if latest.background and running_loop() is not None:
+            self._set(replaying=True)
+        latest.compute(lambda: replay_ci(condition, trace, **arguments), self._replayed)
 
-    async def _replay_in_worker(self, generation: int, condition, trace: CITrace, arguments: dict):
-        if generation != self._generation:
-            return
-        import asyncio
+    def _replayed(self, outcome) -> None:
+        if isinstance(outcome, InputError):
+            self._set(trace_error=str(outcome), replay=None, replaying=False)
+        else:
+            self._set(replay=outcome, trace_error="", replaying=False)
 
-        self._set(replaying=True)
-        try:
-            replay = await asyncio.to_thread(replay_ci, condition, trace, **arguments)
-        except InputError as exc:
-            if generation == self._generation:
-                self._set(trace_error=str(exc), replay=None, replaying=False)
-            return
-        if generation == self._generation:  # else a newer input has superseded this replay
-            self._set(replay=replay, trace_error="", replaying=False)
+    async def settled(self) -> None:
+        """Wait until a background replay of the current inputs is done (tests, notebooks)."""
+        await self._latest.settled()

@@ -35,7 +35,7 @@ import param
 from ..core.formatting import strict_json
 from ..bounds import compare as compare_bounds
 from ..core.files import read_text
-from ..core.offload import OffloadedModel
+from ..core.runtime import OffloadedModel
 from ..core.tables import csv_rows, data_file, first_row, numeric_table
 from ..core.validation import InputError, check_int, check_number, check_probability, check_real_array
 
@@ -509,10 +509,8 @@ class CompareModel(OffloadedModel, param.Parameterized):
         settings = {"gamma": self.gamma, "alpha": self.alpha, "beta": self.beta, "resamples": self.resamples,
                     "seed": self.seed, "paired": self.paired}
         request = (self.table, settings)
-        if self.offload and self.table is not None and self.table.a.size + self.table.b.size > OFFLOAD_RUNS:
-            self._worker.submit(request)
-        else:
-            self._worker.run_now(request)
+        self._submit(request, background=self.offload and self.table is not None
+                     and self.table.a.size + self.table.b.size > OFFLOAD_RUNS)
 
     @param.depends("alpha", "beta")
     def curve(self):

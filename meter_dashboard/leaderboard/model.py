@@ -12,7 +12,7 @@ Plain functions returning small result objects, for notebooks and the CLI:
 and ``param`` models holding what a person chose (no widgets), driven the same way by
 notebooks, the CLI and the dashboard: :class:`LadderReplayModel`,
 :class:`LadderSizeModel`, :class:`BoostingAttackModel` (a
-:class:`~meter_dashboard.core.jobs.BackgroundJob`).  Their derived outputs (``table``,
+:class:`~meter_dashboard.core.runtime.BackgroundJob`).  Their derived outputs (``table``,
 ``result``, ``size``, ``best``, ``error``, ...) are read-only: only the model sets them.
 Invalid input keeps the last good result and sets the model's ``error`` message.
 
@@ -40,8 +40,8 @@ import param
 from ..core.formatting import strict_json
 from ..bounds import ladder as ladder_bounds
 from ..core.files import read_text
-from ..core.jobs import BackgroundJob
-from ..core.offload import OffloadedModel
+from ..core.runtime import BackgroundJob
+from ..core.runtime import OffloadedModel
 from ..core.tables import csv_rows, data_file, first_row, numeric_table
 from ..core.validation import InputError, check_int, check_probability, check_real_array
 
@@ -507,7 +507,7 @@ class LadderReplayModel(OffloadedModel, param.Parameterized):
     ``offload=True`` (served pages) a table of more than :data:`OFFLOAD_CELLS` losses is
     replayed in a worker thread; ``busy`` is True meanwhile and the last result stays.
     Set ``dispatch`` to run the outcome on the page's document (see
-    :class:`~meter_dashboard.core.offload.LatestOnly`).
+    :class:`~meter_dashboard.core.runtime.Latest`).
     """
 
     example = param.Selector(default="ladder_leaderboard.csv", objects=list(LADDER_EXAMPLES) + ["uploaded file"],
@@ -601,10 +601,7 @@ class LadderReplayModel(OffloadedModel, param.Parameterized):
         if self.table is None:
             return
         request = (self.table, self.step_value)
-        if self.offload and self.table.cells > OFFLOAD_CELLS:
-            self._worker.submit(request)
-        else:
-            self._worker.run_now(request)
+        self._submit(request, background=self.offload and self.table.cells > OFFLOAD_CELLS)
 
     @param.depends("result", "delta")
     def guarantee(self) -> tuple[float, float, float] | None:
@@ -683,7 +680,7 @@ def _count_or_nan(epsilon, step, submissions, delta) -> float:
 class BoostingAttackModel(BackgroundJob):
     """The boosting attack simulation (Section 5 [1]_): its settings, progress and result.
 
-    A :class:`~meter_dashboard.core.jobs.BackgroundJob`: ``run()`` runs to the end
+    A :class:`~meter_dashboard.core.runtime.BackgroundJob`: ``run()`` runs to the end
     (notebooks, tests); ``await arun()`` runs in a worker thread so a page stays
     responsive, publishing ``progress``, ``status`` and ``seconds_left``, and stops at the
     next chunk of probes after ``cancel()`` (the curves computed so far are kept).

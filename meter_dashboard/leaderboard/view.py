@@ -33,7 +33,8 @@ from bokeh.plotting import figure
 
 from ..core import formatting as fmt
 from ..ui.base import DashboardView
-from ..ui.sections import UrlLink, document_dispatch, held, load_upload, number_input, section
+from ..ui.sections import document_dispatch, held, load_upload, number_input, section
+from ..ui.urlstate import UrlLink
 from ..ui.simulation import SimulationControls
 from ..ui.style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html
 from ..ui.upload import GuardedFileDropper

@@ -1,6 +1,6 @@
 """Checking a plan by simulation: does its test set keep the meter's promise against real developers?
 
-:class:`PlanCheck` is a :class:`~meter_dashboard.core.jobs.BackgroundJob`: it takes the
+:class:`PlanCheck` is a :class:`~meter_dashboard.core.runtime.BackgroundJob`: it takes the
 counts of a :class:`~meter_dashboard.meter.result.PlanResult` and runs the Monte
 Carlo check of :mod:`meter_dashboard.bounds.meter_simulation` on each,
 
@@ -27,7 +27,7 @@ import param
 
 from ..core.formatting import strict_json
 from ..bounds import meter_simulation as _sim
-from ..core.jobs import BackgroundJob
+from ..core.runtime import BackgroundJob
 from ..core.validation import InputError, check_int
 
 __all__ = ["PlanCheck", "CheckRow", "check_rows", "check_plan", "MAX_REPLICATES"]

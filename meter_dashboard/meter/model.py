@@ -30,7 +30,6 @@ References
 from __future__ import annotations
 
 import math
-import threading
 import time
 from urllib.parse import parse_qsl, urlencode
 
@@ -39,6 +38,7 @@ import param
 
 from ..bounds import meter as meter_bounds
 from ..bounds.meter import VARIANTS
+from ..core.runtime import Latest, running_loop
 from ..core.validation import (
     InputError,
     check_int,
@@ -378,12 +378,10 @@ class MeterPlan(param.Parameterized):
             params["revert_budget"] = len(params["reverts"])
         if "epsilon" in params and "ranges" not in params:
             params["ranges"] = resize_ranges(DEFAULT_RANGES, len(params["epsilon"]))
-        self._generation = 0  # the plan asked for last: work for an older one is dropped
         self._memo: dict = {}  # Hoeffding curves of the last inputs (per plan: no module-level state)
-        self._work_lock = threading.Lock()  # one plan's slow work at a time
-        #: ``runner(work, deliver)``: iterate ``work`` away from here (a worker thread) and hand each item to
-        #: ``deliver`` where the model lives.  A served page sets it; None computes everything right away.
-        self.runner = None
+        #: the slow work of the newest plan (exact counts, budget answers, exact curve points); a page turns
+        #: on ``background`` work with :meth:`work_in_background`, else everything is computed right away
+        self._latest = Latest()
         super().__init__(**params)
         self._recompute()
         if self.error:
@@ -450,8 +448,6 @@ class MeterPlan(param.Parameterized):
                    "seconds_per_label", "labelers", "cost_per_hour", "budget", "sweep_parameter", "bound",
                    "max_error_rate", "exact_points", watch=True)
     def _recompute(self):
-        self._generation += 1
-        generation = self._generation
         try:
             inputs = self.inputs()
             result = quick_result(inputs)
@@ -481,14 +477,27 @@ class MeterPlan(param.Parameterized):
                  "sweep_curves": self._kept("sweep_curves", (sweep_key, inputs.bound, inputs.max_error_rate),
                                             lambda: {**_curves(x, swept, inputs.bound, "x"),
                                                      "parameter": self.sweep_parameter})}
-        work = self._work(inputs, generation, axis, x)
-        if self.runner is None:
-            for update in work:
+        latest = self._latest
+        if not latest.background or running_loop() is None:
+            latest.cancel()  # background work for older inputs stops
+            for update in self._work(inputs, latest.stopped_function(), axis, x):
                 _fold(state, update)
             self._publish(state)
             return
         self._publish(state)
-        self.runner(self._serialized(work), lambda update: self._deliver(generation, update))
+        latest.stream(lambda stopped: self._work(inputs, stopped, axis, x), self._deliver, on_error=self._failed)
+
+    def work_in_background(self, dispatch=None) -> None:
+        """Compute the slow part off the event loop from now on (a served page, a Jupyter kernel).
+
+        ``dispatch(fn)`` runs ``fn`` where the model lives (a page: the session's next tick under its
+        document lock); Hoeffding's numbers are published at once, the rest as it comes.
+        """
+        self._latest.background = True
+        if dispatch is not None:
+            self._latest.dispatch = dispatch
+        if self.bound == "binomial" and not self.error:
+            self._recompute()
 
     def _publish(self, state: dict) -> None:
         """Set the derived parameters; curves that did not change are not set again (nothing re-sent)."""
@@ -496,33 +505,24 @@ class MeterPlan(param.Parameterized):
         with param.parameterized.batch_call_watchers(self):
             self.param.update(**changed, error_parameter="", error="", work_error="")
 
-    def _deliver(self, generation: int, update) -> None:
-        """One item of background work, where the model lives; items for an older plan are dropped."""
-        if generation != self._generation or self.error:
-            return
-        if update[0] == "failed":
-            self.work_error = f"The exact computation stopped: {update[1]}"
+    async def settled(self) -> None:
+        """Wait until the background work for the current inputs is done (notebooks, tests)."""
+        await self._latest.settled()
+
+    def _failed(self, exc: Exception) -> None:
+        self.work_error = f"The exact computation stopped: {type(exc).__name__}: {exc}"
+
+    def _deliver(self, update) -> None:
+        """One item of background work, where the model lives (items for an older plan never arrive)."""
+        if self.error:
             return
         key = "result" if update[0] == "result" else update[0]
         state = {key: getattr(self, key)}
         _fold(state, update)
         setattr(self, key, state[key])
 
-    def _serialized(self, work):
-        """``work`` one item at a time under this plan's lock (a newer plan's work waits for the current unit)."""
-        while True:
-            with self._work_lock:
-                try:
-                    item = next(work)
-                except StopIteration:
-                    return
-            yield item
-
-    def _work(self, inputs, generation: int, axis, x):
-        """The slow part of one plan: exact counts, budget answers, exact curve and sweep points."""
-        def stop():
-            return generation != self._generation
-
+    def _work(self, inputs, stop, axis, x):
+        """The slow part of one plan: exact counts, budget answers, exact curve and sweep points (until ``stop()``)."""
         for unit in slow_items(inputs, stop):
             yield ("result", unit)
         if inputs.bound == "hoeffding" or stop():

@@ -8,8 +8,8 @@ the simulation check, the assumptions in words, downloads (CSV, the HTML report)
 sharing.  It computes nothing itself: every number comes from the model.
 
 On a served page, and in a Jupyter kernel, the model's slow work (exact binomial counts, the
-budget answers, exact curve points) runs in a worker thread (:meth:`Planner._in_thread`):
-Hoeffding's numbers show at once, the rest streams in, and work for inputs changed meanwhile
+budget answers, exact curve points) runs in the runtime's worker threads
+(:meth:`MeterPlan.work_in_background`, :mod:`meter_dashboard.core.runtime`): Hoeffding's numbers show at once, the rest streams in, and work for inputs changed meanwhile
 is dropped.  Elsewhere (a plain script) everything is computed before the constructor returns.  Each update
 re-sends only the panes whose markup changed, all in one message (``pn.io.hold``).
 """
@@ -23,9 +23,12 @@ import pandas as pd
 import panel as pn
 import param
 
+from ..core.runtime import in_thread
 from ..core.validation import InputError, check_int
 from ..ui.base import DashboardView
 from ..ui.inputs import ListInput, NumberInput
+from ..ui.sections import document_dispatch
+from ..ui.urlstate import UrlState
 from ..ui.style import HTML, error_html, esc
 from . import view_html as markup
 from .figures import LabelsPlot
@@ -50,7 +53,6 @@ _ERROR_GROUPS = {
 _PRESET_PLACEHOLDER = "Choose a paper setting…"
 _BOUND_BUTTONS = {"Hoeffding (paper)": "hoeffding", "Exact binomial": "binomial"}
 _SWEEP_BUTTONS = {"δ": "delta", "ε₁": "epsilon", "m": "signals", "tenants": "tenants"}
-_DONE = object()
 _URL_KEYS = set(MeterPlan.QUERY_KEYS) | set(MeterPlan.BOUND_QUERY_KEYS)
 
 
@@ -113,7 +115,7 @@ class Planner(DashboardView):
     def __init__(self, plan: MeterPlan | None = None, sync_url: bool = False, **params):
         plan_params = {k: params.pop(k) for k in list(params) if k in MeterPlan.param and k != "name"}
         background = _served() or _in_event_loop()
-        # the exact bound's slow work starts only once the runner is set (Hoeffding's plan is milliseconds)
+        # the exact bound's slow work starts once it is off the loop (Hoeffding's plan is milliseconds)
         exact = {k: plan_params.pop(k) for k in ("bound", "max_error_rate") if background and k in plan_params}
         if plan is None:
             plan = MeterPlan(**plan_params)
@@ -121,7 +123,7 @@ class Planner(DashboardView):
             plan.param.update(**plan_params)
         if background:
             # slow work leaves the event loop free: every session of a server, or a Jupyter kernel's cell
-            plan.runner = self._in_thread
+            plan.work_in_background(document_dispatch())
         if exact:
             plan.param.update(**exact)
         super().__init__(plan=plan, sync_url=sync_url, **params)
@@ -298,26 +300,6 @@ class Planner(DashboardView):
             self.assumptions,
             sizing_mode="stretch_width",
         )
-
-    # ------------------------------------------------------------------ background work
-    @staticmethod
-    def _in_thread(work, deliver) -> None:
-        """Iterate ``work`` in a worker thread; hand each item to ``deliver`` on the event loop, one message each."""
-        async def run():
-            while True:
-                try:
-                    item = await asyncio.to_thread(next, work, _DONE)
-                except Exception as exc:  # noqa: BLE001 - a failure must not leave "computing…" forever
-                    log.exception("planner background work failed")
-                    item = ("failed", f"{type(exc).__name__}: {exc}")
-                if item is _DONE:
-                    return
-                with pn.io.hold():
-                    deliver(item)
-                if item[0] == "failed":
-                    return
-
-        pn.state.execute(run)
 
     # ------------------------------------------------------------------ input handlers
     def _on_preset(self, event):
@@ -504,13 +486,15 @@ class Planner(DashboardView):
 
     async def _report_file(self):
         """The report, built in a worker thread (inlining Bokeh takes longer than the event loop may wait)."""
-        html = await asyncio.to_thread(lambda: self.report().to_html())
+        html = await in_thread(lambda: self.report().to_html())
         return io.StringIO(html)
 
     # ------------------------------------------------------------------ URL
     def _init_url(self):
-        loc = pn.state.location
-        query = {k: v for k, v in (loc.query_params or {}).items() if k in _URL_KEYS}
+        self._url = UrlState(keys=_URL_KEYS)
+        query = self._url.query()  # raw text: the plan's own parser bounds and checks every value
+        if self._url.refused:
+            self._set_input_error("other", self._url.refused)
         if query:
             try:
                 self.plan.update_from_query(query)
@@ -521,10 +505,7 @@ class Planner(DashboardView):
 
     def _update_url(self):
         if getattr(self, "_url_ready", False) and not self.plan.error:
-            query = self.plan.query_string()
-            loc = pn.state.location
-            if loc is not None and loc.search != "?" + query:
-                loc.search = "?" + query
+            self._url.write(self.plan.to_query())
 
     def _share_html(self) -> str:
         """The sharing note under the table, with a link replaying a trace through this meter."""

@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl
 import param
 
 from ..core.files import MAX_FILE_BYTES, human_bytes
-from ..core.jobs import BackgroundJob
+from ..core.runtime import BackgroundJob, Latest
 from ..core.validation import InputError, check_int
 from ..meter.model import MeterPlan
 from .replay import (
@@ -120,10 +120,9 @@ class SessionModel(param.Parameterized):
             plan = MeterPlan(**replay_defaults())
         self._n_from_trace = False
         self._quiet = 0  # > 0 while the model changes the plan or loads a trace itself
-        self._generation = 0  # the replay asked for last (background replays that come back late are dropped)
-        #: ``runner(work, done)``: run ``work()`` away from here and call ``done(result or InputError)`` back
-        #: where the model lives.  A served page sets it (a worker thread); None replays right away.
-        self.runner = None
+        self._background = False
+        #: long replays of the newest settings (off the loop once a page calls :meth:`work_in_background`)
+        self._latest = Latest()
         super().__init__(plan=plan, **params)
         self._set(steps_source=source)
         if trace is not None:
@@ -191,7 +190,7 @@ class SessionModel(param.Parameterized):
         n, from_trace = self._test_size_for(trace)
         kind = "synthetic example" if trace.synthetic else ("example" if prepared.example else "trace")
         self._quiet += 1
-        self._generation += 1
+        self._latest.cancel()  # a replay under way belongs to the trace shown before
         try:
             if self._steps_for(trace) != self.plan.steps:
                 self.plan.steps = self._steps_for(trace)  # the plan recomputes its counts
@@ -266,23 +265,27 @@ class SessionModel(param.Parameterized):
     def _replay(self):
         if self.trace is None or self.plan.error or self._quiet:
             return
-        self._generation += 1
-        trace = self.trace.with_test_size(self.test_size)
-        if self.runner is not None and len(trace) > BACKGROUND_STEPS:
-            values = {k: getattr(self.plan, k) for k in ("ranges", "epsilon", "delta", "steps", "tenants",
-                                                         "tenant_steps", "reverts")}
-            generation, variant = self._generation, self.variant
-            self.runner(lambda: replay_with(trace, values, variant), lambda done: self._replayed(generation, done))
-            return
-        try:
-            result = replay(trace, self.plan, variant=self.variant)
-        except InputError as exc:  # a T the replay cannot take: keep the last replay, say why
-            result = exc
-        self._replayed(self._generation, result)
+        trace, plan, variant = self.trace.with_test_size(self.test_size), self.plan, self.variant
+        latest = self._latest
+        latest.background = self._background and len(trace) > BACKGROUND_STEPS
+        if latest.background:  # the worker gets plain values: the plan may change meanwhile
+            values = {k: getattr(plan, k) for k in ("ranges", "epsilon", "delta", "steps", "tenants",
+                                                    "tenant_steps", "reverts")}
+            latest.compute(lambda: replay_with(trace, values, variant), self._replayed)
+        else:  # a T the replay cannot take gives an InputError: the last replay stays and the page says why
+            latest.compute(lambda: replay(trace, plan, variant=variant), self._replayed)
 
-    def _replayed(self, generation: int, result) -> None:
-        if generation != self._generation:
-            return  # a newer replay was asked for meanwhile
+    def work_in_background(self, dispatch=None) -> None:
+        """Replay long traces off the event loop from now on (a served page); ``dispatch`` applies the result."""
+        self._background = True
+        if dispatch is not None:
+            self._latest.dispatch = dispatch
+
+    async def settled(self) -> None:
+        """Wait until a background replay of the current settings is done (tests, notebooks)."""
+        await self._latest.settled()
+
+    def _replayed(self, result) -> None:
         if isinstance(result, InputError):
             self.refuse(str(result))
         elif result is not None:

@@ -24,7 +24,6 @@ from; ``session-report`` on the report button.
 """
 from __future__ import annotations
 
-import asyncio
 import io
 from urllib.parse import parse_qsl, urlencode
 
@@ -39,6 +38,7 @@ from ..meter.model import MeterPlan, resize_ranges
 from ..ui.base import DashboardView
 from ..ui.inputs import ListInput, NumberInput
 from ..ui.meter_gauge import MeterGauge
+from ..ui.sections import document_dispatch
 from ..ui.style import HTML, SIGNAL_COLORS, error_html, esc, headline_html, headlines_html, stale_html
 from ..ui.upload import GuardedFileDropper
 from . import text
@@ -111,7 +111,7 @@ class Session(DashboardView):
         m.plan.param.watch(self._on_plan, ["result", "error", "steps", "tenant_steps"])
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
-            m.runner = self._in_thread  # long replays leave the event loop free for every session
+            m.work_in_background(document_dispatch())  # long replays leave the event loop free for every session
         if sync_url and pn.state.location is not None:
             self._init_url()
         self._on_status()
@@ -309,19 +309,6 @@ class Session(DashboardView):
         else:
             job.run()
             self._finish_load(job)
-
-    @staticmethod
-    def _in_thread(work, done) -> None:
-        """Run ``work()`` in a worker thread and hand its result (or InputError) to ``done`` on the event loop."""
-        async def run():
-            try:
-                result = await asyncio.to_thread(work)
-            except InputError as exc:
-                result = exc
-            with pn.io.hold():
-                done(result)
-
-        pn.state.execute(run)
 
     async def _run_load(self, job) -> None:
         await job.arun()

@@ -1,13 +1,7 @@
-"""Parts the Ladder and P(A>B) pages share: sections, the page URL, updates from worker threads.
+"""Parts the pages share: sections, batched updates, results that arrive from worker threads.
 
 - :func:`section`: a titled block with its own inputs beside its results; below 760 px the
   results move under the inputs (dashboard.css), so a phone never scrolls sideways.
-- :class:`UrlLink`: URL keys bound to a page's inputs.  On load each value is typed into
-  its :class:`~meter_dashboard.ui.inputs.NumberInput` (so a bad value gets the same
-  message beside the input as a bad value typed by hand, and the results keep their last
-  valid state) or, for choices, checked against the parameter's options; afterwards the
-  URL follows the models.  The query string is read with :func:`urllib.parse.parse_qsl`
-  only (raw text, bounded by the inputs' own parsers): nothing in it is evaluated.
 - :func:`held`: a decorator for a view's update methods: their changes (Panel panes and
   raw Bokeh models alike) go out as one batch through Panel's ``hold``, which is safe
   whether or not the callback holds the document lock (Panel runs some widget callbacks
@@ -18,22 +12,18 @@
 """
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Callable
-from urllib.parse import parse_qsl, urlencode
 
 import panel as pn
 import param
 
+from ..core.runtime import in_thread
 from ..core.validation import InputError
 from .inputs import NumberInput
 from .style import HTML, Bar, esc
 
-__all__ = ["section", "number_input", "held", "load_upload", "UrlLink", "document_dispatch", "MAX_QUERY_CHARS"]
-
-#: Longer query strings are ignored (every value a page takes is short).
-MAX_QUERY_CHARS = 4096
+__all__ = ["section", "number_input", "held", "load_upload", "document_dispatch"]
 
 
 def section(title: str, intro: str, controls: list, results: list, prefix: str, css: str) -> pn.Column:
@@ -71,7 +61,7 @@ def held(method: Callable) -> Callable:
 async def load_upload(model, data: bytes, name: str, dispatch: Callable) -> None:
     """Parse an upload with ``model.prepare`` in a worker thread, then ``apply_table`` (or ``fail``) via ``dispatch``."""
     try:
-        table = await asyncio.to_thread(model.prepare, data, name)
+        table = await in_thread(model.prepare, data, name)
     except InputError as exc:
         dispatch(lambda exc=exc: model.fail(exc))
         return
@@ -79,82 +69,26 @@ async def load_upload(model, data: bytes, name: str, dispatch: Callable) -> None
 
 
 def document_dispatch() -> Callable[[Callable[[], None]], None]:
-    """A function running a callable on this session's next tick, with its document lock held.
+    """How a model applies work done off the event loop: on this session's next tick, under its document lock.
 
-    Outside a served session (notebooks, scripts, tests) it calls the callable at once.
+    Each call runs inside ``pn.io.hold`` (its changes leave in one message).  Outside a served
+    session (notebooks, scripts, tests) the callable runs at once.
     """
     doc = pn.state.curdoc
     if doc is None or doc.session_context is None:
-        return lambda fn: fn()
+        def direct(fn: Callable[[], None]) -> None:
+            with pn.io.hold():
+                fn()
+
+        return direct
     from panel.io.state import set_curdoc
+
+    def held_fn(fn: Callable[[], None]) -> None:
+        with pn.io.hold(doc):
+            fn()
 
     def dispatch(fn: Callable[[], None]) -> None:
         with set_curdoc(doc):
-            pn.state.execute(fn, schedule=True)
+            pn.state.execute(functools.partial(held_fn, fn), schedule=True)
 
     return dispatch
-
-
-class UrlLink:
-    """URL keys bound to inputs (``NumberInput``) or to choice parameters of models.
-
-    Parameters
-    ----------
-    bindings : dict
-        ``key -> (model, parameter, box)``: ``box`` is the page's NumberInput for that
-        parameter (the URL value is typed into it) or None (a selector or boolean parameter,
-        set directly when the value is one of its options).
-    """
-
-    def __init__(self, bindings: dict[str, tuple[param.Parameterized, str, object]]):
-        self.bindings = bindings
-        self._location = pn.state.location
-
-    def query(self) -> dict[str, str]:
-        """The page URL's query as raw strings (empty outside a served page or when absurdly long)."""
-        search = getattr(self._location, "search", "") or ""
-        if len(search) > MAX_QUERY_CHARS:
-            return {}
-        return dict(parse_qsl(search.lstrip("?"), keep_blank_values=True))
-
-    def apply(self) -> list[str]:
-        """Apply the URL's values; returns the messages of refused values that have no input beside them."""
-        messages = []
-        for key, value in self.query().items():
-            if key not in self.bindings:
-                continue
-            model, name, box = self.bindings[key]
-            if box is not None:
-                box.text.value = value  # parsed, and refused beside the input, exactly like typed text
-                continue
-            try:
-                setattr(model, name, _choice(model, name, key, value))
-            except InputError as exc:
-                messages.append(f"The link's {key} was not applied: {exc}")
-        return messages
-
-    def follow(self) -> None:
-        """Keep the URL in step with the models from now on."""
-        if self._location is None:
-            return
-        for key, (model, name, _) in self.bindings.items():
-            model.param.watch(lambda event, key=key: self._write(key, event.new), name)
-
-    def _write(self, key: str, value) -> None:
-        query = self.query()
-        query[key] = str(value).lower() if isinstance(value, bool) else str(value)
-        self._location.search = "?" + urlencode(query)
-
-
-def _choice(model: param.Parameterized, name: str, key: str, text: str):
-    """``text`` as a value of the choice parameter ``model.<name>`` (Selector or Boolean)."""
-    p = model.param[name]
-    if isinstance(p, param.Boolean):
-        lowered = text.strip().lower()
-        if lowered not in ("true", "false"):
-            raise InputError(key, "true or false", text)
-        return lowered == "true"
-    options = [str(o) for o in p.objects]
-    if text not in options:
-        raise InputError(key, "one of " + ", ".join(options), text)
-    return p.objects[options.index(text)]

@@ -1,4 +1,4 @@
-"""Run, Cancel, a progress bar and a time estimate for any :class:`~meter_dashboard.core.jobs.BackgroundJob`.
+"""Run, Cancel, a progress bar and a time estimate for any :class:`~meter_dashboard.core.runtime.BackgroundJob`.
 
 The one simulation-controls component of the dashboard (Ladder's boosting attack, the SRGP
 simulations, the meter's Monte Carlo check): the work runs in a worker thread through

@@ -7,7 +7,7 @@ import threading
 import param
 import pytest
 
-from meter_dashboard.core.jobs import BackgroundJob
+from meter_dashboard.core.runtime import BackgroundJob
 from meter_dashboard.core.validation import InputError
 
 

@@ -10,6 +10,8 @@ Reference values:
 """
 from __future__ import annotations
 
+import asyncio
+
 from fractions import Fraction
 from math import ceil, comb, floor
 
@@ -180,15 +182,15 @@ def test_bad_bound_url_values_raise_and_change_nothing(query, fragment):
 
 
 def test_background_runner_gives_the_same_result():
-    items = []
-    p = MeterPlan(epsilon=NONUNIFORM, delta=0.01, steps=10, exact_points=2)
-    p.runner = lambda work, deliver: items.append((work, deliver))
-    p.bound = "binomial"
-    assert p.result.labels["incremental"] == 38_005 and p.result.is_pending("labels", "incremental")
-    work, deliver = items[-1]
-    for update in work:
-        deliver(update)
-    assert p.result.labels["incremental"] == 27_151 and p.result.complete
+    async def go():
+        p = MeterPlan(epsilon=NONUNIFORM, delta=0.01, steps=10, exact_points=2)
+        p.work_in_background()
+        p.bound = "binomial"
+        assert p.result.labels["incremental"] == 38_005 and p.result.is_pending("labels", "incremental")
+        await p.settled()
+        assert p.result.labels["incremental"] == 27_151 and p.result.complete
+
+    asyncio.run(go())
 
 
 # ---------------------------------------------------------------- the simulation check

@@ -1,6 +1,8 @@
 """SessionModel: the replay session's param model (no browser)."""
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from meter_dashboard.core.validation import InputError
@@ -242,21 +244,19 @@ def test_long_replays_go_to_the_runner_and_late_results_are_dropped(monkeypatch)
     import meter_dashboard.session.model as session_module
 
     monkeypatch.setattr(session_module, "BACKGROUND_STEPS", 5)  # SIX has 6 steps: "long"
-    s = SessionModel(example="emocontext")
-    s.load(SIX, name="six.csv")
-    queued = []
-    s.runner = lambda work, done: queued.append((work, done))
-    before = s.result
-    s.plan.delta = 0.2
-    s.plan.delta = 0.3
-    assert s.result is before and len(queued) == 2  # nothing computed here, the page stays free
-    work, done = queued[1]
-    done(work())
-    assert s.result.settings["delta"] == 0.3
-    stale_work, stale_done = queued[0]
-    stale_done(stale_work())  # the older request comes back late: dropped
-    assert s.result.settings["delta"] == 0.3
-    s.plan.steps = 1000
-    work, done = queued[-1]
-    done(work())
-    assert s.result.budget == 1000
+
+    async def go():
+        s = SessionModel(example="emocontext")
+        s.load(SIX, name="six.csv")
+        s.work_in_background()
+        before = s.result
+        s.plan.delta = 0.2
+        s.plan.delta = 0.3
+        assert s.result is before  # nothing computed here, the page stays free
+        await s.settled()
+        assert s.result.settings["delta"] == 0.3  # the older request (0.2) was never applied after it
+        s.plan.steps = 1000
+        await s.settled()
+        assert s.result.budget == 1000
+
+    asyncio.run(go())

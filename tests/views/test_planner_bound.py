@@ -1,10 +1,12 @@
 """The planner component with the exact bound, without a browser (issue 12).
 
-While the exact counts compute (on a served page: in a worker thread, see ``Planner._in_thread``)
+While the exact counts compute (on a served page: in a worker thread, see ``MeterPlan.work_in_background``)
 the page shows Hoeffding's counts and "computing…"; the exact ones replace them as they arrive.
 Counts: ease.ml/meter Sec. 5.1 (Hoeffding 38,005) and issue 12's exact 27,151 / 9,801.
 """
 from __future__ import annotations
+
+import asyncio
 
 import meter_dashboard as md
 from meter_dashboard.meter.text import confidence_shown, steps_shown
@@ -15,18 +17,17 @@ NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
 
 
 def test_hoeffding_shows_while_the_exact_counts_compute():
-    planner = md.Planner(epsilon=NONUNIFORM, delta=0.01, steps=10, exact_points=2)
-    pending = []
-    planner.plan.runner = lambda work, deliver: pending.append((work, deliver))
-    planner.plan.bound = "binomial"
-    assert PENDING in planner.table.object  # the exact counts are not there yet ...
-    assert 'hoeffding-count-incremental">38,005<' in planner.table.object  # ... Hoeffding's are
-    assert "38,005" in planner.headlines.object and "computing" in planner.headlines.object
-    work, deliver = pending[-1]
-    for update in work:
-        deliver(update)
-    assert 'label-count-incremental">27,151<' in planner.table.object and PENDING not in planner.table.object
-    assert 'bound-saving-incremental">10,854' in planner.table.object
+    async def go():
+        planner = md.Planner(epsilon=NONUNIFORM, delta=0.01, steps=10, exact_points=2)  # in a loop: background
+        planner.plan.bound = "binomial"
+        assert PENDING in planner.table.object  # the exact counts are not there yet ...
+        assert 'hoeffding-count-incremental">38,005<' in planner.table.object  # ... Hoeffding's are
+        assert "38,005" in planner.headlines.object and "computing" in planner.headlines.object
+        await planner.plan.settled()
+        assert 'label-count-incremental">27,151<' in planner.table.object and PENDING not in planner.table.object
+        assert 'bound-saving-incremental">10,854' in planner.table.object
+
+    asyncio.run(go())
 
 
 def test_range_caveat_beside_the_outputs_that_use_it():

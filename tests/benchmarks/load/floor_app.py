@@ -1,7 +1,7 @@
 """The floor: the least a Panel page can be — one input, one HTML pane and a 1,000-point Bokeh line.
 
 Served with the dashboard's own server settings (:func:`meter_dashboard.core.serving.server_options`
-and :func:`meter_dashboard.app.workers.use_session_threads`), so "planner vs floor" compares the
+and :func:`meter_dashboard.core.runtime.configure`), so "planner vs floor" compares the
 pages, not the servers::
 
     python -m tests.benchmarks.load.floor_app --port 5100 [--num-threads N]
@@ -18,7 +18,7 @@ import numpy as np
 import panel as pn
 from bokeh.plotting import figure
 
-from meter_dashboard.app.workers import use_session_threads
+from meter_dashboard.core import runtime
 from meter_dashboard.core.serving import DEFAULT_THREADS, server_options
 
 
@@ -50,7 +50,7 @@ def main(argv=None) -> None:
     parser.add_argument("--port", type=int, default=5100)
     parser.add_argument("--num-threads", type=int, default=DEFAULT_THREADS)
     args = parser.parse_args(argv)
-    use_session_threads(args.num_threads)
+    runtime.configure(args.num_threads)
     pn.serve({"floor": build}, show=False, **server_options(args.port, "127.0.0.1"))
 
 
