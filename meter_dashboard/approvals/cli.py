@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import Any
 
 from ..core.cli import add_format_option, emit, file_or_example, input_file, table
 from ..core.validation import InputError, check_int, check_number, raw
@@ -110,7 +111,7 @@ def run(args) -> int:
     method = str(args.method).strip().lower()
     if method not in METHOD_CHOICES:
         raise InputError("--method", "one of " + ", ".join(METHOD_CHOICES), args.method)
-    options = dict(
+    options: dict[str, Any] = dict(
         alpha=check_number("--alpha", args.alpha),
         success_weight=check_number("--success-weight", args.success_weight),
         margin=check_number("--margin", args.margin),

@@ -66,7 +66,7 @@ def _version() -> str:
     return __version__
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> _Parser:
     parser = _Parser(
         prog="meter-dashboard",
         description=(
@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _as_typed(error: InputError, parser: argparse.ArgumentParser, command: str) -> InputError:
+def _as_typed(error: InputError, parser: _Parser, command: str) -> InputError:
     """Name the flag the person typed when the models name their own parameter (``tenants`` -> ``--tenants``)."""
     flag = "--" + str(error.parameter).replace("_", "-")
     verb = parser.verbs.get(command)

@@ -235,7 +235,7 @@ class CompareResult:
         from ..core.display import html_table
 
         lo, hi = self.ci
-        rows = [["P(A>B)", self.p_a_gt_b], [f"{100 * (1 - self.alpha):g}% CI (percentile bootstrap)",
+        rows: list[list] = [["P(A>B)", self.p_a_gt_b], [f"{100 * (1 - self.alpha):g}% CI (percentile bootstrap)",
                                            f"[{lo:.4g}, {hi:.4g}]"],
                 ["decision", self.conclusion], ["runs (paired)" if self.paired else "runs (paired at random)", self.runs],
                 ["runs needed (Noether)", self.runs_needed]]

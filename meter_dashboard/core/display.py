@@ -48,7 +48,7 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence], *, caption: str
 
     ``more`` says what was left out (a long replay shows its first and last steps).
     """
-    marked = set(marked)
+    marked_rows = set(marked)
     numeric = [bool(rows) and all(is_number(r[i]) or r[i] is None for r in rows) for i in range(len(headers))]
     head = "".join(f'<th style="text-align:{"right" if n else "left"}">{html.escape(str(h))}</th>'
                    for h, n in zip(headers, numeric))
@@ -57,10 +57,10 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence], *, caption: str
         cells = []
         for i, value in enumerate(row):
             text = html.escape(cell_text(value))
-            if i == 0 and k in marked:
+            if i == 0 and k in marked_rows:
                 text = f'{text} <span class="md-mark" title="{html.escape(mark_note)}">{MARK} {html.escape(mark_note)}</span>'
             cells.append(f'<td style="text-align:{"right" if numeric[i] else "left"}">{text}</td>')
-        style = ' class="md-marked" style="font-weight:bold"' if k in marked else ""
+        style = ' class="md-marked" style="font-weight:bold"' if k in marked_rows else ""
         body.append(f"<tr{style}>{''.join(cells)}</tr>")
     parts = [f'<table class="md-result"><caption style="caption-side:top;text-align:left">'
              f"{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"]

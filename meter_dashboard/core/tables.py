@@ -25,6 +25,7 @@ import csv
 import io
 import warnings
 from importlib import resources
+from importlib.abc import Traversable
 
 import numpy as np
 
@@ -117,7 +118,7 @@ def numeric_table(text: str, *, columns: int, usecols=None) -> np.ndarray | None
     return values
 
 
-def data_file(name: str, examples) -> "resources.abc.Traversable":
+def data_file(name: str, examples) -> Traversable:
     """The shipped data file ``name``, which must be one of ``examples`` (package data).
 
     ``name`` is looked up in the fixed list first, so a name such as ``../../etc/passwd``
@@ -125,7 +126,7 @@ def data_file(name: str, examples) -> "resources.abc.Traversable":
     """
     if name not in examples:
         raise InputError("example", "one of " + ", ".join(examples), name)
-    path = resources.files("meter_dashboard").joinpath("data", str(name))
+    path = resources.files("meter_dashboard").joinpath("data").joinpath(str(name))
     if not path.is_file():
         raise InputError("example", "one of " + ", ".join(examples), name)
     return path

@@ -188,8 +188,9 @@ def parse_exact_decimal(name: str, text, *, location: str | None = None):
         raise InputError(name, rule, literal, location=location) from None
     if not value.is_finite():
         raise InputError(name, f"{rule} (finite)", literal, location=location)
-    _, digits, exponent = value.as_tuple()
-    digits = list(digits)
+    _, digit_tuple, raw_exponent = value.as_tuple()
+    digits = list(digit_tuple)
+    exponent = int(raw_exponent)  # finite (checked above): never 'n', 'N' or 'F'
     while len(digits) > 1 and digits[-1] == 0:  # 1000 is 1E+3: trailing zeros are not precision
         digits.pop()
         exponent += 1
@@ -331,7 +332,8 @@ def check_real_array(name: str, value, *, ndim: int | None = None, location: str
     mixed with numbers being fine (0/1), ragged nested lists, and a number of dimensions other
     than ``ndim``. NaN and infinities are left to the caller's range checks.
     """
-    rule = {1: "a list of numbers", 2: "a table of numbers (rows of equal length)"}.get(ndim, "numbers")
+    rules = {1: "a list of numbers", 2: "a table of numbers (rows of equal length)"}
+    rule = rules.get(ndim, "numbers") if ndim is not None else "numbers"
     if isinstance(value, (str, bytes, bytearray, dict, set)) or value is None:
         raise InputError(name, rule, value, location=location)
     try:

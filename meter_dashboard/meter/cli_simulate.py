@@ -124,6 +124,7 @@ def run(args) -> int:
     finally:
         if progress:
             sys.stderr.write("\n")
+    assert result is not None  # iter_simulate yields at least once (replicates >= 1)
     cancelled = result.replicates < result.total
     within = result.ci[0] <= s["delta"]
     payload = {
