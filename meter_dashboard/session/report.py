@@ -50,8 +50,16 @@ def session_report(result, *, position: int | None = None, steps_note: str = "",
     from .figures import ScorePlot, SignalPlot
     from .replay import METER_TITLES
 
+    from ..core.validation import InputError, check_instance, check_int
+    from .replay import ReplayResult
+
+    check_instance("result", result, ReplayResult, "a ReplayResult (what md.replay returns)")
     t = result.trace
-    i = len(result) - 1 if position is None else min(max(int(position), 0), len(result) - 1)
+    i = len(result) - 1 if position is None else min(max(check_int("position", position), 0), len(result) - 1)
+    if title is not None and not isinstance(title, str):
+        raise InputError("title", "a text", title)
+    if not isinstance(steps_note, str):
+        raise InputError("steps_note", "a text", steps_note)
     d = result.step(i)
     report = Report(title or f"Session replay: {t.name}",
                     f"{len(t):,} steps · {t.metric} · the {METER_TITLES[result.variant]} (ease.ml/meter)")

@@ -40,6 +40,7 @@ from importlib import resources
 
 import numpy as np
 
+from ..core.formatting import strict_json
 from ..core.files import MAX_FILE_BYTES, check_size, decode_text
 from ..core.validation import InputError, check_int, raw
 from .trace_formats import SCORE_COLUMNS, TraceColumns, columns_from_records, parse_csv, parse_json
@@ -205,6 +206,7 @@ class Trace:
             out.append(row)
         return out
 
+    @strict_json
     def to_dict(self) -> dict:
         """JSON-ready summary plus the steps (readable back by :func:`read_trace`)."""
         return {
@@ -332,6 +334,9 @@ def read_trace(source, *, format: str | None = None, test_size=None, name: str |
     >>> t.empirical_overfitting.tolist()
     [0.02, 0.03]
     """
+    for key, value in (("format", format), ("name", name)):
+        if value is not None and not isinstance(value, str):
+            raise InputError(key, "a text" + (": 'csv' or 'json'" if key == "format" else ""), value)
     if isinstance(source, Trace):
         trace = source
     elif isinstance(source, (bytes, bytearray, memoryview)):
@@ -382,6 +387,8 @@ def parse_trace(data, *, format: str | None = None, name: str = "trace",
         text = text[1:]
     if not text.strip():
         raise InputError("trace", "a CSV or JSON file with a header and at least one step", raw("an empty file"))
+    if format is not None and not isinstance(format, str):
+        raise InputError("format", "'csv' or 'json'", format)
     fmt = (format or _format_from_name(name) or _sniff(text)).lower()
     if fmt not in ("csv", "json"):
         raise InputError("format", "'csv' or 'json'", fmt)

@@ -33,6 +33,7 @@ from functools import partial
 
 import numpy as np
 
+from ..core.tables import exact_floats
 from ..core.validation import InputError, check_int, format_value, raw
 
 __all__ = ["TraceColumns", "parse_csv", "parse_json", "columns_from_records", "normalize_name",
@@ -372,7 +373,7 @@ class _CsvBody:
                 warnings.simplefilter("error", pd.errors.ParserWarning)
                 return pd.read_csv(io.BytesIO(self.body), sep=self.delimiter, header=None, names=self.labels,
                                    na_filter=False, dtype=dtypes, engine="c", low_memory=False, skip_blank_lines=True,
-                                   index_col=False, usecols=usecols, encoding="utf-8")
+                                   index_col=False, usecols=usecols, encoding="utf-8", **exact_floats())
         except (ValueError, OverflowError, MemoryError, csv.Error, pd.errors.ParserWarning):  # ParserError: ValueError
             return None
 
