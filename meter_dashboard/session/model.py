@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
+import numpy as np
 import param
 
 from ..core.files import MAX_FILE_BYTES, human_bytes
@@ -119,6 +120,7 @@ class SessionModel(param.Parameterized):
         elif plan is None:
             plan = MeterPlan(**replay_defaults())
         self._n_from_trace = False
+        self._planner_keys: dict = {}  # the planner's bound, from a link (see planner_keys)
         self._quiet = 0  # > 0 while the model changes the plan or loads a trace itself
         self._background = False
         #: long replays of the newest settings (off the loop once a page calls :meth:`work_in_background`)
@@ -321,6 +323,28 @@ class SessionModel(param.Parameterized):
         if self.result is not None:
             self.position = len(self.result) - 1
 
+    def next_alarm(self) -> bool:
+        """Show the next step with an alarm (after the one shown); False when there is none."""
+        return self.result is not None and self._move_to_next(self.result.alarm_positions)
+
+    def next_change(self) -> bool:
+        """Show the next step whose signal (the chosen meter's) differs from the one before; False when none."""
+        return self.result is not None and self._move_to_next(self.result.change_positions)
+
+    def has_next(self, kind: str) -> bool:
+        """Whether :meth:`next_alarm` (``kind='alarm'``) or :meth:`next_change` (``'change'``) would move."""
+        if self.result is None:
+            return False
+        positions = self.result.alarm_positions if kind == "alarm" else self.result.change_positions
+        return bool(positions.size) and int(positions[-1]) > self.position
+
+    def _move_to_next(self, positions: np.ndarray) -> bool:
+        k = int(np.searchsorted(positions, self.position, side="right"))
+        if k >= positions.size:
+            return False
+        self.position = int(positions[k])
+        return True
+
     def jump_to_step(self, step: int) -> None:
         """Show step number ``step`` (InputError if the trace has no such step)."""
         if self.result is None:
@@ -328,14 +352,18 @@ class SessionModel(param.Parameterized):
         self.position = self.result.index_of(check_int("step", step, minimum=0))
 
     # -- URL state (the planner's keys plus the session's own)
-    SESSION_KEYS = ("meter", "example", "test_size")
+    SESSION_KEYS = ("meter", "example", "test_size", "step")
+    #: The planner's keys the session keeps and passes back without using them (it replays with Hoeffding's).
+    PLANNER_KEYS = MeterPlan.BOUND_QUERY_KEYS
+    QUERY_KEYS = (*MeterPlan.QUERY_KEYS, *PLANNER_KEYS, *SESSION_KEYS)
 
     def to_query(self) -> dict:
-        """The plan's query keys plus ``meter``, ``example`` and ``test_size``.
+        """The plan's query keys, the planner's bound kept from the link, ``meter``, ``example``, ``test_size``, ``step``.
 
-        ``steps`` is left out while T follows the trace, so a link keeps following it.
+        ``steps`` is left out while T follows the trace, so a link keeps following it; ``step``
+        is left out at the last step (where a loaded trace opens).
         """
-        q = self.plan.to_query()
+        q = {**self.plan.to_query(), **self.planner_keys}
         if self.steps_origin == "trace":
             q.pop("steps", None)
         if self.variant != "incremental":
@@ -344,19 +372,33 @@ class SessionModel(param.Parameterized):
             q["example"] = self.example
         if self.test_size is not None and not (self._n_from_trace and self.example is not None):
             q["test_size"] = str(self.test_size)
+        if self.result is not None and self.position < len(self.result) - 1:
+            q["step"] = str(int(self.result.trace.steps[self.position]))
         return q
 
-    def update_from_query(self, query) -> None:
-        """Apply a URL query: plan keys to the plan, then meter/example/test_size.
+    @property
+    def planner_keys(self) -> dict:
+        """The planner's bound (``bound``, ``max_error_rate``) as the link gave it: kept, passed back, not used."""
+        return dict(self._planner_keys)
 
-        A ``steps`` key fixes T for every trace loaded afterwards.  Raises
-        :class:`InputError` (and changes nothing) when a value is invalid.
+    def planner_query(self) -> dict:
+        """The query of the planner link: every setting, the planner's bound included."""
+        return {**self.plan.to_query(), **self.planner_keys}
+
+    def update_from_query(self, query) -> None:
+        """Apply a URL query: plan keys to the plan, then meter/example/test_size, then the step shown.
+
+        A ``steps`` key fixes T for every trace loaded afterwards.  The planner's ``bound`` and
+        ``max_error_rate`` are checked and kept for the way back (:attr:`planner_keys`); the
+        replay itself uses Hoeffding's bound, the paper's.  Raises :class:`InputError` (and
+        changes nothing) when a value is invalid; a ``step`` the trace does not have raises
+        after the rest was applied.
         """
         if isinstance(query, str):
             query = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
         q = {k: (v[-1] if isinstance(v, list) else v) for k, v in query.items()}
         q = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in q.items()}
-        plan_values = MeterPlan.parse_query(q)
+        plan_values = MeterPlan.parse_query({k: v for k, v in q.items() if k not in self.PLANNER_KEYS})
         if "steps" in plan_values:
             plan_values["steps"] = check_int("steps", plan_values["steps"], minimum=1, maximum=MAX_BUDGET_STEPS)
         meter = q.get("meter", None)
@@ -366,6 +408,9 @@ class SessionModel(param.Parameterized):
         if example is not None and example not in EXAMPLES:
             raise InputError("example", "one of " + ", ".join(EXAMPLES), example)
         n = check_int("test_size", q["test_size"], minimum=1) if q.get("test_size") else None
+        kept = self._kept_planner_keys(q) if any(k in q for k in self.PLANNER_KEYS) else self._planner_keys
+        step = check_int("step", q["step"], minimum=0) if q.get("step") else None
+        self._planner_keys = kept
         if plan_values:
             self._quiet += "steps" in plan_values
             try:
@@ -383,6 +428,23 @@ class SessionModel(param.Parameterized):
             self.test_size = n
         if "steps" in plan_values and self.trace is not None:
             self._replay()
+        if step is not None and self.result is not None:
+            try:
+                self.position = self.result.index_of(step)
+            except InputError as exc:
+                raise InputError("step", exc.rule, q["step"]) from None
+
+    @staticmethod
+    def _kept_planner_keys(q: dict) -> dict:
+        """``bound`` and ``max_error_rate`` of a link, validated by the planner's own parser, as given."""
+        given = {k: q[k] for k in SessionModel.PLANNER_KEYS if k in q}
+        values = MeterPlan.parse_query(given)  # raises InputError for a bound the planner would refuse
+        if values.get("bound", "hoeffding") == "hoeffding":
+            return {}  # the default: nothing to pass back
+        kept = {"bound": given["bound"]}
+        if values.get("max_error_rate") is not None:
+            kept["max_error_rate"] = given["max_error_rate"].strip()
+        return kept
 
     def apply_link(self, query) -> bool:
         """:meth:`update_from_query` that records a refused link in :attr:`error` instead of raising."""

@@ -15,17 +15,28 @@ An upload is bounded chunk by chunk (:class:`~meter_dashboard.ui.upload.GuardedF
 and read and replayed in a worker thread (:class:`~meter_dashboard.session.model.TraceLoad`),
 so a large trace never holds the server for other sessions.
 
-Stable hooks for tests: CSS classes ``meter-signal``, ``meter-incremental-signal`` and
-``meter-epsilon`` on the values of the current step's regular signal, incremental
-signal and eps_i; ``trace-error`` on a refused upload's message; ``trace-upload`` on the
-upload area; ``step-back``/``step-forward``/``play-button``/``first-step``/``last-step``
-on the replay buttons; ``jump-input`` on "go to step"; ``steps-note`` on where T comes
-from; ``session-report`` on the report button.
+The first view is what a person reads first — the step, the guarantee that holds, the meter,
+the sentence, what the signal means, the alarms, the steps — and only that is built when the
+page opens; the history plots (Figures 3a, 3c) are built the first time they are opened.  What
+is the same for everyone (the example traces, the notes) is read or rendered once per process.
+A step moved patches what changed (one message per action).  The page's HTML comes from the
+templates of :mod:`~meter_dashboard.session.view_html`; its state is in the URL through
+:class:`~meter_dashboard.ui.urlstate.UrlState` (the planner's keys, the session's, the step).
+
+Stable hooks for tests: CSS classes ``meter-signal``, ``meter-incremental-signal`` on the
+current step's signals, ``meter-guaranteed`` on what the test set guarantees and
+``meter-epsilon`` on the plan's eps_i; ``session-meaning`` on what the signal means;
+``trace-error`` on a refused upload's message; ``trace-upload`` on the upload area;
+``step-back``/``step-forward``/``play-button``/``first-step``/``last-step``/``next-alarm``/
+``next-change`` on the replay buttons, ``play-speed`` on the speed; ``jump-input`` on "go to
+step"; ``steps-note`` on where T comes from; ``session-report`` on the report button;
+``session-history-toggle`` on the history's button.
 """
 from __future__ import annotations
 
+import functools
 import io
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import urlencode
 
 import panel as pn
 import param
@@ -33,23 +44,26 @@ from bokeh.events import RangesUpdate
 
 from ..core import formatting as fmt
 from ..core.files import MAX_UPLOAD_BYTES, human_bytes
+from ..core.html import render
 from ..core.validation import InputError, check_int
 from ..meter.model import MeterPlan, resize_ranges
 from ..ui.base import DashboardView
 from ..ui.inputs import ListInput, NumberInput
 from ..ui.meter_gauge import MeterGauge
 from ..ui.sections import document_dispatch
-from ..ui.style import HTML, SIGNAL_COLORS, error_html, esc, headline_html, headlines_html, stale_html
+from ..ui.style import HTML, stale_html
 from ..ui.upload import GuardedFileDropper
-from . import text
-from .figures import LOD_POINTS, ScorePlot, SignalPlot
+from ..ui.urlstate import UrlState
+from . import text, view_html
 from .model import MAX_BUDGET_STEPS, METER_TITLES, SessionModel, TraceLoad
 from .trace import EXAMPLES
 
-__all__ = ["Session", "page"]
+__all__ = ["Session", "page", "SPEEDS"]
 
 _UPLOADED = "(uploaded file)"
-_SESSION_QUERY_KEYS = set(MeterPlan.QUERY_KEYS) | set(SessionModel.SESSION_KEYS)
+#: Play speeds: label -> milliseconds per step (a 200-step trace plays in 10 s at 20 steps/s).
+SPEEDS = {"1 step/s": 1000, "2 steps/s": 500, "5 steps/s": 200, "10 steps/s": 100, "20 steps/s": 50}
+_HISTORY = "History: scores and signals per step (Fig. 3a, 3c)"
 
 
 class Session(DashboardView):
@@ -80,7 +94,7 @@ class Session(DashboardView):
 
     model = param.ClassSelector(class_=SessionModel)
     sync_url = param.Boolean(default=False)
-    play_interval = param.Integer(default=900, bounds=(100, 10_000), doc="Milliseconds per step when playing.")
+    play_interval = param.Selector(default=1000, objects=list(SPEEDS.values()), doc="Milliseconds per step when playing.")
 
     def __init__(self, trace=None, *, model: SessionModel | None = None, plan: MeterPlan | None = None,
                  sync_url: bool = False, **params):
@@ -97,7 +111,9 @@ class Session(DashboardView):
                                  **model_params)
         super().__init__(model=model, sync_url=sync_url, **params)
         self._play_callback = None
+        self._url = None  # UrlState of a served page
         self._url_ready = False
+        self.scores = self.signals = None  # the history plots, built when first opened
         self._load = None  # the TraceLoad under way
         self._dark = pn.config.theme == "dark"
         self._build_inputs()
@@ -112,6 +128,7 @@ class Session(DashboardView):
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
             m.work_in_background(document_dispatch())  # long replays leave the event loop free for every session
+        self.param.watch(self._on_speed, ["play_interval"])
         if sync_url and pn.state.location is not None:
             self._init_url()
         self._on_status()
@@ -134,13 +151,7 @@ class Session(DashboardView):
             css_classes=["trace-upload"])
         self.upload.param.watch(self._on_upload, "value")
         self.upload.param.watch(self._on_upload_refused, "upload_error")
-        self.upload_help = HTML(
-            '<div class="md-note">CSV or JSON, one row per development step: <code>step</code>, '
-            '<code>val_accuracy</code>, <code>test_accuracy</code> (or <code>val_loss</code>, <code>test_loss</code>), '
-            'all in [0, 1]; optional <code>tenant</code>, <code>reverted</code> (true/false), '
-            f'<code>description</code>. Up to {esc(human_bytes(MAX_UPLOAD_BYTES))} (larger files: '
-            '<code>meter-dashboard replay</code>). A JSON trace may carry <code>"test_size"</code>.</div>',
-            sizing_mode="stretch_width", margin=(0, 5))
+        self.upload_help = HTML(_upload_help(), sizing_mode="stretch_width", margin=(0, 5))
         self.load_progress = pn.indicators.Progress(value=0, max=100, visible=False, sizing_mode="stretch_width",
                                                     css_classes=["trace-progress"], margin=(0, 10))
         self.trace_error = HTML("", sizing_mode="stretch_width", css_classes=["trace-error"], margin=(0, 5))
@@ -201,6 +212,14 @@ class Session(DashboardView):
         self.play_button = pn.widgets.Button(label="▶ Play", width=92, color="primary", margin=(4, 4),
                                              css_classes=["play-button"])
         self.play_button.on_click(self._on_play)
+        self.speed = pn.widgets.Select.from_param(self.param.play_interval, name="Speed", options=SPEEDS, width=110,
+                                                  margin=(4, 4), css_classes=["play-speed"])
+        self.next_alarm_button = pn.widgets.Button(label="Next alarm »", width=110, margin=(4, 4),
+                                                   css_classes=["next-alarm"])
+        self.next_alarm_button.on_click(lambda event: self._stop_and(self.model.next_alarm))
+        self.next_change_button = pn.widgets.Button(label="Next change »", width=120, margin=(4, 4),
+                                                    css_classes=["next-change"])
+        self.next_change_button.on_click(lambda event: self._stop_and(self.model.next_change))
         self.slider = pn.widgets.IntSlider(label="Position in the trace", start=1, end=2, value=1,
                                            sizing_mode="stretch_width", css_classes=["step-slider"])
         self.slider.param.watch(self._on_slider, "value_throttled")
@@ -240,17 +259,44 @@ class Session(DashboardView):
         self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["session-sentence"])
         self.alarms = HTML("", sizing_mode="stretch_width", css_classes=["session-alarms"])
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["session-steps"])
-        self.explain = HTML('<div class="md-note md-section"><b>How to read this page</b><ul>'
-                            + "".join(f"<li>{esc(p)}</li>" for p in text.READING_NOTES) + "</ul></div>",
-                            sizing_mode="stretch_width", css_classes=["session-explain"])
+        self.explain = HTML(view_html.notes_html(), sizing_mode="stretch_width", css_classes=["session-explain"])
         self.gauge = MeterGauge()
-        self.scores = ScorePlot(dark=self._dark)
-        self.signals = SignalPlot(dark=self._dark)
+        self.history_toggle = pn.widgets.Toggle(label=f"▸ {_HISTORY}", value=False, color="light",
+                                                sizing_mode="stretch_width", margin=(10, 5, 4, 5),
+                                                css_classes=["session-history-toggle"])
+        self.history_toggle.param.watch(self._on_history, "value")
+        self.history = pn.Column(sizing_mode="stretch_width", css_classes=["session-history"], margin=0)
+
+    def _build_history(self) -> None:
+        """The plots of Figures 3a and 3c (Bokeh), built the first time the history is opened."""
+        from .figures import ScorePlot, SignalPlot
+
+        dark = pn.config.theme == "dark"
+        self.scores, self.signals = ScorePlot(dark=dark), SignalPlot(dark=dark)
         for plot in (self.scores, self.signals):
-            plot.figure.on_event(RangesUpdate, lambda event, plot=plot: self._on_zoom(plot, event))
+            plot.figure.on_event(RangesUpdate, functools.partial(self._on_zoom, plot))
         self.score_pane = pn.pane.Bokeh(self.scores.figure, sizing_mode="stretch_width", css_classes=["session-scores"])
         self.signal_pane = pn.pane.Bokeh(self.signals.figure, sizing_mode="stretch_width",
                                          css_classes=["session-signals"])
+        self._draw_history()
+        self.history.objects = [self.score_pane, self.signal_pane]
+
+    def _on_history(self, event) -> None:
+        with pn.io.hold():
+            if event.new and self.scores is None:
+                self._build_history()
+            self.history.visible = event.new
+            self.history_toggle.label = f"{'▾' if event.new else '▸'} {_HISTORY}"
+
+    def _draw_history(self) -> None:
+        r = self.model.result
+        if self.scores is None or r is None:
+            return
+        self.scores.update(r)
+        self.signals.update(r)
+        step = r.step(min(self.model.position, len(r) - 1))["step"]
+        self.scores.move_cursor(step)
+        self.signals.move_cursor(step)
 
     # ------------------------------------------------------------------ layout
     def controls(self) -> pn.Column:
@@ -267,12 +313,14 @@ class Session(DashboardView):
         )
 
     def results(self) -> pn.Column:
-        """Replay controls, headlines, meter, alarms, history and steps (the main area)."""
+        """Replay controls, headlines, meter, sentence, alarms, steps; the history when opened (the main area)."""
         bar = pn.FlexBox(self.first_button, self.back_button, self.play_button, self.forward_button,
                          self.last_button, self.jump, self.report_button, flex_wrap="wrap", align_items="flex-end",
                          sizing_mode="stretch_width", css_classes=["session-controls"])
-        return pn.Column(self.title, bar, self.slider, self.cards, self.gauge, self.sentence, self.alarms,
-                         self.score_pane, self.signal_pane, self.table, self.explain, sizing_mode="stretch_width")
+        moves = pn.FlexBox(self.speed, self.next_alarm_button, self.next_change_button, flex_wrap="wrap",
+                           align_items="flex-end", sizing_mode="stretch_width", css_classes=["session-moves"])
+        return pn.Column(self.title, bar, moves, self.slider, self.cards, self.gauge, self.sentence, self.alarms,
+                         self.table, self.history_toggle, self.history, self.explain, sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ trace inputs
     def _on_example(self, event):
@@ -332,12 +380,12 @@ class Session(DashboardView):
         self.load_progress.visible = job.running
         self.load_progress.value = int(round(100 * job.progress))
         if job.running and job.status:
-            self.trace_status.object = f'<div class="md-ok">{esc(job.status.capitalize())}</div>'
+            self.trace_status.object = view_html.status_html(job.status.capitalize())
 
     def _on_status(self, *_):
         m = self.model
-        self.trace_error.object = error_html(m.error)
-        self.trace_status.object = f'<div class="md-ok">{esc(m.status)}</div>' if m.status and not m.error else ""
+        self.trace_error.object = view_html.error_html(m.error)
+        self.trace_status.object = view_html.status_html(m.status if not m.error else "")
         wanted = m.example if m.example is not None else (_UPLOADED if m.trace is not None else None)
         if wanted is not None and self.example.value != wanted:
             self.example.value = wanted
@@ -345,18 +393,17 @@ class Session(DashboardView):
 
     # ------------------------------------------------------------------ the plan
     def _on_plan(self, *_):
-        p = self.model.plan
-        query = p.query_string()
-        self.planner_link.object = (f'<div class="md-note"><a class="planner-link-a" href="./planner?{esc(query)}">'
-                                    "Open this meter in the planner →</a></div>")
-        self.plan_error.object = (error_html(p.error) + stale_html("replay")) if p.error else ""
+        m = self.model
+        self.planner_link.object = view_html.planner_link_html(urlencode(m.planner_query(), safe=","),
+                                                                m.planner_keys.get("bound"))
+        self.plan_error.object = (view_html.error_html(m.plan.error) + stale_html("replay")) if m.plan.error else ""
         self._on_steps_note()
         self._update_url()
 
     def _on_steps_note(self, *_):
         m = self.model
         origin = m.steps_origin
-        self.steps_note.object = f'<div class="md-note">{esc(text.steps_source_text(origin, m.plan.steps))}</div>'
+        self.steps_note.object = render("session/templates/note.html", text=text.steps_source_text(origin, m.plan.steps))
         self.follow_button.visible = (m.trace is not None and origin not in ("trace", "tenant_steps")
                                       and m.plan.steps != len(m.trace))
         self.follow_button.label = (f"T = the trace's {fmt.integer(len(m.trace))} steps" if m.trace is not None
@@ -380,6 +427,10 @@ class Session(DashboardView):
         self.play_button.label = "❚❚ Pause"
         self._play_callback = pn.state.add_periodic_callback(self._tick, period=self.play_interval)
 
+    def _on_speed(self, event) -> None:
+        if self._play_callback is not None:
+            self._play_callback.period = event.new  # playing on, at the new speed
+
     def _tick(self):
         with pn.io.hold():
             moved = self.model.step_forward()
@@ -390,6 +441,7 @@ class Session(DashboardView):
         if self._play_callback is not None:
             self._play_callback.stop()
             self._play_callback = None
+            self._update_url()  # the step reached goes into the link
         self.play_button.label = "▶ Play"
 
     def _on_slider(self, event):
@@ -399,6 +451,8 @@ class Session(DashboardView):
 
     def _on_zoom(self, plot, event) -> None:
         """Zooming a long trace's plot redraws the visible steps in more detail."""
+        from .figures import LOD_POINTS
+
         if plot.result is not None and len(plot.result) > LOD_POINTS:
             plot.show_window(event.x0, event.x1)
 
@@ -429,20 +483,11 @@ class Session(DashboardView):
         r = self.model.result
         self.report_button.disabled = r is None
         if r is None:
-            self.title.object = '<div class="md-note">Load a trace to replay it.</div>'
+            self.title.object = render("session/templates/note.html", text="Load a trace to replay it.")
             return
         t = r.trace
-        badge = '<span class="session-badge">SYNTHETIC</span>' if t.synthetic else ""
-        prov = f'<div class="md-note">{esc(t.provenance)}</div>' if t.provenance else ""
-        reverted = t.revert_steps
-        self.title.object = (
-            f'<div class="session-title">{esc(t.name)}{badge}</div>'
-            f'<div class="md-note">{fmt.integer(len(t))} steps · {esc(t.metric)} · '
-            f'{"tenants " + esc(", ".join(t.tenant_names[:12])) if t.has_tenants else "one developer"}'
-            + (f" · reverted: {esc(', '.join(map(str, reverted[:12])))}{' …' if len(reverted) > 12 else ''}"
-               if reverted else "") + f"</div>{prov}")
-        self.scores.update(r)
-        self.signals.update(r)
+        _set(self.title, view_html.title_html(r))
+        self._draw_history()
         self.gauge.param.update(ranges=list(r.settings["ranges"]), epsilon=list(r.settings["epsilon"]),
                                 meter_name=METER_TITLES[r.variant])
         self.slider.param.update(start=1, end=max(len(t), 2), disabled=len(t) < 2)
@@ -451,8 +496,11 @@ class Session(DashboardView):
     def _on_position(self, *_):
         with pn.io.hold():
             self._render_position()
+        if self._play_callback is None:
+            self._update_url()
 
     def _render_position(self):
+        """The step shown: each piece is replaced only when its content changed (one message in all)."""
         m = self.model
         r = m.result
         if r is None:
@@ -464,25 +512,29 @@ class Session(DashboardView):
         shown = self._step_at(i)
         if self.jump.text.value != shown:  # "Go to step" shows where the replay stands
             self.jump.text.value = shown
-        self.scores.move_cursor(d["step"])
-        self.signals.move_cursor(d["step"])
+        if self.scores is not None:
+            self.scores.move_cursor(d["step"])
+            self.signals.move_cursor(d["step"])
+        g = text.guarantee_at(r, i)
         self.gauge.param.update(empirical_overfitting=d["empirical_overfitting"], signal=d["signal"],
                                 incremental_signal=d["incremental_signal"], epsilon_shown=d["epsilon"],
-                                supported_epsilon=d["supported_epsilon"] if r.short_of_labels else None)
+                                supported_epsilon=g.holds if g.state == "short" else None,
+                                epsilon_note=text.gauge_note(g))
         self.back_button.disabled = self.first_button.disabled = i == 0
         self.forward_button.disabled = self.last_button.disabled = i >= len(r) - 1
-        self.cards.object = headlines_html(_cards(r, d), "session-card-row")
-        self.sentence.object = (f'<p class="md-sentence">{esc(text.sentence(r, i))}</p>'
-                                f'<div class="md-note session-needed">{esc(text.needed_text(r))}</div>')
-        self.alarms.object = _alarms_html(r, i)
-        self.table.object = _steps_table(r, i)
+        self.next_alarm_button.disabled = not m.has_next("alarm")
+        self.next_change_button.disabled = not m.has_next("change")
+        _set(self.cards, view_html.cards_html(r, i))
+        _set(self.sentence, view_html.answer_html(r, i))
+        _set(self.alarms, view_html.alarms_html(r, i))
+        _set(self.table, view_html.steps_table_html(r, i))
 
     # ------------------------------------------------------------------ URL
     def _init_url(self):
-        loc = pn.state.location
-        query = dict(parse_qsl((loc.search or "").lstrip("?"), keep_blank_values=True))
-        applied = self.model.apply_link({k: v for k, v in query.items() if k in _SESSION_QUERY_KEYS})
-        problem = "" if applied else self.model.error
+        self._url = UrlState(SessionModel.QUERY_KEYS)
+        query = self._url.query()
+        applied = self.model.apply_link(query) if query else True
+        problem = self._url.refused or ("" if applied else self.model.error)
         if self.model.trace is None:
             self.model.load_example("emocontext")
         if problem:
@@ -494,92 +546,21 @@ class Session(DashboardView):
         self._update_url()
 
     def _update_url(self, *_):
-        if not (self.sync_url and self._url_ready) or self.model.plan.error:
+        if self._url is None or not self._url_ready or self.model.plan.error:
             return
-        loc = pn.state.location
-        if loc is None:
-            return
-        search = "?" + urlencode(self.model.to_query(), safe=",")
-        if loc.search != search:
-            loc.search = search
+        self._url.write(self.model.to_query())
 
 
-# ============================================================================ HTML pieces
-def _sub(k: int) -> str:
-    """3 -> '₃' (subscript digits for ε_i)."""
-    return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+def _set(pane, html: str) -> None:
+    """Replace a pane's HTML only when it changed (an unchanged piece sends nothing)."""
+    if pane.object != html:
+        pane.object = html
 
 
-def _cards(r, d) -> list:
-    t = r.trace
-    tenant = d["tenant"]
-    who = f"{tenant} · " if tenant else ""
-    tenant_part = ""
-    if tenant and d["tenant_budget"] is not None:
-        tenant_part = f" · {tenant}: {fmt.integer(d['tenant_steps_used'])} of {fmt.integer(d['tenant_budget'])}"
-    elif tenant:
-        tenant_part = f" · {tenant}: {fmt.integer(d['tenant_steps_used'])} steps"
-    used_sub = f"of T = {fmt.integer(r.budget)}{tenant_part}" + ("" if d["within_budget"] else " · beyond budget")
-    lo, hi = d["signal_range"]
-    ilo, ihi = d["incremental_range"]
-    shown = d["incremental_signal"] if r.variant == "incremental" else d["signal"]
-    return [
-        headline_html("Step", str(d["step"]), f"{who}position {fmt.integer(d['position'])} of {fmt.integer(len(r))}"
-                      + (" · reverted" if d["reverted"] else ""), "session-step"),
-        headline_html("Steps used", f"{fmt.integer(d['steps_used'])} / {fmt.integer(r.budget)}", used_sub,
-                      "session-used"),
-        headline_html("Empirical overfitting", fmt.number(d["empirical_overfitting"]),
-                      f"|{fmt.number(d[t.val_column])} − {fmt.number(d[t.test_column])}|", "session-gap"),
-        headline_html("Regular signal", str(d["signal"]), f"this step: {text.range_text(lo, hi)}", "meter-signal"),
-        headline_html("Incremental signal", str(d["incremental_signal"]),
-                      f"worst so far{' (' + tenant + ')' if tenant else ''}: {text.range_text(ilo, ihi)}",
-                      "meter-incremental-signal"),
-        headline_html("Guaranteed bound", fmt.number(d["epsilon"]),
-                      f"ε{_sub(shown)} of the {r.variant} meter, prob. {fmt.confidence(r.settings['delta'])}",
-                      "meter-epsilon"),
-    ]
-
-
-def _alarms_html(r, index: int) -> str:
-    items = r.alarms_until(index)
-    if not items:
-        return '<div class="md-ok">No alarms up to this step.</div>'
-    out = []
-    for a in items[:40]:
-        cls = "session-alarm" if a.level == "alarm" else "session-note"
-        head = "Alarm" if a.level == "alarm" else "Note"
-        where = f" (step {a.step})" if a.step is not None else ""
-        out.append(f'<div class="{cls} alarm-{esc(a.kind)}"><b>{head}{where}:</b> {esc(a.message)}</div>')
-    if len(items) > 40:
-        out.append(f'<div class="md-note">… and {len(items) - 40:,} more (the report lists them all).</div>')
-    return "".join(out)
-
-
-def _steps_table(r, index: int) -> str:
-    t = r.trace
-    n = len(r)
-    lo, hi = text.table_window(n, index)
-    swatches = r.signals <= len(SIGNAL_COLORS)
-
-    def swatch(k):
-        return f'<span class="md-signal{f" signal-{k - 1}" if swatches else ""}">{k}</span>'
-
-    head = "".join(f'<th class="{"" if h in ("tenant", "regular", "incremental", "note") else "num"}">{esc(h)}</th>'
-                   for h in text.step_headers(r))
-    rows = []
-    for i in range(lo, hi):
-        c = text.step_row(r, i)
-        cls = " ".join(k for k, on in (("session-current", i == index), ("session-beyond", c["beyond"])) if on)
-        rows.append(
-            f'<tr class="{cls}"><td class="num">{c["step"]}</td>'
-            + (f"<td>{esc(c['tenant'])}</td>" if t.has_tenants else "")
-            + f'<td class="num">{c["val"]}</td><td class="num">{c["test"]}</td><td class="num">{c["gap"]}</td>'
-            f'<td>{swatch(c["signal"])}</td><td>{swatch(c["incremental"])}</td><td class="num">{c["epsilon"]}</td>'
-            f'<td class="num">{c["used"]}</td><td class="md-plain">{esc(c["note"])}</td></tr>')
-    caption = (f'<div class="md-note md-spaced session-table-caption">Steps {fmt.integer(t.steps[lo])}–'
-               f'{fmt.integer(t.steps[hi - 1])} of {fmt.integer(n)} (the current step highlighted)</div>')
-    return (caption + f'<div class="md-scroll-x"><table class="md-table session-table"><tr>{head}</tr>'
-            f'{"".join(rows)}</table></div>')
+@functools.lru_cache(maxsize=1)
+def _upload_help() -> str:
+    """What a trace file holds (the same for everyone: rendered once per process)."""
+    return render("session/templates/upload_help.html", limit=human_bytes(MAX_UPLOAD_BYTES))
 
 
 def page():

@@ -153,22 +153,37 @@ def test_table_shows_every_step_and_go_to_step_follows(page, server, open_page):
 
 
 def test_usable_on_a_phone(browser, server, open_page, relevant_errors):
-    # issue 11 #11: at 390 px the meter's labels clipped and "Go to step" was cut off
+    # issue 11 #11: at 390 px the meter's labels clipped and "Go to step" was cut off;
+    # issue 24: the answer 1,000-1,200 px below the inputs -> the answer first on a narrow screen
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
         open_page(page, server, "/session?example=emocontext", ".meter-signal")
         page.wait_for_timeout(1500)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-        for selector in (".jump-input input", ".play-button button", ".session-report", ".meter-signal"):
+        for selector in (".jump-input input", ".play-button button", ".session-report", ".meter-signal",
+                         ".meter-guaranteed", ".md-gauge", ".next-alarm button"):
             box = page.locator(selector).first.bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (selector, box)
-        canvases = page.locator("canvas")  # the meter and the plots, labels included, fit the screen
-        assert canvases.count() >= 3
+        answer = page.locator(".meter-guaranteed").first.bounding_box()
+        inputs = page.locator(".example-select").first.bounding_box()
+        assert answer["y"] + answer["height"] < 844 and answer["y"] < inputs["y"]  # first screen, above the inputs
+        for selector in (".md-gauge-caption", ".md-gauge-bound", ".md-gauge-mark"):  # the meter's labels fit
+            for k in range(page.locator(selector).count()):
+                box = page.locator(selector).nth(k).bounding_box()
+                assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (selector, box)
+        page.locator(".session-history-toggle button").first.click()
+        canvases = page.locator("canvas")  # the history plots, built when opened, fit the screen
+        expect(canvases.first).to_be_visible(timeout=20_000)
+        page.wait_for_timeout(1000)
+        assert canvases.count() >= 2
         for k in range(canvases.count()):
             box = canvases.nth(k).bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
         page.screenshot(path=str(ARTIFACTS / "session-phone.png"), full_page=True)
+        assert relevant_errors(errors) == []
     finally:
         context.close()
 

@@ -1,6 +1,8 @@
 """The session page's component without a browser: what it shows for the model's state."""
 from __future__ import annotations
 
+import html
+
 from meter_dashboard.session.text import table_window
 from meter_dashboard.session.trace import example_path
 from meter_dashboard.session.view import Session
@@ -48,7 +50,7 @@ def test_numeric_inputs_say_what_is_wrong_and_keep_the_replay():
 def test_t_follows_the_trace_and_the_page_says_so():
     # issue 11 #3: after EmoContext (T = 8) a 20-step trace showed "Steps used 20 / 8"
     view = Session(example="emocontext")
-    assert "T = 8: the trace&#x27;s number of steps" in view.steps_note.object
+    assert "T = 8: the trace's number of steps" in html.unescape(view.steps_note.object)
     view.model.load(GOOD, name="twenty.csv")
     assert 'session-used">20 / 20<' in view.cards.object and "T = 20: the trace" in view.steps_note.object
     view.steps.text.value = "12"
