@@ -39,9 +39,10 @@ from .replay import (
     signal_of,
 )
 from .trace import EXAMPLES, Trace, load_example, read_trace
+from .trace_formats import TraceProblems
 
-__all__ = ["replay", "ReplayResult", "Alarm", "SessionModel", "PreparedTrace", "TraceLoad", "METERS", "METER_TITLES",
-           "MAX_BUDGET_STEPS", "BACKGROUND_STEPS", "STEPS_SOURCES", "signal_of", "replay_defaults"]
+__all__ = ["replay", "ReplayResult", "Alarm", "SessionModel", "PreparedTrace", "TraceLoad", "problems_of", "METERS",
+           "METER_TITLES", "MAX_BUDGET_STEPS", "BACKGROUND_STEPS", "STEPS_SOURCES", "signal_of", "replay_defaults"]
 
 #: Traces longer than this are replayed by the model's runner (a worker thread on a served page).
 BACKGROUND_STEPS = 20_000
@@ -107,6 +108,8 @@ class SessionModel(param.Parameterized):
     trace = param.ClassSelector(class_=Trace, default=None, allow_None=True, constant=True, doc="The loaded trace.")
     result = param.Parameter(default=None, constant=True, doc="The ReplayResult of the current trace and plan.")
     error = param.String(default="", constant=True, doc="Why the last trace or link was refused ('' when it was not).")
+    problems = param.List(default=[], constant=True, doc=(
+        "The bad cells of the last refused trace, one message each (up to MAX_PROBLEMS; [] for a single problem)."))
     status = param.String(default="", constant=True, doc="What was loaded last, in a few words.")
     steps_source = param.Selector(default="trace", objects=list(STEPS_SOURCES), constant=True,
                                   doc="Where T comes from (see STEPS_SOURCES).")
@@ -202,7 +205,7 @@ class SessionModel(param.Parameterized):
             self._n_from_trace = from_trace
             self.param.position.bounds = (0, max(len(trace) - 1, 0))
             with param.edit_constant(self):
-                self.param.update(trace=trace, example=prepared.example, test_size=n, result=result, error="",
+                self.param.update(trace=trace, example=prepared.example, test_size=n, result=result, error="", problems=[],
                                   position=len(trace) - 1,  # where the team stands now
                                   status=f"Loaded {kind} {trace.name!r}: {len(trace):,} steps.")
         finally:
@@ -219,7 +222,7 @@ class SessionModel(param.Parameterized):
         try:
             prepared = self.prepare(source, name=name, format=format, max_bytes=max_bytes)
         except InputError as exc:
-            self.refuse(str(exc))
+            self.refuse(str(exc), problems_of(exc))
             return False
         return self.apply(prepared)
 
@@ -232,9 +235,9 @@ class SessionModel(param.Parameterized):
             return False
         return self.apply(prepared)
 
-    def refuse(self, message: str) -> None:
-        """Record why an input (an upload, a link) was refused; the trace and replay stay."""
-        self._set(error=message)
+    def refuse(self, message: str, problems=()) -> None:
+        """Record why an input (an upload, a link) was refused (``problems``: its bad cells); the trace and replay stay."""
+        self._set(error=message, problems=list(problems))
 
     # -- T: follows the trace until fixed
     @property
@@ -456,6 +459,11 @@ class SessionModel(param.Parameterized):
         return True
 
 
+def problems_of(exc: InputError) -> list:
+    """The bad cells a refusal names, one message each ([] when it names one problem)."""
+    return [str(p) for p in exc.problems] if isinstance(exc, TraceProblems) else []
+
+
 class TraceLoad(BackgroundJob):
     """Reading and replaying an upload in a worker thread, with progress and cancel.
 
@@ -465,6 +473,7 @@ class TraceLoad(BackgroundJob):
     """
 
     prepared = param.Parameter(default=None, constant=True, doc="The PreparedTrace once the work is done.")
+    problems = param.List(default=[], constant=True, doc="The bad cells of a refused trace (see SessionModel.problems).")
 
     def __init__(self, model: SessionModel, source, *, name: str | None = None, max_bytes: int = MAX_FILE_BYTES,
                  **params):
@@ -474,7 +483,11 @@ class TraceLoad(BackgroundJob):
     def work(self, report, should_stop):
         size = len(self._source) if isinstance(self._source, (bytes, bytearray, str)) else None
         report(0.05, f"reading {self._name or 'the trace'}" + (f" ({human_bytes(size)})" if size else "") + "…")
-        trace = read_trace(self._source, name=self._name, max_bytes=self._max_bytes)
+        try:
+            trace = read_trace(self._source, name=self._name, max_bytes=self._max_bytes)
+        except InputError as exc:
+            self._set(problems=problems_of(exc))
+            raise
         self._source = None  # the bytes are not needed any more
         if should_stop():
             return None

@@ -122,7 +122,7 @@ class Session(DashboardView):
         m = self.model
         m.param.watch(self._on_result, ["result"])
         m.param.watch(self._on_position, ["position"])
-        m.param.watch(self._on_status, ["error", "status", "example", "test_size", "variant"])
+        m.param.watch(self._on_status, ["error", "problems", "status", "example", "test_size", "variant"])
         m.param.watch(self._on_steps_note, ["steps_source", "trace"])
         m.plan.param.watch(self._on_plan, ["result", "error", "steps", "tenant_steps"])
         doc = pn.state.curdoc
@@ -314,11 +314,12 @@ class Session(DashboardView):
 
     def results(self) -> pn.Column:
         """Replay controls, headlines, meter, sentence, alarms, steps; the history when opened (the main area)."""
-        bar = pn.FlexBox(self.first_button, self.back_button, self.play_button, self.forward_button,
-                         self.last_button, self.jump, self.report_button, flex_wrap="wrap", align_items="flex-end",
-                         sizing_mode="stretch_width", css_classes=["session-controls"])
-        moves = pn.FlexBox(self.speed, self.next_alarm_button, self.next_change_button, flex_wrap="wrap",
-                           align_items="flex-end", sizing_mode="stretch_width", css_classes=["session-moves"])
+        wrap = {"flex-wrap": "wrap", "align-items": "flex-end"}  # a plain Row that wraps (FlexBox is a costly template)
+        bar = pn.Row(self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button,
+                     self.jump, self.report_button, styles=wrap, sizing_mode="stretch_width",
+                     css_classes=["session-controls"])
+        moves = pn.Row(self.speed, self.next_alarm_button, self.next_change_button, styles=wrap,
+                       sizing_mode="stretch_width", css_classes=["session-moves"])
         return pn.Column(self.title, bar, moves, self.slider, self.cards, self.gauge, self.sentence, self.alarms,
                          self.table, self.history_toggle, self.history, self.explain, sizing_mode="stretch_width")
 
@@ -369,7 +370,7 @@ class Session(DashboardView):
         with pn.io.hold():
             self.load_progress.visible = False
             if job.error:
-                self.model.refuse(job.error)
+                self.model.refuse(job.error, job.problems)
             elif job.prepared is not None:
                 self.model.apply(job.prepared)
 
@@ -384,7 +385,9 @@ class Session(DashboardView):
 
     def _on_status(self, *_):
         m = self.model
-        self.trace_error.object = view_html.error_html(m.error)
+        self.trace_error.object = view_html.refusal_html(m.error, m.problems)
+        if self.upload.value or self.upload.upload_error:  # the file in the drop area: refused or read
+            self.upload.show_refused(bool(m.error))
         self.trace_status.object = view_html.status_html(m.status if not m.error else "")
         wanted = m.example if m.example is not None else (_UPLOADED if m.trace is not None else None)
         if wanted is not None and self.example.value != wanted:

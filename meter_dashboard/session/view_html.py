@@ -17,7 +17,7 @@ from . import text
 from .replay import replay_defaults
 
 __all__ = ["title_html", "cards_html", "answer_html", "alarms_html", "steps_table_html", "notes_html",
-           "status_html", "error_html", "planner_link_html", "ALARMS_SHOWN"]
+           "status_html", "error_html", "refusal_html", "planner_link_html", "ALARMS_SHOWN"]
 
 #: Alarms and notes listed on the page (the report lists them all).
 ALARMS_SHOWN = 40
@@ -104,6 +104,12 @@ def status_html(message: str) -> str:
 def error_html(message: str) -> str:
     """A refusal beside the input (``md-error``; empty when there is none)."""
     return str(snippet('{% if m %}<div class="md-error">{{ m }}</div>{% endif %}', m=message))
+
+
+def refusal_html(message: str, problems=()) -> str:
+    """A refused trace or link: its message, or the bad cells as a list (up to ten, each with row and column)."""
+    return render(_T + "refusal.html", message=message, problems=list(problems),
+                  head=message.split(": ", 1)[0] if problems else "")
 
 
 def planner_link_html(query: str, bound: str | None) -> str:

@@ -57,6 +57,45 @@ def test_upload_a_shipped_trace_step_back_then_a_malformed_file(page, server, op
     assert text(page, ".session-step") == "19"
     assert text(page, ".meter-signal") == "3" and text(page, ".meter-incremental-signal") == "4"
     expect(page.locator(".session-title").first).to_contain_text("synthetic_overfitting_trace.json")
+    expect_refused(page)  # issue 24: the drop area says so too, not a green "Upload complete"
+    assert relevant_errors(page.console_errors) == []
+
+
+def expect_refused(page):
+    """The upload widget shows the file as refused: red, no "Upload complete"."""
+    panel = page.locator(".trace-upload .filepond--panel-center").first
+    expect(panel).to_have_css("background-color", "rgb(196, 78, 71)", timeout=20_000)
+    expect(page.locator(".trace-upload .filepond--file-status-main").first).to_be_hidden()
+    after = page.locator(".trace-upload .filepond--file-status").first.evaluate(
+        "el => getComputedStyle(el, '::after').content")
+    assert after == '"Refused — see why below"'
+
+
+def test_a_file_with_many_bad_cells_names_ten_and_the_widget_refuses_it(page, server, open_page, relevant_errors,
+                                                                        tmp_path):
+    # issue 24: the widget showed a green "Upload complete" for a refused file; only the first bad cell was named
+    open_page(page, server, "/session?example=emocontext", ".meter-signal")
+    bad = tmp_path / "many-bad.csv"
+    rows = [f"{i},0.9,{'1.7' if i % 3 == 0 else '0.8'}" for i in range(1, 60)]  # rows 4, 7, 10, ... are bad
+    bad.write_text("step,val_accuracy,test_accuracy\n" + "\n".join(rows) + "\n")
+    page.locator(".trace-upload input[type=file]").first.set_input_files(str(bad))
+    items = page.locator(".trace-error .trace-problems li")
+    expect(items).to_have_count(10, timeout=30_000)
+    for k in range(10):
+        expect(items.nth(k)).to_have_text(f"row {3 * k + 4}, column 3 (test_accuracy): test_accuracy must be a "
+                                          "number in [0, 1]; got '1.7'")
+    expect(page.locator(".trace-error .trace-problems b").first).to_contain_text(
+        "the first 10 of more than 10 problems in the trace")
+    expect_refused(page)
+    expect_text(page, ".session-step", "8")  # the example stays
+    good = tmp_path / "good.csv"
+    good.write_text("step,val_accuracy,test_accuracy\n1,0.9,0.89\n2,0.91,0.9\n")
+    page.locator(".trace-upload .filepond--action-revert-item-processing").first.click()  # FilePond's undo
+    page.locator(".trace-upload input[type=file]").first.set_input_files(str(good))
+    expect_text(page, ".session-step", "2")
+    expect(page.locator(".trace-upload .filepond--panel-center").first).to_have_css(
+        "background-color", "rgb(54, 151, 99)")  # a file read: green again
+    expect(page.locator(".trace-error .md-error")).to_have_count(0)
     assert relevant_errors(page.console_errors) == []
 
 
