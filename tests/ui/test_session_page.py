@@ -276,3 +276,100 @@ def test_report_downloads_and_opens_offline_with_the_numbers(page, server, open_
         report.screenshot(path=str(ARTIFACTS / "session-report.png"), full_page=True)
     finally:
         context.close()
+
+
+# ---------------------------------------------------------------- issue 24: say only what holds, and what to do next
+def alarm_ink(page) -> str:
+    return page.locator(".session-alarm").first.evaluate("el => getComputedStyle(el).color")
+
+
+def test_the_headline_says_what_this_test_set_guarantees(page, server, open_page, relevant_errors):
+    # the card said "GUARANTEED BOUND 0.03" while the alarm beside it said the 5,509 labels support only 0.07763
+    open_page(page, server, "/session?example=emocontext", ".meter-signal")
+    eps3 = 0.03 * meter.min_epsilon("incremental", 5509, FIG3["epsilon"], 0.01, 8) / 0.01  # Theorem 2, scaled
+    expect_text(page, ".meter-guaranteed", f"{eps3:.4g}")
+    assert f"{eps3:.4g}" == "0.07763" and text(page, ".meter-epsilon") == "0.03"
+    card = page.locator(".md-headline-alarm").first
+    expect(card).to_contain_text("what 5,509 labels guarantee, prob. 0.99")
+    expect(card).to_contain_text("planned ε₃ = 0.03 needs 36,889 labels")
+    value_ink = page.locator(".meter-guaranteed").first.evaluate("el => getComputedStyle(el).color")
+    assert value_ink == alarm_ink(page)  # the alarm colour, the same as the alarm below
+    sentence = text(page, ".md-sentence")
+    assert "within 0.03" not in sentence and f"guarantees only that the test score is within {eps3:.4g}" in sentence
+    # beyond the budget (T = 6, enough labels): no bound at step 8
+    open_page(page, server, "/session?example=emocontext&steps=6&test_size=60000", ".meter-signal")
+    expect_text(page, ".meter-guaranteed", "none — beyond the budget")
+    expect(page.locator(".md-headline-alarm").first).to_contain_text("planned ε₃ = 0.03 covers the first T = 6 steps")
+    assert "within" not in text(page, ".md-sentence")
+    page.locator(".jump-input input").first.fill("6")
+    page.locator(".jump-input input").first.press("Enter")
+    expect_text(page, ".meter-guaranteed", "0.03")  # step 6 is within the budget and n = 60,000 suffices
+    expect(page.locator(".md-headline-alarm")).to_have_count(0)
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_what_the_signal_means_for_the_team(page, server, open_page):
+    open_page(page, server, "/session?example=emocontext&test_size=60000", ".meter-signal")
+    meaning = page.locator(".session-meaning").first
+    expect(meaning).to_contain_text("Signal 3 of 5 (gap 0.01–0.02): the validation set is overfit — trust the test "
+                                    "score (within ±0.03), not the validation score")
+    expect(meaning).to_contain_text("Paper's reading (Section 3.4): with probability 0.99 the validation set's "
+                                    "overfitting |OVFT(D_val, 𝒟)| lies in [0, 0.05].")
+    # narrower ranges: the last step's gap 0.0161 is in the last range -> refresh the validation set
+    open_page(page, server, "/session?example=emocontext&test_size=90000&ranges=0,0.001,0.002,0.003,0.01,1",
+              ".meter-signal")
+    expect(page.locator(".session-meaning").first).to_contain_text(
+        "Signal 5 of 5 (gap 0.01 or more): the validation set is overfit beyond the meter's last range — refresh it")
+
+
+def test_a_200_step_trace_plays_fast_jumps_to_alarms_and_changes_and_the_step_is_in_the_link(
+        page, server, open_page, relevant_errors, tmp_path):
+    from tests.models.test_session import long_trace
+
+    open_page(page, server, "/session?example=emocontext&steps=150&delta=0.1", ".meter-signal")
+    path = tmp_path / "two-hundred.csv"
+    path.write_bytes(long_trace(200))
+    page.locator(".trace-upload input[type=file]").first.set_input_files(str(path))
+    expect_text(page, ".session-step", "200")
+    expected = replay(long_trace(200), steps=150, delta=0.1)
+    page.locator(".play-speed select").first.select_option(label="20 steps/s")
+    page.locator(".first-step button").first.click()
+    expect_text(page, ".session-step", "1")
+    page.locator(".play-button button").first.click()
+    expect(page.locator(".session-step").first).to_have_text("200", timeout=45_000)  # 200 steps at 20 a second
+    expect(page.locator(".play-button button").first).to_contain_text("Play")
+    page.locator(".first-step button").first.click()
+    expect_text(page, ".session-step", "1")
+    for position in expected.change_positions[:3]:  # next change: where the incremental signal moves
+        page.locator(".next-change button").first.click()
+        expect_text(page, ".session-step", str(position + 1))
+        page.wait_for_function(f"() => window.location.search.includes('step={position + 1}')")
+    page.locator(".next-alarm button").first.click()
+    expect_text(page, ".session-step", "150")  # the last step of T = 150, with steps after it
+    page.locator(".next-alarm button").first.click()
+    expect_text(page, ".session-step", "151")
+    expect(page.locator(".next-alarm button").first).to_be_disabled()
+    # a shared link opens at its step
+    open_page(page, server, "/session?example=emocontext&step=5", ".meter-signal")
+    expect_text(page, ".session-step", "5")
+    page.locator(".step-back button").first.click()
+    page.wait_for_function("() => window.location.search.includes('step=4')")
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_the_planners_bound_goes_to_the_session_and_back(page, server, open_page, relevant_errors):
+    # issue 24: exact 15,651 on the planner became Hoeffding's 25,376 on the session and back
+    open_page(page, server, "/session?example=emocontext&epsilon=0.01,0.02,0.03,0.04,0.05&delta=0.1&steps=8"
+              "&bound=binomial&max_error_rate=0.2", ".meter-signal")
+    expect(page.locator(".session-needed").first).to_contain_text("incremental meter 25,376")  # Hoeffding's (Sec. 6.3)
+    page.wait_for_function("() => window.location.search.includes('bound=binomial')"
+                           " && window.location.search.includes('max_error_rate=0.2')")
+    link = page.locator(".planner-link a").first
+    href = link.get_attribute("href")
+    assert "bound=binomial" in href and "max_error_rate=0.2" in href and "delta=0.1" in href
+    expect(page.locator(".planner-link").first).to_contain_text("this replay uses Hoeffding's")
+    link.click()
+    page.locator(".label-count-incremental").first.wait_for(timeout=60_000)
+    expect(page.locator(".bound-select .bk-btn.bk-active").first).to_have_text("Exact binomial")
+    assert "max_error_rate=0.2" in page.evaluate("() => window.location.search")
+    assert relevant_errors(page.console_errors) == []
