@@ -116,12 +116,15 @@ class SessionModel(param.Parameterized):
 
     def __init__(self, trace=None, plan=None, **params):
         example = params.pop("example", None)
+        # the trace first: a plan whose T follows it is made with that T (its counts computed once)
+        loaded = read_trace(trace) if trace is not None else (load_example(example) if example is not None else None)
+        follow = {"steps": max(len(loaded), 1)} if loaded is not None else {}
         source = "plan" if isinstance(plan, MeterPlan) else "trace"
         if isinstance(plan, Mapping):
             source = "plan" if "steps" in plan or plan.get("tenant_steps") else "trace"
-            plan = MeterPlan(**{**replay_defaults(), **plan})
+            plan = MeterPlan(**{**replay_defaults(), **(follow if source == "trace" else {}), **plan})
         elif plan is None:
-            plan = MeterPlan(**replay_defaults())
+            plan = MeterPlan(**replay_defaults(), **follow)
         self._n_from_trace = False
         self._planner_keys: dict = {}  # the planner's bound, from a link (see planner_keys)
         self._quiet = 0  # > 0 while the model changes the plan or loads a trace itself
@@ -130,10 +133,8 @@ class SessionModel(param.Parameterized):
         self._latest = Latest()
         super().__init__(plan=plan, **params)
         self._set(steps_source=source)
-        if trace is not None:
-            self.apply(self.prepare(trace))  # a bad trace raises here
-        elif example is not None:
-            self.apply(self.prepare_example(example))
+        if loaded is not None:
+            self.apply(self.prepare_trace(loaded, None if trace is not None else example))
 
     def _set(self, **values) -> None:
         with param.edit_constant(self):

@@ -11,9 +11,8 @@ self-contained HTML report (:mod:`meter_dashboard.session.report`).  It computes
 itself: every number comes from the model, every text from
 :mod:`~meter_dashboard.session.text`.
 
-An upload is bounded chunk by chunk (:class:`~meter_dashboard.ui.upload.GuardedFileDropper`)
-and read and replayed in a worker thread (:class:`~meter_dashboard.session.model.TraceLoad`),
-so a large trace never holds the server for other sessions.
+The sidebar — the trace, the upload area, the meter's summary and inputs — is
+:class:`~meter_dashboard.session.view_inputs.SessionInputs`.
 
 The first view is what a person reads first — the step, the guarantee that holds, the meter,
 the sentence, what the signal means, the alarms, the steps — and only that is built when the
@@ -36,37 +35,33 @@ from __future__ import annotations
 
 import functools
 import io
-from urllib.parse import urlencode
 
 import panel as pn
 import param
 from bokeh.events import RangesUpdate
 
-from ..core import formatting as fmt
-from ..core.files import MAX_UPLOAD_BYTES, human_bytes
 from ..core.html import render
 from ..core.validation import InputError, check_int
-from ..meter.model import MeterPlan, resize_ranges
-from ..ui.base import DashboardView
-from ..ui.inputs import ListInput, NumberInput
+from ..meter.model import MeterPlan
+from ..ui.base import DashboardView, load_notebook_extensions
+from ..ui.inputs import NumberInput
 from ..ui.meter_gauge import MeterGauge
 from ..ui.sections import document_dispatch
-from ..ui.style import HTML, stale_html
-from ..ui.upload import GuardedFileDropper
+from ..ui.style import HTML
 from ..ui.urlstate import UrlState
 from . import text, view_html
-from .model import MAX_BUDGET_STEPS, METER_TITLES, SessionModel, TraceLoad
+from .model import METER_TITLES, SessionModel
 from .trace import EXAMPLES
+from .view_inputs import SessionInputs
 
 __all__ = ["Session", "page", "SPEEDS"]
 
-_UPLOADED = "(uploaded file)"
 #: Play speeds: label -> milliseconds per step (a 200-step trace plays in 10 s at 20 steps/s).
 SPEEDS = {"1 step/s": 1000, "2 steps/s": 500, "5 steps/s": 200, "10 steps/s": 100, "20 steps/s": 50}
 _HISTORY = "History: scores and signals per step (Fig. 3a, 3c)"
 
 
-class Session(DashboardView):
+class Session(SessionInputs, DashboardView):
     """Replay a development trace through the meter, step by step.
 
     Parameters
@@ -90,7 +85,8 @@ class Session(DashboardView):
     """
 
     title = "Session replay"
-    extensions = ("filedropper",)
+    #: None at page load: the upload area's FilePond comes once the page is on screen (view_inputs).
+    extensions = ()
 
     model = param.ClassSelector(class_=SessionModel)
     sync_url = param.Boolean(default=False)
@@ -105,8 +101,8 @@ class Session(DashboardView):
         if model is None:
             if plan is not None and plan_params:
                 plan.param.update(**plan_params)
-            if trace is None and "example" not in model_params and not sync_url:
-                model_params["example"] = "emocontext"
+            if trace is None and "example" not in model_params:  # a served page: the link's example, read once
+                model_params["example"] = _linked_example() if sync_url else "emocontext"
             model = SessionModel(trace=trace, plan=plan if plan is not None else (plan_params or None),
                                  **model_params)
         super().__init__(model=model, sync_url=sync_url, **params)
@@ -114,9 +110,14 @@ class Session(DashboardView):
         self._url = None  # UrlState of a served page
         self._url_ready = False
         self.scores = self.signals = None  # the history plots, built when first opened
+        self._results = None  # the main area's column, once laid out
         self._load = None  # the TraceLoad under way
         self._dark = pn.config.theme == "dark"
-        self._build_inputs()
+        if sync_url and pn.state.location is not None:
+            self._init_url()  # the link's settings first: the page is then built and drawn once, as it is
+        doc = pn.state.curdoc
+        served = doc is not None and doc.session_context is not None
+        self._build_inputs(served)
         self._build_replay_controls()
         self._build_outputs()
         m = self.model
@@ -124,110 +125,44 @@ class Session(DashboardView):
         m.param.watch(self._on_position, ["position"])
         m.param.watch(self._on_status, ["error", "problems", "status", "example", "test_size", "variant"])
         m.param.watch(self._on_steps_note, ["steps_source", "trace"])
+        m.param.watch(self._on_plan, ["variant", "steps_source"])
         m.plan.param.watch(self._on_plan, ["result", "error", "steps", "tenant_steps"])
-        doc = pn.state.curdoc
-        if doc is not None and doc.session_context is not None:
+        if served:
             m.work_in_background(document_dispatch())  # long replays leave the event loop free for every session
         self.param.watch(self._on_speed, ["play_interval"])
-        if sync_url and pn.state.location is not None:
-            self._init_url()
         self._on_status()
         self._on_plan()
         self._on_result()
-
-    # ------------------------------------------------------------------ inputs
-    def _build_inputs(self):
-        m, p = self.model, self.model.plan
-        options = {info.title: key for key, info in EXAMPLES.items()}
-        options[_UPLOADED] = _UPLOADED
-        current = m.example if m.example is not None else (_UPLOADED if m.trace is not None else None)
-        self.example = pn.widgets.Select(label="Example trace", options=options,
-                                         value=current or list(options.values())[0], sizing_mode="stretch_width",
-                                         css_classes=["example-select"])
-        self.example.param.watch(self._on_example, "value")
-        self.upload = GuardedFileDropper(
-            parameter="trace", max_bytes=MAX_UPLOAD_BYTES, layout="compact", sizing_mode="stretch_width", height=90,
-            accepted_filetypes=[".csv", ".json", "text/csv", "application/json", "text/plain"],
-            css_classes=["trace-upload"])
-        self.upload.param.watch(self._on_upload, "value")
-        self.upload.param.watch(self._on_upload_refused, "upload_error")
-        self.upload_help = HTML(_upload_help(), sizing_mode="stretch_width", margin=(0, 5))
-        self.load_progress = pn.indicators.Progress(value=0, max=100, visible=False, sizing_mode="stretch_width",
-                                                    css_classes=["trace-progress"], margin=(0, 10))
-        self.trace_error = HTML("", sizing_mode="stretch_width", css_classes=["trace-error"], margin=(0, 5))
-        self.trace_status = HTML("", sizing_mode="stretch_width", css_classes=["trace-status"], margin=(0, 5))
-        self.test_size = NumberInput(m, "test_size", label="Test-set size n (labels)", placeholder="e.g. 5509",
-                                     css_classes=["test-size-input"], message_classes=["test-size-message"])
-        self.variant = pn.widgets.RadioButtonGroup.from_param(
-            m.param.variant, label="Meter", options={"Incremental meter": "incremental", "Regular meter": "regular"},
-            color="light", sizing_mode="stretch_width", css_classes=["variant-input"])
-        self.epsilon = ListInput(p, "epsilon", label="ε per signal (ε₁ ≤ … ≤ ε_m)", kind="float",
-                                 on_value=self._set_epsilon, css_classes=["epsilon-input"])
-        self.ranges = ListInput(p, "ranges", label="Range boundaries 0 = r₀ < … < r_m = 1", kind="float",
-                                css_classes=["ranges-input"])
-        self.delta = NumberInput(p, "delta", label="δ (failure probability)", css_classes=["delta-input"],
-                                 message_classes=["delta-message"])
-        self.steps = NumberInput(p, "steps", label="T (budget of steps)", css_classes=["steps-input"],
-                                 check=self._check_steps, message_classes=["steps-message"])
-        self.steps_note = HTML("", sizing_mode="stretch_width", css_classes=["steps-note"], margin=(0, 5))
-        self.follow_button = pn.widgets.Button(label="T = the trace's steps", color="light", visible=False,
-                                               sizing_mode="stretch_width", css_classes=["follow-trace"])
-        self.follow_button.on_click(lambda event: self.model.follow_trace())
-        self.tenant_steps = ListInput(p, "tenant_steps", label="Steps per tenant (optional)", placeholder="e.g. 12,8",
-                                      on_value=self._set_tenant_steps, css_classes=["tenant-steps-input"])
-        self.reverts = ListInput(p, "reverts", label="Revert steps fixed in advance (optional)", placeholder="e.g. 9",
-                                 on_value=self._set_reverts, css_classes=["reverts-input"])
-        self.plan_error = HTML("", sizing_mode="stretch_width", css_classes=["plan-error"], margin=(0, 5))
-        self.planner_link = HTML("", sizing_mode="stretch_width", css_classes=["planner-link"], margin=(0, 5))
-
-    @staticmethod
-    def _check_steps(value) -> int:
-        steps = check_int("T (budget of steps)", value, minimum=1)
-        if steps > MAX_BUDGET_STEPS:
-            raise InputError("T (budget of steps)", f"a whole number of at most {MAX_BUDGET_STEPS:,}", value)
-        return steps
-
-    def _set_epsilon(self, eps) -> None:
-        p = self.model.plan
-        values = {"epsilon": eps}
-        if len(eps) != len(p.ranges) - 1:
-            values["ranges"] = resize_ranges(p.ranges, len(eps))
-        p.param.update(**values)
-
-    def _set_tenant_steps(self, values) -> None:
-        self.model.plan.param.update(tenant_steps=values, tenants=max(1, len(values)))
-
-    def _set_reverts(self, values) -> None:
-        self.model.plan.param.update(reverts=values, revert_budget=len(values))
 
     def _build_replay_controls(self):
         buttons = (("◀◀ First", "first-step", self.model.first), ("◀ Back", "step-back", self.model.step_back),
                    ("Forward ▶", "step-forward", self.model.step_forward), ("Last ▶▶", "last-step", self.model.last))
         made = {}
         for label, css, action in buttons:
-            made[css] = pn.widgets.Button(label=label, width=92, css_classes=[css], margin=(4, 4))
+            made[css] = pn.widgets.Button(label=label, css_classes=[css], margin=(4, 4), **_fits(92))
             made[css].on_click(lambda event, action=action: self._stop_and(action))
         self.first_button, self.back_button = made["first-step"], made["step-back"]
         self.forward_button, self.last_button = made["step-forward"], made["last-step"]
-        self.play_button = pn.widgets.Button(label="▶ Play", width=92, color="primary", margin=(4, 4),
+        self.play_button = pn.widgets.Button(label="▶ Play", color="primary", margin=(4, 4), **_fits(92),
                                              css_classes=["play-button"])
         self.play_button.on_click(self._on_play)
-        self.speed = pn.widgets.Select.from_param(self.param.play_interval, name="Speed", options=SPEEDS, width=110,
+        self.speed = pn.widgets.Select.from_param(self.param.play_interval, name="Speed", options=SPEEDS, description=None, **_fits(110),
                                                   margin=(4, 4), css_classes=["play-speed"])
-        self.next_alarm_button = pn.widgets.Button(label="Next alarm »", width=110, margin=(4, 4),
+        self.next_alarm_button = pn.widgets.Button(label="Next alarm »", margin=(4, 4), **_fits(110),
                                                    css_classes=["next-alarm"])
         self.next_alarm_button.on_click(lambda event: self._stop_and(self.model.next_alarm))
-        self.next_change_button = pn.widgets.Button(label="Next change »", width=120, margin=(4, 4),
+        self.next_change_button = pn.widgets.Button(label="Next change »", margin=(4, 4), **_fits(120),
                                                     css_classes=["next-change"])
         self.next_change_button.on_click(lambda event: self._stop_and(self.model.next_change))
         self.slider = pn.widgets.IntSlider(label="Position in the trace", start=1, end=2, value=1,
                                            sizing_mode="stretch_width", css_classes=["step-slider"])
         self.slider.param.watch(self._on_slider, "value_throttled")
         self.jump = NumberInput(self.model, "position", label="Go to step", check=self._position_of,
-                                format=self._step_at, width=120, css_classes=["jump-input"],
+                                format=self._step_at, css_classes=["jump-input"],
                                 message_classes=["jump-error"], on_value=self._jump_to)
+        self.jump.text.description = None  # no tooltip: "Go to step" says it all (and saves a model)
         self.report_button = pn.widgets.FileDownload(callback=self._report_file, filename="session-replay.html",
-                                                     label="⤓ Report (HTML)", color="light", width=150,
+                                                     label="⤓ Report (HTML)", color="light", **_fits(150),
                                                      margin=(4, 4), css_classes=["session-report"])
 
     def _position_of(self, typed) -> int:
@@ -256,8 +191,8 @@ class Session(DashboardView):
     def _build_outputs(self):
         self.title = HTML("", sizing_mode="stretch_width", css_classes=["session-heading"])
         self.cards = HTML("", sizing_mode="stretch_width", css_classes=["session-cards"])
-        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["session-sentence"])
-        self.alarms = HTML("", sizing_mode="stretch_width", css_classes=["session-alarms"])
+        # the sentence, what the signal means and the alarms: one pane, they change together
+        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["session-sentence", "session-alarms"])
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["session-steps"])
         self.explain = HTML(view_html.notes_html(), sizing_mode="stretch_width", css_classes=["session-explain"])
         self.gauge = MeterGauge()
@@ -265,7 +200,7 @@ class Session(DashboardView):
                                                 sizing_mode="stretch_width", margin=(10, 5, 4, 5),
                                                 css_classes=["session-history-toggle"])
         self.history_toggle.param.watch(self._on_history, "value")
-        self.history = pn.Column(sizing_mode="stretch_width", css_classes=["session-history"], margin=0)
+        self.history = None  # the plots' column, put under the toggle when first opened
 
     def _build_history(self) -> None:
         """The plots of Figures 3a and 3c (Bokeh), built the first time the history is opened."""
@@ -279,13 +214,17 @@ class Session(DashboardView):
         self.signal_pane = pn.pane.Bokeh(self.signals.figure, sizing_mode="stretch_width",
                                          css_classes=["session-signals"])
         self._draw_history()
-        self.history.objects = [self.score_pane, self.signal_pane]
+        self.history = pn.Column(self.score_pane, self.signal_pane, sizing_mode="stretch_width", margin=0,
+                                 css_classes=["session-history"])
+        if self._results is not None:
+            self._results.insert(self._results.objects.index(self.history_toggle) + 1, self.history)
 
     def _on_history(self, event) -> None:
         with pn.io.hold():
             if event.new and self.scores is None:
                 self._build_history()
-            self.history.visible = event.new
+            if self.history is not None:
+                self.history.visible = event.new
             self.history_toggle.label = f"{'▾' if event.new else '▸'} {_HISTORY}"
 
     def _draw_history(self) -> None:
@@ -299,118 +238,18 @@ class Session(DashboardView):
         self.signals.move_cursor(step)
 
     # ------------------------------------------------------------------ layout
-    def controls(self) -> pn.Column:
-        """Trace and meter inputs (the sidebar of the served page)."""
-        return pn.Column(
-            HTML("<b>Trace</b> — the team's development history", margin=(5, 5, 0, 5)),
-            self.example, self.upload, self.load_progress, self.upload_help, self.trace_error, self.trace_status,
-            self.test_size,
-            HTML("<b>Meter</b> — the plan's settings, shared with the planner", margin=(12, 5, 0, 5)),
-            self.variant, self.epsilon, self.ranges,
-            pn.Row(self.delta, self.steps, sizing_mode="stretch_width"),
-            self.steps_note, self.follow_button, self.tenant_steps, self.reverts, self.plan_error, self.planner_link,
-            sizing_mode="stretch_width",
-        )
-
     def results(self) -> pn.Column:
         """Replay controls, headlines, meter, sentence, alarms, steps; the history when opened (the main area)."""
-        wrap = {"flex-wrap": "wrap", "align-items": "flex-end"}  # a plain Row that wraps (FlexBox is a costly template)
-        bar = pn.Row(self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button,
-                     self.jump, self.report_button, styles=wrap, sizing_mode="stretch_width",
-                     css_classes=["session-controls"])
-        moves = pn.Row(self.speed, self.next_alarm_button, self.next_change_button, styles=wrap,
-                       sizing_mode="stretch_width", css_classes=["session-moves"])
-        return pn.Column(self.title, bar, moves, self.slider, self.cards, self.gauge, self.sentence, self.alarms,
-                         self.table, self.history_toggle, self.history, self.explain, sizing_mode="stretch_width")
-
-    # ------------------------------------------------------------------ trace inputs
-    def _on_example(self, event):
-        if event.new == _UPLOADED or event.new == self.model.example:
-            return
-        self._stop()
-        with pn.io.hold():
-            self.model.load_example(event.new)
-
-    def _on_upload_refused(self, event):
-        if event.new:
-            self.model.refuse(event.new)
-
-    def _on_upload(self, event):
-        for name, data in (event.new or {}).items():
-            if isinstance(data, str):
-                data = data.encode("utf-8")
-            self._stop()
-            self._start_load(data, name)
-
-    def _start_load(self, data: bytes, name: str) -> None:
-        """Read and replay the upload in a worker thread (served), or right here (notebook, tests)."""
-        if self._load is not None:
-            self._load.cancel()  # a newer file wins
-        job = TraceLoad(self.model, data, name=name, max_bytes=MAX_UPLOAD_BYTES)
-        self._load = job
-        job.param.watch(self._on_load_progress, ["progress", "status", "running"])
-        doc = pn.state.curdoc
-        if doc is not None and doc.session_context is not None:
-            async def run():
-                await self._run_load(job)
-
-            pn.state.execute(run)
-        else:
-            job.run()
-            self._finish_load(job)
-
-    async def _run_load(self, job) -> None:
-        await job.arun()
-        self._finish_load(job)
-
-    def _finish_load(self, job) -> None:
-        if job is not self._load:
-            return  # a newer upload replaced it
-        self._load = None
-        with pn.io.hold():
-            self.load_progress.visible = False
-            if job.error:
-                self.model.refuse(job.error, job.problems)
-            elif job.prepared is not None:
-                self.model.apply(job.prepared)
-
-    def _on_load_progress(self, *_):
-        job = self._load
-        if job is None:
-            return
-        self.load_progress.visible = job.running
-        self.load_progress.value = int(round(100 * job.progress))
-        if job.running and job.status:
-            self.trace_status.object = view_html.status_html(job.status.capitalize())
-
-    def _on_status(self, *_):
-        m = self.model
-        self.trace_error.object = view_html.refusal_html(m.error, m.problems)
-        if self.upload.value or self.upload.upload_error:  # the file in the drop area: refused or read
-            self.upload.show_refused(bool(m.error))
-        self.trace_status.object = view_html.status_html(m.status if not m.error else "")
-        wanted = m.example if m.example is not None else (_UPLOADED if m.trace is not None else None)
-        if wanted is not None and self.example.value != wanted:
-            self.example.value = wanted
-        self._update_url()
-
-    # ------------------------------------------------------------------ the plan
-    def _on_plan(self, *_):
-        m = self.model
-        self.planner_link.object = view_html.planner_link_html(urlencode(m.planner_query(), safe=","),
-                                                                m.planner_keys.get("bound"))
-        self.plan_error.object = (view_html.error_html(m.plan.error) + stale_html("replay")) if m.plan.error else ""
-        self._on_steps_note()
-        self._update_url()
-
-    def _on_steps_note(self, *_):
-        m = self.model
-        origin = m.steps_origin
-        self.steps_note.object = render("session/templates/note.html", text=text.steps_source_text(origin, m.plan.steps))
-        self.follow_button.visible = (m.trace is not None and origin not in ("trace", "tenant_steps")
-                                      and m.plan.steps != len(m.trace))
-        self.follow_button.label = (f"T = the trace's {fmt.integer(len(m.trace))} steps" if m.trace is not None
-                                    else "T = the trace's steps")
+        # a Column laid out as a wrapping row: no template (pn.FlexBox costs ~200 ms per session), and its
+        # minimum width is 0 (each control is at most its width: a phone wraps them, never scrolls)
+        wrap = {"flex-direction": "row", "flex-wrap": "wrap", "align-items": "flex-end"}
+        bar = pn.Column(self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button,
+                        pn.Column(self.jump, margin=0, **_fits(130)), self.report_button, self.speed,
+                        self.next_alarm_button, self.next_change_button, styles=wrap, sizing_mode="stretch_width",
+                        css_classes=["session-controls"])
+        self._results = pn.Column(self.title, bar, self.slider, self.cards, self.gauge, self.sentence, self.table,
+                                  self.history_toggle, self.explain, sizing_mode="stretch_width")
+        return self._results
 
     # ------------------------------------------------------------------ replay controls
     def _stop_and(self, action):
@@ -458,6 +297,10 @@ class Session(DashboardView):
 
         if plot.result is not None and len(plot.result) > LOD_POINTS:
             plot.show_window(event.x0, event.x1)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        load_notebook_extensions(("filedropper",))  # a notebook builds the upload area at once
+        return super()._repr_mimebundle_(include, exclude)
 
     def report(self):
         """The replay at the step shown, as a self-contained HTML report (``.save("session.html")`` in a notebook).
@@ -528,8 +371,7 @@ class Session(DashboardView):
         self.next_alarm_button.disabled = not m.has_next("alarm")
         self.next_change_button.disabled = not m.has_next("change")
         _set(self.cards, view_html.cards_html(r, i))
-        _set(self.sentence, view_html.answer_html(r, i))
-        _set(self.alarms, view_html.alarms_html(r, i))
+        _set(self.sentence, view_html.answer_html(r, i) + view_html.alarms_html(r, i))
         _set(self.table, view_html.steps_table_html(r, i))
 
     # ------------------------------------------------------------------ URL
@@ -554,16 +396,21 @@ class Session(DashboardView):
         self._url.write(self.model.to_query())
 
 
+def _fits(width: int) -> dict:
+    """A control of at most ``width`` px that adds nothing to its row's minimum width (a phone wraps the row)."""
+    return {"sizing_mode": "stretch_width", "max_width": width}
+
+
 def _set(pane, html: str) -> None:
     """Replace a pane's HTML only when it changed (an unchanged piece sends nothing)."""
     if pane.object != html:
         pane.object = html
 
 
-@functools.lru_cache(maxsize=1)
-def _upload_help() -> str:
-    """What a trace file holds (the same for everyone: rendered once per process)."""
-    return render("session/templates/upload_help.html", limit=human_bytes(MAX_UPLOAD_BYTES))
+def _linked_example() -> str:
+    """The shipped example a served page's link names (the EmoContext trace when it names none, or a bad one)."""
+    key = UrlState(["example"]).query().get("example")
+    return key if key in EXAMPLES else "emocontext"
 
 
 def page():

@@ -17,7 +17,7 @@ from . import text
 from .replay import replay_defaults
 
 __all__ = ["title_html", "cards_html", "answer_html", "alarms_html", "steps_table_html", "notes_html",
-           "status_html", "error_html", "refusal_html", "planner_link_html", "ALARMS_SHOWN"]
+           "status_html", "error_html", "refusal_html", "ALARMS_SHOWN"]
 
 #: Alarms and notes listed on the page (the report lists them all).
 ALARMS_SHOWN = 40
@@ -110,10 +110,3 @@ def refusal_html(message: str, problems=()) -> str:
     """A refused trace or link: its message, or the bad cells as a list (up to ten, each with row and column)."""
     return render(_T + "refusal.html", message=message, problems=list(problems),
                   head=message.split(": ", 1)[0] if problems else "")
-
-
-def planner_link_html(query: str, bound: str | None) -> str:
-    """The link to the planner with every setting (the planner's bound too, when the link gave one)."""
-    return str(snippet('<div class="md-note"><a class="planner-link-a" href="./planner?{{ q }}">Open this meter in '
-                       'the planner →</a>{% if bound %} (its bound: {{ bound }}; this replay uses Hoeffding\'s, the '
-                       'paper\'s){% endif %}</div>', q=query, bound=bound))

@@ -23,6 +23,12 @@ def expect_text(page, selector: str, value: str):
     expect(page.locator(selector).first).to_have_text(value, timeout=20_000)
 
 
+def open_settings(page):
+    """Open "Change the meter" (its inputs are built when first opened, issue 19)."""
+    page.locator(".meter-settings-toggle button").first.click()
+    page.locator(".delta-input input").first.wait_for(timeout=20_000)
+
+
 def test_upload_a_shipped_trace_step_back_then_a_malformed_file(page, server, open_page, relevant_errors, tmp_path):
     open_page(page, server, "/session", ".meter-signal")
     expect_text(page, ".session-step", "8")  # the EmoContext example, its last step
@@ -109,6 +115,7 @@ def test_url_carries_the_planners_meter_and_links_back(page, server, open_page, 
     href = page.locator(".planner-link a").first.get_attribute("href")
     assert href.startswith("./planner?") and "epsilon=0.01,0.01,0.01,0.01,0.01" in href and "delta=0.1" in href
     # changing delta on this page writes the planner's keys back into the URL
+    open_settings(page)
     box = page.locator(".delta-input input").first
     box.fill("0.01")
     box.press("Enter")
@@ -143,6 +150,7 @@ def test_t_follows_the_loaded_trace_and_the_page_says_which(page, server, open_p
     # issue 11 #3: after EmoContext (T = 8) the 20-step example showed "Steps used 20 / 8"
     open_page(page, server, "/session?example=emocontext", ".meter-signal")
     expect_text(page, ".session-used", "8 / 8")
+    open_settings(page)
     expect(page.locator(".steps-note").first).to_contain_text("T = 8: the trace's number of steps")
     page.locator(".example-select select").first.select_option(label=EXAMPLE_TITLES["synthetic_overfitting"])
     expect_text(page, ".session-used", "20 / 20")
@@ -162,6 +170,7 @@ def test_numeric_inputs_say_what_is_wrong_beside_the_input(page, server, open_pa
     # issue 11 #4: delta = 1.5 used to be silently ignored
     open_page(page, server, "/session?example=emocontext", ".meter-signal")
     needed = text(page, ".session-needed")
+    open_settings(page)
     box = page.locator(".delta-input input").first
     box.fill("1.5")
     box.press("Enter")

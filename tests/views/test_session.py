@@ -33,6 +33,7 @@ def test_go_to_step_follows_the_replay():
 def test_numeric_inputs_say_what_is_wrong_and_keep_the_replay():
     # issue 11 #4: every numeric input gets a message beside it; the results stay
     view = Session(example="emocontext")
+    view.open_settings()  # issue 19: the meter's inputs are built when first opened
     before = view.model.result
     for box, typed, message in ((view.delta, "1.5", "δ (failure probability) must be in (0, 1); got '1.5'"),
                                 (view.steps, "0", "T (budget of steps) must be a whole number >= 1; got '0'"),
@@ -50,6 +51,8 @@ def test_numeric_inputs_say_what_is_wrong_and_keep_the_replay():
 def test_t_follows_the_trace_and_the_page_says_so():
     # issue 11 #3: after EmoContext (T = 8) a 20-step trace showed "Steps used 20 / 8"
     view = Session(example="emocontext")
+    assert "T = 8: the trace's number of steps" in html.unescape(view.meter_summary.object)
+    view.open_settings()
     assert "T = 8: the trace's number of steps" in html.unescape(view.steps_note.object)
     view.model.load(GOOD, name="twenty.csv")
     assert 'session-used">20 / 20<' in view.cards.object and "T = 20: the trace" in view.steps_note.object
