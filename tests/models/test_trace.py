@@ -416,3 +416,14 @@ def test_the_named_cells_are_the_first_bad_ones(bad):
     expected = sorted(bad)[:10]
     assert [p.location for p in named] == [f"row {i + 1}, column 3 (test_accuracy)" for i in expected]
     assert getattr(info.value, "more", False) == (len(bad) > 10)
+
+
+def test_examples_are_read_once_per_process_and_shared_read_only():
+    # issue 19: every session used to parse the example's CSV again
+    a, b = load_example("emocontext"), load_example("emocontext")
+    assert a is b
+    for array in (a.steps, a.val, a.test, a.reverted, a.tenant_codes):
+        with pytest.raises(ValueError):
+            array[0] = array[0]
+    changed = a.with_test_size(60_000)  # a change is a new trace; the shared one stays as it was
+    assert changed is not a and changed.val is a.val and a.test_size == 5509
