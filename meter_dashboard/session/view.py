@@ -52,7 +52,7 @@ from ..ui.urlstate import UrlState
 from . import text, view_html
 from .model import METER_TITLES, SessionModel
 from .trace import EXAMPLES
-from .view_inputs import SessionInputs
+from .view_inputs import Opened, SessionInputs
 
 __all__ = ["Session", "page", "SPEEDS"]
 
@@ -110,7 +110,6 @@ class Session(SessionInputs, DashboardView):
         self._url = None  # UrlState of a served page
         self._url_ready = False
         self.scores = self.signals = None  # the history plots, built when first opened
-        self._results = None  # the main area's column, once laid out
         self._load = None  # the TraceLoad under way
         self._dark = pn.config.theme == "dark"
         if sync_url and pn.state.location is not None:
@@ -196,13 +195,10 @@ class Session(SessionInputs, DashboardView):
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["session-steps"])
         self.explain = HTML(view_html.notes_html(), sizing_mode="stretch_width", css_classes=["session-explain"])
         self.gauge = MeterGauge()
-        self.history_toggle = pn.widgets.Toggle(label=f"▸ {_HISTORY}", value=False, color="light",
-                                                sizing_mode="stretch_width", margin=(10, 5, 4, 5),
-                                                css_classes=["session-history-toggle"])
-        self.history_toggle.param.watch(self._on_history, "value")
-        self.history = None  # the plots' column, put under the toggle when first opened
+        self._history = Opened(_HISTORY, self._build_history, "session-history-toggle", margin=(10, 5, 4, 5))
+        self.history_toggle = self._history.toggle
 
-    def _build_history(self) -> None:
+    def _build_history(self) -> pn.Column:
         """The plots of Figures 3a and 3c (Bokeh), built the first time the history is opened."""
         from .figures import ScorePlot, SignalPlot
 
@@ -214,18 +210,8 @@ class Session(SessionInputs, DashboardView):
         self.signal_pane = pn.pane.Bokeh(self.signals.figure, sizing_mode="stretch_width",
                                          css_classes=["session-signals"])
         self._draw_history()
-        self.history = pn.Column(self.score_pane, self.signal_pane, sizing_mode="stretch_width", margin=0,
-                                 css_classes=["session-history"])
-        if self._results is not None:
-            self._results.insert(self._results.objects.index(self.history_toggle) + 1, self.history)
-
-    def _on_history(self, event) -> None:
-        with pn.io.hold():
-            if event.new and self.scores is None:
-                self._build_history()
-            if self.history is not None:
-                self.history.visible = event.new
-            self.history_toggle.label = f"{'▾' if event.new else '▸'} {_HISTORY}"
+        return pn.Column(self.score_pane, self.signal_pane, sizing_mode="stretch_width", margin=0,
+                         css_classes=["session-history"])
 
     def _draw_history(self) -> None:
         r = self.model.result
@@ -247,9 +233,10 @@ class Session(SessionInputs, DashboardView):
                         pn.Column(self.jump, margin=0, **_fits(130)), self.report_button, self.speed,
                         self.next_alarm_button, self.next_change_button, styles=wrap, sizing_mode="stretch_width",
                         css_classes=["session-controls"])
-        self._results = pn.Column(self.title, bar, self.slider, self.cards, self.gauge, self.sentence, self.table,
-                                  self.history_toggle, self.explain, sizing_mode="stretch_width")
-        return self._results
+        results = pn.Column(self.title, bar, self.slider, self.cards, self.gauge, self.sentence, self.table,
+                            *self._history.parts(), self.explain, sizing_mode="stretch_width")
+        self._history.layout = results
+        return results
 
     # ------------------------------------------------------------------ replay controls
     def _stop_and(self, action):

@@ -34,7 +34,7 @@ from . import text, view_html
 from .model import MAX_BUDGET_STEPS, METER_TITLES, TraceLoad
 from .trace import EXAMPLES
 
-__all__ = ["SessionInputs", "UPLOADED"]
+__all__ = ["SessionInputs", "Opened", "UPLOADED"]
 
 #: The example selector's entry for a trace that came from a file.
 UPLOADED = "(uploaded file)"
@@ -54,6 +54,36 @@ const load = (src) => new Promise((done, fail) => {
   cb_obj.active = true;
 })().catch((e) => console.warn("the upload area could not load FilePond:", e.message));
 """
+
+
+class Opened:
+    """A part of the page built the first time its toggle is opened, then shown and hidden (issue 19).
+
+    ``build()`` returns the part (a Panel layout); it goes under the toggle in :attr:`layout`, the
+    column holding the toggle (set once the page is laid out).
+    """
+
+    def __init__(self, title: str, build, css: str, margin=(4, 5)):
+        self.title, self._build = title, build
+        self.toggle = pn.widgets.Toggle(label=f"▸ {title}", value=False, color="light", sizing_mode="stretch_width",
+                                        margin=margin, css_classes=[css])
+        self.toggle.param.watch(self._on_toggle, "value")
+        self.body = None
+        self.layout = None
+
+    def _on_toggle(self, event) -> None:
+        with pn.io.hold():
+            if event.new and self.body is None:
+                self.body = self._build()
+                if self.layout is not None:
+                    self.layout.insert(self.layout.objects.index(self.toggle) + 1, self.body)
+            if self.body is not None:
+                self.body.visible = event.new
+            self.toggle.label = f"{'▾' if event.new else '▸'} {self.title}"
+
+    def parts(self) -> list:
+        """The toggle, and the part once built (for laying out)."""
+        return [self.toggle] + ([self.body] if self.body is not None else [])
 
 
 class SessionInputs:
@@ -81,11 +111,8 @@ class SessionInputs:
         self.meter_summary = HTML("", sizing_mode="stretch_width", css_classes=["meter-summary", "planner-link"],
                                   margin=(12, 5, 0, 5))
         self.planner_link = self.meter_summary  # the summary carries the link to the planner
-        self.settings_toggle = pn.widgets.Toggle(label=f"▸ {_SETTINGS}", value=False, color="light",
-                                                 sizing_mode="stretch_width", margin=(4, 5),
-                                                 css_classes=["meter-settings-toggle"])
-        self.settings_toggle.param.watch(self._on_settings_toggle, "value")
-        self.settings = None  # the meter's inputs, put under the toggle when first opened
+        self._settings = Opened(_SETTINGS, self._build_settings, "meter-settings-toggle")
+        self.settings_toggle = self._settings.toggle
         self.steps_note = self.follow_button = self.plan_error = None  # with the meter's inputs
         if served:
             self._filepond = pn.widgets.Toggle(label="", value=False, visible=False, css_classes=["filepond-ready"])
@@ -116,19 +143,11 @@ class SessionInputs:
             k = self._sidebar.objects.index(self._filepond)
             self._sidebar[k:k + 1] = [self.upload, self.load_progress]
 
-    def _on_settings_toggle(self, event) -> None:
-        with pn.io.hold():
-            if event.new and self.steps_note is None:
-                self._build_settings()
-            if self.settings is not None:
-                self.settings.visible = event.new
-            self.settings_toggle.label = f"{'▾' if event.new else '▸'} {_SETTINGS}"
-
     def open_settings(self) -> None:
         """Show the meter's inputs (built the first time)."""
         self.settings_toggle.value = True
 
-    def _build_settings(self) -> None:
+    def _build_settings(self) -> pn.Column:
         """The meter's inputs, bound to the planner's model the session holds."""
         m, p = self.model, self.model.plan
         self.variant = pn.widgets.RadioButtonGroup.from_param(
@@ -151,13 +170,12 @@ class SessionInputs:
         self.reverts = ListInput(p, "reverts", label="Revert steps fixed in advance (optional)", placeholder="e.g. 9",
                                  on_value=self._set_reverts, css_classes=["reverts-input"])
         self.plan_error = HTML("", sizing_mode="stretch_width", css_classes=["plan-error"], margin=(0, 5))
-        self.settings = pn.Column(self.variant, self.epsilon, self.ranges,
-                                  pn.Row(self.delta, self.steps, sizing_mode="stretch_width"), self.steps_note,
-                                  self.follow_button, self.tenant_steps, self.reverts, self.plan_error,
-                                  sizing_mode="stretch_width", margin=0, css_classes=["meter-settings"])
-        if self._sidebar is not None:
-            self._sidebar.insert(self._sidebar.objects.index(self.settings_toggle) + 1, self.settings)
+        settings = pn.Column(self.variant, self.epsilon, self.ranges,
+                             pn.Row(self.delta, self.steps, sizing_mode="stretch_width"), self.steps_note,
+                             self.follow_button, self.tenant_steps, self.reverts, self.plan_error,
+                             sizing_mode="stretch_width", margin=0, css_classes=["meter-settings"])
         self._on_plan()
+        return settings
 
     @staticmethod
     def _check_steps(value) -> int:
@@ -185,9 +203,9 @@ class SessionInputs:
         self._sidebar = pn.Column(
             HTML("<b>Trace</b> — the team's development history", margin=(5, 5, 0, 5)),
             self.example, *upload, self.upload_help, self.trace_error, self.test_size,
-            self.meter_summary, self.settings_toggle, *([self.settings] if self.settings is not None else []),
-            sizing_mode="stretch_width",
+            self.meter_summary, *self._settings.parts(), sizing_mode="stretch_width",
         )
+        self._settings.layout = self._sidebar
         return self._sidebar
 
     # ------------------------------------------------------------------ the trace
