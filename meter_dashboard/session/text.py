@@ -230,19 +230,23 @@ def signal_meaning(signal: int, ranges, epsilon: float | None, delta) -> str:
     r = [float(v) for v in ranges]
     m, k = len(r) - 1, int(signal)
     lo, hi = r[k - 1], r[k]
-    trust = (f"trust the test score (within ±{fmt.number(epsilon)})" if epsilon is not None
-             else "the test score is not vouched for either (no bound holds at this step)")
+    holds = epsilon is not None
+    trust = f"trust the test score (within ±{fmt.number(epsilon)})" if holds else ""
+    none = "no bound holds on the test score at this step"
     if m == 1:
-        first = f"Signal 1 of 1: one range covers every gap, so the meter says nothing about overfitting; {trust}."
+        first = (f"Signal 1 of 1: one range covers every gap, so the meter says nothing about overfitting; "
+                 f"{trust if holds else none}.")
     elif k == 1:
         first = (f"Signal 1 of {m} (gap below {fmt.number(hi)}): no sign that the validation set is overfit — keep "
-                 f"developing on it; {trust}.")
+                 f"developing on it; {trust if holds else 'but ' + none}.")
     elif k < m:
         first = (f"Signal {k} of {m} (gap {fmt.number(lo)}–{fmt.number(hi)}): the validation set is overfit — "
-                 f"{trust}, not the validation score, when you compare models.")
+                 + (f"{trust}, not the validation score, when you compare models." if holds else
+                    f"and {none}: neither score is vouched for when you compare models."))
     else:
         first = (f"Signal {k} of {m} (gap {fmt.number(lo)} or more): the validation set is overfit beyond the "
-                 f"meter's last range — refresh it (new validation examples) before the next step; {trust}.")
+                 f"meter's last range — refresh it (new validation examples) before the next step; "
+                 f"{trust if holds else none + ' either'}.")
     if epsilon is None:
         return first + (" Paper's reading (Section 3.4): the signal bounds the validation set's true overfitting "
                         "only while the test set's guarantee holds; none holds here.")

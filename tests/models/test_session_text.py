@@ -118,7 +118,10 @@ def test_what_each_signal_means_for_the_team():
     assert "[0, 0.09]" in lines[3]  # 0.02 - 0.04 clipped at 0 ... 0.05 + 0.04
     assert "refresh it (new validation examples) before the next step" in lines[4] and "[0, 1]" in lines[4]
     none = text.signal_meaning(5, RANGES, None, 0.1)
-    assert "not vouched for" in none and "none holds here" in none and "trust the test score" not in none
+    assert "no bound holds on the test score at this step either" in none and "none holds here" in none
+    assert "trust the test score" not in none
+    middle = text.signal_meaning(3, RANGES, None, 0.1)
+    assert "and no bound holds on the test score at this step: neither score is vouched for" in middle
     assert "says nothing about overfitting" in text.signal_meaning(1, [0, 1], 0.01, 0.1)
     two = text.signal_meanings([0, 0.02, 1], [0.01, 0.02], 0.05)
     assert "no sign" in two[0] and "refresh it" in two[1]
