@@ -156,7 +156,7 @@ class Session(SessionInputs, DashboardView):
         self.slider = pn.widgets.IntSlider(label="Position in the trace", start=1, end=2, value=1,
                                            sizing_mode="stretch_width", css_classes=["step-slider"])
         self.slider.param.watch(self._on_slider, "value_throttled")
-        self.jump = NumberInput(self.model, "position", label="Go to step", check=self._position_of,
+        self.jump = _Fitted(self.model, "position", label="Go to step", check=self._position_of,
                                 format=self._step_at, css_classes=["jump-input"],
                                 message_classes=["jump-error"], on_value=self._jump_to)
         self.jump.text.description = None  # no tooltip: "Go to step" says it all (and saves a model)
@@ -230,7 +230,7 @@ class Session(SessionInputs, DashboardView):
         # minimum width is 0 (each control is at most its width: a phone wraps them, never scrolls)
         wrap = {"flex-direction": "row", "flex-wrap": "wrap", "align-items": "flex-end"}
         bar = pn.Column(self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button,
-                        pn.Column(self.jump, margin=0, **_fits(130)), self.report_button, self.speed,
+                        self.jump, self.report_button, self.speed,
                         self.next_alarm_button, self.next_change_button, styles=wrap, sizing_mode="stretch_width",
                         css_classes=["session-controls"])
         results = pn.Column(self.title, bar, self.slider, self.cards, self.gauge, self.sentence, self.table,
@@ -381,6 +381,15 @@ class Session(SessionInputs, DashboardView):
         if self._url is None or not self._url_ready or self.model.plan.error:
             return
         self._url.write(self.model.to_query())
+
+
+class _Fitted(NumberInput):
+    """"Go to step": at most 130 px wide, adding nothing to its row's minimum width (see :func:`_fits`)."""
+
+    def __panel__(self):
+        column = super().__panel__()
+        column.max_width = 130
+        return column
 
 
 def _fits(width: int) -> dict:

@@ -101,11 +101,10 @@ class SessionInputs:
         self.example.param.watch(self._on_example, "value")
         self.upload = self.load_progress = None  # built once the page is on screen (see _build_upload)
         self._sidebar = None  # the sidebar's column, once laid out
-        self.upload_help = HTML(_upload_help(), sizing_mode="stretch_width", margin=(0, 5))
-        # why a trace was refused, or what was loaded: one pane (issue 19: a pane per page piece costs)
-        self.trace_error = HTML("", sizing_mode="stretch_width", css_classes=["trace-error", "trace-status"],
-                                margin=(0, 5))
-        self.trace_status = self.trace_error
+        # what a trace file holds, then why a trace was refused or what was loaded: one pane (issue 19)
+        self.trace_error = HTML(_upload_help(), sizing_mode="stretch_width", margin=(0, 5),
+                                css_classes=["trace-error", "trace-status", "upload-help"])
+        self.trace_status = self.upload_help = self.trace_error
         self.test_size = NumberInput(m, "test_size", label="Test-set size n (labels)", placeholder="e.g. 5509",
                                      css_classes=["test-size-input"], message_classes=["test-size-message"])
         self.meter_summary = HTML("", sizing_mode="stretch_width", css_classes=["meter-summary", "planner-link"],
@@ -202,7 +201,7 @@ class SessionInputs:
         upload = [self._filepond] if self.upload is None else [self.upload, self.load_progress]
         self._sidebar = pn.Column(
             HTML("<b>Trace</b> — the team's development history", margin=(5, 5, 0, 5)),
-            self.example, *upload, self.upload_help, self.trace_error, self.test_size,
+            self.example, *upload, self.trace_error, self.test_size,
             self.meter_summary, *self._settings.parts(), sizing_mode="stretch_width",
         )
         self._settings.layout = self._sidebar
@@ -266,17 +265,23 @@ class SessionInputs:
         self.load_progress.visible = job.running
         self.load_progress.value = int(round(100 * job.progress))
         if job.running and job.status:
-            self.trace_status.object = view_html.status_html(job.status.capitalize())
+            self._trace_message(view_html.status_html(job.status.capitalize()))
 
     def _on_status(self, *_):
         m = self.model
-        self.trace_error.object = view_html.refusal_html(m.error, m.problems) or view_html.status_html(m.status)
+        self._trace_message(view_html.refusal_html(m.error, m.problems) or view_html.status_html(m.status))
         if self.upload is not None and (self.upload.value or self.upload.upload_error):
             self.upload.show_refused(bool(m.error))  # the file in the drop area: refused or read
         wanted = m.example if m.example is not None else (UPLOADED if m.trace is not None else None)
         if wanted is not None and self.example.value != wanted:
             self.example.value = wanted
         self._update_url()
+
+    def _trace_message(self, html: str) -> None:
+        """Under what a trace file holds: why the last one was refused, or what was loaded."""
+        text = _upload_help() + html
+        if self.trace_error.object != text:
+            self.trace_error.object = text
 
     # ------------------------------------------------------------------ the plan
     def _on_plan(self, *_):
