@@ -259,6 +259,17 @@ class ReplayResult:
     def short_of_labels(self) -> bool:
         return self.test_size is not None and self.test_size < self.needed
 
+    @cached_property
+    def alarm_positions(self) -> np.ndarray:
+        """Positions of the steps with an alarm, in order (for "next alarm")."""
+        return np.asarray(sorted({a.index for a in self.alarms if a.index is not None}), dtype=np.int64)
+
+    @cached_property
+    def change_positions(self) -> np.ndarray:
+        """Positions where the chosen meter's signal differs from the step before (for "next change")."""
+        shown = self.shown_signal
+        return np.flatnonzero(shown[1:] != shown[:-1]) + 1
+
     def index_of(self, step: int) -> int:
         """0-based position of step number ``step`` (InputError if the trace has no such step)."""
         steps = self.trace.steps

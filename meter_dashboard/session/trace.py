@@ -34,6 +34,7 @@ falls into the range that starts at 0.01, as a person reading the numbers expect
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import InitVar, dataclass, field, replace
 from importlib import resources
@@ -281,18 +282,30 @@ def example_path(key: str):
 
 
 def load_example(key: str) -> Trace:
-    """A shipped example trace, with its test-set size and provenance attached."""
-    info = EXAMPLES.get(key)
-    if info is None:
+    """A shipped example trace, with its test-set size and provenance attached.
+
+    Read once per process and shared read-only by every session (its arrays cannot be
+    written: a change makes a new :class:`Trace`, e.g. :meth:`Trace.with_test_size`).
+    """
+    if key not in EXAMPLES:
         raise InputError("example", "one of " + ", ".join(EXAMPLES), key)
-    data = example_path(key).read_bytes()
-    trace = parse_trace(data, name=info.file)
+    return _read_example(key)
+
+
+@functools.lru_cache(maxsize=len(EXAMPLES))
+def _read_example(key: str) -> Trace:
+    info = EXAMPLES[key]
+    trace = parse_trace(example_path(key).read_bytes(), name=info.file)
+    tenants = trace._tenant_table()
+    for array in (trace.steps, trace.val, trace.test, trace.reverted, tenants[1]):
+        array.flags.writeable = False
     return replace(
         trace,
         name=info.title,
         synthetic=info.synthetic,
         provenance=info.summary,
         test_size=trace.test_size if trace.test_size is not None else info.test_size,
+        tenant_index=tenants,
     )
 
 
