@@ -35,7 +35,7 @@ import param
 from ..bounds import compare as compare_bounds
 from ..core.files import read_text
 from ..core.runtime import OffloadedModel
-from ..core.tables import csv_rows, data_file, first_row, numeric_table
+from ..core.tables import BadCells, csv_rows, data_file, first_row, numeric_table
 from ..core.validation import InputError, check_int, check_probability
 
 __all__ = [
@@ -108,9 +108,9 @@ def _columns(header: list[str], header_line: int) -> dict[str, int]:
 
 
 def _parse_rows_exactly(text: str, columns: dict[str, int]) -> tuple[dict, bool]:
-    """The csv-module reader: cell by cell, the first bad cell named by line and column."""
+    """The csv-module reader: cell by cell, each bad cell named by line and column."""
     values = {"a": [], "b": []}
-    complete = True
+    complete, bad = True, BadCells()
     for line, cells in csv_rows(text, parameter="runs file")[1:]:
         for name, j in columns.items():
             cell = cells[j] if j < len(cells) else ""
@@ -122,9 +122,10 @@ def _parse_rows_exactly(text: str, columns: dict[str, int]) -> tuple[dict, bool]
             except ValueError:
                 value = math.nan
             if not math.isfinite(value):
-                raise InputError(name, "a finite number (a performance, higher is better)", cell,
-                                 location=f"line {line}, column {j + 1}")
+                bad.add(InputError(name, "a finite number (a performance, higher is better)", cell,
+                                   location=f"line {line}, column {j + 1}"))
             values[name].append(value)
+    bad.check()
     return {k: np.asarray(v, dtype=float) for k, v in values.items()}, complete
 
 

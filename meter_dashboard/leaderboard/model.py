@@ -41,7 +41,7 @@ from ..bounds import ladder as ladder_bounds
 from ..core.files import read_text
 from ..core.runtime import BackgroundJob
 from ..core.runtime import OffloadedModel
-from ..core.tables import csv_rows, data_file, first_row, numeric_table
+from ..core.tables import BadCells, csv_rows, data_file, first_row, numeric_table
 from ..core.validation import InputError, check_int, check_probability
 
 __all__ = [
@@ -130,7 +130,7 @@ def _check_names(names: list[str], header_line: int) -> None:
 
 
 def _parse_rows_exactly(text: str, names: list[str], source: str) -> LossTable:
-    """The csv-module reader: every rule checked row by row, the first failure named by line and column."""
+    """The csv-module reader: every rule checked row by row, each bad cell named by line and column."""
     data = csv_rows(text, parameter="losses file")[1:]
     if not data:
         raise InputError("losses file", "at least one row of losses below the header", "only a header",
@@ -140,6 +140,7 @@ def _parse_rows_exactly(text: str, names: list[str], source: str) -> LossTable:
         if len(cells) != k:
             raise InputError("row", f"{k} values, one per submission ({', '.join(names[:4])}"
                              + (", ..." if k > 4 else "") + ")", f"{len(cells)} values", location=f"line {line}")
+    bad = BadCells()
     for line, row in data:
         for j, cell in enumerate(row):
             try:
@@ -147,8 +148,9 @@ def _parse_rows_exactly(text: str, names: list[str], source: str) -> LossTable:
             except ValueError:
                 value = math.nan
             if not (0.0 <= value <= 1.0):
-                raise InputError("loss", "a number in [0, 1]", cell, location=f"line {line}, column {j + 1} "
-                                 f"({names[j]})")
+                bad.add(InputError("loss", "a number in [0, 1]", cell, location=f"line {line}, column {j + 1} "
+                                   f"({names[j]})"))
+    bad.check()
     return LossTable(names=tuple(names), losses=np.array([c for _, c in data], dtype=float), source=source)
 
 
