@@ -405,6 +405,16 @@ class ApproveModel(ApprovalSettings):
             self.param.update(**values)
 
     # -- inputs ----------------------------------------------------------------------
+    @staticmethod
+    def read_trace(source, name: str | None = None, parameter: str = "trace") -> ModificationTrace:
+        """A trace read from a path, bytes, file object, DataFrame or array (touches no state: a worker thread
+        may call it); named ``name``.  Refused: an :class:`InputError` naming each bad cell."""
+        try:
+            trace = as_trace(source, parameter=parameter)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(parameter, "a readable CSV file", str(exc)) from None
+        return trace.renamed(name) if name else trace
+
     def load_trace(self, source, prespecified=None, *, name: str | None = None) -> bool:
         """Use an uploaded/own trace (path, bytes, file object, DataFrame, array).
 
@@ -412,44 +422,56 @@ class ApproveModel(ApprovalSettings):
         trace and results stay.
         """
         try:
-            trace = as_trace(source)
-            if name:
-                trace = trace.renamed(name)
-        except (InputError, OSError, UnicodeDecodeError) as exc:
-            self._set(trace_error=str(exc))
+            trace = self.read_trace(source, name)
+        except InputError as exc:
+            self.fail_trace(exc)
             return False
         pres, pres_error = None, ""
         if prespecified is not None:
             try:
-                pres = as_trace(prespecified, parameter="prespecified")
+                pres = self.read_trace(prespecified, parameter="prespecified")
                 check_prespecified(trace, pres)
-            except (InputError, OSError, UnicodeDecodeError) as exc:
+            except InputError as exc:
                 pres, pres_error = None, str(exc)
-        self._set(trace_error="", prespecified_error=pres_error)
-        self._uploaded = (trace, pres)
+        self.use_trace(trace, pres, pres_error)
+        return True
+
+    def fail_trace(self, exc) -> None:
+        """A refused trace file: say why (the previous trace and results stay)."""
+        self._set(trace_error=str(exc))
+
+    def use_trace(self, trace: ModificationTrace, prespecified: ModificationTrace | None = None,
+                  prespecified_error: str = "") -> None:
+        """Analyse ``trace`` (from :meth:`read_trace`) as the uploaded trace, with its prespecified plan if any."""
+        self._set(trace_error="", prespecified_error=prespecified_error)
+        self._uploaded = (trace, prespecified)
         if self.example != "uploaded":
             self.example = "uploaded"  # _load_example picks up the uploaded trace and recomputes
         else:
-            self._set(trace=trace, prespecified=pres)
+            self._set(trace=trace, prespecified=prespecified)
             self._recompute()
-        return True
 
     def load_prespecified(self, source, *, name: str | None = None) -> bool:
         """Use a prespecified procedure's trace for the current trace (presSRGP)."""
         try:
-            pres = as_trace(source, parameter="prespecified")
-            if name:
-                pres = pres.renamed(name)
-            if self.trace is not None:
-                check_prespecified(self.trace, pres)
-        except (InputError, OSError, UnicodeDecodeError) as exc:
-            self._set(prespecified_error=str(exc))
+            self.use_prespecified(self.read_trace(source, name, parameter="prespecified"))
+        except InputError as exc:
+            self.fail_prespecified(exc)
             return False
-        if self.example == "uploaded" and self._uploaded is not None:
-            self._uploaded = (self._uploaded[0], pres)
-        self._set(prespecified=pres, prespecified_error="")
-        self._recompute()
         return True
+
+    def fail_prespecified(self, exc) -> None:
+        """A refused prespecified file: say why (the previous plan stays)."""
+        self._set(prespecified_error=str(exc))
+
+    def use_prespecified(self, prespecified: ModificationTrace) -> None:
+        """Use ``prespecified`` (from :meth:`read_trace`) for the current trace; InputError if its rows differ."""
+        if self.trace is not None:
+            check_prespecified(self.trace, prespecified)
+        if self.example == "uploaded" and self._uploaded is not None:
+            self._uploaded = (self._uploaded[0], prespecified)
+        self._set(prespecified=prespecified, prespecified_error="")
+        self._recompute()
 
     @param.depends("example", watch=True)
     def _load_example(self):

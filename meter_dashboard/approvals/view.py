@@ -10,6 +10,8 @@ Words and tables come from :mod:`.approve_text`, figures from :mod:`.approve_fig
 """
 from __future__ import annotations
 
+import functools
+
 import panel as pn
 import param
 from panel.io.state import set_curdoc
@@ -154,13 +156,14 @@ class Approve(DashboardView):
         self.example_note = HTML("", sizing_mode="stretch_width", css_classes=["approve-small"])
         # uploads bounded before they are sent (a file over the limit never reaches the websocket)
         self.upload = GuardedFileDropper(parameter="trace", max_bytes=MAX_UPLOAD_BYTES, layout="compact", height=80,
+                                         checked=True,
                                          accepted_filetypes=[".csv", "text/csv", "text/plain"],
                                          sizing_mode="stretch_width", css_classes=["approve-upload"])
         self.upload.param.watch(self._on_upload, "value")
         self.upload.param.watch(self._on_upload_refused, "upload_error")
         self.upload_error = HTML("", sizing_mode="stretch_width")
         self.pres_upload = GuardedFileDropper(parameter="prespecified", max_bytes=MAX_UPLOAD_BYTES, layout="compact",
-                                              height=80, accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                              height=80, checked=True, accepted_filetypes=[".csv", "text/csv", "text/plain"],
                                               sizing_mode="stretch_width", css_classes=["approve-pres-upload"])
         self.pres_upload.param.watch(self._on_pres_upload, "value")
         self.pres_upload.param.watch(self._on_upload_refused, "upload_error")
@@ -184,13 +187,16 @@ class Approve(DashboardView):
         for box in self._numbers:  # a refused number: the results say they are the last valid ones
             box.message_pane.param.watch(lambda *e: self._schedule("inputs"), "object")
 
-    def _on_upload(self, event):
-        for name, data in (event.new or {}).items():  # the latest file only
-            self.model.load_trace(data.encode("utf-8") if isinstance(data, str) else data, name=name)
+    async def _on_upload(self, event):
+        m = self.model
+        for name, data in (event.new or {}).items():  # the latest file only: read in a worker thread
+            await self.upload.load(data, name, m.read_trace, m.use_trace, m.fail_trace)
 
-    def _on_pres_upload(self, event):
+    async def _on_pres_upload(self, event):
+        m = self.model
         for name, data in (event.new or {}).items():
-            self.model.load_prespecified(data.encode("utf-8") if isinstance(data, str) else data, name=name)
+            await self.pres_upload.load(data, name, functools.partial(m.read_trace, parameter="prespecified"),
+                                        m.use_prespecified, m.fail_prespecified)
 
     def _on_upload_refused(self, event):
         self._schedule("inputs")

@@ -247,7 +247,7 @@ class CI(DashboardView):
         self.example.param.watch(self._on_example, "value")
         # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
         self.upload = GuardedFileDropper(parameter="commit trace", layout="compact", height=80, width=260,
-                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                         accepted_filetypes=[".csv", "text/csv", "text/plain"], checked=True,
                                          css_classes=["ci-upload"])
         self.upload.param.watch(self._on_upload, "value")
         self.upload.param.watch(lambda *_: self._refresh("replay"), "upload_error")
@@ -447,7 +447,10 @@ class CI(DashboardView):
     async def _on_upload(self, event):
         for name, data in (event.new or {}).items():  # the latest file only
             data = data.encode("utf-8") if isinstance(data, str) else data
-            await self.model.load_trace_async(data, name=name)
+            if await self.model.load_trace_async(data, name=name):
+                self.upload.accept()
+            else:
+                self.upload.refuse(self.model.trace_error)
 
     # ------------------------------------------------------------------ output handlers
     def _on_result(self, *_):

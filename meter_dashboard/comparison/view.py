@@ -33,7 +33,7 @@ from bokeh.plotting import figure
 
 from ..core import formatting as fmt
 from ..ui.base import DashboardView
-from ..ui.sections import document_dispatch, held, load_upload, number_input, section
+from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.style import HTML, PALETTE, Bar, error_html, esc, headline_html, headlines_html, stale_html
 from ..ui.upload import GuardedFileDropper
@@ -139,7 +139,7 @@ class Compare(DashboardView):
         self.example = pn.widgets.Select.from_param(m.param.example, label="Runs file", sizing_mode="stretch_width",
                                                     css_classes=["compare-example"])
         # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
-        self.upload = GuardedFileDropper(parameter="runs file", layout="compact", height=80,
+        self.upload = GuardedFileDropper(parameter="runs file", layout="compact", height=80, checked=True,
                                          accepted_filetypes=[".csv", "text/csv", "text/plain"],
                                          sizing_mode="stretch_width", css_classes=["compare-upload"])
         self.upload.param.watch(self._on_upload_refused, "upload_error")
@@ -168,7 +168,8 @@ class Compare(DashboardView):
     async def _on_upload(self, event):
         for name, data in (event.new or {}).items():  # the latest file only
             data = data.encode("utf-8") if isinstance(data, str) else data
-            await load_upload(self.model, data, name, self._dispatch)
+            m = self.model
+            await self.upload.load(data, name, m.prepare, m.apply_table, m.fail, self._dispatch)
 
     def _on_upload_refused(self, event):
         if event.new:  # too large, or damaged on the way: the last good table stays
