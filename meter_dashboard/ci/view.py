@@ -22,7 +22,16 @@ from urllib.parse import parse_qsl, urlencode
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker, HoverTool, Legend, NumeralTickFormatter, Span
+from bokeh.models import (
+    BasicTicker,
+    ColumnDataSource,
+    FixedTicker,
+    HoverTool,
+    Legend,
+    LegendItem,
+    NumeralTickFormatter,
+    Span,
+)
 from bokeh.plotting import figure
 
 from ..core import formatting as fmt
@@ -157,6 +166,9 @@ class CI(DashboardView):
         self.model.param.watch(lambda *_: self._refresh("replay"), ["replay", "trace_error", "replaying"])
         self.model.param.watch(self._on_condition, ["condition"])
         self.model.exact.param.watch(lambda *_: self._refresh("exact"), ["running", "status", "error"])
+        self.model.param.watch(lambda *_: self._refresh("exact"), ["curving"])
+        if self._doc is not None:
+            self.model.work_in_background()  # the exact curves off the event loop, point by point
         if sync_url and pn.state.location is not None:
             self._read_url()
             self.model.param.watch(lambda *_: self._refresh("url"),
@@ -267,7 +279,9 @@ class CI(DashboardView):
 
     def _build_plots(self):
         self.curve_source = ColumnDataSource({"x": [1], **{f"{a}_{k}": [1] for a in ADAPTIVITIES
-                                                           for k in ("baseline", "optimized")}})
+                                                           for k in ("baseline", "optimized")}},
+                                             name="ci-curves")
+        self.reference_source = None  # Hoeffding's curves beside the exact ones: built when first needed
         fig = figure(height=360, sizing_mode="stretch_width", y_axis_type="log", x_axis_label="H (commits per test set)",
                      y_axis_label="labels needed", tools="pan,wheel_zoom,box_zoom,reset,save",
                      title=_CURVE_TITLE,
@@ -289,6 +303,7 @@ class CI(DashboardView):
                                                           for a in ADAPTIVITIES]
                                 + [(f"{a} optimized", f"@{{{a}_optimized}}{{0,0}}") for a in ADAPTIVITIES],
                                 mode="vline"))
+        self._reference_renderers: list = []
         self.legend = Legend(items=items, location="top_left", click_policy="hide", background_fill_alpha=0.8)
         fig.add_layout(self.legend, "right")
         fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
@@ -299,7 +314,8 @@ class CI(DashboardView):
                               line_width=1)
         fig.add_layout(self.current_h)
         self.curve_fig = fig
-        self.curve_caption = _html(f'<span class="md-note">{_CURVE_CAPTION}</span>', margin=(10, 10, 0, 10))
+        self.curve_caption = _html(f"<span class='md-note'>{_CURVE_CAPTION}</span>", margin=(10, 10, 0, 10),
+                                   css_classes=["ci-curve-caption"])
         self.curve_pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ci-curve"])
         self._build_replay_plot()
 
@@ -489,30 +505,79 @@ class CI(DashboardView):
             self.exact_status.object = f'<span class="md-note">{esc("Search " + job.status + ".")}</span>'
         else:
             self.exact_status.object = ""
-        caption = _CURVE_CAPTION + (" With the binomial bound the curves are Hoeffding's counts (the exact ones are "
-                                    "in the table)." if m.bound == "binomial" else "")
+        self._show_caption()
+
+    def _show_caption(self) -> None:
+        c, m = self.model.curves, self.model
+        caption = _CURVE_CAPTION
+        if c.get("bound") == "binomial":
+            known = "computing…" if m.curving else "done"
+            caption += (f" Exact binomial counts at {c['computed']:,} of {c['planned']:,} values of H ({known}); "
+                        "dotted: Hoeffding's counts (the paper's), for comparison.")
         caption = f'<span class="md-note">{esc(caption)}</span>'
         if self.curve_caption.object != caption:
             self.curve_caption.object = caption
+
+    @staticmethod
+    def _curve_columns(x, c: dict) -> dict:
+        """The plot's columns from curves ``c`` (the exact or Hoeffding's arrays) at the positions ``x`` selects."""
+        data = {}
+        for a in ADAPTIVITIES:
+            data[f"{a}_baseline"] = np.asarray(c[a]["baseline"], dtype=float)[x]
+            opt = c[a]["optimized"]
+            optimized = np.asarray(opt, dtype=float)[x] if opt is not None else np.full(data[f"{a}_baseline"].shape,
+                                                                                        np.nan)
+            # a log axis cannot show 0 (conditions over d alone need no labels)
+            data[f"{a}_optimized"] = np.where(optimized > 0, optimized, np.nan)
+        return data
 
     def _on_curves(self, *_):
         c = self.model.curves
         if not c:
             return
-        data = {"x": np.asarray(c["steps"])}
-        has_opt = False
-        for a in ADAPTIVITIES:
-            data[f"{a}_baseline"] = np.asarray(c[a]["baseline"], dtype=float)
-            opt = c[a]["optimized"]
-            has_opt = has_opt or opt is not None
-            data[f"{a}_optimized"] = (np.asarray(opt, dtype=float) if opt is not None
-                                      else np.full(len(data["x"]), np.nan))
-        for a in ADAPTIVITIES:  # a log axis cannot show 0 (conditions over d alone need no labels)
-            data[f"{a}_optimized"] = np.where(data[f"{a}_optimized"] > 0, data[f"{a}_optimized"], np.nan)
+        steps = np.asarray(c["steps"])
+        exact = c.get("bound") == "binomial"
+        every = np.ones(steps.shape, dtype=bool)
+        known = every
+        if exact:  # the exact counts computed so far: lines through them, Hoeffding's dotted beside
+            known = np.zeros(steps.shape, dtype=bool)
+            for a in ADAPTIVITIES:
+                known |= np.isfinite(np.asarray(c[a]["baseline"], dtype=float))
+        data = {"x": steps[known], **self._curve_columns(known, c)}
         self.curve_source.data = data
-        self.y_ticker.ticks = _log_ticks([v for k, v in data.items() if k != "x"])
+        self._show_reference(steps, c["hoeffding"] if exact else None)
+        columns = [v for k, v in data.items() if k != "x"]
+        if exact:
+            columns += [v for k, v in self.reference_source.data.items() if k != "x"]
+        self.y_ticker.ticks = _log_ticks(columns)
+        has_opt = any(c[a]["optimized"] is not None for a in ADAPTIVITIES)
         for r in self._optimized_renderers:
             r.visible = has_opt
+        self._show_caption()
+
+    def _show_reference(self, steps, hoeffding: dict | None) -> None:
+        """Hoeffding's curves, thin and dotted, beside the exact ones (the renderers are made on first use)."""
+        if hoeffding is None:
+            if self.reference_source is not None and len(self.reference_source.data["x"]):
+                self.reference_source.data = {k: [] for k in self.reference_source.data}
+            for r in self._reference_renderers:
+                r.visible = False
+            return
+        data = {"x": steps, **self._curve_columns(np.ones(steps.shape, dtype=bool), hoeffding)}
+        if self.reference_source is None:
+            self.reference_source = ColumnDataSource(data, name="ci-curves-hoeffding")
+            for a in ADAPTIVITIES:
+                for k in ("baseline", "optimized"):
+                    self._reference_renderers.append(self.curve_fig.line(
+                        "x", f"{a}_{k}", source=self.reference_source, color=ADAPTIVITY_COLORS[a], line_width=1.2,
+                        alpha=0.6, line_dash="dotted"))
+            self.legend.items.append(LegendItem(label="dotted: Hoeffding (the paper's)",
+                                                renderers=list(self._reference_renderers)))
+        else:
+            self.reference_source.data = data
+        has_opt = any(hoeffding[a]["optimized"] is not None for a in ADAPTIVITIES)
+        for i, r in enumerate(self._reference_renderers):
+            r.visible = has_opt or i % 2 == 0
 
     def _on_replay(self, *_):
         m = self.model
