@@ -59,6 +59,8 @@ __all__ = [
     "LadderSize",
     "ladder_size",
     "best_step",
+    "BoardSize",
+    "board_size",
     "AttackResult",
     "summarize_attack",
     "boosting_attack",
@@ -359,6 +361,50 @@ def best_step(total_error: float, submissions: int, delta: float) -> LadderSize:
     except InputError as exc:
         raise InputError("total_error", exc.rule, total_error) from None
     return LadderSize(labels=n, epsilon=eps, step=eta, submissions=int(submissions), delta=float(delta))
+
+
+@dataclass(repr=False)
+class BoardSize:
+    """A replayed board's test set against a target error (Lemma 4 both ways).
+
+    ``error`` is the leaderboard error its ``examples`` labels guarantee for its
+    ``submissions`` (1 or more: nothing useful); ``needed`` the labels a leaderboard error of
+    ``target`` needs for the same submissions, at the best split of ``target`` into eps + eta.
+    """
+
+    submissions: int
+    examples: int
+    delta: float
+    error: float
+    target: float
+    needed: LadderSize
+
+    @property
+    def more(self) -> int:
+        """Labels to add to reach the target (0 when the board already has enough)."""
+        return max(0, self.needed.labels - self.examples)
+
+    def to_dict(self) -> dict:
+        return {"submissions": self.submissions, "examples": self.examples, "delta": self.delta,
+                "error": self.error, "target": self.target, "needed": self.needed.to_dict(), "more": self.more}
+
+    def __repr__(self) -> str:
+        return (f"BoardSize({self.submissions} submissions on {self.examples:,} labels: error <= {self.error:.4g}; "
+                f"+/-{self.target:.4g} needs {self.needed.labels:,})")
+
+
+def board_size(result: LadderResult, target: float, delta: float) -> BoardSize:
+    """What a replayed board's labels guarantee, and what ``target`` would need for its submissions (Lemma 4 [1]_).
+
+    References
+    ----------
+    .. [1] Lecture notes on the Ladder, Lemma 4 (and its inversion, as in
+       :func:`meter_dashboard.bounds.ladder.leaderboard_error`).
+    """
+    delta = check_probability("delta", delta)
+    error = ladder_bounds.leaderboard_error(result.examples, result.submissions, delta)[0]
+    return BoardSize(submissions=result.submissions, examples=result.examples, delta=delta, error=float(error),
+                     target=float(target), needed=best_step(target, result.submissions, delta))
 
 
 # --------------------------------------------------------------------------- the attack

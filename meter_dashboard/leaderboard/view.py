@@ -32,13 +32,14 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from ..core import formatting as fmt
+from ..core.validation import InputError
 from ..ui.base import DashboardView
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.simulation import SimulationControls
 from ..ui.style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html
 from ..ui.upload import GuardedFileDropper
-from .model import BoostingAttackModel, LadderReplayModel, LadderSizeModel
+from .model import BoostingAttackModel, LadderReplayModel, LadderSizeModel, board_size
 
 __all__ = ["Ladder", "page"]
 
@@ -234,6 +235,7 @@ class Ladder(DashboardView):
             + ", so the board kept showing the old score: a team learns nothing from them about the test set. "
             "A naive board would have shown every exact loss.</p>")
         self.replay_table.object = self._table_html(res)
+        self._on_size()  # the sizing's card for this board
 
     def _replay_cards(self, res) -> list[str]:
         how = "parameter-free Ladder" if res.step is None else f"Ladder with step η = {fmt.number(res.step)}"
@@ -300,6 +302,10 @@ class Ladder(DashboardView):
             "delta": number_input(s, "delta", "δ (failure probability)", "size-delta"),
         }
         self.size_error = HTML("", sizing_mode="stretch_width", css_classes=["size-error"])
+        # the board replayed above feeds the sizing: its k in one click, its labels against the target
+        self.use_board = pn.widgets.Button(label="Size the board above", sizing_mode="stretch_width",
+                                           css_classes=["ladder-use-board"])
+        self.use_board.on_click(self._on_use_board)
         self.size_stale = HTML("", sizing_mode="stretch_width", css_classes=["size-stale"])
         self.size_headlines = HTML("", sizing_mode="stretch_width")
         self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
@@ -328,11 +334,16 @@ class Ladder(DashboardView):
             return
         setting = (f"ε = {fmt.number(size.epsilon)}, η = {fmt.number(size.step)}, k = {fmt.integer(size.submissions)}, "
                    f"δ = {fmt.number(size.delta)}")
+        board = self._board(size.total_error)
         self.size_headlines.object = headlines_html([
             headline_html("Labels needed", fmt.integer(size.labels), setting, css_class="ladder-labels"),
             headline_html("With the best step", fmt.integer(best.labels),
                           f"η = {fmt.number(best.step)}, ε = {fmt.number(best.epsilon)} (same total "
                           f"{fmt.number(best.total_error)})", css_class="ladder-best-labels"),
+            *([] if board is None else [headline_html(
+                "For the board above", fmt.integer(board.needed.labels),
+                f"±{fmt.number(board.target)} for its {fmt.integer(board.submissions)} submissions; it has "
+                f"{fmt.integer(board.examples)}", css_class="ladder-board-labels")]),
         ], "ladder-headlines")
         saved = size.labels - best.labels
         self.size_sentence.object = (
@@ -343,7 +354,7 @@ class Ladder(DashboardView):
             + (f"Splitting the same total as η = {fmt.number(best.step)} and ε = {fmt.number(best.epsilon)} needs "
                f"{fmt.integer(saved)} fewer labels." if saved > 0 else "Your split is already the cheapest.")
             + " The bound holds however adaptively the submissions are chosen; it is a worst case, so real "
-            "leaderboards often do better.</p>")
+            "leaderboards often do better.</p>" + self._board_sentence(board))
         eta, labels = s.curve()
         self.size_source.data = {"eta": eta, "labels": labels}
         inside = size.step < size.total_error * 0.95
@@ -351,6 +362,37 @@ class Ladder(DashboardView):
         points.append((best.step, best.labels, "best η", GREEN))
         self.size_points.data = {key: [p[i] for p in points] for i, key in enumerate(("eta", "labels", "what", "color"))}
         self.size_fig.title.text = f"Labels for each split of ε + η = {fmt.number(size.total_error)}"
+
+    def _board(self, target: float):
+        """The replayed board against ``target`` (None without a replay or for a target Lemma 4 cannot size)."""
+        res = self.replay.result
+        if res is None:
+            return None
+        try:
+            board = board_size(res, target, self.replay.delta)
+        except InputError:
+            return None
+        self.use_board.label = f"Size the board above (k = {fmt.integer(res.submissions)})"
+        return board
+
+    @staticmethod
+    def _board_sentence(board) -> str:
+        if board is None:
+            return ""
+        now = (f"its error is at most ±{fmt.number(board.error)}" if board.error < 1
+               else "Lemma 4 guarantees nothing useful yet")
+        need = board.needed
+        more = (f"{fmt.integer(board.more)} more than it has" if board.more
+                else "it already has enough")
+        return (f"<p class='ladder-board-sentence'>The board replayed above: {fmt.integer(board.submissions)} "
+                f"submissions on {fmt.integer(board.examples)} test labels, so {now} (confidence "
+                f"{fmt.confidence(board.delta)}). For ±{fmt.number(board.target)} you need "
+                f"<b>{fmt.integer(need.labels)}</b> labels (η = {fmt.number(need.step)}, ε = "
+                f"{fmt.number(need.epsilon)}): {more}.</p>")
+
+    def _on_use_board(self, event) -> None:
+        if self.replay.result is not None:
+            self.size.submissions = self.replay.result.submissions
 
     # ------------------------------------------------------------------ attack
     def _build_attack(self):
@@ -456,7 +498,7 @@ class Ladder(DashboardView):
             "Lemma 4 of the lecture notes: the leaderboard error — how far the published score can be from the "
             "best true loss so far — exceeds ε + η with probability at most "
             "exp(−2ε²n + (1/η + 2)·log(4k/η) + 1).",
-            [*self.size_inputs.values(), self.size_error],
+            [*self.size_inputs.values(), self.use_board, self.size_error],
             [self.size_stale, self.size_headlines, self.size_sentence, self.size_plot],
             "ladder", "ladder-size")
 
