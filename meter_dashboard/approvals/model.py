@@ -17,8 +17,8 @@ Algorithm 1, Eqs. 1-7).  This module adds what a person works with:
 """
 from __future__ import annotations
 
+import functools
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -32,6 +32,9 @@ from ..core.validation import InputError, check_int, check_number, raw
 from .simulation import ApprovalSimulation
 from .trace import EXAMPLES, ModificationTrace, as_trace, check_prespecified, load_example, read_modification_trace
 from .simulation import WORKER_KINDS
+
+#: Results of procedures kept per process (shared by every session; least recently used dropped first).
+RESULTS_KEPT = 256
 
 __all__ = [
     "METHODS",
@@ -47,6 +50,8 @@ __all__ = [
     "ApprovalSettings",
     "ApproveModel",
     "ApprovalSimulation",
+    "clear_shared_results",
+    "RESULTS_KEPT",
 ]
 
 
@@ -337,6 +342,22 @@ class ApprovalSettings(param.Parameterized):
 
 
 # --------------------------------------------------------------------------- the model
+@functools.lru_cache(maxsize=RESULTS_KEPT)
+def _results(key: tuple) -> dict:
+    """The slot of one computation's result (``{"result": ApprovalResult}`` once known), shared by the process.
+
+    Decisions depend only on the trace (by fingerprint), the procedure and its settings, so
+    everyone who opens the same example with the same settings reads one result; the
+    :data:`RESULTS_KEPT` most recently used are kept.
+    """
+    return {}
+
+
+def clear_shared_results() -> None:
+    """Forget every result this process shares (tests; a server never needs it)."""
+    _results.cache_clear()
+
+
 class _Superseded(Exception):
     """A newer setting made a computation in a worker pointless."""
 
@@ -391,7 +412,6 @@ class ApproveModel(ApprovalSettings):
         self._latest = Latest(on_busy=self._pass_busy, background=self._background)
         if dispatch is not None:
             self._latest.dispatch = dispatch
-        self._cache: OrderedDict = OrderedDict()
         if self._background:
             warm_up(*WORKER_KINDS)  # the worker processes start now, ready for fsSRGP and presSRGP
         if trace is not None:
@@ -544,15 +564,14 @@ class ApproveModel(ApprovalSettings):
 
     # -- derived results -------------------------------------------------------------
     def _key(self, method: str, options: dict) -> tuple:
-        return (method, id(self.trace), id(self.prespecified), tuple(sorted(options.items())))
+        pres = self.prespecified.fingerprint if self.prespecified is not None and method == "pres-srgp" else None
+        return (method, self.trace.fingerprint, pres, tuple(sorted(options.items())))
 
     def _cached(self, method: str, options: dict):
-        return self._cache.get(self._key(method, options))
+        return _results(self._key(method, options)).get("result")
 
     def _store(self, method: str, options: dict, result: ApprovalResult) -> None:
-        self._cache[self._key(method, options)] = result
-        while len(self._cache) > 64:
-            self._cache.popitem(last=False)
+        _results(self._key(method, options))["result"] = result
 
     def _compute(self, method: str, options: dict) -> ApprovalResult:
         """approve() with a cache: switching procedures or settings back recomputes nothing."""
@@ -579,12 +598,18 @@ class ApproveModel(ApprovalSettings):
     def _recompute(self):
         if self.trace is None:
             return
-        if not self._background or running_loop() is None:
+        if not self._background or running_loop() is None or self._known():
             self._latest.cancel()
-            self._compute_now()
+            self._compute_now()  # at once: nothing to compute, or nowhere else to compute it
             return
         self._set(busy=True)
         self._latest.run(self._refresh_once)
+
+    def _known(self) -> bool:
+        """Every result on screen is already known in this process (another session computed it)."""
+        options = self.options()
+        wanted = [self.method] + (self._compare_list() if self.compare_active else [])
+        return all(self._cached(m, options) is not None for m in wanted)
 
     def _pass_busy(self, busy: bool) -> None:
         if not busy:  # every pass is over (the chosen procedure's result said "not busy" already)

@@ -10,6 +10,8 @@ its line and column, never a traceback.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 from dataclasses import dataclass
 from importlib import resources
@@ -59,6 +61,15 @@ class ModificationTrace:
     def improvements(self) -> np.ndarray:
         """Per-example ``loss_0 - loss_j`` (positive = modification j is better), shape (n, T)."""
         return self.original[:, None] - self.losses
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """A digest of the losses and names: equal traces (whoever loaded them) have equal fingerprints."""
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(repr((self.names, self.original_name, self.original.shape, self.losses.shape)).encode())
+        digest.update(np.ascontiguousarray(self.original).tobytes())
+        digest.update(np.ascontiguousarray(self.losses).tobytes())
+        return digest.hexdigest()
 
     def renamed(self, source: str) -> ModificationTrace:
         """The same trace with another display name (an uploaded file's name)."""
@@ -177,9 +188,27 @@ def _example_path(filename: str):
 
 
 def load_example(name: str) -> tuple[ModificationTrace, ModificationTrace | None]:
-    """A shipped example trace and its prespecified companion (or ``None``)."""
+    """A shipped example trace and its prespecified companion (or ``None``).
+
+    Read once per process and shared (the arrays are read-only): every session of a server
+    opens the same example without reading it again.
+    """
     if name not in EXAMPLES:
         raise InputError("example", "one of " + ", ".join(EXAMPLES), name)
+    return _example(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _example(name: str) -> tuple[ModificationTrace, ModificationTrace | None]:
+    trace, prespecified = _read_example(name)
+    for t in (trace, prespecified):
+        if t is not None:
+            t.original.flags.writeable = False
+            t.losses.flags.writeable = False
+    return trace, prespecified
+
+
+def _read_example(name: str) -> tuple[ModificationTrace, ModificationTrace | None]:
     main, pres, _ = EXAMPLES[name]
     with resources.as_file(_example_path(main)) as path:
         trace = read_modification_trace(path)

@@ -176,16 +176,36 @@ class Approve(DashboardView):
         self.margin = NumberInput(m, "margin", label="Margin δ₁ (loss units)", css_classes=["approve-margin"])
         self.margin_step = NumberInput(m, "margin_step", label="Margin step after an approval",
                                        css_classes=["approve-margin-step"])
+        self.error = HTML("", sizing_mode="stretch_width", css_classes=["approve-error"])
+        self._numbers = [self.alpha, self.success_weight, self.margin, self.margin_step]
+        self._watch_numbers(self._numbers)
+        # the advanced settings are built when their card is first opened (or at once in a notebook)
+        self.advanced = pn.Card(title="Advanced", collapsed=True, sizing_mode="stretch_width",
+                                css_classes=["approve-advanced"])
+        if self._doc is None:
+            self._build_advanced()
+        else:
+            self.advanced.param.watch(self._on_advanced, "collapsed")
+
+    def _watch_numbers(self, boxes) -> None:
+        for box in boxes:  # a refused number: the results say they are the last valid ones
+            box.message_pane.param.watch(lambda *e: self._schedule("inputs"), "object")
+
+    def _build_advanced(self) -> None:
+        m = self.model
         self.seed = NumberInput(m, "seed", label="Seed (MVN integration)", css_classes=["approve-seed"])
         self.failure_threshold = NumberInput(m, "failure_threshold", label="wBonferroni: 'few denials' means at most")
         self.pres_share = NumberInput(m, "pres_share", label="presSRGP: α share of the plan")
         self.pres_first_share = NumberInput(m, "pres_first_share", label="presSRGP: first planned node's share")
         self.max_conditioning = NumberInput(m, "max_conditioning", label="fs/presSRGP: earlier nodes conditioned on")
-        self.error = HTML("", sizing_mode="stretch_width", css_classes=["approve-error"])
-        self._numbers = [self.alpha, self.success_weight, self.margin, self.margin_step, self.seed,
-                         self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning]
-        for box in self._numbers:  # a refused number: the results say they are the last valid ones
-            box.message_pane.param.watch(lambda *e: self._schedule("inputs"), "object")
+        boxes = [self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning, self.seed]
+        self._numbers += boxes
+        self._watch_numbers(boxes)
+        self.advanced.objects = boxes
+
+    def _on_advanced(self, event) -> None:
+        if not event.new and len(self._numbers) == 4:
+            self._build_advanced()
 
     async def _on_upload(self, event):
         m = self.model
@@ -221,14 +241,31 @@ class Approve(DashboardView):
         self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self.method_note = HTML("", sizing_mode="stretch_width", css_classes=["md-note"])
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["approve-table"])
-        self.decision_figure = DecisionFigure()
-        self.decision_source = self.decision_figure.source
-        self.decision_plot = pn.pane.Bokeh(self.decision_figure.figure, sizing_mode="stretch_width",
-                                           css_classes=["approve-decision-plot"], visible=False)
+        # the plot sits below the table: on a served page it is built once the page has been shown
+        self.decision_figure = self.decision_source = self.decision_plot = None
+        self._plot_holder = pn.Column(sizing_mode="stretch_width", margin=0)
+        if self._doc is None:
+            self._build_decision_plot()
+        else:
+            pn.state.onload(self._show_decision_plot)
         self._tabs_built: dict = {}
         if self._doc is None:  # a notebook: everything at once (the tabs switch without a server)
             for name in _TABS[1:3]:
                 self._tab(name)
+
+    def _build_decision_plot(self) -> None:
+        self.decision_figure = DecisionFigure()
+        self.decision_source = self.decision_figure.source
+        self.decision_plot = pn.pane.Bokeh(self.decision_figure.figure, sizing_mode="stretch_width",
+                                           css_classes=["approve-decision-plot"], visible=False)
+        self._plot_holder.objects = [self.decision_plot]
+
+    def _show_decision_plot(self) -> None:
+        if self.decision_plot is None:
+            with pn.io.hold():
+                self._build_decision_plot()
+                if self.model.result is not None:
+                    self._draw_result()
 
     def _tab(self, name: str):
         """The content of tab ``name``, built on first use."""
@@ -246,7 +283,7 @@ class Approve(DashboardView):
                 self._tabs_built[name] = HTML(text.notes_html(), sizing_mode="stretch_width")
             else:
                 self._tabs_built[name] = pn.Column(self.headlines, self.stale, self.sentence, self.method_note,
-                                                   self.table, self.decision_plot, sizing_mode="stretch_width")
+                                                   self.table, self._plot_holder, sizing_mode="stretch_width")
         return self._tabs_built[name]
 
     def _build_compare(self):
@@ -275,8 +312,9 @@ class Approve(DashboardView):
         self.sentence.object = text.sentence(r)
         self.method_note.object = text.method_note(r.method)
         self.table.object = text.decision_table(r)
-        self.decision_figure.update(r)
-        self.decision_plot.visible = True
+        if self.decision_figure is not None:
+            self.decision_figure.update(r)
+            self.decision_plot.visible = True
 
     def _draw_comparison(self):
         c, r = self.model.comparison, self.model.result
@@ -339,8 +377,6 @@ class Approve(DashboardView):
     # ------------------------------------------------------------------ layout
     def controls(self):
         if getattr(self, "_controls", None) is None:
-            advanced = pn.Card(self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning,
-                               self.seed, title="Advanced", collapsed=True, sizing_mode="stretch_width")
             self._controls = pn.Column(
                 HTML("<b>Modification trace</b>", margin=(8, 5, 0, 5)),
                 self.example, self.example_note,
@@ -352,7 +388,7 @@ class Approve(DashboardView):
                      margin=(4, 5, 0, 5)),
                 self.pres_upload, self.pres_error,
                 HTML("<b>Procedure</b>", margin=(12, 5, 0, 5)),
-                self.method, self.alpha, self.success_weight, self.margin, self.margin_step, self.error, advanced,
+                self.method, self.alpha, self.success_weight, self.margin, self.margin_step, self.error, self.advanced,
                 sizing_mode="stretch_width",
             )
         return self._controls

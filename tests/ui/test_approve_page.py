@@ -184,3 +184,20 @@ def test_a_file_too_big_is_refused_before_it_is_sent(page, server, open_page, re
     box.press("Enter")
     expect(page.locator(".approve-first-level").first).to_have_text("0.04", timeout=30_000)
     assert relevant_errors(page.console_errors) == []
+
+
+def test_the_plot_and_the_advanced_settings_arrive_when_needed(page, server, open_page, relevant_errors):
+    """Issue 19: the first document carries what the first view shows; the plot follows, the advanced
+    settings are built when their card opens."""
+    open_page(page, server, "/approve", MAIN)
+    expect(page.locator(".approve-decision-plot").first).to_be_visible(timeout=30_000)
+    tests = page.evaluate("""() => { for (const m of Bokeh.documents[0].all_models) {
+        if (m.data !== undefined && m.data.level !== undefined && m.data.decision !== undefined)
+            return Array.from(m.data.test); } return null; }""")
+    assert tests == list(range(1, 16))
+    assert page.locator(".approve-seed input").count() == 0
+    page.get_by_text("Advanced", exact=True).first.click()
+    expect(page.locator(".approve-seed input").first).to_have_value("0", timeout=20_000)
+    box = page.locator(".approve-max-conditioning input, .approve-advanced input").nth(3)
+    expect(box).to_be_visible()
+    assert relevant_errors(page.console_errors) == []
