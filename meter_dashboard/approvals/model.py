@@ -552,11 +552,15 @@ class ApproveModel(ApprovalSettings):
             raise InputError(key, rule, text)
         return value
 
-    def query_string(self) -> str:
-        """The settings as a link's query string (``example=refits&method=fs-srgp&alpha=0.1...``)."""
+    def to_query(self) -> dict[str, str]:
+        """The settings as a link's query parameters (strings; an uploaded trace is not in a link)."""
         parts = [("example", self.example)] if self.example in EXAMPLES else []
         parts += [(key, getattr(self, key)) for key in self.QUERY_KEYS if key != "example"]
-        return "&".join(f"{k}={v if isinstance(v, str) else repr(v)}" for k, v in parts)
+        return {k: v if isinstance(v, str) else repr(v) for k, v in parts}
+
+    def query_string(self) -> str:
+        """The settings as a link's query string (``example=refits&method=fs-srgp&alpha=0.1...``)."""
+        return "&".join(f"{k}={v}" for k, v in self.to_query().items())
 
     @property
     def methods_available(self) -> list[str]:

@@ -22,6 +22,7 @@ from ..ui.inputs import NumberInput
 from ..ui.simulation import SimulationControls
 from ..ui.style import HTML, error_html, esc, stale_html
 from ..ui.upload import GuardedFileDropper
+from ..ui.urlstate import UrlState
 from . import view_text as text
 from .figures import METHOD_COLORS, CompareFigure, DecisionFigure, SimulationFigures
 from .model import METHOD_LABELS, METHODS, ApprovalSimulation, ApproveModel
@@ -96,17 +97,18 @@ class Approve(DashboardView):
         self._dirty: set = set()
         self._flush_pending = False
         self._url_errors: list[str] = []
-        self._location = pn.state.location if sync_url and served else None
-        if self._location is not None:
-            query = dict(self._location.query_params or {})
-            self._url_errors = self.model.update_from_query(query) if query else []
+        self._url = UrlState(keys=ApproveModel.QUERY_KEYS) if sync_url and served else None
+        if self._url is not None:
+            query = self._url.query()
+            self._url_errors = ([self._url.refused] if self._url.refused else []) + (
+                self.model.update_from_query(query) if query else [])
         self._build_inputs()
         self._build_results()
         self.model.param.watch(lambda *e: self._schedule("result", "comparison"), ["result", "busy"])
         self.model.param.watch(lambda *e: self._schedule("comparison"), ["comparison"])
         self.model.param.watch(lambda *e: self._schedule("inputs"), ["error", "trace_error", "prespecified_error",
                                                                      "trace", "prespecified", "example"])
-        if self._location is not None:
+        if self._url is not None:
             self.model.param.watch(lambda *e: self._schedule("url"), list(ApproveModel.QUERY_KEYS))
         for kind in ("fwer", "power"):
             getattr(self, kind).param.watch(lambda *e, k=kind: self._schedule(f"sim-{k}"), ["result"])
@@ -140,10 +142,8 @@ class Approve(DashboardView):
             for kind in ("fwer", "power"):
                 if f"sim-{kind}" in parts:
                     self._draw_simulation(kind)
-            if "url" in parts and self._location is not None:
-                search = "?" + self.model.query_string()
-                if self._location.search != search:
-                    self._location.search = search
+            if "url" in parts and self._url is not None:
+                self._url.write(self.model.to_query())
         finally:
             if doc is not None:
                 doc.unhold()

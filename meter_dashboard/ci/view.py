@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 import panel as pn
@@ -40,6 +39,7 @@ from ..ui.base import DashboardView
 from ..ui.inputs import NumberInput
 from ..ui.style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html, swatch_html
 from ..ui.upload import GuardedFileDropper
+from ..ui.urlstate import UrlState
 from . import (
     ADAPTIVITIES,
     ADAPTIVITY_TITLES,
@@ -169,7 +169,8 @@ class CI(DashboardView):
         self.model.param.watch(lambda *_: self._refresh("exact"), ["curving"])
         if self._doc is not None:
             self.model.work_in_background()  # the exact curves off the event loop, point by point
-        if sync_url and pn.state.location is not None:
+        self._url = UrlState(keys=URL_KEYS) if sync_url else None
+        if self._url is not None and self._url.active:
             self._read_url()
             self.model.param.watch(lambda *_: self._refresh("url"),
                                    ["result", "adaptivity", "mode", "steps", "reliability", "bound"])
@@ -397,7 +398,7 @@ class CI(DashboardView):
     # ------------------------------------------------------------------ URL
     def _read_url(self) -> None:
         """Apply the page's URL keys; a bad value gets a message naming the key, the rule and the value."""
-        query = dict(parse_qsl(pn.state.location.search.lstrip("?"), keep_blank_values=True))
+        query = self._url.query()
         checks = {"reliability": _reliability_check("reliability"), "steps": check_steps,
                   "adaptivity": lambda v: check_choice("adaptivity", v, ADAPTIVITIES),
                   "mode": lambda v: check_choice("mode", v, MODES),
@@ -411,22 +412,17 @@ class CI(DashboardView):
                     errors.append(f"URL key {key} must be {exc.rule}; got {format_value(query[key])}")
         if "condition" in query:
             values["condition"] = query["condition"]  # the model checks it and shows where it is wrong
-        self._url_errors = errors
+        self._url_errors = ([self._url.refused] if self._url.refused else []) + errors
         if values:
             self.model.param.update(**values)
 
     def _write_url(self) -> None:
         """Keep the URL at the current valid settings (an invalid condition never reaches it)."""
         m = self.model
-        if m.error or m.result is None:
+        if m.error or m.result is None or self._url is None:
             return
-        loc = pn.state.location
-        query = dict(parse_qsl(loc.search.lstrip("?"), keep_blank_values=True))
-        query.update(condition=m.condition, reliability=repr(m.reliability), adaptivity=m.adaptivity, mode=m.mode,
-                     steps=str(m.steps), bound=m.bound)
-        search = "?" + urlencode(query)
-        if loc.search != search:
-            loc.search = search
+        self._url.write(dict(condition=m.condition, reliability=repr(m.reliability), adaptivity=m.adaptivity,
+                             mode=m.mode, steps=str(m.steps), bound=m.bound))
 
     # ------------------------------------------------------------------ input handlers
     def _on_preset(self, event):

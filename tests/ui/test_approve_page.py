@@ -201,3 +201,15 @@ def test_the_plot_and_the_advanced_settings_arrive_when_needed(page, server, ope
     box = page.locator(".approve-max-conditioning input, .approve-advanced input").nth(3)
     expect(box).to_be_visible()
     assert relevant_errors(page.console_errors) == []
+
+
+def test_a_link_sets_the_procedure_and_follows_it(page, server, open_page, relevant_errors):
+    """Issue 21: /approve reads and writes its URL through ui/urlstate (bounded; other keys kept)."""
+    open_page(page, server, "/approve?method=bonferroni&alpha=0.05&keep=me", MAIN)
+    bonf = ap.approve(ap.load_example("refits")[0], "bonferroni", alpha=0.05, margin_step=0.01)
+    expect(page.locator(".approve-count").first).to_have_text(f"{bonf.approvals} of 15", timeout=30_000)
+    assert text(page, ".approve-first-level") == fmt.number(0.05 / (2 ** 15 - 1))
+    page.locator(".approve-method select").first.select_option(label="bonfSRGP")
+    page.wait_for_function("() => window.location.search.includes('method=bonf-srgp')", timeout=20_000)
+    assert "keep=me" in page.evaluate("() => window.location.search")  # a key the page does not own stays
+    assert relevant_errors(page.console_errors) == []

@@ -256,3 +256,14 @@ def test_exact_curves_under_the_binomial_bound(page, server, open_page, relevant
                            " const i = Array.from(m.data.x).indexOf(h); return m.data.full_baseline[i] === 6279; } }"
                            " return false; }", arg=32)
     assert relevant_errors(page.console_errors) == []
+
+
+def test_an_absurdly_long_link_is_refused_as_a_whole(page, server, open_page, relevant_errors):
+    """Issue 21: the URL goes through ui/urlstate (bounded before any parsing), not a hand-made parse_qsl."""
+    condition = "n > 0.8 +/- 0.05" + " " * 5000
+    open_page(page, server, "/ci?" + urlencode({"condition": condition, "steps": "10"}), ".ci-labels")
+    other = page.locator(".ci-other-errors").first
+    expect(other).to_contain_text("The link's settings were not applied: its query has", timeout=20_000)
+    expect(other).to_contain_text("(at most 4,096)")
+    expect(labels(page)).to_have_text("655,547")  # the defaults: nothing of the link was applied
+    assert relevant_errors(page.console_errors) == []
