@@ -17,10 +17,11 @@ import param
 from panel.io.state import set_curdoc
 
 from ..core.files import MAX_UPLOAD_BYTES, human_bytes
+from ..core.html import snippet
 from ..ui.base import DashboardView
 from ..ui.inputs import NumberInput
 from ..ui.simulation import SimulationControls
-from ..ui.style import HTML, error_html, esc, stale_html
+from ..ui.style import HTML, error_html, stale_html
 from ..ui.upload import GuardedFileDropper
 from ..ui.urlstate import UrlState
 from . import view_text as text
@@ -369,8 +370,8 @@ class Approve(DashboardView):
         settings = pn.Column(w["replicates"], w["seed"], w["steps"], w["test_size"], w["alpha"], w["controls"],
                              width=260)
         results = pn.Column(w["table"], w["plots"], sizing_mode="stretch_width")
-        return pn.Column(HTML(f"<h2>{esc(title)}</h2><p class='md-note'>{esc(words)}</p>",
-                              sizing_mode="stretch_width"),
+        return pn.Column(HTML(snippet("<h2>{{ title }}</h2><p class='md-note'>{{ words }}</p>", title=title,
+                                      words=words), sizing_mode="stretch_width"),
                          pn.Row(settings, results, sizing_mode="stretch_width"),
                          sizing_mode="stretch_width", css_classes=["approve-section", f"approve-{kind}"])
 
@@ -380,9 +381,10 @@ class Approve(DashboardView):
             self._controls = pn.Column(
                 HTML("<b>Modification trace</b>", margin=(8, 5, 0, 5)),
                 self.example, self.example_note,
-                HTML("<span class='approve-small'>Or upload a CSV: header of names; one row per test example; first "
-                     "column the original model's per-example loss, then one column per modification in the order "
-                     f"tested. Up to {esc(human_bytes(MAX_UPLOAD_BYTES))}.</span>", margin=(4, 5, 0, 5)),
+                HTML(snippet("<span class='approve-small'>Or upload a CSV: header of names; one row per test example; "
+                             "first column the original model's per-example loss, then one column per modification "
+                             "in the order tested. Up to {{ limit }}.</span>", limit=human_bytes(MAX_UPLOAD_BYTES)),
+                     margin=(4, 5, 0, 5)),
                 self.upload, self.upload_error,
                 HTML("<span class='approve-small'>Prespecified plan (presSRGP), same shape:</span>",
                      margin=(4, 5, 0, 5)),

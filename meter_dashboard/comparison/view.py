@@ -32,10 +32,11 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from ..core import formatting as fmt
+from ..core.html import render
 from ..ui.base import DashboardView
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
-from ..ui.style import HTML, PALETTE, Bar, error_html, esc, headline_html, headlines_html, stale_html
+from ..ui.style import HTML, PALETTE, Bar, error_html, headline_html, headlines_html, stale_html
 from ..ui.upload import GuardedFileDropper
 from .model import COMPARE_EXAMPLES, CompareModel
 
@@ -67,11 +68,7 @@ def _share(value: float) -> str:
 
 
 def _conclusion_card(conclusion: str) -> str:
-    return (f'<div class="md-headline compare-verdict-{esc(conclusion)}">'
-            f'<span class="md-headline-label">Conclusion</span>'
-            f'<span class="md-headline-value compare-conclusion {esc(conclusion)}" '
-            f'data-conclusion="{esc(conclusion)}">{esc(_TITLES[conclusion])}</span>'
-            f'<span class="md-headline-sub">A vs B, threshold γ</span></div>')
+    return render("comparison/templates/conclusion.html", conclusion=conclusion, title=_TITLES[conclusion])
 
 
 def _figure(**kwargs):
@@ -273,16 +270,7 @@ class Compare(DashboardView):
             _conclusion_card(res.conclusion),
             headline_html("Runs", fmt.integer(res.runs), pairing, css_class="compare-runs"),
         ], "compare-headlines")
-        short = res.runs < res.runs_needed
-        self.sentence.object = (
-            f"<p>{esc(res.sentence)} A beat B in {fmt.integer(res.wins)} of {fmt.integer(res.runs)} {esc(pairing)}: "
-            f"P(A>B) = {_share(res.p_a_gt_b)}, and resampling the pairs puts it in [{_share(lo)}, {_share(hi)}] with "
-            f"{fmt.percent(1 - res.alpha)} confidence. The interval is compared with 0.5 (chance) for significance "
-            f"and with γ = {fmt.number(res.gamma)} for a meaningful improvement (Bouthillier et al. 2021, "
-            "Appendix C.6)."
-            + (f" With {fmt.integer(res.runs)} runs the test may miss a real improvement: Noether asks for "
-               f"{fmt.integer(res.runs_needed)}." if short else "")
-            + "</p>")
+        self.sentence.object = render("comparison/templates/sentence.html", res=res, pairing=pairing, share=_share)
         self._update_histogram(res)
         self._update_runs(res)
 
@@ -329,12 +317,7 @@ class Compare(DashboardView):
             headline_html("Runs you have", fmt.integer(have) if have is not None else "—",
                           "enough" if have is not None and have >= size.runs else "fewer than needed"),
         ], "compare-headlines")
-        self.size_sentence.object = (
-            f"<p>To detect P(A>B) &gt; γ = {fmt.number(size.gamma)} with at most {fmt.percent(size.alpha)} false "
-            f"positives and {fmt.percent(size.beta)} false negatives, Noether's rule for the Mann–Whitney test asks "
-            f"for N ≥ ((z<sub>1−α</sub> − z<sub>β</sub>) / (√6 (½ − γ)))² = {fmt.number(size.real)}, so "
-            f"<b>{fmt.integer(size.runs)}</b> runs of each pipeline. Thresholds close to 0.5 get expensive fast: the "
-            "paper recommends γ = 0.75 (29 runs at α = β = 0.05).</p>")
+        self.size_sentence.object = render("comparison/templates/size_sentence.html", size=size)
         gammas, runs = m.curve()
         self.curve_source.data = {"gamma": gammas, "runs": runs}
         self.star_source.data = {"gamma": [size.gamma], "runs": [size.runs]}

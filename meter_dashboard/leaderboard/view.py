@@ -32,12 +32,13 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from ..core import formatting as fmt
+from ..core.html import render
 from ..core.validation import InputError
 from ..ui.base import DashboardView
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.simulation import SimulationControls
-from ..ui.style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html
+from ..ui.style import HTML, PALETTE, error_html, headline_html, headlines_html, stale_html
 from ..ui.upload import GuardedFileDropper
 from .model import BoostingAttackModel, LadderReplayModel, LadderSizeModel, board_size
 
@@ -228,12 +229,8 @@ class Ladder(DashboardView):
             axis.major_label_orientation = 0
         self.replay_headlines.object = headlines_html(self._replay_cards(res), "ladder-headlines")
         how = "parameter-free Ladder" if res.step is None else f"Ladder with step η = {fmt.number(res.step)}"
-        self.replay_sentence.object = (
-            f"<p>The {esc(how)} published a new score for <b>{fmt.integer(res.releases)}</b> of {fmt.integer(k)} "
-            f"submissions. The other {fmt.integer(k - res.releases)} did not beat the previous score by "
-            + ("the step η" if res.step is not None else "one standard error of the paired loss differences")
-            + ", so the board kept showing the old score: a team learns nothing from them about the test set. "
-            "A naive board would have shown every exact loss.</p>")
+        self.replay_sentence.object = render("leaderboard/templates/replay_sentence.html", how=how,
+                                             releases=res.releases, submissions=k, fixed=res.step is not None)
         self.replay_table.object = self._table_html(res)
         self._on_size()  # the sizing's card for this board
 
@@ -258,26 +255,11 @@ class Ladder(DashboardView):
 
     @staticmethod
     def _table_html(res) -> str:
-        shown = min(res.submissions, TABLE_ROWS)
-        rows = []
-        for i in range(shown):
-            released = bool(res.improved[i])
-            thr = float(res.thresholds[i])
-            score_cls = "num ladder-score" + ("" if released else " ladder-stale")
-            row_cls = " class='ladder-released'" if released else ""
-            rows.append(
-                f"<tr{row_cls}><td class='num'>{i + 1}</td>"
-                f"<td>{esc(res.names[i])}</td><td class='num'>{fmt.number(float(res.naive[i]))}</td>"
-                f"<td class='num'>{fmt.number(float(res.best_naive[i]))}</td>"
-                f"<td class='num'>{'—' if not math.isfinite(thr) else fmt.number(thr)}</td>"
-                f"<td class='{score_cls}'>{fmt.number(float(res.scores[i]))}</td>"
-                f"<td>{'✔ new score' if released else 'unchanged'}</td></tr>")
-        more = (f"<div class='md-note'>The first {fmt.integer(shown)} of {fmt.integer(res.submissions)} "
-                "submissions; the CSV download has them all.</div>" if shown < res.submissions else "")
-        return ("<div class='md-scroll-y'><table class='md-table'><thead><tr><th>#</th><th>submission</th>"
-                "<th class='num'>naive loss</th><th class='num'>naive best</th><th class='num'>threshold to beat</th>"
-                "<th class='num'>Ladder score</th><th>released?</th></tr></thead><tbody>" + "".join(rows)
-                + "</tbody></table></div>" + more)
+        rows = [{"name": res.names[i], "naive": float(res.naive[i]), "best": float(res.best_naive[i]),
+                 "threshold": float(res.thresholds[i]) if math.isfinite(res.thresholds[i]) else None,
+                 "score": float(res.scores[i]), "released": bool(res.improved[i])}
+                for i in range(min(res.submissions, TABLE_ROWS))]
+        return render("leaderboard/templates/replay_table.html", rows=rows, total=res.submissions)
 
     @held
     def _on_variant(self, *events):
@@ -345,16 +327,8 @@ class Ladder(DashboardView):
                 f"±{fmt.number(board.target)} for its {fmt.integer(board.submissions)} submissions; it has "
                 f"{fmt.integer(board.examples)}", css_class="ladder-board-labels")]),
         ], "ladder-headlines")
-        saved = size.labels - best.labels
-        self.size_sentence.object = (
-            f"<p>With <b>{fmt.integer(size.labels)}</b> test labels, the Ladder's published scores stay within "
-            f"ε + η = {fmt.number(size.total_error)} of the best true loss so far, for all "
-            f"{fmt.integer(size.submissions)} submissions, with probability at least {fmt.confidence(size.delta)} "
-            "(Lemma 4: exp(−2ε²n + (1/η + 2)·log(4k/η) + 1) &lt; δ). "
-            + (f"Splitting the same total as η = {fmt.number(best.step)} and ε = {fmt.number(best.epsilon)} needs "
-               f"{fmt.integer(saved)} fewer labels." if saved > 0 else "Your split is already the cheapest.")
-            + " The bound holds however adaptively the submissions are chosen; it is a worst case, so real "
-            "leaderboards often do better.</p>" + self._board_sentence(board))
+        self.size_sentence.object = render("leaderboard/templates/size_sentence.html", size=size, best=best,
+                                           saved=size.labels - best.labels, board=board)
         eta, labels = s.curve()
         self.size_source.data = {"eta": eta, "labels": labels}
         inside = size.step < size.total_error * 0.95
@@ -374,21 +348,6 @@ class Ladder(DashboardView):
             return None
         self.use_board.label = f"Size the board above (k = {fmt.integer(res.submissions)})"
         return board
-
-    @staticmethod
-    def _board_sentence(board) -> str:
-        if board is None:
-            return ""
-        now = (f"its error is at most ±{fmt.number(board.error)}" if board.error < 1
-               else "Lemma 4 guarantees nothing useful yet")
-        need = board.needed
-        more = (f"{fmt.integer(board.more)} more than it has" if board.more
-                else "it already has enough")
-        return (f"<p class='ladder-board-sentence'>The board replayed above: {fmt.integer(board.submissions)} "
-                f"submissions on {fmt.integer(board.examples)} test labels, so {now} (confidence "
-                f"{fmt.confidence(board.delta)}). For ±{fmt.number(board.target)} you need "
-                f"<b>{fmt.integer(need.labels)}</b> labels (η = {fmt.number(need.step)}, ε = "
-                f"{fmt.number(need.epsilon)}): {more}.</p>")
 
     def _on_use_board(self, event) -> None:
         if self.replay.result is not None:
@@ -463,15 +422,9 @@ class Ladder(DashboardView):
             headline_html("True loss (fresh holdout)", fmt.number(v["naive_holdout"]), "the attacker learned nothing",
                           css_class="attack-holdout"),
         ], "ladder-headlines")
-        self.attack_sentence.object = (
-            f"<p>An attacker who knows nothing submits k random labelings of n = {fmt.integer(n)} test examples, "
-            "keeps those the board scored at or below ½ and submits their majority vote. Against the exact (naive) "
-            f"board the vote looks <b>{fmt.number(0.5 - v['naive_public'])}</b> better than chance after "
-            f"{fmt.integer(k)} probes — about √(k/n) = {fmt.number(math.sqrt(k / n))} times a constant, as Theorem 6 "
-            "says — while on fresh data it is a coin flip. The Ladder releases a score only on a significant "
-            "improvement, so random probes teach the attacker almost nothing: its board moves only with the few "
-            "early releases (the luckiest of the first random probes) and then stops falling. Averaged over "
-            f"{fmt.integer(res.trials)} trial(s), seed {res.seed}.</p>")
+        self.attack_sentence.object = render("leaderboard/templates/attack_sentence.html", n=n, k=k,
+                                             gain=0.5 - v["naive_public"], root=math.sqrt(k / n), trials=res.trials,
+                                             seed=res.seed)
 
     # ------------------------------------------------------------------ layout
     def results(self):
