@@ -41,32 +41,28 @@ from .trace import CITrace, example_trace, read_ci_trace
 
 __all__ = ["PRESETS", "SYNC_REPLAY_CELLS", "CIModel"]
 
+def _preset(condition: str, reliability: float = 0.9999, adaptivity: str = "full", mode: str = "fp-free",
+            steps: int = 32, p: float | None = None) -> dict:
+    """One of the paper's settings as CIModel parameter values (p: a difference bound known in advance)."""
+    values = dict(condition=condition, reliability=reliability, adaptivity=adaptivity, mode=mode, steps=steps,
+                  difference_bound=p)
+    if p is not None:
+        values["check_difference_bound"] = False
+    return values
+
+
 #: The paper's settings, by where they appear (name -> CIModel parameter values).
 PRESETS = {
-    "Pattern 1, Section 4.1.1 (about 67K labels, 6,771 per commit)": dict(
-        condition=DEFAULT_CONDITION, reliability=0.9999, adaptivity="full", mode="fp-free", steps=32,
-        difference_bound=None),
-    "Section 2.2 script: n - o > 0.02 +/- 0.01, full": dict(
-        condition="n - o > 0.02 +/- 0.01", reliability=0.9999, adaptivity="full", mode="fp-free", steps=32,
-        difference_bound=None),
-    "Section 3.3: n > 0.8 +/- 0.05, full (6,279)": dict(
-        condition="n > 0.8 +/- 0.05", reliability=0.9999, adaptivity="full", mode="fn-free", steps=32,
-        difference_bound=None),
-    "Public calculator: n - o > 0.1 +/- 0.1, 0.99, full (5,496)": dict(
-        condition="n - o > 0.1 +/- 0.1", reliability=0.99, adaptivity="full", mode="fp-free", steps=32,
-        difference_bound=None),
-    "F3 milestones: n - o > 0.1 +/- 0.01, firstChange": dict(
-        condition="n - o > 0.1 +/- 0.01", reliability=0.9999, adaptivity="firstChange", mode="fp-free", steps=32,
-        difference_bound=None),
-    "F4 no big changes: d < 0.1 +/- 0.01, fn-free": dict(
-        condition="d < 0.1 +/- 0.01", reliability=0.9999, adaptivity="full", mode="fn-free", steps=32,
-        difference_bound=None),
-    "Figure 5 adaptive: n - o > 0.018 +/- 0.022, p = 0.1 known (5,204)": dict(
-        condition="n - o > 0.018 +/- 0.022", reliability=0.998, adaptivity="full", mode="fp-free", steps=7,
-        difference_bound=0.1, check_difference_bound=False),
-    "Figure 5 non-adaptive: n - o > 0.02 +/- 0.02, p = 0.1 known (4,713)": dict(
-        condition="n - o > 0.02 +/- 0.02", reliability=0.998, adaptivity="none", mode="fp-free", steps=7,
-        difference_bound=0.1, check_difference_bound=False),
+    "Pattern 1, Section 4.1.1 (about 67K labels, 6,771 per commit)": _preset(DEFAULT_CONDITION),
+    "Section 2.2 script: n - o > 0.02 +/- 0.01, full": _preset("n - o > 0.02 +/- 0.01"),
+    "Section 3.3: n > 0.8 +/- 0.05, full (6,279)": _preset("n > 0.8 +/- 0.05", mode="fn-free"),
+    "Public calculator: n - o > 0.1 +/- 0.1, 0.99, full (5,496)": _preset("n - o > 0.1 +/- 0.1", 0.99),
+    "F3 milestones: n - o > 0.1 +/- 0.01, firstChange": _preset("n - o > 0.1 +/- 0.01", adaptivity="firstChange"),
+    "F4 no big changes: d < 0.1 +/- 0.01, fn-free": _preset("d < 0.1 +/- 0.01", mode="fn-free"),
+    "Figure 5 adaptive: n - o > 0.018 +/- 0.022, p = 0.1 known (5,204)": _preset(
+        "n - o > 0.018 +/- 0.022", 0.998, steps=7, p=0.1),
+    "Figure 5 non-adaptive: n - o > 0.02 +/- 0.02, p = 0.1 known (4,713)": _preset(
+        "n - o > 0.02 +/- 0.02", 0.998, adaptivity="none", steps=7, p=0.1),
 }
 
 #: Seconds of exact curve work gathered into one update of the curves (fewer, larger messages to a page).
@@ -152,25 +148,26 @@ class CIModel(CIInputs):
         """Read a trace (path, CSV text/bytes, DataFrame); on error set :attr:`trace_error`, keep the old one."""
         try:
             trace = read_ci_trace(source)
-        except InputError as exc:
-            self._set(trace_error=f"{name + ': ' if name else ''}{exc}")
-            return False
-        except (OSError, UnicodeDecodeError) as exc:
-            self._set(trace_error=f"cannot read {name or 'the trace'}: {exc}")
-            return False
-        self.trace = trace.named(name) if name else trace
-        return True
+        except (InputError, OSError, UnicodeDecodeError) as exc:
+            return self._refuse_trace(exc, name)
+        return self._use_trace(trace, name)
 
     async def load_trace_async(self, source, name: str = "") -> bool:
         """:meth:`load_trace` with the reading (up to 10 MiB of CSV) in a worker thread."""
         try:
             trace = await in_thread(read_ci_trace, source)
-        except InputError as exc:
+        except (InputError, OSError, UnicodeDecodeError) as exc:
+            return self._refuse_trace(exc, name)
+        return self._use_trace(trace, name)
+
+    def _refuse_trace(self, exc: Exception, name: str) -> bool:
+        if isinstance(exc, InputError):
             self._set(trace_error=f"{name + ': ' if name else ''}{exc}")
-            return False
-        except (OSError, UnicodeDecodeError) as exc:
+        else:
             self._set(trace_error=f"cannot read {name or 'the trace'}: {exc}")
-            return False
+        return False
+
+    def _use_trace(self, trace: CITrace, name: str) -> bool:
         self.trace = trace.named(name) if name else trace
         return True
 

@@ -31,10 +31,10 @@ from bokeh.models import (
     NumeralTickFormatter,
     Span,
 )
-from bokeh.plotting import figure
 
 from ..core import formatting as fmt
 from ..core.html import Markup, render, snippet
+from ..core.plots import figure
 from ..core.validation import InputError, check_number, format_value
 from ..ui.base import DashboardView
 from ..ui.inputs import NumberInput
@@ -279,10 +279,8 @@ class CI(DashboardView):
                                                            for k in ("baseline", "optimized")}},
                                              name="ci-curves")
         self.reference_source = None  # Hoeffding's curves beside the exact ones: built when first needed
-        fig = figure(height=360, sizing_mode="stretch_width", y_axis_type="log", x_axis_label="H (commits per test set)",
-                     y_axis_label="labels needed", tools="pan,wheel_zoom,box_zoom,reset,save",
-                     title=_CURVE_TITLE,
-                     toolbar_location="above")
+        fig = figure(height=360, y_axis_type="log", x_axis_label="H (commits per test set)",
+                     y_axis_label="labels needed", title=_CURVE_TITLE)
         items = []
         self._optimized_renderers = []
         for a in ADAPTIVITIES:
@@ -306,7 +304,6 @@ class CI(DashboardView):
         fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
         self.y_ticker = FixedTicker(ticks=[1, 10, 100, 1000])
         fig.yaxis.ticker = self.y_ticker
-        fig.toolbar.logo = None
         self.current_h = Span(location=self.model.steps, dimension="height", line_color="#888888", line_dash="dotted",
                               line_width=1)
         fig.add_layout(self.current_h)
@@ -318,9 +315,7 @@ class CI(DashboardView):
 
     def _build_replay_plot(self):
         self.replay_source = ColumnDataSource({"x": [], "n": [], "o": [], "color": [], "signal": [], "commit": []})
-        rfig = figure(height=280, sizing_mode="stretch_width", x_axis_label="commit", y_axis_label="accuracy",
-                      tools="pan,wheel_zoom,box_zoom,reset,save", toolbar_location="above",
-                      title=_REPLAY_TITLE)
+        rfig = figure(height=280, x_axis_label="commit", y_axis_label="accuracy", title=_REPLAY_TITLE)
         rfig.step("x", "o", source=self.replay_source, mode="center", color="#888888", line_width=1.5,
                   legend_label="o (active model)")
         rfig.scatter("x", "n", source=self.replay_source, color="color", size=9, legend_label="n (commit)")
@@ -331,7 +326,6 @@ class CI(DashboardView):
                                            ("signal", "@signal")]))
         rfig.legend.location = "bottom_right"
         rfig.xaxis.ticker = BasicTicker(min_interval=1)
-        rfig.toolbar.logo = None
         self.replay_fig = rfig
         # Shown and hidden through a layout around it: toggling a Bokeh pane's own ``visible``
         # makes Panel copy the figure's stylesheet objects into a list of strings (TypeError).

@@ -29,9 +29,10 @@ from bokeh.models import (
     Slope,
     Span,
 )
-from bokeh.plotting import figure
 
+from ..core import colors
 from ..core import formatting as fmt
+from ..core.plots import GREY, LOG_TICKS, figure
 from ..core.html import render
 from ..ui.base import DashboardView
 from ..ui.sections import document_dispatch, held, number_input, section
@@ -43,12 +44,8 @@ from .model import COMPARE_EXAMPLES, CompareModel
 __all__ = ["Compare", "page", "COMPARE_EXAMPLES"]
 
 BLUE, GREEN, VERMILLION = PALETTE[0], PALETTE[2], PALETTE[5]
-GREY = "#888888"  # readable on the light and the dark theme
-#: 1-2-5 ticks for log axes of counts (Bokeh shows the ones inside the range).
-LOG_TICKS = [m * 10**e for e in range(0, 16) for m in (1, 2, 5)]
 #: Pairs drawn in the scatter plot (evenly spread over all pairs when there are more).
 MAX_POINTS = 5000
-_TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
 
 _TITLES = {
     "not_significant": "Not significant",
@@ -59,7 +56,7 @@ _TITLES = {
 
 def _ink() -> str:
     """Text and reference-line colour that reads on the page's theme."""
-    return "#dddddd" if pn.config.theme == "dark" else "#333333"
+    return colors.ink(pn.config.theme == "dark")[0]
 
 
 def _share(value: float) -> str:
@@ -69,12 +66,6 @@ def _share(value: float) -> str:
 
 def _conclusion_card(conclusion: str) -> str:
     return render("comparison/templates/conclusion.html", conclusion=conclusion, title=_TITLES[conclusion])
-
-
-def _figure(**kwargs):
-    fig = figure(sizing_mode="stretch_width", tools=_TOOLS, toolbar_location="above", **kwargs)
-    fig.toolbar.logo = None
-    return fig
 
 
 class Compare(DashboardView):
@@ -183,7 +174,7 @@ class Compare(DashboardView):
     def _build_plots(self):
         self._build_histogram()
         self.runs_source = ColumnDataSource({"a": [], "b": [], "color": [], "outcome": [], "run": []})
-        fig = _figure(height=300, x_axis_label="B's performance (higher is better)", y_axis_label="A's performance",
+        fig = figure(height=300, x_axis_label="B's performance (higher is better)", y_axis_label="A's performance",
                       title="The runs: above the diagonal A wins")
         pts = fig.scatter("b", "a", source=self.runs_source, color="color", size=9, alpha=0.8, legend_field="outcome")
         fig.add_layout(Slope(gradient=1, y_intercept=0, line_color=_ink(), line_dash="dotted"))
@@ -198,7 +189,7 @@ class Compare(DashboardView):
         """Bootstrap distribution of P(A>B) against 0.5 and gamma."""
         ink = _ink()
         self.hist_source = ColumnDataSource({"left": [], "right": [], "count": []})
-        fig = _figure(height=300, x_range=(0, 1), x_axis_label="P(A>B)", y_axis_label="share of bootstrap resamples",
+        fig = figure(height=300, x_range=(0, 1), x_axis_label="P(A>B)", y_axis_label="share of bootstrap resamples",
                       title="Bootstrap distribution of P(A>B)")
         self.region_low = BoxAnnotation(right=0.5, fill_color=GREY, fill_alpha=0.08)
         self.region_mid = BoxAnnotation(left=0.5, right=0.75, fill_color=PALETTE[1], fill_alpha=0.08)
@@ -230,7 +221,7 @@ class Compare(DashboardView):
         self.curve_source = ColumnDataSource({"gamma": gammas, "runs": runs})
         self.star_source = ColumnDataSource({"gamma": [], "runs": []})
         self.have_source = ColumnDataSource({"gamma": [], "runs": []})
-        fig = _figure(height=300, x_axis_label="threshold γ", y_axis_type="log", y_axis_label="runs needed",
+        fig = figure(height=300, x_axis_label="threshold γ", y_axis_type="log", y_axis_label="runs needed",
                       title="Runs needed to detect P(A>B) > γ (Noether)")
         line = fig.line("gamma", "runs", source=self.curve_source, color=BLUE, line_width=2.5)
         star = fig.scatter("gamma", "runs", source=self.star_source, marker="star", size=18, color=VERMILLION)

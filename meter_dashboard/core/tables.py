@@ -18,6 +18,10 @@
   agree.
 - :func:`data_file`: a shipped example, by name, from a fixed list (a name is never a
   path).
+- :class:`TableModel`: the param model of a page whose input is one table, a shipped example
+  or an uploaded file (/ladder's replay, /compare's runs): the example switch, reading an
+  upload (:meth:`~TableModel.prepare` in a worker thread, then :meth:`~TableModel.apply_table`
+  or :meth:`~TableModel.fail`), and the read-only ``error`` and ``busy``.
 
 Reading the bytes (size limit, UTF-8) is :func:`meter_dashboard.core.files.read_text`'s job;
 nothing here evaluates what it reads.
@@ -31,11 +35,13 @@ from collections.abc import Iterator
 from importlib import resources
 
 import numpy as np
+import param
 
+from .runtime import OffloadedModel
 from .validation import InputError, raw
 
 __all__ = ["MAX_CELL_CHARS", "MAX_NAMED_CELLS", "CsvError", "Rows", "read_rows", "csv_rows", "first_row",
-           "BadCells", "numeric_table", "data_file"]
+           "BadCells", "numeric_table", "data_file", "TableModel", "UPLOADED"]
 
 #: The longest cell Python's csv module reads (its default field limit); longer cells are refused.
 MAX_CELL_CHARS = csv.field_size_limit()
@@ -266,3 +272,72 @@ def data_file(name: str, examples) -> "resources.abc.Traversable":
     if not path.is_file():
         raise InputError("example", "one of " + ", ".join(examples), name)
     return path
+
+
+#: The ``example`` value of a :class:`TableModel` showing an uploaded file.
+UPLOADED = "uploaded file"
+
+
+class TableModel(OffloadedModel, param.Parameterized):
+    """A page's model whose input is one table: a shipped example or an uploaded file.
+
+    A subclass declares ``example`` (a Selector of its examples and :data:`UPLOADED`),
+    ``table`` and ``result``, and implements :meth:`example_table` (a shipped example's table),
+    :meth:`prepare` (read a source; touches no state, so a worker thread may call it) and the
+    runtime's ``_compute``/``_apply_outcome``.  Invalid input keeps the last good table and
+    result and sets :attr:`error`.
+    """
+
+    offload = param.Boolean(default=False, doc="Compute for large tables in a worker thread (served pages).")
+    error = param.String(default="", constant=True, doc="Why the last input was refused ('' when all is well).")
+    busy = param.Boolean(default=False, constant=True, doc="A result is being computed in a worker thread.")
+
+    def __init__(self, source=None, **params):
+        super().__init__(**params)
+        if source is not None:
+            self.load(source)
+        else:
+            self._load_example()
+        self.param.watch(lambda event: self._load_example(), "example")  # ``example`` is the subclass's
+
+    @staticmethod
+    def example_table(name: str):
+        """The table of the shipped example ``name``."""
+        raise NotImplementedError
+
+    @staticmethod
+    def prepare(source, name: str | None = None):
+        """Read ``source`` (path, bytes of an upload, ...) into a table; may take long, touches no state."""
+        raise NotImplementedError
+
+    def _table_values(self, table) -> dict:
+        """The parameters a new table sets (a subclass may add its own, e.g. how the rows pair)."""
+        return {"table": table}
+
+    def _load_example(self):
+        if self.example == UPLOADED:
+            return
+        try:
+            table = self.example_table(self.example)
+        except InputError as exc:
+            self._set(error=str(exc))
+            return
+        self._set(**self._table_values(table))
+
+    def apply_table(self, table) -> None:
+        """Show ``table`` (from :meth:`prepare`) as the uploaded file."""
+        self._set(example=UPLOADED, **self._table_values(table))
+
+    def fail(self, exc: InputError | str) -> None:
+        """Report a refused file: its InputError, or the upload's own message (the last good table and result stay)."""
+        self._set(error=str(exc))
+
+    def load(self, source, name: str | None = None) -> bool:
+        """Load a table from ``source``; True on success, else the last good table stays and ``error`` says why."""
+        try:
+            table = self.prepare(source, name)
+        except InputError as exc:
+            self.fail(exc)
+            return False
+        self.apply_table(table)
+        return True

@@ -40,8 +40,7 @@ import param
 from ..bounds import ladder as ladder_bounds
 from ..core.files import read_text
 from ..core.runtime import BackgroundJob
-from ..core.runtime import OffloadedModel
-from ..core.tables import BadCells, csv_rows, data_file, first_row, numeric_table
+from ..core.tables import UPLOADED, BadCells, TableModel, csv_rows, data_file, first_row, numeric_table
 from ..core.validation import InputError, check_int, check_probability
 
 __all__ = [
@@ -525,7 +524,7 @@ def boosting_attack(labels: int = 4000, submissions: int = 400, *, step: float |
 
 
 # --------------------------------------------------------------------------- param models
-class LadderReplayModel(OffloadedModel, param.Parameterized):
+class LadderReplayModel(TableModel):
     """A loss file replayed through the Ladder: what a person chose and what follows.
 
     ``table``, ``result``, ``error`` and ``busy`` are outputs (read-only).  With
@@ -535,7 +534,7 @@ class LadderReplayModel(OffloadedModel, param.Parameterized):
     :class:`~meter_dashboard.core.runtime.Latest`).
     """
 
-    example = param.Selector(default="ladder_leaderboard.csv", objects=list(LADDER_EXAMPLES) + ["uploaded file"],
+    example = param.Selector(default="ladder_leaderboard.csv", objects=list(LADDER_EXAMPLES) + [UPLOADED],
                              doc="The loss file: a shipped example or the last uploaded file.")
     variant = param.Selector(default="parameter_free", objects=list(ladder_bounds.LADDER_VARIANTS),
                              doc="parameter_free: Algorithm 2 (no step to choose); fixed_step: Algorithm 1 with "
@@ -550,60 +549,29 @@ class LadderReplayModel(OffloadedModel, param.Parameterized):
                                 doc="The loaded losses.")
     result = param.ClassSelector(class_=LadderResult, default=None, allow_None=True, constant=True,
                                  doc="The replay of the current table.")
-    error = param.String(default="", constant=True, doc="Why the last input was refused ('' when all is well).")
     busy = param.Boolean(default=False, constant=True, doc="A replay is being computed in a worker thread.")
 
     def __init__(self, losses=None, **params):
-        super().__init__(**params)
-        if losses is not None:
-            self.load(losses)
-        else:
-            self._load_example()
+        super().__init__(losses, **params)
 
-    @param.depends("example", watch=True)
-    def _load_example(self):
-        if self.example == "uploaded file":
-            return
-        try:
-            self._set(table=load_example(self.example))
-        except InputError as exc:
-            self._set(error=str(exc))
+    @staticmethod
+    def example_table(name: str) -> LossTable:
+        return load_example(name)
 
     @staticmethod
     def prepare(source, name: str | None = None) -> LossTable:
         """Read losses (path, bytes of an upload, DataFrame, array) into a table; may take long, touches no state.
 
-        Raises :class:`InputError` naming the line and column of the first problem.
+        Raises :class:`InputError` naming the line and column of each bad cell (up to ten).
         """
         try:
             if isinstance(source, (bytes, bytearray)):
-                return parse_losses(read_text(source, parameter="losses")[0], name or "uploaded file")
+                return parse_losses(read_text(source, parameter="losses")[0], name or UPLOADED)
             return as_table(source)
         except (OSError, ValueError) as exc:
             if isinstance(exc, InputError):
                 raise
             raise InputError("losses", "a readable loss file", str(exc), location=name) from None
-
-    def apply_table(self, table: LossTable) -> None:
-        """Show ``table`` (from :meth:`prepare`) as the uploaded file and replay it."""
-        self._set(example="uploaded file", table=table)
-
-    def fail(self, exc: InputError | str) -> None:
-        """Report a refused file: its InputError, or the upload's own message (the last good table and result stay)."""
-        self._set(error=str(exc))
-
-    def load(self, source, name: str | None = None) -> bool:
-        """Load losses from a path, bytes (an upload), a DataFrame or an array.
-
-        Returns True on success; on failure keeps the last good table and sets ``error``.
-        """
-        try:
-            table = self.prepare(source, name)
-        except InputError as exc:
-            self.fail(exc)
-            return False
-        self.apply_table(table)
-        return True
 
     @property
     def step_value(self) -> float | None:

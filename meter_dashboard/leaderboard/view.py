@@ -24,14 +24,14 @@ from bokeh.models import (
     ColumnDataSource,
     FixedTicker,
     HoverTool,
-    Legend,
     NumeralTickFormatter,
     Range1d,
     Span,
 )
-from bokeh.plotting import figure
 
+from ..core import colors
 from ..core import formatting as fmt
+from ..core.plots import GREY, LOG_TICKS, figure, legend
 from ..core.html import render
 from ..core.validation import InputError
 from ..ui.base import DashboardView
@@ -45,25 +45,15 @@ from .model import BoostingAttackModel, LadderReplayModel, LadderSizeModel, boar
 __all__ = ["Ladder", "page"]
 
 BLUE, ORANGE, GREEN, VERMILLION = PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[5]
-GREY = "#888888"  # readable on the light and the dark theme
-#: 1-2-5 ticks for log axes of counts (Bokeh shows the ones inside the range).
-LOG_TICKS = [m * 10**e for e in range(0, 16) for m in (1, 2, 5)]
 #: Rows of the replay table written into the page (the CSV download has them all).
 TABLE_ROWS = 200
 
 VARIANT_LABELS = {"Parameter-free (Algorithm 2)": "parameter_free", "Fixed step η (Algorithm 1)": "fixed_step"}
-_TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
 
 
-def _ink() -> str:
-    """Text and reference-line colour that reads on the page's theme."""
-    return "#dddddd" if pn.config.theme == "dark" else "#333333"
-
-
-def _figure(**kwargs):
-    fig = figure(sizing_mode="stretch_width", tools=_TOOLS, toolbar_location="above", **kwargs)
-    fig.toolbar.logo = None
-    return fig
+def _number_inputs(model, prefix: str, labels: dict) -> dict:
+    """``{parameter: NumberInput}`` for ``labels`` (parameter -> label); each box's class is ``<prefix>-<parameter>``."""
+    return {name: number_input(model, name, label, f"{prefix}-{name}") for name, label in labels.items()}
 
 
 class Ladder(DashboardView):
@@ -167,7 +157,7 @@ class Ladder(DashboardView):
         self.replay_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self.replay_table = HTML("", sizing_mode="stretch_width", css_classes=["ladder-table"])
         self.replay_source = ColumnDataSource(self._replay_data())
-        fig = _figure(height=330, x_axis_label="submission (in order)", y_axis_label="loss (lower is better)",
+        fig = figure(height=330, x_axis_label="submission (in order)", y_axis_label="loss (lower is better)",
                       title="What each leaderboard publishes")
         src = self.replay_source
         naive = fig.scatter("x", "naive", source=src, size=8, color=GREY, alpha=0.8)
@@ -176,9 +166,8 @@ class Ladder(DashboardView):
         released = fig.scatter("x", "released", source=src, size=10, color=BLUE, marker="diamond")
         fig.add_tools(HoverTool(renderers=[naive], tooltips=[("submission", "@name"), ("naive loss", "@naive{0.0000}"),
                                                              ("Ladder score", "@score{0.0000}")]))
-        fig.add_layout(Legend(items=[("naive: exact loss", [naive]), ("naive: best so far", [best]),
-                                     ("Ladder: released score", [ladder, released])],
-                              location="top_right", background_fill_alpha=0.8, click_policy="hide"))
+        legend(fig, [("naive: exact loss", [naive]), ("naive: best so far", [best]),
+                     ("Ladder: released score", [ladder, released])], "top_right")
         self.replay_fig = fig
         self.replay_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-replay-plot"])
 
@@ -277,12 +266,9 @@ class Ladder(DashboardView):
     # ------------------------------------------------------------------ label bound
     def _build_size(self):
         s = self.size
-        self.size_inputs = {
-            "epsilon": number_input(s, "epsilon", "ε (statistical error)", "size-epsilon"),
-            "step": number_input(s, "step", "η (the Ladder's step)", "size-step"),
-            "submissions": number_input(s, "submissions", "k (submissions)", "size-submissions"),
-            "delta": number_input(s, "delta", "δ (failure probability)", "size-delta"),
-        }
+        self.size_inputs = _number_inputs(s, "size", {"epsilon": "ε (statistical error)", "step": "η (the Ladder's step)",
+                                                      "submissions": "k (submissions)",
+                                                      "delta": "δ (failure probability)"})
         self.size_error = HTML("", sizing_mode="stretch_width", css_classes=["size-error"])
         # the board replayed above feeds the sizing: its k in one click, its labels against the target
         self.use_board = pn.widgets.Button(label="Size the board above", sizing_mode="stretch_width",
@@ -294,7 +280,7 @@ class Ladder(DashboardView):
         eta, labels = s.curve()
         self.size_source = ColumnDataSource({"eta": eta, "labels": labels})
         self.size_points = ColumnDataSource({"eta": [], "labels": [], "what": [], "color": []})
-        fig = _figure(height=300, x_axis_label="step η (ε = total error − η)", y_axis_label="labels needed",
+        fig = figure(height=300, x_axis_label="step η (ε = total error − η)", y_axis_label="labels needed",
                       y_axis_type="log", title="Labels for each split of ε + η")
         line = fig.line("eta", "labels", source=self.size_source, color=BLUE, line_width=2.5)
         pts = fig.scatter("eta", "labels", source=self.size_points, color="color", size=12, marker="diamond",
@@ -356,12 +342,8 @@ class Ladder(DashboardView):
     # ------------------------------------------------------------------ attack
     def _build_attack(self):
         a = self.attack
-        self.attack_inputs = {
-            "labels": number_input(a, "labels", "n (test labels)", "attack-labels"),
-            "submissions": number_input(a, "submissions", "k up to (probes)", "attack-submissions"),
-            "trials": number_input(a, "trials", "Trials (averaged)", "attack-trials"),
-            "seed": number_input(a, "seed", "Seed", "attack-seed"),
-        }
+        self.attack_inputs = _number_inputs(a, "attack", {"labels": "n (test labels)", "submissions": "k up to (probes)",
+                                                          "trials": "Trials (averaged)", "seed": "Seed"})
         self.attack_variant = pn.widgets.RadioBoxGroup.from_param(a.param.variant, options=VARIANT_LABELS,
                                                                   inline=False, css_classes=["attack-variant"])
         self.attack_step_input = number_input(a, "step", "Step η", "attack-step")
@@ -370,8 +352,8 @@ class Ladder(DashboardView):
         self.attack_headlines = HTML("", sizing_mode="stretch_width")
         self.attack_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self.attack_source = ColumnDataSource(self._attack_data())
-        ink = _ink()
-        fig = _figure(height=360, x_axis_label="k, random submissions probed",
+        ink = colors.ink(pn.config.theme == "dark")[0]
+        fig = figure(height=360, x_axis_label="k, random submissions probed",
                       x_range=Range1d(0, a.submissions + 1), y_axis_label="loss of the boosted submission",
                       title="Published score against k")
         naive = fig.line("k", "naive", source=self.attack_source, color=VERMILLION, line_width=2.5)
@@ -383,10 +365,9 @@ class Ladder(DashboardView):
         fig.add_tools(HoverTool(renderers=[naive], mode="vline",
                                 tooltips=[("k", "@k"), ("naive board", "@naive{0.0000}"),
                                           ("Ladder", "@ladder{0.0000}"), ("fresh holdout", "@holdout{0.0000}")]))
-        fig.add_layout(Legend(items=[("naive board (published)", [naive]), ("Ladder (published)", [ladder]),
-                                     ("fresh holdout (truth)", [holdout]),
-                                     ("½ − √(k/2n)/π (expected drift)", [reference])],
-                              location="bottom_left", background_fill_alpha=0.85, click_policy="hide"))
+        legend(fig, [("naive board (published)", [naive]), ("Ladder (published)", [ladder]),
+                     ("fresh holdout (truth)", [holdout]), ("½ − √(k/2n)/π (expected drift)", [reference])],
+                "bottom_left", alpha=0.85)
         self.attack_fig = fig
         self.attack_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-attack-plot"])
 
