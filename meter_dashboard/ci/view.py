@@ -475,7 +475,7 @@ class CI(DashboardView):
             col = m.error_column
             pointer = snippet('<pre class="ci-pointer">{{ condition }}\n{{ pad }}^</pre>', condition=m.condition[:200],
                               pad=" " * min(col - 1, 200))
-            self.condition_error.object = error_html(err) + pointer
+            self.condition_error.object = error_html(err) + str(pointer)
         else:
             self.condition_error.object = ""
         messages = ([err] if err and m.error_column is None else []) + self._url_errors

@@ -326,3 +326,12 @@ def test_exact_curves_are_computed_off_the_loop_and_the_newest_inputs_win():
     assert m.curves["computed"] == m.curves["planned"] and not m.curving
     full = np.asarray(m.curves["full"]["baseline"])
     assert full[31] == point(condition="n > 0.8 +/- 0.05", reliability=0.999, steps=32)["full"]["baseline"]
+
+
+def test_the_condition_error_is_markup_and_the_condition_stays_text():
+    """Issue 21 (templates): the message and the pointer are markup; what was typed is escaped, once."""
+    view = md.CI(condition="n - o > 0.1 +/- 0.1", trace="")
+    view.model.condition = "n - o <b>> 0.1"
+    html = view.condition_error.object
+    assert html.startswith('<div class="md-error">column ') and '<pre class="ci-pointer">' in html
+    assert "&lt;b&gt;" in html and "&amp;lt;" not in html and "<b>" not in html
