@@ -370,8 +370,8 @@ class Approve(DashboardView):
         settings = pn.Column(w["replicates"], w["seed"], w["steps"], w["test_size"], w["alpha"], w["controls"],
                              width=260)
         results = pn.Column(w["table"], w["plots"], sizing_mode="stretch_width")
-        return pn.Column(HTML(snippet("<h2>{{ title }}</h2><p class='md-note'>{{ words }}</p>", title=title,
-                                      words=words), sizing_mode="stretch_width"),
+        return pn.Column(HTML(str(snippet("<h2>{{ title }}</h2><p class='md-note'>{{ words }}</p>", title=title,
+                                          words=words)), sizing_mode="stretch_width"),
                          pn.Row(settings, results, sizing_mode="stretch_width"),
                          sizing_mode="stretch_width", css_classes=["approve-section", f"approve-{kind}"])
 
@@ -381,10 +381,10 @@ class Approve(DashboardView):
             self._controls = pn.Column(
                 HTML("<b>Modification trace</b>", margin=(8, 5, 0, 5)),
                 self.example, self.example_note,
-                HTML(snippet("<span class='approve-small'>Or upload a CSV: header of names; one row per test example; "
-                             "first column the original model's per-example loss, then one column per modification "
-                             "in the order tested. Up to {{ limit }}.</span>", limit=human_bytes(MAX_UPLOAD_BYTES)),
-                     margin=(4, 5, 0, 5)),
+                HTML(str(snippet("<span class='approve-small'>Or upload a CSV: header of names; one row per test "
+                                 "example; first column the original model's per-example loss, then one column per "
+                                 "modification in the order tested. Up to {{ limit }}.</span>",
+                                 limit=human_bytes(MAX_UPLOAD_BYTES))), margin=(4, 5, 0, 5)),
                 self.upload, self.upload_error,
                 HTML("<span class='approve-small'>Prespecified plan (presSRGP), same shape:</span>",
                      margin=(4, 5, 0, 5)),

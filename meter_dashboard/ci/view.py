@@ -462,7 +462,7 @@ class CI(DashboardView):
             return
         banner = stale_html("condition") if self.model.error else ""
         self.headlines.object = banner + _headlines(r)
-        self.sentence.object = snippet('<p class="md-sentence">{{ text }}</p>', text=r.sentence())
+        self.sentence.object = str(snippet('<p class="md-sentence">{{ text }}</p>', text=r.sentence()))
         self.table.object = _adaptivity_table(r)
         self.clauses.object = _clause_table(r)
         self.assumptions.object = _assumptions(r)
@@ -487,9 +487,10 @@ class CI(DashboardView):
         if job.running:
             text = ("Searching the exact binomial counts… Hoeffding's are shown meanwhile."
                     if m.result is None or m.result.bound != "binomial" else "Updating the exact binomial counts…")
-            self.exact_status.object = snippet('<span class="md-note">{{ text }}</span>', text=text)
+            self.exact_status.object = str(snippet('<span class="md-note">{{ text }}</span>', text=text))
         elif m.bound == "binomial" and job.status.startswith("cancelled"):
-            self.exact_status.object = snippet('<span class="md-note">Search {{ status }}.</span>', status=job.status)
+            self.exact_status.object = str(snippet('<span class="md-note">Search {{ status }}.</span>',
+                                                   status=job.status))
         else:
             self.exact_status.object = ""
         self._show_caption()
@@ -572,8 +573,9 @@ class CI(DashboardView):
         # a file refused while it arrived (too big, damaged) or when read (a bad cell): the newest message
         self.trace_error.object = error_html(self.upload.upload_error or m.trace_error)
         if m.replaying:
-            self.replay_summary.object = snippet('<p class="md-note">Replaying {{ n | integer }} commits of {{ source }}…</p>',
-                                                 n=len(m.trace), source=m.trace.source or "the trace")
+            self.replay_summary.object = str(snippet('<p class="md-note">Replaying {{ n | integer }} commits of '
+                                                     '{{ source }}…</p>', n=len(m.trace),
+                                                     source=m.trace.source or "the trace"))
             return
         if rep is None:
             self.replay_summary.object = render("ci/templates/no_trace.html")
