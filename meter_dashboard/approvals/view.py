@@ -181,8 +181,9 @@ class Approve(DashboardView):
         self._numbers = [self.alpha, self.success_weight, self.margin, self.margin_step]
         self._watch_numbers(self._numbers)
         # the advanced settings are built when their card is first opened (or at once in a notebook)
-        self.advanced = pn.Card(title="Advanced", collapsed=True, sizing_mode="stretch_width",
-                                css_classes=["approve-advanced"])
+        # (a placeholder keeps the closed card's look: an empty card is drawn without its frame)
+        self.advanced = pn.Card(pn.Spacer(height=0, margin=0), title="Advanced", collapsed=True,
+                                sizing_mode="stretch_width")
         if self._doc is None:
             self._build_advanced()
         else:
