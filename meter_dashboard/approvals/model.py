@@ -398,7 +398,7 @@ class ApproveModel(ApprovalSettings):
     prespecified_error = param.String(default="", constant=True, doc="Why the last prespecified file was refused.")
 
     #: While computing in the background, partial results are published at most this often (seconds).
-    STREAM_INTERVAL = 0.1
+    STREAM_INTERVAL = 0.25
     #: fsSRGP/presSRGP in a worker process go in chunks of about this many seconds of work.
     CHUNK_SECONDS = 0.1
 
