@@ -328,14 +328,17 @@ def log_failures(ns, items, max_error_rate=None, sides: str = "two-sided") -> np
     (:func:`log_factors`): the failure probability returned is then an upper bound.
     """
     ns = [check_int("labels", v, minimum=1) for v in np.atleast_1d(np.asarray(ns, dtype=object)).tolist()]
-    rows_n, rows_e, spans = [], [], []
+    rows_n: list[int] = []
+    rows_e: list = []
+    spans: list[list[float]] = []
     for n, (log_counts, epsilon) in zip(ns, items):
         logs, eps, _, _ = _prepare_union(log_counts, epsilon, max_error_rate, sides)
         live = [(lg, e) for lg, e in zip(logs.tolist(), eps) if lg > -math.inf]
         spans.append([lg for lg, _ in live])
         rows_n.extend([n] * len(live))
         rows_e.extend(e for _, e in live)
-    values = log_factors(np.array(rows_n, dtype=np.int64), rows_e, max_error_rate, sides) if rows_n else []
+    values = (np.asarray(log_factors(np.array(rows_n, dtype=np.int64), rows_e, max_error_rate, sides))
+              if rows_n else np.empty(0))
     out, at = np.empty(len(spans)), 0
     for i, logs in enumerate(spans):
         terms = [lg + float(values[at + k]) for k, lg in enumerate(logs)]

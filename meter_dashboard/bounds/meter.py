@@ -377,7 +377,7 @@ def _binomial_items(variant, eps_f, d_f, t_f, tenants, tenant_steps, reverts) ->
     a, _, repeat = _union_terms(variant, eps_f, t_f, tenants, tenant_steps, reverts)
     logs = np.broadcast_to(a, (t_f.size, a.shape[-1])) - _LOG2
     cols = eps_f if variant in ADAPTIVE_VARIANTS else eps_f[:, :1]
-    text = {}
+    text: dict[float, str] = {}
     rows = [[text.setdefault(e, repr(e)) for e in row] for row in cols.tolist()]
     repeats = np.broadcast_to(np.asarray(repeat, dtype=float), t_f.shape).astype(np.int64)
     return [(logs[i], rows[i], float(d_f[i])) for i in range(t_f.size)], repeats

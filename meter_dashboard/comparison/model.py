@@ -32,11 +32,11 @@ from dataclasses import dataclass
 import numpy as np
 import param
 
+from ..core.formatting import strict_json
 from ..bounds import compare as compare_bounds
 from ..core.files import read_text
-from ..core.runtime import OffloadedModel
-from ..core.tables import csv_rows, data_file, first_row, numeric_table
-from ..core.validation import InputError, check_int, check_probability
+from ..core.tables import UPLOADED, BadCells, TableModel, csv_rows, data_file, first_row, numeric_table
+from ..core.validation import InputError, check_int, check_number, check_probability, check_real_array
 
 __all__ = [
     "COMPARE_EXAMPLES",
@@ -108,9 +108,9 @@ def _columns(header: list[str], header_line: int) -> dict[str, int]:
 
 
 def _parse_rows_exactly(text: str, columns: dict[str, int]) -> tuple[dict, bool]:
-    """The csv-module reader: cell by cell, the first bad cell named by line and column."""
+    """The csv-module reader: cell by cell, each bad cell named by line and column."""
     values = {"a": [], "b": []}
-    complete = True
+    complete, bad = True, BadCells()
     for line, cells in csv_rows(text, parameter="runs file")[1:]:
         for name, j in columns.items():
             cell = cells[j] if j < len(cells) else ""
@@ -122,9 +122,10 @@ def _parse_rows_exactly(text: str, columns: dict[str, int]) -> tuple[dict, bool]
             except ValueError:
                 value = math.nan
             if not math.isfinite(value):
-                raise InputError(name, "a finite number (a performance, higher is better)", cell,
-                                 location=f"line {line}, column {j + 1}")
+                bad.add(InputError(name, "a finite number (a performance, higher is better)", cell,
+                                   location=f"line {line}, column {j + 1}"))
             values[name].append(value)
+    bad.check()
     return {k: np.asarray(v, dtype=float) for k, v in values.items()}, complete
 
 
@@ -230,6 +231,20 @@ class CompareResult:
         """Runs left out by random pairing of unequal samples."""
         return self.runs_a + self.runs_b - 2 * self.runs
 
+    def _repr_html_(self) -> str:  # notebooks: the compare verb's table, the decision marked
+        from ..core.display import html_table
+
+        lo, hi = self.ci
+        rows: list[list] = [["P(A>B)", self.p_a_gt_b], [f"{100 * (1 - self.alpha):g}% CI (percentile bootstrap)",
+                                           f"[{lo:.4g}, {hi:.4g}]"],
+                ["decision", self.conclusion], ["runs (paired)" if self.paired else "runs (paired at random)", self.runs],
+                ["runs needed (Noether)", self.runs_needed]]
+        return html_table(["", "value"], rows,
+                          caption=f"gamma = {self.gamma:g}, alpha = {self.alpha:g}, beta = {self.beta:g}, "
+                                  f"{self.resamples:,} resamples, seed {self.seed}",
+                          marked=[2], mark_note="decision", sentence=self.sentence)
+
+    @strict_json
     def to_dict(self) -> dict:
         return {
             "p_a_gt_b": self.p_a_gt_b,
@@ -263,7 +278,7 @@ class CompareResult:
                 f"{'paired' if self.paired else 'randomly paired'} runs)")
 
 
-def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 10_000, seed: int = 0,
+def compare(a, b=None, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 10_000, seed: int = 0,
             paired: bool = True, beta: float = 0.05) -> CompareResult:
     """Is pipeline A better than B?  P(A>B), bootstrap CI and the decision (Appendix C [1]_).
 
@@ -273,6 +288,8 @@ def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 
         Performances per run (higher is better).  With ``paired=True``, ``a[i]`` and
         ``b[i]`` share run i's seeds/split; otherwise they are paired at random
         (seeded, Appendix C.4), leaving out the extra runs of the larger sample.
+        Or ``a`` alone: a runs table like its siblings take (a CSV path, bytes, an open file
+        or a :class:`RunsTable`, columns ``a`` and ``b``): ``compare("runs.csv")``.
     gamma : float
         The meaningful threshold in (0.5, 1); 0.75 is the paper's recommendation.
     alpha : float
@@ -295,15 +312,21 @@ def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 
     ----------
     .. [1] Bouthillier et al. (2021), Section 4.1 and Appendix C.3-C.6.
     """
+    if b is None:
+        runs = a if isinstance(a, RunsTable) else read_runs(a)
+        a, b = runs.a, runs.b
     gamma = compare_bounds.check_gamma(gamma)
     alpha = check_probability("alpha", alpha)
     if alpha >= 0.5:
         raise InputError("alpha", "in (0, 0.5) (the interval's level is 1 - alpha)", alpha)
     resamples = check_int("resamples", resamples, minimum=1, maximum=compare_bounds.MAX_RESAMPLES)
     seed = check_int("seed", seed, minimum=0)
+    beta = check_number("beta", beta)
+    if not isinstance(paired, (bool, np.bool_)):
+        raise InputError("paired", "True or False", paired)
     needed = compare_bounds.noether_runs(alpha, beta, gamma)
-    a0 = np.asarray(a, dtype=float).ravel()
-    b0 = np.asarray(b, dtype=float).ravel()
+    a0 = check_real_array("a", a, ndim=1)
+    b0 = check_real_array("b", b, ndim=1)
     if paired:
         if a0.size != b0.size:
             raise InputError("runs", "as many runs of A as of B when paired (or pair them at random: unpaired)",
@@ -332,6 +355,15 @@ class SampleSize:
     beta: float
     gamma: float
 
+    def _repr_html_(self) -> str:  # notebooks: the compare-size answer
+        from ..core.display import html_table
+
+        return html_table(["runs", "bound", "alpha", "beta", "gamma"],
+                          [[self.runs, self.real, self.alpha, self.beta, self.gamma]],
+                          caption=f"Noether's runs to detect P(A>B) > {self.gamma:g}", marked=[0],
+                          mark_note="runs needed")
+
+    @strict_json
     def to_dict(self) -> dict:
         return {"runs": self.runs, "bound": self.real, "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
 
@@ -351,6 +383,8 @@ def sample_size(alpha: float = 0.05, beta: float = 0.05, gamma: float = 0.75) ->
     ----------
     .. [1] Bouthillier et al. (2021), Appendix C.3; Noether (1987).
     """
+    alpha, beta = check_number("alpha", alpha), check_number("beta", beta)
+    gamma = check_number("gamma", gamma)
     runs = int(compare_bounds.noether_runs(alpha, beta, gamma))
     real = float(compare_bounds.noether_real(alpha, beta, gamma))
     if not (runs >= real * (1.0 - 1e-9) and (runs == 1 or runs - 1 < real)):  # pragma: no cover - a guard
@@ -365,13 +399,13 @@ def sample_size_curve(alpha: float = 0.05, beta: float = 0.05, gammas=None):
 
 
 # --------------------------------------------------------------------------- param model
-class CompareModel(OffloadedModel, param.Parameterized):
+class CompareModel(TableModel):
     """A comparison of two pipelines: the runs, the person's choices, and the conclusion.
 
     ``table``, ``result``, ``size``, ``error`` and ``busy`` are outputs (read-only).
     """
 
-    example = param.Selector(default="compare_paired.csv", objects=list(COMPARE_EXAMPLES) + ["uploaded file"],
+    example = param.Selector(default="compare_paired.csv", objects=list(COMPARE_EXAMPLES) + [UPLOADED],
                              doc="The runs file: a shipped example or the last uploaded file.")
     paired = param.Boolean(default=True, doc="Rows are pairs (same seeds/split for A and B); off: pair at random.")
     gamma = param.Number(default=0.75, bounds=(0.5, 1.0), inclusive_bounds=(False, False), softbounds=(0.55, 0.95),
@@ -391,33 +425,25 @@ class CompareModel(OffloadedModel, param.Parameterized):
                                  doc="The comparison of the current runs and settings.")
     size = param.ClassSelector(class_=SampleSize, default=None, allow_None=True, constant=True,
                                doc="Noether's runs needed for alpha, beta, gamma.")
-    error = param.String(default="", constant=True, doc="Why the last input was refused ('' when all is well).")
     busy = param.Boolean(default=False, constant=True, doc="A comparison is being computed in a worker thread.")
 
     def __init__(self, runs=None, **params):
-        super().__init__(**params)
-        if runs is not None:
-            self.load(runs)
-        else:
-            self._load_example()
+        super().__init__(runs, **params)
 
-    @param.depends("example", watch=True)
-    def _load_example(self):
-        if self.example == "uploaded file":
-            return
-        try:
-            table = load_example(self.example)
-        except InputError as exc:
-            self._set(error=str(exc))
-            return
-        self._set(paired=table.complete_rows, table=table)
+    @staticmethod
+    def example_table(name: str) -> RunsTable:
+        return load_example(name)
+
+    def _table_values(self, table: RunsTable) -> dict:
+        # A new file starts paired when every row has both values (uncheck for independent runs).
+        return {"paired": table.complete_rows, "table": table}
 
     @staticmethod
     def prepare(source, name: str | None = None) -> RunsTable:
         """Read runs (path, bytes of an upload, an open file, a RunsTable or an (a, b) pair); touches no state."""
         try:
             if isinstance(source, (bytes, bytearray)):
-                return parse_runs(read_text(source, parameter="runs")[0], name or "uploaded file")
+                return parse_runs(read_text(source, parameter="runs")[0], name or UPLOADED)
             if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
                 return read_runs(source)
             if isinstance(source, RunsTable):
@@ -429,28 +455,6 @@ class CompareModel(OffloadedModel, param.Parameterized):
             raise
         except (OSError, ValueError, TypeError) as exc:
             raise InputError("runs", "a readable runs file or a pair of arrays", str(exc), location=name) from None
-
-    def apply_table(self, table: RunsTable) -> None:
-        """Show ``table`` (from :meth:`prepare`) as the uploaded file; pairing follows its rows."""
-        # A new file starts paired when every row has both values (uncheck for independent runs).
-        self._set(example="uploaded file", paired=table.complete_rows, table=table)
-
-    def fail(self, exc: InputError | str) -> None:
-        """Report a refused file: its InputError, or the upload's own message (the last good runs and result stay)."""
-        self._set(error=str(exc))
-
-    def load(self, source, name: str | None = None) -> bool:
-        """Load runs from a path, bytes (an upload) or a (a, b) pair of arrays.
-
-        Returns True on success; on failure keeps the last good runs and sets ``error``.
-        """
-        try:
-            table = self.prepare(source, name)
-        except InputError as exc:
-            self.fail(exc)
-            return False
-        self.apply_table(table)
-        return True
 
     @staticmethod
     def _compute(request):
