@@ -186,7 +186,7 @@ class Planner(DashboardView):
         self._error_panes: dict = {}
         self._stale_shown = False
         self._behind = self._waited = False  # a render held for the exact counts; the hold is over
-        self._hold_token = None
+        self._hold_token: object | None = None
         self._typed_tenants = plan.tenants
         self._build_widgets()
         self._build_outputs()
@@ -707,9 +707,12 @@ class Planner(DashboardView):
 
     def _link_values(self) -> tuple[dict, str]:
         """The plan's values from the page URL (raw text through the plan's own parser) and why not, if refused."""
-        query = self._url.query()
-        if self._url.refused:
-            return {}, self._url.refused
+        url = self._url
+        if url is None:
+            return {}, ""
+        query = url.query()
+        if url.refused:
+            return {}, url.refused
         if not query:
             return {}, ""
         try:

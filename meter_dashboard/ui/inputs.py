@@ -85,8 +85,8 @@ class _CheckedInput(pn.viewable.Viewer):
         self.text = pn.widgets.TextInput(label=label, value=show(self._getter(model)), placeholder=placeholder,
                                          css_classes=list(css_classes), description=description, **sizing)
         self._message_classes = ["md-input-message", *message_classes]
-        self._message_pane = None  # made the first time there is something to say (most boxes never need one)
-        self._layout = None
+        self._message_pane: HTML | None = None  # made the first time there is something to say (most never need one)
+        self._layout: pn.Column | None = None
         self.text.param.watch(self._on_text, "value")
         model.param.watch(self._on_model, list(watch) if watch else [parameter])
 
@@ -103,12 +103,13 @@ class _CheckedInput(pn.viewable.Viewer):
     @property
     def message_pane(self) -> HTML:
         """The message beside the box: made the first time there is one (or someone asks for it)."""
-        if self._message_pane is None:
-            self._message_pane = HTML(error_html(self.message), sizing_mode="stretch_width", margin=(0, 5),
-                                      min_width=0, css_classes=self._message_classes)
+        pane = self._message_pane
+        if pane is None:
+            pane = self._message_pane = HTML(error_html(self.message), sizing_mode="stretch_width", margin=(0, 5),
+                                             min_width=0, css_classes=self._message_classes)
             if self._layout is not None:
-                self._layout.append(self._message_pane)
-        return self._message_pane
+                self._layout.append(pane)
+        return pane
 
     def _set_message(self, message: str) -> None:
         self.message = message
