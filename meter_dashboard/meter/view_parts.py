@@ -19,9 +19,8 @@ from .text import file_stem, plan_inputs
 
 __all__ = ["Drawer", "OnDemand", "Artefacts", "SECTIONS"]
 
-#: The plots on the page (the curve over T, and the second plot when open) as PNG files named by the plan
-#: (the answer pane carries the name, beside the summary).
-_PNG_JS = r"""
+#: The answer pane's hidden summary (its text, and the plan's file name in ``data-stem``), through shadow roots.
+_SUMMARY_JS = r"""
 const find = (root) => {
   const hit = root.querySelector(".planner-summary");
   if (hit) return hit;
@@ -31,6 +30,9 @@ const find = (root) => {
   return null;
 };
 const summary = find(document);
+"""
+#: The plots on the page (the curve over T, and the second plot when open) as PNG files named by the plan.
+_PNG_JS = _SUMMARY_JS + r"""
 const stem = summary !== null && summary.dataset.stem ? summary.dataset.stem : "meter-plan";
 const views = [...Bokeh.index.query((v) => v.model.name === "planner-curve" || v.model.name === "planner-sweep")];
 for (const view of views) {
@@ -46,16 +48,7 @@ for (const view of views) {
 }
 """
 #: The summary for the minutes (kept in the answer pane) and the page's address, to the clipboard.
-_COPY_JS = r"""
-const find = (root) => {
-  const hit = root.querySelector(".planner-summary");
-  if (hit) return hit;
-  for (const node of root.querySelectorAll("*")) {
-    if (node.shadowRoot) { const found = find(node.shadowRoot); if (found) return found; }
-  }
-  return null;
-};
-const summary = find(document);
+_COPY_JS = _SUMMARY_JS + r"""
 if (summary !== null) {
   const text = summary.textContent.trim() + "\n\nShared plan: " + window.location.href;
   const fallback = () => {
