@@ -140,7 +140,7 @@ def build(name: str):
     else:
         body = Bar(pn.Column(controls, width=340, css_classes=["md-sidebar"]),
                    pn.Column(view.results(), sizing_mode="stretch_width", css_classes=["md-main"]),
-                   sizing_mode="stretch_width", css_classes=["md-body"])
+                   sizing_mode="stretch_width", css_classes=["md-body", f"md-body-{name}"])
     return pn.Column(header, body, sizing_mode="stretch_width", css_classes=["md-page", f"md-page-{name}"])
 
 
