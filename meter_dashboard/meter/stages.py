@@ -162,6 +162,13 @@ def _static_notes(inputs: PlanInputs) -> list[str]:
         notes.append(REVERT_CAVEAT)
     if inputs.budget is not None and inputs.tenant_count > 1 and len(set(inputs.tenant_steps)) > 1:
         notes.append("Largest T splits every T evenly among the tenants.")
+    if inputs.budget is not None and inputs.bound == "binomial":
+        from ..bounds.binomial import EXACT_LABELS  # the exact path loads scipy anyway
+
+        if inputs.budget > EXACT_LABELS:
+            notes.append(f"The budget ({inputs.budget:,} labels) is beyond {EXACT_LABELS:,} labels, where the exact "
+                         "tails are replaced by their certified upper bound: the budget's answers are conservative "
+                         "(the confidence at least, the largest T and the smallest ε₁ at worst what is shown).")
     return notes
 
 
