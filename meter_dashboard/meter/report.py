@@ -166,6 +166,8 @@ def plan_report(result, *, curves=None, sweep_curves=None, ranges=None, check=No
     r = check_instance("result", result, PlanResult, "a PlanResult (what md.plan returns)")
     if title is not None and not isinstance(title, str):
         raise InputError("title", "a text", title)
+    if link is not None and not isinstance(link, str):
+        raise InputError("link", "a text (the page URL)", link)
     if curves is None or sweep_curves is None:
         from .model import plan_curves
 
