@@ -20,14 +20,18 @@ Each served page
 """
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
 import importlib
 import importlib.util
 import logging
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
 import panel as pn
+from panel.io.state import set_curdoc
 
 from ..core import runtime
 from ..core.html import Markup, render, snippet
@@ -37,7 +41,7 @@ from ..ui.base import DashboardView
 from ..ui.style import HTML, Bar
 from . import documents
 
-__all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "landing_items", "view_classes",
+__all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "view_classes",
            "page_template", "first_response", "serve"]
 
 SITE_TITLE = "meter-dashboard"
@@ -80,11 +84,6 @@ PAGES = {
 def available_pages() -> list[str]:
     """The page names whose view modules exist, in navigation order (found without importing them)."""
     return [name for name, spec in PAGES.items() if importlib.util.find_spec(spec.module) is not None]
-
-
-def landing_items() -> list[tuple[str, str, str]]:
-    """(name, title, summary) of every available page, for the landing page."""
-    return [(name, PAGES[name].title, PAGES[name].summary) for name in available_pages()]
 
 
 def view_classes(module) -> list[type]:
@@ -133,6 +132,56 @@ def _fill(root: pn.Column, name: str, module) -> None:
         root.css_classes = [*root.css_classes, "md-ready"]
 
 
+#: After each build the builder lets the event loop run this long (serving other requests meanwhile), so the
+#: page's message (100-200 KB, written in several frames) reaches the network before the next build holds
+#: the loop.
+_FLUSH_SECONDS = 0.02
+_QUEUES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> its pages waiting to be built
+
+
+def _enqueue(root: pn.Column, name: str, module) -> None:
+    """Queue this session's view for this process's builder (called when the browser reported ready)."""
+    loop = asyncio.get_running_loop()
+    queue = _QUEUES.get(loop)
+    if queue is None:
+        queue = _QUEUES[loop] = asyncio.Queue()
+        # in an empty context: a task keeps the context it was created in, here this session's document
+        contextvars.Context().run(loop.create_task, _builder(queue))
+    queue.put_nowait((pn.state.curdoc, root, name, module))
+
+
+async def _builder(queue: asyncio.Queue) -> None:
+    """Build the queued pages one at a time, in the order their browsers arrived, each sent before the next.
+
+    A page's message (its whole view) is large and needs a few turns of the event loop to reach the
+    network.  When every session built its view in its own ``document_ready`` handler, a room of
+    people arriving together queued their builds back to back and every message left after the last
+    build: with 10 people, everyone saw the numbers at the time of the last one.  Here each build
+    runs under its document's lock (Bokeh's public ``with_locked_document``), then the loop has
+    :data:`_FLUSH_SECONDS` to send it (and to answer other requests) before the next build: the first
+    to arrive is the first to see the numbers.
+    """
+    while True:
+        await _build_next(queue)  # nothing of a built page is held here between builds (its memory goes with it)
+
+
+async def _build_next(queue: asyncio.Queue) -> None:
+    doc, root, name, module = await queue.get()
+    context = doc.session_context
+    if context is None or context.destroyed:  # the browser left before its turn
+        return
+    try:
+        await context.with_locked_document(functools.partial(_fill_in, root=root, name=name, module=module))
+    except Exception:  # noqa: BLE001 - one page's failure must not stop the others' builds
+        log.exception("page %s could not be built", name)
+    await asyncio.sleep(_FLUSH_SECONDS)  # the event loop hands the page's message to the network first
+
+
+def _fill_in(doc, *, root: pn.Column, name: str, module) -> None:
+    with set_curdoc(doc):
+        _fill(root, name, module)
+
+
 def build(name: str):
     """Page ``name``: the first response carries the header and a loading state; the view follows.
 
@@ -140,8 +189,8 @@ def build(name: str):
     the stylesheet — is built once per process (:mod:`meter_dashboard.app.documents`) and goes out
     in the page's first response as plain HTML, so the header and "building the page …" show at
     once, before any JavaScript arrived.  The view itself is built when the browser has connected
-    (``pn.state.onload``) and arrives in one message; until then the document holds one empty
-    column.  One root, no Panel template (a template's extra roots make Bokeh ship MathJax, 1.7 MiB,
+    (``pn.state.onload``), in arrival order by this process's builder (:func:`_builder`), and arrives
+    in one message; until then the document holds one empty column.  One root, no Panel template (a template's extra roots make Bokeh ship MathJax, 1.7 MiB,
     and a design-system bundle): this page loads Bokeh, Panel and its own extensions only.
     Outside a server (a notebook, a script) the view is built at once.
     """
@@ -163,7 +212,7 @@ def build(name: str):
     doc.template = page_template()
     head, top = first_response(name, theme)
     doc.template_variables.update(md_head=head, md_top=top)
-    pn.state.onload(functools.partial(_fill, root, name, module))
+    pn.state.onload(functools.partial(_enqueue, root, name, module))
     return root
 
 

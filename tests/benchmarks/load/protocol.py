@@ -68,9 +68,15 @@ class Session:
         """GET the page, connect, pull the document, report it ready, and wait until its view is built."""
         client = AsyncHTTPClient()
         response = await client.fetch(base + page + query, request_timeout=timeout, headers=headers)
-        match = _TOKEN.search(response.body.decode("utf-8"))
+        return await cls.connect(base, page, response.body, timeout, headers)
+
+    @classmethod
+    async def connect(cls, base: str, page: str, body: bytes, timeout: float = 120,
+                      headers: dict | None = None) -> Session:
+        """:meth:`open` for a page already fetched (``body``: its HTML, which holds the session's token)."""
+        match = _TOKEN.search(body.decode("utf-8"))
         if match is None:
-            raise RuntimeError(f"no session token in {page}{query}")
+            raise RuntimeError(f"no session token in {page}")
         request = HTTPRequest(base.replace("http", "ws", 1) + page + "/ws", headers={"Origin": base, **(headers or {})},
                               request_timeout=timeout)
         ws = await websocket_connect(request, subprotocols=["bokeh", match.group(1)],
