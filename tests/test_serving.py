@@ -73,6 +73,7 @@ def test_server_options():
     assert options["check_unused_sessions_milliseconds"] <= serving.SESSION_CHECK_MS
     assert options["extra_patterns"] == [route]
     assert options["websocket_origin"] == ["localhost:5100", "127.0.0.1:5100"]
+    assert options["http_server_kwargs"] == {"max_header_size": serving.MAX_HEADER_BYTES} == {"max_header_size": 262144}
     options["extra_patterns"].append(("/other", object))  # a new list each time: callers extend it
     assert serving.server_options(5100)["extra_patterns"] == []
 

@@ -60,7 +60,6 @@ def run(args) -> int:
     procs = check_int("--num-procs", args.num_procs, minimum=0, maximum=64)
     lifetime = _lifetime_ms(args.session_lifetime)
     address = check_address(args.address)
-    check_bindable(address, port)
     from . import pages
 
     names = None
@@ -72,6 +71,7 @@ def run(args) -> int:
     from ..testsets import api, store
 
     store_url = store.configure(args.store)  # opened on first use: the other pages never need it
+    check_bindable(address, port)  # after every option is checked: a bad option is named whatever the port
     if not is_local(address):
         print(f"meter-dashboard serve: {exposure_warning(address, port)}", file=sys.stderr, flush=True)
     try:

@@ -472,6 +472,8 @@ class BackgroundJob(param.Parameterized):
             await asyncio.wait({task}, timeout=poll)
             if not self._stop.is_set():
                 self._set(**self._progress_values(box["fraction"], box["message"], started))
+        if self._stop.is_set():  # cancelled: show how far it got (kept by _end), however quickly that was
+            self._set(progress=float(min(max(box["fraction"], 0.0), 1.0)))
         try:
             result = task.result()
         except InputError as exc:

@@ -12,7 +12,10 @@ team, so the defaults are chosen for that:
 - a session whose browser left is destroyed after :data:`SESSION_LIFETIME_MS`, and its memory
   goes with it;
 - a browser may not send a websocket message larger than the upload limits of
-  :mod:`meter_dashboard.core.files` allow (:func:`websocket_limit`).
+  :mod:`meter_dashboard.core.files` allow (:func:`websocket_limit`);
+- a request's line and headers may hold up to :data:`MAX_HEADER_BYTES`, so that a long URL
+  reaches the server's 414 answer instead of a closed connection (Tornado's default is
+  64 KiB; beyond the cap the connection is still closed unanswered).
 """
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ from .validation import InputError
 __all__ = [
     "DEFAULT_ADDRESS", "DEFAULT_THREADS", "SESSION_LIFETIME_MS", "SESSION_CHECK_MS", "websocket_limit",
     "check_address", "check_bindable", "bind_error", "is_local", "exposure_warning", "default_origins",
-    "server_options",
+    "server_options", "MAX_HEADER_BYTES",
 ]
 
 #: Listen on this machine only unless told otherwise.
@@ -39,6 +42,9 @@ DEFAULT_ADDRESS = "127.0.0.1"
 #: Four: a few long actions at once still leave workers for everyone else; more only adds contention
 #: for the interpreter lock on a small machine.  0 does the long work on the event loop (one person).
 DEFAULT_THREADS = 4
+
+#: The largest request line plus headers Tornado reads (a 100,000-character path gets its 414).
+MAX_HEADER_BYTES = 256 * 1024
 
 #: A session whose browser left (no websocket) for this long is destroyed.
 SESSION_LIFETIME_MS = 15_000
@@ -154,7 +160,8 @@ def server_options(port: int = 5006, address: str | None = DEFAULT_ADDRESS, *, w
     - sessions unused for ``session_lifetime_ms`` are destroyed (checked every
       :data:`SESSION_CHECK_MS`, or sooner for a shorter lifetime);
     - ``websocket_max_message_size``: :func:`websocket_limit`;
-    - ``extra_patterns``: the caller's Tornado routes, as a new list (callers extend it).
+    - ``extra_patterns``: the caller's Tornado routes, as a new list (callers extend it);
+    - ``http_server_kwargs``: Tornado's ``max_header_size`` (:data:`MAX_HEADER_BYTES`).
     """
     origins = websocket_origin or default_origins(address, port)
     return {
@@ -167,4 +174,5 @@ def server_options(port: int = 5006, address: str | None = DEFAULT_ADDRESS, *, w
         "unused_session_lifetime_milliseconds": session_lifetime_ms,
         "websocket_max_message_size": websocket_limit(),
         "extra_patterns": list(extra_patterns),
+        "http_server_kwargs": {"max_header_size": MAX_HEADER_BYTES},
     }

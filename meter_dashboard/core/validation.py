@@ -8,7 +8,7 @@ show it beside the input, notebooks see it as a ``ValueError``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -299,25 +299,22 @@ def parse_number_list(name: str, text) -> list[float]:
 
     Never evaluates the text: each item goes through ``float()`` only.
     """
-    rule = "a comma-separated list of numbers"
-    out = []
-    for item in _list_items(name, text, rule):
-        try:
-            out.append(_as_float(name, item))
-        except InputError:
-            got = raw(format_value(str(text)) + f" ({format_value(item)} is not a finite number)")
-            raise InputError(name, rule, got) from None
-    return out
+    return _parse_list(name, text, "a comma-separated list of numbers", lambda item: _as_float(name, item),
+                       "is not a finite number")
 
 
 def parse_int_list(name: str, text) -> list[int]:
     """Parse ``"5,5"`` (or an iterable) into whole numbers (exact Python ints)."""
-    rule = "a comma-separated list of whole numbers"
+    return _parse_list(name, text, "a comma-separated list of whole numbers", lambda item: check_int(name, item),
+                       "is not a whole number")
+
+
+def _parse_list(name: str, text, rule: str, convert, failure: str) -> list:
     out = []
     for item in _list_items(name, text, rule):
         try:
-            out.append(check_int(name, item))
+            out.append(convert(item))
         except InputError:
-            got = raw(format_value(str(text)) + f" ({format_value(item)} is not a whole number)")
+            got = raw(format_value(str(text)) + f" ({format_value(item)} {failure})")
             raise InputError(name, rule, got) from None
     return out

@@ -7,8 +7,11 @@ developer's side, to a running server (``--server URL --token TOKEN``), so devel
 never hold the store's credentials.
 
 Exit status: 0 done; 1 refused by the test set's rules (the budget is used up, it
-retired, a revert the plan does not have) and, in ease.ml/ci mode, a commit that fails
-(so a pipeline step can gate on it); 2 bad input (one line on stderr).
+retired, a revert the plan does not have, a tenant over its submissions per hour), in
+ease.ml/ci mode a commit that fails, and with ``submit --fail-on-alarm`` an answer with an
+entry of level "alarm" (so a pipeline step can gate on it); 2 bad input (one line on
+stderr).  ``--format json`` prints one object, documented by the schemas of the HTTP API
+(``GET /api/openapi.json``; :data:`meter_dashboard.testsets.openapi.CLI_SCHEMAS`).
 """
 from __future__ import annotations
 
@@ -19,7 +22,8 @@ from ..core.validation import InputError, check_int, check_number, parse_int_lis
 
 #: service parameter -> the flag a person typed
 _FLAGS = {"val_accuracy": "--val-accuracy", "labels": "--labels", "tenant": "--tenant", "baseline": "--baseline",
-          "predictions": "--predictions"}
+          "predictions": "--predictions", "alarm_signal": "--alarm-signal",
+          "submissions_per_hour": "--submissions-per-hour"}
 SUBCOMMANDS = ("create", "token", "submit", "status", "revert", "retire", "export", "list")
 
 
@@ -48,6 +52,8 @@ def register(sub) -> None:
     s.add_argument("--predictions", required=True, help="CSV with columns id,prediction (one row per test example)")
     s.add_argument("--val-accuracy", default=None, help="the model's accuracy on your validation set, in [0, 1]")
     s.add_argument("--tenant", default=None, help="who submits (with --store; a token names its own tenant)")
+    s.add_argument("--fail-on-alarm", action="store_true", help="exit 1 when the answer has an alarm (level "
+                   "'alarm': a signal at or above the test set's --alarm-signal, too few labels, ...); notes never fail")
     _store_option(s, remote=True)
     for verb, text in (("status", "the test set's state and the history you may see"),
                        ("revert", "mark the latest step reverted (when the plan has a revert there)"),
@@ -87,6 +93,10 @@ def _register_create(verbs) -> None:
     c.add_argument("--adaptivity", default=None, choices=("full", "none", "firstChange"), help="ci: what developers see")
     c.add_argument("--mode", default=None, choices=("fp-free", "fn-free"), help="ci: fp-free (default) or fn-free")
     c.add_argument("--baseline", default=None, help="ci: the deployed model's predictions (id,prediction CSV)")
+    c.add_argument("--alarm-signal", default=None, help="meter: a released signal at or above K (1..m) is an alarm "
+                   "(submit --fail-on-alarm then exits 1)")
+    c.add_argument("--submissions-per-hour", default=None, help="each tenant may submit at most N times in any hour "
+                   "(all its tokens together; default: no cap)")
     _store_option(c)
 
 
@@ -148,8 +158,11 @@ def _settings(args) -> dict:
         if args.reliability is None or args.adaptivity is None:
             raise InputError("--reliability" if args.reliability is None else "--adaptivity",
                              "given with --condition", "nothing")
+        if args.alarm_signal is not None:
+            raise InputError("--alarm-signal", "used in meter mode (ease.ml/ci answers pass or fail)", raw("a value"))
         return signals.ci_settings(condition=args.condition, reliability=args.reliability, adaptivity=args.adaptivity,
-                                   mode=args.mode or "fp-free", steps=steps, baseline=args.baseline is not None)
+                                   mode=args.mode or "fp-free", steps=steps, baseline=args.baseline is not None,
+                                   submissions_per_hour=args.submissions_per_hour)
     for flag, value in (("--reliability", args.reliability), ("--adaptivity", args.adaptivity), ("--mode", args.mode),
                         ("--baseline", args.baseline)):
         if value is not None:
@@ -165,7 +178,8 @@ def _settings(args) -> dict:
         epsilon=epsilon, delta=check_number("--delta", args.delta or "0.01"), steps=steps,
         ranges=parse_number_list("--ranges", args.ranges) if args.ranges else None, meter=args.meter or "incremental",
         tenant_steps=parse_int_list("--tenant-steps", args.tenant_steps) if args.tenant_steps else None,
-        reverts=parse_int_list("--reverts", args.reverts) if args.reverts else None)
+        reverts=parse_int_list("--reverts", args.reverts) if args.reverts else None,
+        alarm_signal=args.alarm_signal, submissions_per_hour=args.submissions_per_hour)
 
 
 def _refused(args, exc) -> int:
@@ -191,7 +205,7 @@ def run(args) -> int:
             raise
         raise InputError(flag, exc.rule, raw(_got(exc)), location=exc.location) from None
     except ServiceError as exc:
-        if exc.status == 409:
+        if exc.status in (409, 429):
             return _refused(args, exc)
         raise InputError("--token" if exc.status in (401, 403) else "request", "accepted",
                          raw(str(exc))) from None
@@ -261,6 +275,8 @@ def _submit(args) -> int:
         except InputError as exc:
             raise _in_file(exc, args.predictions, "predictions") from None
     emit(args, out, _submit_text(out))
+    if args.fail_on_alarm and out.get("failing"):
+        return 1
     return 1 if out.get("passed") is False else 0
 
 

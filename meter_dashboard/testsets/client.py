@@ -3,8 +3,10 @@
 Developers talk to a running ``meter-dashboard serve`` with their token, never to the
 store: ``Client("http://host:5006", token).submit("emo", {"ex1": "cat", ...}, 0.91)``.
 HTTP errors come back as the service's own exceptions (401 :class:`Unauthorized`, 403
-:class:`Forbidden`, 404 :class:`NotFound`, 409 :class:`Refused`, 400 an
+:class:`Forbidden`, 404 :class:`NotFound`, 409 :class:`Refused`, 429 a
+:class:`ServiceError` with ``status`` 429, 400 and 413 an
 :class:`~meter_dashboard.core.validation.InputError`) carrying the server's one-line message.
+A body over the server's limit (100 MiB) is refused here, before anything is sent.
 """
 from __future__ import annotations
 
@@ -14,10 +16,11 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from ..core.files import read_bytes
+from ..core.files import check_size, read_bytes
 from ..core.validation import InputError, raw
 from . import files
 from .service import Forbidden, NotFound, Refused, ServiceError, Unauthorized, check_name, check_tenant
+from .submission import MAX_SUBMISSION_BYTES
 
 __all__ = ["Client", "RemoteError"]
 
@@ -70,6 +73,8 @@ class Client:
                  csv: bytes | None = None):
         data = csv if csv is not None else (None if body is None else
                                             json.dumps(body, separators=(",", ":")).encode("utf-8"))
+        if data is not None and len(data) > MAX_SUBMISSION_BYTES:  # the server would refuse it unread
+            check_size(len(data), MAX_SUBMISSION_BYTES, "predictions")
         request = urllib.request.Request(url, data=data, method=method)
         if data is not None:
             request.add_header("Content-Type", "text/csv" if csv is not None else "application/json")

@@ -54,20 +54,26 @@ class Connection:
 
     def create(self, name: str, labels, *, steps, epsilon=None, delta=None, ranges=None, meter="incremental",
                tenant_steps=None, reverts=None, condition=None, reliability=None, adaptivity="full", mode="fp-free",
-               baseline=None, allow_smaller: bool = False) -> "TestSet":
+               baseline=None, allow_smaller: bool = False, alarm_signal=None,
+               submissions_per_hour=None) -> "TestSet":
         """Register a test set (meter settings, or ``condition=`` for ease.ml/ci); the returned
-        :class:`TestSet` holds the admin token in ``admin_token`` (shown once)."""
+        :class:`TestSet` holds the admin token in ``admin_token`` (shown once).  ``alarm_signal`` K
+        (meter): a released signal >= K is an alarm; ``submissions_per_hour``: each tenant's cap."""
         if self.client is not None:
             raise InputError("create", "run against a store (the store's owner creates test sets)",
                              self.client.server)
         if condition is not None:
+            if alarm_signal is not None:
+                raise InputError("alarm_signal", "used in meter mode (ease.ml/ci answers pass or fail)", alarm_signal)
             settings = signals.ci_settings(condition=condition, reliability=reliability, adaptivity=adaptivity,
-                                           mode=mode, steps=steps, baseline=baseline is not None)
+                                           mode=mode, steps=steps, baseline=baseline is not None,
+                                           submissions_per_hour=submissions_per_hour)
         else:
             settings = signals.meter_settings(epsilon=epsilon if epsilon is not None else [0.01, 0.02, 0.03, 0.04,
                                                                                           0.05],
                                               delta=0.01 if delta is None else delta, steps=steps, ranges=ranges,
-                                              meter=meter, tenant_steps=tenant_steps, reverts=reverts)
+                                              meter=meter, tenant_steps=tenant_steps, reverts=reverts,
+                                              alarm_signal=alarm_signal, submissions_per_hour=submissions_per_hour)
         out = service.create(self.store, name, labels, settings, baseline=baseline, allow_smaller=allow_smaller)
         ts = TestSet(name, self.store)
         ts.admin_token = out["admin_token"]
@@ -82,13 +88,13 @@ class Connection:
     __getitem__ = testset
 
     def list(self) -> list:
-        """Every test set: name, mode, status, labels, steps used of T."""
+        """Every test set: name, mode, status, steps used of T and left (and, in a store, labels and dates)."""
         return self.client.list() if self.client is not None else service.list_testsets(self.store)
 
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><td>{html.escape(t['name'])}</td><td>{t['mode']}</td><td>{t['status']}</td>"
-                       f"<td style='text-align:right'>{t['labels']:,}</td><td>{t['steps_used']}/{t['steps']}</td></tr>"
-                       for t in self.list())
+                       f"<td style='text-align:right'>{'' if t.get('labels') is None else format(t['labels'], ',')}"
+                       f"</td><td>{t['steps_used']}/{t['steps']}</td></tr>" for t in self.list())
         return (f"<b>{html.escape(repr(self))}</b><table><tr><th>name</th><th>mode</th><th>status</th>"
                 f"<th>labels</th><th>steps</th></tr>{rows}</table>")
 

@@ -1,11 +1,16 @@
-"""Tokens for guarded test sets: random, shown once, stored as salted scrypt hashes.
+"""Tokens for guarded test sets: random, shown once, stored as SHA-256 digests.
 
 A token reads ``mdt_<key id>_<secret>``: the key id (16 hex digits, public) finds the
-stored hash without scanning; the secret (43 URL-safe characters, 256 random bits from
-:mod:`secrets`) is never stored, only ``scrypt(secret, salt)`` with a fresh 16-byte
-salt (:func:`hashlib.scrypt`, N = 2**14, r = 8, p = 1).  Checks compare digests in
-constant time (:func:`hmac.compare_digest`), and a malformed or unknown token costs the
-same hash as a wrong one, so timing does not tell them apart.
+stored digest without scanning; the secret (43 URL-safe characters, 256 random bits from
+:mod:`secrets`) is never stored, only ``sha256$<digest>``.  A 256-bit random secret is
+not a password: nobody can search its space, so a slow salted hash (scrypt) buys nothing
+and cost about 70 ms of CPU per request, which made a flood of made-up tokens a denial of
+service.  Checks compare digests in constant time (:func:`hmac.compare_digest`); a
+malformed or unknown token costs the same digest as a wrong one.
+
+Stores written before (``scrypt$N$r$p$salt$digest``) keep working: such a token is
+checked with scrypt once, and the service then rewrites its stored hash as SHA-256
+(:func:`needs_rehash`, in place, in the store).
 """
 from __future__ import annotations
 
@@ -15,17 +20,16 @@ import hmac
 import re
 import secrets
 
-__all__ = ["new_token", "hash_secret", "verify_secret", "split_token", "TOKEN_PREFIX", "MAX_TOKEN_CHARS"]
+__all__ = ["new_token", "hash_secret", "verify_secret", "needs_rehash", "split_token", "scrypt_hash",
+           "TOKEN_PREFIX", "MAX_TOKEN_CHARS"]
 
 TOKEN_PREFIX = "mdt"
 #: Longer Authorization values are refused before any work is done.
 MAX_TOKEN_CHARS = 200
 
-_SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
-_SALT_BYTES = 16
-_DIGEST_BYTES = 32
+_SCHEME = "sha256"
 _TOKEN_RE = re.compile(r"^mdt_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$")
-_DUMMY_HASH = None
+_DUMMY = hashlib.sha256(b"meter-dashboard: no such token").digest()
 
 
 def _b64(data: bytes) -> str:
@@ -43,32 +47,45 @@ def new_token() -> tuple[str, str, str]:
     return f"{TOKEN_PREFIX}_{key_id}_{secret}", key_id, hash_secret(secret)
 
 
-def hash_secret(secret: str, *, salt: bytes | None = None) -> str:
-    """``scrypt$N$r$p$salt$digest`` of ``secret`` with a random salt."""
-    salt = secrets.token_bytes(_SALT_BYTES) if salt is None else salt
-    digest = hashlib.scrypt(secret.encode("utf-8"), salt=salt, dklen=_DIGEST_BYTES, **_SCRYPT)
-    return "$".join(["scrypt", str(_SCRYPT["n"]), str(_SCRYPT["r"]), str(_SCRYPT["p"]), _b64(salt), _b64(digest)])
+def _digest(secret: str) -> bytes:
+    return hashlib.sha256(secret.encode("utf-8")).digest()
+
+
+def hash_secret(secret: str) -> str:
+    """``sha256$<digest>`` of ``secret`` (URL-safe base64)."""
+    return f"{_SCHEME}${_b64(_digest(secret))}"
+
+
+def scrypt_hash(secret: str, *, salt: bytes | None = None) -> str:
+    """The former scheme, ``scrypt$N$r$p$salt$digest`` (N = 2**14): still verified, never written."""
+    salt = secrets.token_bytes(16) if salt is None else salt
+    digest = hashlib.scrypt(secret.encode("utf-8"), salt=salt, dklen=32, n=2 ** 14, r=8, p=1)
+    return "$".join(["scrypt", str(2 ** 14), "8", "1", _b64(salt), _b64(digest)])
 
 
 def verify_secret(secret: str | None, stored: str | None) -> bool:
-    """Whether ``secret`` matches ``stored`` (constant-time; ``None`` inputs still cost one hash)."""
-    global _DUMMY_HASH
-    if stored is None or secret is None:
-        if _DUMMY_HASH is None:
-            _DUMMY_HASH = hash_secret("x" * 43)
-        stored, secret, ok = _DUMMY_HASH, "y" * 43, False
-    else:
-        ok = True
+    """Whether ``secret`` matches ``stored`` (constant time; ``None`` inputs still cost one digest)."""
+    if secret is None or stored is None:
+        hmac.compare_digest(_digest("x" * 43), _DUMMY)
+        return False
     try:
-        scheme, n, r, p, salt, digest = stored.split("$")
-        if scheme != "scrypt":
-            return False
-        expected = _unb64(digest)
-        actual = hashlib.scrypt(secret.encode("utf-8"), salt=_unb64(salt), dklen=len(expected),
-                                n=int(n), r=int(r), p=int(p))
+        scheme, rest = stored.split("$", 1)
+        if scheme == _SCHEME:
+            return hmac.compare_digest(_digest(secret), _unb64(rest))
+        if scheme == "scrypt":
+            n, r, p, salt, digest = rest.split("$")
+            expected = _unb64(digest)
+            actual = hashlib.scrypt(secret.encode("utf-8"), salt=_unb64(salt), dklen=len(expected),
+                                    n=int(n), r=int(r), p=int(p))
+            return hmac.compare_digest(actual, expected)
     except (ValueError, TypeError):
         return False
-    return hmac.compare_digest(actual, expected) and ok
+    return False
+
+
+def needs_rehash(stored: str | None) -> bool:
+    """Whether a stored hash is of the former scheme (rewrite it once its token is verified)."""
+    return isinstance(stored, str) and not stored.startswith(_SCHEME + "$")
 
 
 def split_token(token) -> tuple[str, str] | None:

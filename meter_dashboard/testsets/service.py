@@ -9,13 +9,14 @@ up.  Every operation here validates its input, opens one transaction on the
 what to answer with the models' own code (:mod:`.signals`), writes the history and
 answers from an explicit allow-list of fields.
 
-Who may do what (:class:`Caller`): ``owner`` holds the store itself (the CLI and
+Who may do what (:class:`~.access.Caller`): ``owner`` holds the store itself (the CLI and
 notebooks given a store URL) and may do everything; ``admin`` holds the test set's admin
 token (shown once at creation): tokens, reverts, retirement, the full history;
-``tenant`` holds a tenant token: submissions and its own history; ``viewer`` is the
-dashboard page: status and signals, never a score.  Test scores, ease.ml/ci's n, o, d
-and the labels are released to anyone with a token only after the test set retires
-(Section 3.1: "the old test set can be replaced by and released to the developer").
+``tenant`` holds a tenant token: submissions and its own history; ``public`` has no token
+(the page without one, ``GET /api/testsets``): a test set's state and steps only.  What
+each sees is decided in one place, :func:`.access.disclose`.  Test scores, ease.ml/ci's
+n, o, d and the labels are released to anyone with a token only after the test set
+retires (Section 3.1: "the old test set can be replaced by and released to the developer").
 
 Errors: :class:`~meter_dashboard.core.validation.InputError` for bad input (CLI exit 2,
 HTTP 400), :class:`NotFound` (404), :class:`Unauthorized` (401), :class:`Forbidden`
@@ -41,10 +42,13 @@ import numpy as np
 
 from ..core.validation import InputError, check_probability, raw
 from . import files, security, signals
+from .alarms import ci_alarms, signal_alarm, status_alarms, visible_alarms
+from .access import OWNER, PUBLIC, VIEWER, Caller, disclose
 from .store import Store
 
 __all__ = [
-    "Caller", "OWNER", "VIEWER", "ServiceError", "Refused", "Unauthorized", "Forbidden", "NotFound",
+    "Caller", "OWNER", "PUBLIC", "VIEWER", "ServiceError", "Refused", "RateLimited", "Unauthorized", "Forbidden",
+    "NotFound", "submitter", "check_submission",
     "authenticate", "create", "issue_token", "submit", "status", "revert", "retire", "export", "release_labels",
     "list_testsets", "versions", "check_name", "check_tenant",
 ]
@@ -54,20 +58,6 @@ _TENANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 DEFAULT_TENANT = "default"
 
 
-@dataclass(frozen=True)
-class Caller:
-    """Who is asking: ``owner`` (holds the store), ``admin``, ``tenant`` (with ``tenant``) or ``viewer``."""
-
-    role: str
-    tenant: str | None = None
-
-    @property
-    def is_admin(self) -> bool:
-        return self.role in ("owner", "admin")
-
-
-OWNER = Caller("owner")
-VIEWER = Caller("viewer")
 
 
 class ServiceError(Exception):
@@ -80,6 +70,16 @@ class Refused(ServiceError):
     """Refused by the rules of the test set (budget used up, retired, an unplanned revert)."""
 
     status = 409
+
+
+class RateLimited(ServiceError):
+    """A tenant over the test set's submissions per hour (set at creation); ``retry_after`` in seconds."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = int(retry_after)
 
 
 class Unauthorized(ServiceError):
@@ -141,7 +141,9 @@ def authenticate(store: Store, name: str, token) -> Caller:
     """The :class:`Caller` a token stands for on test set ``name``; :class:`Unauthorized` otherwise.
 
     Every failure (no token, a malformed one, an unknown key, a wrong secret, a token of
-    another test set, a revoked token) gets the same message and costs the same hash.
+    another test set, a revoked token) gets the same message and costs the same digest.
+    A token whose stored hash is of the former scheme (scrypt) has it rewritten as
+    SHA-256 once it is verified (the store migrates in place, token by token).
     """
     parts = security.split_token(token)
     row = None
@@ -151,6 +153,9 @@ def authenticate(store: Store, name: str, token) -> Caller:
     ok = security.verify_secret(parts[1] if parts else None, row["hash"] if row is not None else None)
     if not ok or row is None or row["revoked"] or row["testset_name"] != name:
         raise Unauthorized(f"a valid token for test set {name!r} is needed (Authorization: Bearer TOKEN)")
+    if security.needs_rehash(row["hash"]):
+        with store.write() as conn:
+            store.replace_token_hash(conn, parts[0], row["hash"], security.hash_secret(parts[1]))
     return Caller(row["role"], row["tenant"])
 
 
@@ -163,7 +168,7 @@ def issue_token(store: Store, name: str, tenant: str, caller: Caller = OWNER) ->
         row = _row_or_404(store.lock_testset(conn, name), name)
         store.insert_token(conn, row["id"], key_id, "tenant", tenant, hashed)
         store.update_testset(conn, row["id"])
-    return {"name": name, "tenant": tenant, "token": token}
+    return disclose("token", {"name": name, "tenant": tenant, "token": token}, caller)
 
 
 # ============================================================================ create
@@ -208,8 +213,8 @@ def create(store: Store, name: str, labels, settings: dict, *, baseline=None, al
         store.insert_token(conn, testset_id, key_id, "admin", None, hashed)
         if aligned_baseline is not None:
             store.save_active_predictions(conn, testset_id, 0, files.pack_strings(aligned_baseline))
-    return {"name": name, "mode": settings["mode"], "labels": n, "needed": needed, "supported": supported,
-            "admin_token": token}
+    return disclose("created", {"name": name, "mode": settings["mode"], "labels": n, "needed": needed,
+                                "supported": supported, "admin_token": token}, OWNER)
 
 
 def _compress(data: bytes) -> bytes:
@@ -274,7 +279,8 @@ def _correct(labels: _Labels, aligned: np.ndarray) -> np.ndarray:
 
 
 # ============================================================================ submit
-def _submitter(caller: Caller, tenant) -> str:
+def submitter(caller: Caller, tenant=None) -> str:
+    """Who a submission by ``caller`` is for (a tenant token: its own tenant); :class:`Forbidden` for the admin."""
     if caller.role == "tenant":
         if tenant is not None and tenant != caller.tenant:
             raise Forbidden("a tenant token submits for its own tenant only")
@@ -317,7 +323,7 @@ def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Call
         The test set is retired or the step is beyond the budget (of T or the tenant's share).
     """
     name = check_name(name)
-    who = _submitter(caller, tenant)
+    who = submitter(caller, tenant)
     preds = files.read_predictions(predictions)
     with store.read() as conn:
         row = _row_or_404(store.get_testset(conn, name), name)
@@ -334,15 +340,18 @@ def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Call
     correct = _correct(labels, aligned)
     digest = files.predictions_hash(aligned)
     if settings["mode"] == "meter":
-        return _submit_meter(store, name, settings, who, val_accuracy, int(correct.sum()), digest)
-    return _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest)
+        out = _submit_meter(store, name, settings, who, val_accuracy, int(correct.sum()), digest, caller)
+    else:
+        out = _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest, caller)
+    return disclose("submission", out, caller)
 
 
-def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest: str) -> dict:
+def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest: str, caller) -> dict:
     with store.write() as conn:
         row = _row_or_404(store.lock_testset(conn, name), name)
         if row["status"] != "active":
             raise Refused(_retired_message(row))
+        _check_rate(store, conn, row, settings, who, caller)
         n = int(row["size"])
         step = int(row["steps_used"]) + 1
         history = [dict(r) for r in store.history(conn, row["id"])]
@@ -383,18 +392,34 @@ def _retirement(now: bool, reason: str) -> dict:
     return {"status": "retired", "retired_at": time.time(), "retired_reason": reason} if now else {}
 
 
-def _visible_alarms(result, tenant: str | None, index: int, active: bool) -> list:
-    """Alarms and notes up to position ``index`` a caller may see (a tenant: its own steps and
-    the session-wide ones); while active, a planned revert still due at ``index`` is not yet late."""
-    out = []
-    for a in result.alarms_until(index):
-        if active and a.kind == "revert_not_taken" and a.index == index:
-            continue
-        if tenant is not None and a.index is not None and a.kind != "budget_used_up" \
-                and result.trace.tenants[a.index] != tenant:
-            continue
-        out.append({"kind": a.kind, "level": a.level, "step": a.step, "message": a.message})
-    return out
+def check_submission(store: Store, name: str, caller: Caller) -> int:
+    """Whether ``caller`` may submit to ``name`` now, before anything is read: :class:`Forbidden` (the
+    admin token), :class:`Refused` (retired), :class:`RateLimited` (a tenant over the test set's
+    submissions per hour).  All are checked again, authoritatively, inside the submission's
+    transaction.  Returns the test set's number of labels (a submission holds at most that many)."""
+    submitter(caller)
+    name = check_name(name)
+    with store.read() as conn:
+        row = _row_or_404(store.get_testset(conn, name), name)
+        if row["status"] != "active":
+            raise Refused(_retired_message(row))
+        _check_rate(store, conn, row, _settings(row), caller.tenant, caller)
+    return int(row["size"])
+
+
+def _check_rate(store, conn, row, settings: dict, tenant: str, caller: Caller) -> None:
+    """A tenant token over the test set's ``submissions_per_hour`` (in the last 3,600 s) is refused (429)."""
+    cap = settings.get("submissions_per_hour")
+    if cap is None or caller.role != "tenant":
+        return
+    now = time.time()
+    times = store.submission_times(conn, row["id"], tenant, since=now - 3600)
+    if len(times) >= int(cap):
+        wait = max(1, int(times[len(times) - int(cap)] + 3600 - now + 1))
+        raise RateLimited(f"tenant {tenant} has made the {cap} submission(s) per hour test set {row['name']!r} "
+                          f"allows; the next one is accepted in {wait} s", wait)
+
+
 
 
 def _meter_answer(name, settings, result, tenant, *, retired: bool) -> dict:
@@ -411,7 +436,8 @@ def _meter_answer(name, settings, result, tenant, *, retired: bool) -> dict:
                               and d["supported_epsilon"] is not None else None),
         "steps_used": int(d["steps_used"]), "steps_left": max(T - int(d["steps_used"]), 0),
         "tenant_steps_left": tenant_left, "retired": retired,
-        "alarms": _visible_alarms(result, tenant, len(result) - 1, active=not retired),
+        "alarms": (visible_alarms(result, tenant, len(result) - 1, active=not retired)
+                   + signal_alarm(settings, int(d["step"]), int(shown))),
     }
 
 
@@ -434,12 +460,13 @@ def _active_model(store, conn, row, labels: _Labels):
     return value
 
 
-def _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest) -> dict:
+def _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest, caller) -> dict:
     n = int(correct.size)
     with store.write() as conn:
         row = _row_or_404(store.lock_testset(conn, name), name)
         if row["status"] != "active":
             raise Refused(_retired_message(row))
+        _check_rate(store, conn, row, settings, who, caller)
         step = int(row["steps_used"]) + 1
         active = _active_model(store, conn, row, labels)
         differ = None if active is None else int(np.count_nonzero(active[1] != aligned))
@@ -461,25 +488,6 @@ def _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correc
                       size=n, needed=int(row["needed"]))
 
 
-def _ci_alarms(settings, step: int, retired: bool, first_change: bool, size: int, needed: int) -> list:
-    H = int(settings["steps"])
-    alarms = []
-    if size < needed:
-        alarms.append({"kind": "test_set_too_small", "level": "alarm", "step": None,
-                       "message": f"The test set has {size:,} labels; the condition needs {needed:,} "
-                                  f"({settings['adaptivity']} adaptivity, {H} commits): the reliability guarantee "
-                                  f"does not hold at the condition's tolerances."})
-    if retired and first_change:
-        alarms.append({"kind": "first_change", "level": "alarm", "step": step,
-                       "message": f"Commit {step} passed: with adaptivity firstChange this test set is used up "
-                                  f"(Section 3.4). Draw a new test set and release this one to the developers."})
-    elif retired:
-        alarms.append({"kind": "budget_used_up", "level": "alarm", "step": step,
-                       "message": f"Commit {step} used the last of the H = {H} commits this test set supports: "
-                                  f"draw a new test set and release this one to the developers."})
-    return alarms
-
-
 def _ci_answer(name, settings, step, tenant, passed: bool, *, retired, first_change, size, needed) -> dict:
     released = settings["adaptivity"] != "none" or retired
     H = int(settings["steps"])
@@ -488,7 +496,7 @@ def _ci_answer(name, settings, step, tenant, passed: bool, *, retired, first_cha
         "passed": passed if released else None,
         "signal": ("pass" if passed else "fail") if released else None,
         "steps_used": step, "steps_left": max(H - step, 0), "retired": retired,
-        "alarms": _ci_alarms(settings, step, retired, first_change, size, needed),
+        "alarms": ci_alarms(settings, step, retired, first_change, size, needed),
     }
 
 
@@ -512,31 +520,36 @@ def _history_row(r, settings: dict, released: bool, active: bool) -> dict:
     return out
 
 
-def status(store: Store, name: str, caller: Caller = VIEWER) -> dict:
-    """The test set's state and the history the caller may see.
+def status(store: Store, name: str, caller: Caller = PUBLIC) -> dict:
+    """The test set's state and the history the caller may see (:func:`.access.disclose`).
 
-    Everyone: the plan, n, the labels needed, steps used and left, alarms, and per step
-    time, tenant, step, validation score, signal(s), eps, reverted and the predictions'
-    hash; a tenant sees its own steps only.  Test scores (and ease.ml/ci's n, o, d) are
-    added once the test set retires, for callers with a token (or the owner).
+    Without a token: the state and the steps used and left.  A token: the plan, n, the
+    labels needed, alarms (``failing``: any of level alarm), and per step time, tenant,
+    step, validation score, signal(s), eps, reverted and the predictions' hash; a tenant
+    sees its own steps only.  Test scores (and ease.ml/ci's n, o, d) are added once the
+    test set retires, for callers with a token (or the owner).
     """
     name = check_name(name)
+    if not caller.has_token:
+        with store.read() as conn:
+            row = _row_or_404(store.get_testset(conn, name), name)
+        return disclose("status", _summary(row, _settings(row)), caller)
     with store.read() as conn:
         row = _row_or_404(store.get_testset(conn, name), name)
         history = [dict(r) for r in store.history(conn, row["id"])]
         tenants = store.tenants(conn, row["id"]) if caller.is_admin else None
     settings = _settings(row)
     active = row["status"] == "active"
-    released = not active and caller.role != "viewer"
+    released = not active and caller.has_token
     own = caller.tenant if caller.role == "tenant" else None
-    alarms = _status_alarms(row, settings, history, own, active)
+    alarms = status_alarms(row, settings, history, own, active)
     visible = [r for r in history if own is None or r["tenant"] == own]
     out = _summary(row, settings)
     out.update(alarms=alarms, history=[_history_row(r, settings, released, active) for r in visible],
                released=released)
     if tenants is not None:
         out["tenants"] = tenants
-    return out
+    return disclose("status", out, caller)
 
 
 def _summary(row, settings: dict) -> dict:
@@ -552,41 +565,15 @@ def _summary(row, settings: dict) -> dict:
     }
 
 
-def _status_alarms(row, settings, history, tenant, active: bool) -> list:
-    n, size = len(history), int(row["size"])
-    if settings["mode"] == "ci":
-        retired = not active
-        first = retired and (row["retired_reason"] or "").startswith("first change")
-        return _ci_alarms(settings, n, retired and n > 0, first, size, int(row["needed"])) + _retire_alarm(row, n)
-    if not history:
-        if size < int(row["needed"]):
-            return [{"kind": "test_set_too_small", "level": "alarm", "step": None,
-                     "message": f"The test set has {size:,} labels; the {settings['meter']} meter needs "
-                                f"{int(row['needed']):,} for this plan."}]
-        return _retire_alarm(row, n)
-    result = signals.meter_replay(settings, history, size)
-    return _visible_alarms(result, tenant, n - 1, active=active) + _retire_alarm(row, n)
-
-
-def _retire_alarm(row, steps_used: int) -> list:
-    reason = row["retired_reason"] or ""
-    if row["status"] == "active" or reason.startswith(("budget used up", "first change")):
-        return []
-    return [{"kind": "retired", "level": "alarm", "step": None,
-             "message": f"Retired after {steps_used} step(s) ({reason}): draw a new test set; this one's scores "
-                        f"and labels may be released to the developers."}]
-
-
-def list_testsets(store: Store) -> list:
-    """Every test set: name, mode, status, labels, steps used of T, created."""
+def list_testsets(store: Store, caller: Caller = OWNER) -> list:
+    """Every test set as ``caller`` may see it: name, mode, status, steps used of T and left
+    (everyone); labels, needed, created, version (the owner)."""
     with store.read() as conn:
         rows = store.list_testsets(conn)
     out = []
     for row in rows:
         settings = _settings(row)
-        out.append({"name": row["name"], "mode": row["mode"], "status": row["status"], "labels": int(row["size"]),
-                    "needed": int(row["needed"]), "steps_used": int(row["steps_used"]), "steps": int(settings["steps"]),
-                    "created": _iso(row["created_at"]), "version": int(row["version"])})
+        out.append(disclose("summary", _summary(row, settings), caller))
     return out
 
 
@@ -623,7 +610,7 @@ def revert(store: Store, name: str, caller: Caller = OWNER) -> dict:
                           f"positions: {planned}); a revert the plan did not count on has no saving (Section 5.3)")
         store.mark_reverted(conn, row["id"], int(last["step"]))
         store.update_testset(conn, row["id"])
-    return {"name": name, "step": int(last["step"]), "reverted": True}
+    return disclose("revert", {"name": name, "step": int(last["step"]), "reverted": True}, caller)
 
 
 def retire(store: Store, name: str, caller: Caller = OWNER, *, reason: str = "retired by the admin") -> dict:
@@ -635,12 +622,13 @@ def retire(store: Store, name: str, caller: Caller = OWNER, *, reason: str = "re
         if row["status"] != "active":
             raise Refused(f"test set {name!r} is already retired ({row['retired_reason']})")
         store.update_testset(conn, row["id"], **_retirement(True, reason))
-    return {"name": name, "status": "retired", "steps_used": int(row["steps_used"]), "reason": reason}
+    return disclose("retire", {"name": name, "status": "retired", "steps_used": int(row["steps_used"]),
+                               "reason": reason}, caller)
 
 
 # ============================================================================ release after retirement
 def _released_row(store: Store, name: str, caller: Caller, what: str):
-    if caller.role == "viewer":
+    if not caller.has_token:
         raise Unauthorized(f"a token for test set {name!r} is needed to download {what}")
     with store.read() as conn:
         row = _row_or_404(store.get_testset(conn, name), name)
@@ -678,7 +666,8 @@ def export(store: Store, name: str, caller: Caller = OWNER, *, format: str = "cs
                           else {"commits": records}, indent=1)
     else:
         text = _csv(columns, records)
-    return {"name": name, "format": format, "trace": text, "test_size": int(row["size"]), "settings": settings}
+    return disclose("export", {"name": name, "format": format, "trace": text, "test_size": int(row["size"]),
+                               "settings": settings}, caller)
 
 
 def _csv(columns, records) -> str:

@@ -12,9 +12,13 @@
 Settings dictionaries (JSON in the store):
 
 - meter: ``{"mode": "meter", "meter", "ranges", "epsilon", "delta", "steps",
-  "tenant_steps", "reverts"}``;
+  "tenant_steps", "reverts"}``, and optionally ``"alarm_signal"`` (a released signal at or
+  above it is an alarm) and ``"submissions_per_hour"`` (per tenant);
 - ci: ``{"mode": "ci", "condition", "reliability", "adaptivity", "ci_mode", "steps",
-  "baseline"}``.
+  "baseline"}``, and optionally ``"submissions_per_hour"``.
+
+Stores written before these options existed have settings without them: read them with
+``settings.get(...)``.
 
 References
 ----------
@@ -57,8 +61,13 @@ _PLANS_LOCK = threading.Lock()
 
 # ============================================================================ settings
 def meter_settings(*, epsilon, delta, steps, ranges=None, meter: str = "incremental", tenant_steps=None,
-                   reverts=None) -> dict:
-    """Validated meter settings (the planner's plan); :class:`InputError` names the bad one."""
+                   reverts=None, alarm_signal=None, submissions_per_hour=None) -> dict:
+    """Validated meter settings (the planner's plan); :class:`InputError` names the bad one.
+
+    ``alarm_signal`` K (1..m): a released signal >= K is an alarm (gate a pipeline on the
+    meter itself); ``submissions_per_hour`` N: each tenant may submit at most N times in any
+    hour (all its tokens together).
+    """
     if meter not in METERS:
         raise InputError("meter", "'incremental' or 'regular'", meter)
     eps = [float(v) for v in epsilon]
@@ -72,11 +81,20 @@ def meter_settings(*, epsilon, delta, steps, ranges=None, meter: str = "incremen
         "reverts": [check_int("reverts", v, minimum=1) for v in (reverts or [])],
     }
     meter_plan(settings)  # the planner's own checks (tenant steps sum to T, reverts possible, ...)
+    if alarm_signal is not None:
+        settings["alarm_signal"] = check_int("alarm_signal", alarm_signal, minimum=1, maximum=len(eps))
+    return _with_rate(settings, submissions_per_hour)
+
+
+def _with_rate(settings: dict, submissions_per_hour) -> dict:
+    if submissions_per_hour is not None:
+        settings["submissions_per_hour"] = check_int("submissions_per_hour", submissions_per_hour, minimum=1,
+                                                     maximum=1_000_000)
     return settings
 
 
 def ci_settings(*, condition, reliability, adaptivity: str = "full", mode: str = "fp-free", steps,
-                baseline: bool = False) -> dict:
+                baseline: bool = False, submissions_per_hour=None) -> dict:
     """Validated ease.ml/ci settings; the condition goes through the real parser (never evaluated as code)."""
     if adaptivity not in ADAPTIVITIES:
         raise InputError("adaptivity", "one of " + ", ".join(ADAPTIVITIES), adaptivity)
@@ -92,7 +110,7 @@ def ci_settings(*, condition, reliability, adaptivity: str = "full", mode: str =
     if uses_old_model(settings) and not baseline:
         raise InputError("baseline", f"the predictions of the deployed model (the condition "
                          f"{settings['condition']!r} compares with it through o or d)", "nothing")
-    return settings
+    return _with_rate(settings, submissions_per_hour)
 
 
 def uses_old_model(settings: dict) -> bool:

@@ -7,7 +7,7 @@ what to write; views never come here directly):
 - ``testsets``: one row per test set (its plan as JSON, size, status, steps used and a
   ``version`` bumped by every change, which pages poll to refresh);
 - ``labels``: the hidden labels (ids and class codes, compressed), written once;
-- ``tokens``: salted hashes of the admin and tenant tokens (never the tokens);
+- ``tokens``: digests of the admin and tenant tokens (never the tokens; see :mod:`.security`);
 - ``submissions``: the history, one row per step, ``UNIQUE (testset_id, step)``;
 - ``active_predictions``: ease.ml/ci only, the last accepted model's predictions.
 
@@ -16,6 +16,11 @@ transaction that first locks the test set's row.  SQLite: ``BEGIN IMMEDIATE`` ta
 database's write lock at the start of the transaction (reads use a plain deferred
 ``BEGIN``); PostgreSQL: ``SELECT ... FOR UPDATE`` locks the row.  A process killed in
 the middle of a transaction leaves nothing behind (the database rolls it back).
+
+Files: a SQLite store is created mode 0600 (owner only) in a directory created mode 0700,
+before the database opens it (SQLite gives its -wal and -shm files the same mode); a store
+whose file or directory other local users can read gets a warning (:func:`exposure`), once
+per process.
 
 URLs: ``sqlite:///PATH`` (the default, :func:`default_url`), or
 ``postgresql+psycopg://user:pass@host/db`` (the ``postgres`` extra); ``postgresql://``
@@ -26,7 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
+import stat
 import threading
 import time
 from pathlib import Path
@@ -70,6 +77,7 @@ __all__ = [
     "submissions",
     "active_predictions",
     "ENV_VAR",
+    "exposure",
 ]
 
 #: The environment variable that names the store when ``--store`` is not given.
@@ -111,7 +119,7 @@ tokens = Table(
     Column("key_id", String(32), nullable=False, unique=True),  # the public half of a token
     Column("role", String(8), nullable=False),  # 'admin' or 'tenant'
     Column("tenant", String(64), nullable=True),
-    Column("hash", String(200), nullable=False),  # scrypt$N$r$p$salt$digest
+    Column("hash", String(200), nullable=False),  # sha256$digest (stores written before: scrypt$N$r$p$salt$digest)
     Column("created_at", Float, nullable=False),
     Column("revoked", Boolean, nullable=False, default=False),
 )
@@ -159,6 +167,9 @@ def configure(url: str | None = None) -> str:
     if url is not None:
         _normalize_url(url)  # refuse a bad URL now, not at the first request
         _CONFIGURED[:] = [str(url)]
+    parsed = _normalize_url(default_url())
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        _warn_exposure(Path(parsed.database).expanduser())  # at start-up, not at the first request
     return default_url()
 
 
@@ -233,6 +244,21 @@ class Store:
         database = self.url.database or ""
         return database in ("", ":memory:") or Path(database).expanduser().is_file()
 
+    def reachable(self) -> bool:
+        """Whether the store answers (``SELECT 1``); a SQLite store not created yet is reachable when
+        its file can be created (this never creates it)."""
+        if not self.exists():
+            parent = Path(self.url.database).expanduser().resolve().parent
+            while not parent.exists() and parent != parent.parent:
+                parent = parent.parent
+            return os.access(parent, os.W_OK | os.X_OK)
+        try:
+            with self.read() as conn:
+                conn.exec_driver_sql("SELECT 1")
+        except StoreError:
+            return False
+        return True
+
     # -- engine
     @property
     def engine(self):
@@ -249,10 +275,10 @@ class Store:
             if database in ("", ":memory:"):
                 kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
             else:
-                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                _create_private(Path(database).expanduser())
                 kwargs.update(connect_args={"timeout": 60, "check_same_thread": False})
         else:
-            kwargs.update(pool_pre_ping=True)
+            kwargs.update(pool_pre_ping=True, connect_args={"connect_timeout": 10})
         try:
             engine = create_engine(self.url, **kwargs)
         except (SQLAlchemyError, ImportError) as exc:
@@ -315,8 +341,8 @@ class Store:
 
     @staticmethod
     def versions(conn) -> dict:
-        """``{name: version}`` of every test set: cheap, for pages that poll for changes."""
-        rows = conn.execute(select(testsets.c.name, testsets.c.version))
+        """``{name: version}`` of every test set, in the order they were created: cheap, for pages that poll."""
+        rows = conn.execute(select(testsets.c.name, testsets.c.version).order_by(testsets.c.created_at, testsets.c.id))
         return {name: int(version) for name, version in rows}
 
     @staticmethod
@@ -365,6 +391,12 @@ class Store:
         return conn.execute(query).mappings().first()
 
     @staticmethod
+    def replace_token_hash(conn, key_id: str, old: str, new: str) -> bool:
+        """Rewrite a token's stored hash from ``old`` to ``new`` (no change if another process did it first)."""
+        result = conn.execute(update(tokens).where(tokens.c.key_id == key_id, tokens.c.hash == old).values(hash=new))
+        return result.rowcount == 1
+
+    @staticmethod
     def tenants(conn, testset_id: int) -> list:
         """Tenants with a token, in the order their first token was issued."""
         query = (select(tokens.c.tenant, func.min(tokens.c.id).label("first"))
@@ -382,6 +414,14 @@ class Store:
     def history(conn, testset_id: int) -> list:
         query = select(submissions).where(submissions.c.testset_id == testset_id).order_by(submissions.c.step)
         return list(conn.execute(query).mappings())
+
+    @staticmethod
+    def submission_times(conn, testset_id: int, tenant: str, since: float) -> list:
+        """When ``tenant`` submitted to the test set since ``since`` (oldest first)."""
+        query = (select(submissions.c.created_at)
+                 .where(submissions.c.testset_id == testset_id, submissions.c.tenant == tenant,
+                        submissions.c.created_at >= since).order_by(submissions.c.created_at))
+        return [float(t) for (t,) in conn.execute(query)]
 
     @staticmethod
     def mark_reverted(conn, testset_id: int, step: int) -> None:
@@ -434,6 +474,60 @@ def _reason(exc: BaseException) -> str:
         text = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
         return f"{type(orig).__name__}: {text[:200]}"
     return type(exc).__name__ + (f": {str(exc).splitlines()[0][:200]}" if str(exc).strip() else "")
+
+
+_log = logging.getLogger("meter_dashboard.testsets.store")
+_WARNED: set = set()
+
+
+def _create_private(path: Path) -> None:
+    """Create the store's directory (0700) and an empty store file (0600) unless they exist, then warn
+    once if other local users can read them.  Created so, not changed afterwards: no moment exists
+    when the file is readable by others (an empty file is an empty SQLite database)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        pass
+    _warn_exposure(path)
+
+
+def _warn_exposure(path: Path) -> None:
+    for line in exposure(path):
+        if (str(path), line) not in _WARNED:
+            _WARNED.add((str(path), line))
+            _log.warning("meter-dashboard: warning: %s", line)
+
+
+def _others_can_reach(directory: Path) -> bool:
+    """Whether users other than the owner (and group) can pass through every directory down to this one."""
+    for part in [directory, *directory.parents]:
+        try:
+            if not os.stat(part).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def exposure(path) -> list:
+    """Why other local users could read a SQLite store at ``path`` (one line each; empty when they cannot):
+    its directory lists for everyone, or its file is readable by group or others."""
+    path = Path(path).expanduser().resolve()
+    directory = path.parent
+    if not _others_can_reach(directory):
+        return []
+    lines = []
+    mode = stat.S_IMODE(os.stat(directory).st_mode)
+    if mode & stat.S_IROTH:
+        lines.append(f"the store {path} is in a directory every local user can list ({directory}, mode {mode:04o}); "
+                     f"keep stores in a private directory (chmod 700 {directory})")
+    if path.exists():
+        file_mode = stat.S_IMODE(os.stat(path).st_mode)
+        if file_mode & 0o077:
+            lines.append(f"the store {path} can be read by other local users (mode {file_mode:04o}): its labels are "
+                         f"secret; chmod 600 {path}")
+    return lines
 
 
 _STORES: dict = {}

@@ -1,19 +1,24 @@
-"""The /testsets page: every guarded test set with its live meter, budget, alarms and history.
+"""The /testsets page: every guarded test set, with what the person at the page may see of it.
 
 :class:`TestSets` is a ``pn.viewable.Viewer`` over a
-:class:`~meter_dashboard.testsets.overview.TestSetsModel`.  Each test set gets a card: the
-plan and the budget (steps used of T, steps left), the five-colour meter of the latest
-step (the session page's own :class:`~meter_dashboard.ui.meter_gauge.MeterGauge`,
-without the solid bar: the exact validation-test gap would reveal the test score while
-the test set is active), the alarms, and the history of signals.  The page polls the
-store every half second off the event loop and updates the cards in place, so a
-submission from a notebook, the CLI or another server shows within a second, without
-a reload.  Admin actions (revert, retire, a new tenant token, the released trace) ask
-for the test set's admin token.  It computes nothing itself.
+:class:`~meter_dashboard.testsets.overview.TestSetsModel`.  Each test set gets a card.
+Without a token (the public view, :mod:`meter_dashboard.testsets.access`) a card shows the
+state and the budget only: steps used of T and steps left.  With a tenant token typed in
+the sidebar ("Show with this token"), that test set's card adds the plan, the five-colour
+meter of the tenant's latest step (the session page's own
+:class:`~meter_dashboard.ui.meter_gauge.MeterGauge`, without the solid bar: the exact
+validation-test gap would reveal the test score while the test set is active), the alarms
+and the tenant's own history; the admin token shows every tenant's.  Tenants never see one
+another's steps here (their budget shares assume they do not communicate).  The page polls
+the store every half second off the event loop, once the browser is connected, and
+updates the cards in place.  Admin actions (revert, retire - after a confirmation naming
+the test set and what follows - a new tenant token, the released trace) need the admin
+token.  It computes nothing itself.
 
 Stable hooks for tests: ``testset-card`` on each card (with ``data-name``), and inside it
-``testset-steps-used``, ``testset-signal``, ``testset-status``; ``testset-history`` on the
-history table; ``testset-admin-message`` on the outcome of an admin action.
+``testset-steps-used``, ``testset-steps-left``, ``testset-signal``, ``testset-status``;
+``testset-history`` on the history table; ``testset-view-message`` and
+``testset-admin-message`` on the outcomes; ``testset-retire-confirm`` on the confirmation.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ import panel as pn
 import param
 
 from ..core import formatting as fmt
+from ..core.runtime import in_thread, thread_pool
 from ..ui.base import DashboardView
 from ..ui.meter_gauge import MeterGauge
 from ..ui.style import HTML, SIGNAL_COLORS, esc, headline_html
@@ -48,8 +54,43 @@ def _passed(value) -> str:
     return '<span class="md-badge md-pass">pass</span>' if value else '<span class="md-badge md-fail">fail</span>'
 
 
+def _plan_text(settings: dict) -> str:
+    if settings["mode"] == "meter":
+        return (f"{settings['meter']} meter · ε {', '.join(f'{e:g}' for e in settings['epsilon'])} · "
+                f"δ {settings['delta']:g}" + (f" · tenants {settings['tenant_steps']}" if settings["tenant_steps"]
+                                              else "") + (f" · reverts at {settings['reverts']}" if settings["reverts"]
+                                                          else ""))
+    return (f"ease.ml/ci · {settings['condition']} · reliability {settings['reliability']:g} · "
+            f"{settings['adaptivity']} · {settings['ci_mode']}")
+
+
+def _headlines(s: dict, detailed: bool) -> list:
+    """The big numbers of a card: the budget for everyone; labels and the latest signal with a token."""
+    cards = [
+        headline_html("Steps used", f"{s['steps_used']} / {s['steps']}", "of the budget T", "testset-steps-used"),
+        (headline_html("Steps left", str(s["steps_left"]), "then a new test set", "testset-steps-left")
+         if s["status"] == "active" else
+         headline_html("Steps left", "—", "retired: draw a new test set", "testset-steps-left")),
+    ]
+    if not detailed:
+        return cards
+    last = s["history"][-1] if s["history"] else None
+    settings = s["settings"]
+    cards.append(headline_html("Labels", fmt.integer(s["labels"]), f"the plan needs {fmt.integer(s['needed'])}",
+                               "testset-labels"))
+    if s["mode"] == "meter":
+        cards.append(headline_html("Signal", str(last["signal"]) if last else "—",
+                                   f"{settings['meter']} meter, latest step shown", "testset-signal"))
+        cards.append(headline_html("Guaranteed bound", f"{last['epsilon']:g}" if last else "—",
+                                   f"ε, prob. {fmt.confidence(settings['delta'])}", "testset-epsilon"))
+    else:
+        verdict = {True: "pass", False: "fail", None: "hidden"}[last["passed"]] if last else "—"
+        cards.append(headline_html("Latest commit", verdict, "pass/fail", "testset-signal"))
+    return cards
+
+
 class TestSetCard(pn.viewable.Viewer):
-    """One test set: header, headline numbers, meter (meter mode), alarms, history."""
+    """One test set: header and the budget (everyone); with a token's view, the meter, alarms and history."""
 
     __test__ = False
     status = param.Dict(default={})
@@ -60,63 +101,61 @@ class TestSetCard(pn.viewable.Viewer):
         self.cards = HTML("", sizing_mode="stretch_width")
         self.alarms = HTML("", sizing_mode="stretch_width")
         self.history = HTML("", sizing_mode="stretch_width")
-        self.gauge = MeterGauge() if status.get("mode") == "meter" else None
-        hidden = HTML('<div class="md-note">The meter of the latest step. Its solid bar, the exact '
-                      "validation–test gap, is not drawn: it would reveal the test score.</div>",
-                      sizing_mode="stretch_width")
-        parts = [self.header, self.cards] + ([self.gauge, hidden] if self.gauge is not None else []) + [
-            self.alarms, self.history]
-        self.layout = pn.Card(*parts, sizing_mode="stretch_width", css_classes=["testset-card"], hide_header=True,
-                              collapsible=False, margin=(0, 0, 14, 0))
+        self.gauge = None  # made when a token shows a meter test set's signals
+        self.hidden = HTML('<div class="md-note">The meter of the latest step shown here. Its solid bar, the exact '
+                           "validation–test gap, is not drawn: it would reveal the test score.</div>",
+                           sizing_mode="stretch_width")
+        self.layout = pn.Card(self.header, self.cards, sizing_mode="stretch_width", css_classes=["testset-card"],
+                              hide_header=True, collapsible=False, margin=(0, 0, 14, 0))
         self.param.watch(self._render, "status")
         self._render()
+
+    @property
+    def detailed(self) -> bool:
+        """Whether the status carries a token's view (the plan and a history), not only the public one."""
+        return "settings" in self.status
+
+    def _parts(self) -> list:
+        if not self.detailed:
+            return [self.header, self.cards]
+        if self.status["mode"] == "meter" and self.gauge is None:
+            self.gauge = MeterGauge()
+        meter = [self.gauge, self.hidden] if self.status["mode"] == "meter" else []
+        return [self.header, self.cards, *meter, self.alarms, self.history]
 
     def __panel__(self):
         return self.layout
 
     def _render(self, *_):
         s = self.status
-        meter = s["mode"] == "meter"
-        settings = s["settings"]
-        last = s["history"][-1] if s["history"] else None
-        plan = (f"{settings['meter']} meter · ε {', '.join(f'{e:g}' for e in settings['epsilon'])} · "
-                f"δ {settings['delta']:g}" + (f" · tenants {settings['tenant_steps']}" if settings["tenant_steps"]
-                                              else "") + (f" · reverts at {settings['reverts']}" if settings["reverts"]
-                                                          else "")
-                if meter else f"ease.ml/ci · {settings['condition']} · reliability {settings['reliability']:g} · "
-                              f"{settings['adaptivity']} · {settings['ci_mode']}")
         badge = "md-pass" if s["status"] == "active" else "md-fail"
+        plan = _plan_text(s["settings"]) if self.detailed else (
+            "Type a token of this test set in the sidebar to see its plan, alarms and your history.")
         self.header.object = (
             f'<div class="md-row" data-name="{esc(s["name"])}"><span class="session-title">{esc(s["name"])}</span>'
             f'<span class="md-badge {badge} testset-status">{esc(s["status"]).upper()}</span>'
             f'<span class="md-note">{esc(plan)}</span></div>')
-        cards = [
-            headline_html("Steps used", f"{s['steps_used']} / {s['steps']}", "of the budget T", "testset-steps-used"),
-            (headline_html("Steps left", str(s["steps_left"]), "then a new test set", "testset-steps-left")
-             if s["status"] == "active" else
-             headline_html("Steps left", "—", "retired: draw a new test set", "testset-steps-left")),
-            headline_html("Labels", fmt.integer(s["labels"]), f"the plan needs {fmt.integer(s['needed'])}",
-                          "testset-labels"),
-        ]
-        if meter:
-            cards.append(headline_html("Signal", str(last["signal"]) if last else "—",
-                                       f"{settings['meter']} meter, latest step", "testset-signal"))
-            cards.append(headline_html("Guaranteed bound", f"{last['epsilon']:g}" if last else "—",
-                                       f"ε, prob. {fmt.confidence(settings['delta'])}", "testset-epsilon"))
-        else:
-            verdict = {True: "pass", False: "fail", None: "hidden"}[last["passed"]] if last else "—"
-            cards.append(headline_html("Latest commit", verdict, "pass/fail", "testset-signal"))
-        self.cards.object = '<div class="session-card-row">' + "".join(cards) + "</div>"  # the session page's row
+        self.cards.object = '<div class="session-card-row">' + "".join(_headlines(s, self.detailed)) + "</div>"
+        parts = self._parts()
+        if [id(p) for p in self.layout.objects] != [id(p) for p in parts]:
+            self.layout.objects = parts
+        if not self.detailed:
+            return
         if self.gauge is not None:
-            self.gauge.param.update(
-                ranges=list(settings["ranges"]), epsilon=list(settings["epsilon"]), meter_name=f"{settings['meter']} meter",
-                empirical_overfitting=None, signal=last["signal"] if last else None,
-                incremental_signal=last["incremental_signal"] if last else None,
-                epsilon_shown=last["epsilon"] if last else None,
-                supported_epsilon=(s["supported"]["epsilon"][last["signal"] - 1]
-                                   if last and s["supported"] and s["supported"].get("epsilon") else None))
+            self._update_gauge(s)
         self.alarms.object = self._alarms_html(s)
         self.history.object = self._history_html(s)
+
+    def _update_gauge(self, s) -> None:
+        settings = s["settings"]
+        last = s["history"][-1] if s["history"] else None
+        self.gauge.param.update(
+            ranges=list(settings["ranges"]), epsilon=list(settings["epsilon"]), meter_name=f"{settings['meter']} meter",
+            empirical_overfitting=None, signal=last["signal"] if last else None,
+            incremental_signal=last["incremental_signal"] if last else None,
+            epsilon_shown=last["epsilon"] if last else None,
+            supported_epsilon=(s["supported"]["epsilon"][last["signal"] - 1]
+                               if last and s["supported"] and s["supported"].get("epsilon") else None))
 
     @staticmethod
     def _alarms_html(s) -> str:
@@ -183,28 +222,40 @@ class TestSets(DashboardView):
             '<div class="md-note testsets-empty">No guarded test sets in this store yet. Create one from a labels '
             'file and the planner\'s plan: <code>meter-dashboard testset create NAME --labels LABELS.csv --epsilon '
             '0.01,0.02,0.03,0.04,0.05 --delta 0.01 --steps 10 [--store URL]</code> (or <code>md.connect().create(...)</code> in a '
-            'notebook); it appears here within a second, with its live meter and history.</div>',
+            'notebook); it appears here within a second.</div>',
             sizing_mode="stretch_width")
         self.reading = HTML('<div class="md-note">Reading the store…</div>', sizing_mode="stretch_width")
         self._build_admin()
         self.model.param.watch(self._render, "revision")
+        self._live = live
         served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
-        if served:  # the first read too runs off the event loop, once the page has loaded
-            pn.state.onload(self._poll)
+        if served:  # every read runs off the event loop; the page changes only once the browser is connected
+            # the first read of the store starts while the page is being built (shown once connected)
+            self._first_read = thread_pool().submit(self.model.check)
+            pn.state.onload(self._start)
         else:
             self.model.refresh()
             self._read_once = True
         self._render()
-        if live and served:
-            self._callback = pn.state.add_periodic_callback(self._poll, period=self.poll_ms)
 
     # -- live updates
-    async def _poll(self):
+    async def _start(self):
+        """The session is connected: read the store now, then every ``poll_ms``.
+
+        Nothing changes the page before this: a change made between the browser's first pull
+        of the page and its "ready" signal was lost (the page stayed on "Reading the store…"
+        for good, issue 23), and a periodic callback started with the page fires before
+        the browser has connected on a cold server."""
+        if self._live:
+            self._callback = pn.state.add_periodic_callback(self._poll, period=self.poll_ms)
+        await self._poll(first=self._first_read)
+
+    async def _poll(self, first=None):
         if self._polling:
             return
         self._polling = True
         try:
-            update = await asyncio.to_thread(self.model.check)
+            update = await (asyncio.wrap_future(first) if first is not None else in_thread(self.model.check))
         finally:
             self._polling = False
         if update is not None:
@@ -223,7 +274,7 @@ class TestSets(DashboardView):
             card = self.cards.get(name)
             if card is None:
                 self.cards[name] = TestSetCard(status)
-            elif card.status.get("version") != status.get("version"):
+            elif card.status != status:  # a change, or another view (a token typed)
                 card.status = status
         waiting = [] if self._read_once else [self.reading]
         shown = [self.cards[n].layout for n in reversed(m.names)] or waiting or [self.empty]  # the newest first
@@ -233,11 +284,15 @@ class TestSets(DashboardView):
         for widget in self.admin_widgets:  # nothing to act on in an empty store
             widget.disabled = not m.names
 
-    # -- admin actions
+    # -- the sidebar: a token to see more, and the admin actions
     def _build_admin(self):
         self.select = pn.widgets.Select(label="Test set", options=[], sizing_mode="stretch_width")
-        self.token = pn.widgets.PasswordInput(label="Admin token", placeholder="mdt_…", sizing_mode="stretch_width",
-                                              css_classes=["testset-admin-token"])
+        self.token = pn.widgets.PasswordInput(label="Token (a tenant's, or the admin token)", placeholder="mdt_…",
+                                              sizing_mode="stretch_width", css_classes=["testset-admin-token"])
+        self.show = pn.widgets.Button(label="Show with this token", css_classes=["testset-show"],
+                                      sizing_mode="stretch_width")
+        self.show.on_click(self._show_handler)
+        self.view_message = HTML("", sizing_mode="stretch_width", css_classes=["testset-view-message"])
         self.tenant = pn.widgets.TextInput(label="Tenant", placeholder="alice", sizing_mode="stretch_width")
         self.buttons = {
             "revert": pn.widgets.Button(label="Revert the latest step", color="warning",
@@ -250,10 +305,52 @@ class TestSets(DashboardView):
                                         sizing_mode="stretch_width"),
         }
         for action, button in self.buttons.items():
-            button.on_click(self._handler(action))
-        self.admin_widgets = [self.select, self.token, self.tenant, *self.buttons.values()]
+            button.on_click(self._ask_retire if action == "retire" else self._handler(action))
+        self._build_confirm()
+        self.admin_widgets = [self.select, self.token, self.show, self.tenant, *self.buttons.values()]
         self.download = pn.widgets.FileDownload(visible=False, sizing_mode="stretch_width", color="success")
         self.admin_message = HTML("", sizing_mode="stretch_width", css_classes=["testset-admin-message"])
+
+    def _build_confirm(self):
+        """"Retire now" asks first, naming the test set and what follows (issue 24)."""
+        self.confirm_text = HTML("", sizing_mode="stretch_width")
+        self.confirm_yes = pn.widgets.Button(label="Yes, retire it", color="danger", css_classes=["testset-retire-yes"],
+                                             sizing_mode="stretch_width")
+        self.confirm_no = pn.widgets.Button(label="Cancel", css_classes=["testset-retire-cancel"],
+                                            sizing_mode="stretch_width")
+        self.confirm_yes.on_click(self._handler("retire"))
+        self.confirm_no.on_click(lambda _event: self._hide_confirm())
+        self.confirm = pn.Column(self.confirm_text, pn.Row(self.confirm_yes, self.confirm_no, sizing_mode="stretch_width"),
+                                 visible=False, sizing_mode="stretch_width", css_classes=["testset-retire-confirm"])
+        self.select.param.watch(lambda _event: self._hide_confirm(), "value")
+
+    def _ask_retire(self, _event):
+        name = self.select.value
+        if not name:
+            self.admin_message.object = '<div class="md-error">No test set to act on.</div>'
+            return
+        status = self.model.testsets.get(name, {})
+        used = f"{status['steps_used']} of {status['steps']} steps used" if status else "its steps"
+        self.confirm_text.object = (
+            f'<div class="md-error testset-retire-question">Retire <b>{esc(name)}</b> now ({esc(used)})? It will '
+            f"accept no more submissions from anyone, and this cannot be undone. Its test scores and labels may then "
+            f"be released to the developers (export), and further work needs a new test set.</div>")
+        self.confirm_yes.name = f"Yes, retire {name}"
+        self.confirm.visible = True
+
+    def _hide_confirm(self):
+        self.confirm.visible = False
+
+    async def _show_handler(self, _event):
+        name = self.select.value
+        if not name:
+            self.view_message.object = '<div class="md-error">No test set to show.</div>'
+            return
+        result = await in_thread(self.model.use_token, name, self.token.value)
+        cls = "md-ok" if result["ok"] else "md-error"
+        self.view_message.object = f'<div class="{cls}">{esc(result["message"])}</div>'
+        if result["ok"]:
+            await self._poll()
 
     def _handler(self, action: str):
         async def handler(_event):  # a coroutine function, so Panel awaits it on the page's loop
@@ -262,13 +359,15 @@ class TestSets(DashboardView):
 
     async def _act(self, action: str):
         name, token = self.select.value, self.token.value
+        if action == "retire":
+            self._hide_confirm()
         if not name:
             self.admin_message.object = '<div class="md-error">No test set to act on.</div>'
             return
         for b in self.buttons.values():
             b.disabled = True
         try:
-            result = await asyncio.to_thread(self.model.run_action, action, name, token, self.tenant.value)
+            result = await in_thread(self.model.run_action, action, name, token, self.tenant.value)
         finally:
             for b in self.buttons.values():
                 b.disabled = False
@@ -281,11 +380,15 @@ class TestSets(DashboardView):
             await self._poll()
 
     def controls(self) -> pn.Column:
-        """Admin actions (the sidebar of the served page)."""
+        """A token to see more, and the admin actions (the sidebar of the served page)."""
         return pn.Column(
-            HTML("<b>Admin actions</b> — they need the test set's admin token (shown once at creation)",
+            HTML("<b>See more with a token</b> — without one this page shows each test set's state and steps; a "
+                 "tenant token adds the plan, alarms and your own history, the admin token every tenant's",
                  margin=(5, 5, 0, 5)),
-            self.select, self.token, self.buttons["revert"], self.buttons["retire"], self.tenant,
+            self.select, self.token, self.show, self.view_message,
+            HTML("<b>Admin actions</b> — they need the test set's admin token (shown once at creation)",
+                 margin=(10, 5, 0, 5)),
+            self.buttons["revert"], self.buttons["retire"], self.confirm, self.tenant,
             self.buttons["token"], self.buttons["export"], self.download, self.admin_message,
             sizing_mode="stretch_width")
 
@@ -299,8 +402,9 @@ def _intro() -> str:
             "(ease.ml/meter Sections 2–3, ease.ml/ci Sections 2–3): developers submit predictions and get back the "
             "meter's signal or pass/fail, never the test score. The meter shows the latest step's signal and the ε it "
             "guarantees (the grey bar); the exact validation–test gap stays hidden while the test set is active. "
-            "This page follows the store live. Tenants must not compare signals with each other: their shares of "
-            "the budget assume they do not communicate (Appendix B).</div>")
+            "This page follows the store live. Without a token it shows each test set's state and steps only; a "
+            "tenant token shows that tenant's own history, never another's: the tenants' shares of the budget "
+            "assume they do not communicate (Appendix B).</div>")
 
 
 def page():

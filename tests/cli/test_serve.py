@@ -37,6 +37,17 @@ def test_bad_options_exit_2_with_one_line(args, message):
     assert "Traceback" not in result.stderr and "Errno" not in result.stderr
 
 
+@pytest.mark.parametrize("args", [["--pages", "planner,nope"], ["--num-threads", "-1"], ["--address", "999.1.1.1"]])
+def test_a_bad_option_is_named_even_when_the_port_is_taken(args):
+    """The suite must pass with the dashboard already running on 5006 (issue 20): options are checked first."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        result = run("--port", str(taken.getsockname()[1]), *args)
+    assert result.returncode == 2 and "--port" not in result.stderr, result.stderr
+    assert result.stderr.startswith("meter-dashboard serve: error: " + args[0])
+
+
 def test_a_port_in_use_is_named():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -10,6 +10,8 @@ import pytest
 from scipy import stats
 
 import meter_dashboard.approvals.model as ap
+from meter_dashboard.approvals.simulation import WORKER_KINDS
+from meter_dashboard.core import runtime
 from meter_dashboard.bounds.srgp import run_procedure
 from meter_dashboard.core.validation import InputError
 
@@ -365,9 +367,14 @@ def test_background_model_streams_decisions_and_keeps_only_the_newest_settings()
     seen = []
 
     async def go():
+        runtime.warm_up(*WORKER_KINDS)  # fsSRGP then runs in the worker process, chunk by chunk
+        for _ in range(6000):
+            if runtime.process_pool_ready("procedures"):
+                break
+            await asyncio.sleep(0.01)
         m = ap.ApproveModel(background=True, compare_active=False, example="adversary", method="fs-srgp")
         m.STREAM_INTERVAL = 0.0  # publish every decision
-        m.CHUNK_SECONDS = 0.0  # a worker process returns after each decision: partial results, however fast
+        m.CHUNK_SECONDS = 0.0  # the worker process returns after each decision: partial results, however fast
         m.param.watch(lambda e: seen.append(e.new), "result")
         await _settled(m)
         m.alpha = 0.05

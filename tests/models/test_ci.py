@@ -230,6 +230,17 @@ def test_binomial_search_runs_in_a_worker_inside_an_event_loop():
     """Issue 13: the exact search (up to seconds) never holds the loop; a newer setting supersedes it."""
     import asyncio
 
+    import threading
+
+    from meter_dashboard.ci.exact import ExactCounts
+
+    searched_in = []
+    work = ExactCounts.work
+
+    def recording(self, report, should_stop):
+        searched_in.append(threading.get_ident())
+        return work(self, report, should_stop)
+
     async def scenario():
         m = CIModel(condition="n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01")
         m.bound = "binomial"
@@ -240,10 +251,15 @@ def test_binomial_search_runs_in_a_worker_inside_an_event_loop():
         while m.result.bound != "binomial" or m.exact.running:
             await asyncio.sleep(0.01)
             ticks += 1
-        return m, ticks
+        return m, ticks, threading.get_ident()
 
-    m, ticks = asyncio.run(scenario())
-    assert ticks > 5 and m.result.steps == 16 and m.result.labels < m.result.hoeffding["full"]["labels"]
+    ExactCounts.work = recording
+    try:
+        m, ticks, loop_thread = asyncio.run(scenario())
+    finally:
+        ExactCounts.work = work
+    assert searched_in and loop_thread not in searched_in  # every search ran in a worker, never on the loop
+    assert m.result.steps == 16 and m.result.labels < m.result.hoeffding["full"]["labels"]
 
 
 def test_component_shows_both_bounds():

@@ -112,13 +112,18 @@ def test_attack_model_fixed_step_variant():
 def test_attack_model_async_run_can_be_cancelled():
     a = BoostingAttackModel(labels=400, submissions=200, trials=5, seed=1)
     seen = []
+    work = a.work
 
-    def watch(event):
-        seen.append(event.new)
-        if event.new >= 0.1:
-            a.cancel()
+    def cancelling(report, should_stop):  # Cancel once a tenth is done, from the work itself: no race with a clock
+        def reporting(fraction, message=""):
+            report(fraction, message)
+            if fraction >= 0.1:
+                a.cancel()
 
-    a.param.watch(watch, "progress")
+        return work(reporting, should_stop)
+
+    a.work = cancelling
+    a.param.watch(lambda event: seen.append(event.new), "progress")
     asyncio.run(a.arun())
     assert not a.running and a.status.startswith("Cancelled")
     assert 0.1 <= seen[-1] < 1.0

@@ -20,7 +20,8 @@ def free_port() -> int:
 class Server:
     """``base`` URL, ``log`` path, ``log_text()``, ``stop()``."""
 
-    def __init__(self, store_url: str, log_dir: Path, pages: str | None = None, timeout: float = 120):
+    def __init__(self, store_url: str, log_dir: Path, pages: str | None = None, timeout: float = 120,
+                 ready_path: str = "/api/testsets"):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -37,7 +38,7 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"serve exited with {self.proc.returncode}: {self.log_text()[-3000:]}")
             try:
-                with urllib.request.urlopen(self.base + "/api/testsets", timeout=5) as r:
+                with urllib.request.urlopen(self.base + ready_path, timeout=5) as r:
                     if r.status == 200:
                         json.loads(r.read())
                         break

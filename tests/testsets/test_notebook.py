@@ -52,5 +52,13 @@ def test_md_testset_over_http(sqlite_store, data, tmp_path):
             md.connect(server.base, token=token).create("x", data.labels_csv(), steps=3)
         wrong = md.TestSet("remote", server=server.base, token="mdt_nope")
         assert "a valid token for test set 'remote' is needed" in repr(wrong)
+        public = md.connect(server.base)  # no token: the public list (state and steps)
+        assert public.list() == [{"name": "remote", "mode": "meter", "status": "active", "steps": 3, "steps_used": 1,
+                                  "steps_left": 2}]
+        assert "<td>remote</td>" in public._repr_html_()
+        gated = md.connect(url).create("gated", data.labels_csv(), epsilon=EPS, delta=0.1, steps=3, alarm_signal=2,
+                                       submissions_per_hour=5)
+        assert gated.status()["settings"]["alarm_signal"] == 2
+        assert gated.submit(data.mapping(data.predictions(2000)), 0.99, tenant="t")["failing"] is True
     finally:
         server.stop()

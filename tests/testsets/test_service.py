@@ -7,6 +7,7 @@ answer against exact fractions computed here from the labels.
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -22,7 +23,7 @@ from meter_dashboard.testsets import signals as G
 
 EPS = [0.01, 0.02, 0.03, 0.04, 0.05]
 SUBMIT_KEYS = {"name", "mode", "meter", "step", "tenant", "signal", "incremental_signal", "range", "epsilon",
-               "supported_epsilon", "steps_used", "steps_left", "tenant_steps_left", "retired", "alarms"}
+               "supported_epsilon", "steps_used", "steps_left", "tenant_steps_left", "retired", "alarms", "failing"}
 
 
 def meter(**kw):
@@ -90,7 +91,7 @@ def test_too_small_is_refused_unless_allowed_and_then_records_the_supported_epsi
     answer = S.submit(store, "small", data.mapping(data.predictions(1000)), 0.96)
     assert answer["supported_epsilon"] is not None
     assert [a["kind"] for a in answer["alarms"]] == ["test_set_too_small"]
-    status = S.status(store, "small")
+    status = S.status(store, "small", S.OWNER)
     assert status["supported"] == created["supported"] and status["needed"] == 38_005
 
 
@@ -145,7 +146,7 @@ def test_status_hides_scores_until_retirement_and_only_then_releases_labels(stor
     S.submit(store, "hid", data.mapping(data.predictions(2000)), 0.93, tenant="alice")
     for caller in (S.VIEWER, admin, S.OWNER):
         status = S.status(store, "hid", caller)
-        assert status["status"] == "active" and not status["released"]
+        assert status["status"] == "active" and not status.get("released")
         assert "test_accuracy" not in json.dumps(status) and "regular_signal" not in json.dumps(status)
         assert repr(1 - 2000 / data.n) not in json.dumps(status)
     with pytest.raises(S.Refused, match="scores are released only once it retires"):
@@ -190,14 +191,22 @@ def test_tokens_roles_and_refusals(store, data):
         S.create(store, "tok", data.labels_csv(), meter())
     with pytest.raises(InputError, match="NAME must be 1-64 letters"):
         S.create(store, "bad name/..", data.labels_csv(), meter())
-    # the store keeps salted hashes only
+    # the store keeps SHA-256 digests of the secrets only (a 256-bit random secret needs no salt or stretching)
     with store.read() as conn:
         from sqlalchemy import select
 
         from meter_dashboard.testsets.store import tokens
 
         stored = [r.hash for r in conn.execute(select(tokens))]
-    assert all(h.startswith("scrypt$16384$8$1$") for h in stored)
+    import base64
+    import hashlib
+
+    def digest(token):  # computed here independently of security.py: sha256 of the secret, url-safe base64
+        raw = hashlib.sha256(token.split("_", 2)[-1].encode()).digest()
+        return "sha256$" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    assert {digest(created["admin_token"]), digest(tenant), digest(other_admin)} <= set(stored)
+    assert len(stored) == 4 and all(re.fullmatch(r"sha256\$[A-Za-z0-9_-]{43}", h) for h in stored)
     # token = PREFIX_KEYID_SECRET, and the url-safe secret may itself contain "_": split twice only
     secrets_shown = [created["admin_token"].split("_", 2)[-1], tenant.split("_", 2)[-1]]
     assert all(len(s) >= 40 for s in secrets_shown)
@@ -221,7 +230,7 @@ def test_ci_full_against_the_last_accepted_model(store, data):
         accepted = p if ev.passed else accepted
     assert [a["passed"] for a in answers] == expected == [False, True, False, True]
     assert set(answers[0]) == {"name", "mode", "step", "tenant", "passed", "signal", "steps_used", "steps_left",
-                               "retired", "alarms"}
+                               "retired", "alarms", "failing"}
     assert answers[-1]["retired"] and answers[-1]["alarms"][-1]["kind"] == "budget_used_up"
     released = S.status(store, "ci", S.OWNER)["history"]
     assert released[1]["o"] == 1 - 3000 / data.n and released[3]["o"] == 1 - 1500 / data.n
@@ -232,10 +241,10 @@ def test_ci_none_hides_results_until_retirement_and_first_change_retires(store, 
     S.create(store, "hidden", data.labels_csv(), none)
     first = S.submit(store, "hidden", data.mapping(data.predictions(1000)), None)
     assert first["passed"] is None and first["signal"] is None
-    assert S.status(store, "hidden")["history"][0]["passed"] is None
+    assert S.status(store, "hidden", S.OWNER)["history"][0]["passed"] is None
     last = S.submit(store, "hidden", data.mapping(data.predictions(9000)), None)
     assert last["retired"] and last["passed"] is False  # released with the retirement
-    assert [h["passed"] for h in S.status(store, "hidden")["history"]] == [True, False]
+    assert [h["passed"] for h in S.status(store, "hidden", S.OWNER)["history"]] == [True, False]
 
     fc = G.ci_settings(condition="n > 0.9 +/- 0.05", reliability=0.99, adaptivity="firstChange", steps=5)
     S.create(store, "fc", data.labels_csv(), fc)

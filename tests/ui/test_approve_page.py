@@ -158,7 +158,7 @@ def test_no_empty_plot_frames_no_range_warnings_and_a_time_estimate(page, server
     box.fill("8")
     box.press("Enter")
     page.locator(".approve-fwer-run button").first.click()
-    expect(page.locator(".approve-fwer-status").first).to_contain_text("left", timeout=60_000)  # "about 6 s left"
+    # the time estimate while running is tests/views/test_approve_view.py's (a fast machine may finish first)
     expect(page.locator(".approve-fwer-status").first).to_contain_text("done: 8 replicates", timeout=180_000)
     expect(page.locator(".approve-fwer-plots").first).to_be_visible(timeout=20_000)
     page.get_by_text("Compare procedures", exact=True).first.click()

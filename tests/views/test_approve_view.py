@@ -81,3 +81,17 @@ def test_a_refused_number_leaves_the_model_alone_and_says_why():
     assert "Showing the last valid decisions" in view.stale.object
     view.alpha.text.value = "0.05"
     assert view.model.result.levels[0] == pytest.approx(0.04) and view.stale.object == ""
+
+
+def test_a_running_simulation_shows_its_time_estimate():
+    """Issue 11 #13: every simulation shows progress and time left (state set directly: no machine-speed race)."""
+    from meter_dashboard.approvals.simulation import ApprovalSimulation
+    from meter_dashboard.ui.simulation import SimulationControls
+
+    job = ApprovalSimulation(kind="fwer", replicates=8)
+    panel = SimulationControls(job, css_prefix="approve-fwer")
+    job._set(running=True, progress=0.25, status="3 of 8 replicates", seconds_left=6.2)
+    assert "3 of 8 replicates · about 6 s left" in panel.status.object and panel.progress.value == 25
+    job._set(running=False, progress=1.0, status="done: 8 replicates", seconds_left=None)
+    assert "left" not in panel.status.object and "done: 8 replicates" in panel.status.object
+
