@@ -83,15 +83,14 @@ def landing_html(theme: str = "default") -> str:
 
 
 def readme_text() -> str:
-    """The README: from the installed package's metadata, else the checkout's file."""
+    """The README: the checkout's file when running from one (it is the current text), else the package's metadata."""
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    if readme.is_file():
+        return readme.read_text(encoding="utf-8")
     try:
-        text = metadata.metadata("meter-dashboard").get_payload() or ""
-    except metadata.PackageNotFoundError:  # running from a checkout that is not installed
-        text = ""
-    if not text.strip():
-        readme = Path(__file__).resolve().parents[2] / "README.md"
-        text = readme.read_text(encoding="utf-8") if readme.is_file() else "# meter-dashboard"
-    return text
+        return metadata.metadata("meter-dashboard").get_payload() or "# meter-dashboard"
+    except metadata.PackageNotFoundError:
+        return "# meter-dashboard"
 
 
 def _slug(text: str, seen: set) -> str:

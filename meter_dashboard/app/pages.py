@@ -127,9 +127,16 @@ def _fill(root: pn.Column, name: str, module) -> None:
         body = HTML(snippet('<div class="md-error">This page could not be built: {{ what }}. Reload to try '
                             "again; if it persists, the server log has the details.</div>",
                             what=f"{type(exc).__name__}: {exc}"[:300]), sizing_mode="stretch_width")
-    with pn.io.hold():
+    doc = pn.state.curdoc
+    held = doc is not None and doc.session_context is not None
+    if held:  # Bokeh's own hold under the document lock: the page goes out before anything the view sends next
+        doc.hold("combine")
+    try:
         root.objects = [body]
         root.css_classes = [*root.css_classes, "md-ready"]
+    finally:
+        if held:
+            doc.unhold()
 
 
 #: After each build the builder lets the event loop run this long (serving other requests meanwhile), so the

@@ -236,22 +236,29 @@ def test_dark_theme_themes_every_widget(page, server, open_page, name):
 def test_the_chosen_option_of_a_toggle_group_is_the_highlighted_one(page, server, open_page, theme):
     # issue 24: in dark mode the bound toggle lit up the inactive option ("Exact binomial" looked chosen)
     open_page(page, server, f"/planner?theme={theme}", READY["planner"])
-    buttons = page.locator(".bound-select button")
-    expect(buttons).to_have_count(2)
-
-    def looks():
-        return [(b.inner_text(), "bk-active" in b.get_attribute("class"),
-                 b.evaluate("e => getComputedStyle(e).backgroundColor")) for b in buttons.all()]
-
     accent = "rgb(0, 114, 181)"  # Panel's primary colour, the dashboard's accent
-    assert [(t, a) for t, a, _ in looks()] == [("Hoeffding (paper)", True), ("Exact binomial", False)]
-    chosen, other = looks()
-    assert chosen[2] == accent and other[2] != accent
-    assert (brightness(other[2]) < 90) if theme == "dark" else (brightness(other[2]) > 200)
-    buttons.nth(1).click()
-    expect(buttons.nth(1)).to_have_class(re.compile("bk-active"))
-    chosen_now = looks()
-    assert chosen_now[1][2] == accent and chosen_now[0][2] != accent
+
+    def looks(group):
+        return [(b.inner_text(), "bk-active" in b.get_attribute("class"),
+                 b.evaluate("e => getComputedStyle(e).backgroundColor")) for b in group.all()]
+
+    def check(group, chosen: int):
+        shown = looks(group)
+        assert [active for _, active, _ in shown] == [k == chosen for k in range(len(shown))]
+        for k, (_, _, color) in enumerate(shown):
+            if k == chosen:
+                assert color == accent, shown
+            else:
+                assert color != accent and ((brightness(color) < 90) if theme == "dark" else (brightness(color) > 200))
+
+    bound = page.locator(".bound-select button")
+    assert [t for t, _, _ in looks(bound)] == ["Hoeffding (paper)", "Exact binomial"]
+    check(bound, 0)  # the numbers are Hoeffding's: that option is the lit one
+    developer = page.locator(".plan-check-developer button")  # a choice that computes nothing until "Run"
+    check(developer, 0)
+    developer.nth(1).click()
+    expect(developer.nth(1)).to_have_class(re.compile("bk-active"))
+    check(developer, 1)
 
 
 def test_planner_numeric_boxes_explain_bad_values_and_keep_the_plan(page, server, open_page):
