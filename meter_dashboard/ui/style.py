@@ -78,10 +78,11 @@ class DashboardDesign(Native):
 
     Through Panel's documented design mechanism (``pn.extension(design=...)``; a design's
     ``modifiers`` per component class, a theme's per theme): in the dark theme the Tabulator
-    uses its dark ``midnight`` theme; toggle groups, progress bars, sliders and file droppers
-    receive ``dashboard.css`` (the same URL as every component), whose rules make the chosen
-    option the highlighted one and the tracks, bars and drop areas follow the theme (light and
-    dark, from Panel's theme variables).  A table whose page
+    uses its dark ``midnight`` theme; toggle groups, progress bars, sliders, file droppers, tabs and
+    buttons receive ``dashboard.css`` (the same URL as every component), whose rules make the
+    chosen option the highlighted one, the tracks, bars, drop areas and the active tab follow the
+    theme (light and dark, from Panel's theme variables) and a warning button's label readable
+    (dark on amber).  A table whose page
     chose its own Tabulator theme keeps it (modifiers apply to default values only).
     """
 
@@ -92,6 +93,8 @@ class DashboardDesign(Native):
         pn.indicators.Progress: {"stylesheets": [Inherit, _URL]},
         pn.widgets.slider.ContinuousSlider: {"stylesheets": [Inherit, _URL]},
         pn.widgets.FileDropper: {"stylesheets": [Inherit, _URL]},
+        pn.Tabs: {"stylesheets": [Inherit, _URL]},
+        pn.widgets.Button: {"stylesheets": [Inherit, _URL]},
     }
     _themes = {"default": NativeDefaultTheme, "dark": _DarkTheme}
 

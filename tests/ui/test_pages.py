@@ -157,6 +157,7 @@ def test_each_page_loads_only_what_it_uses(page, server, name):
     assert bool(filepond) == (name in uploads), "only the upload pages use the file dropper"
     assert not [u for u in urls if not u.startswith((server, "blob:", "data:"))], "nothing from another host"
     assert _header_links(page) == _bar(PAGES.items())  # issue 24: a Docs link in every page's bar
+    assert page.evaluate(LOW_CONTRAST) == []  # the light theme too (a warning button was white on amber)
     assert page.locator("header.md-header a.md-nav-current").inner_text() == PAGES[name].title
 
 
@@ -198,6 +199,35 @@ BRIGHT_AREAS = """() => {
   walk(document); return out; }"""
 
 
+#: Every element with text of its own whose colour against its background (the first opaque one up the tree,
+#: through shadow roots) has a WCAG contrast ratio below 3 — unreadable in a meeting room's projector.
+LOW_CONTRAST = r"""() => {
+  const rgba = (c) => { let m = c.match(/rgba?\(([^)]+)\)/);
+    if (m) { const p = m[1].split(',').map(Number); return [p[0], p[1], p[2], p.length === 4 ? p[3] : 1]; }
+    m = c.match(/color\(srgb ([\d.e-]+) ([\d.e-]+) ([\d.e-]+)(?: \/ ([\d.e-]+))?\)/);
+    if (m) return [255 * m[1], 255 * m[2], 255 * m[3], m[4] === undefined ? 1 : Number(m[4])];
+    return null; };
+  const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  const L = (c) => 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+  const up = (e) => e.parentElement || (e.getRootNode() && e.getRootNode().host) || null;
+  const bg = (e) => { for (let n = e; n; n = up(n)) { const c = rgba(getComputedStyle(n).backgroundColor);
+      if (c && c[3] >= 0.5) return c; } const h = rgba(getComputedStyle(document.documentElement).backgroundColor); return (h && h[3] >= 0.5) ? h : [255, 255, 255, 1]; };
+  const out = [];
+  const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      const text = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent.trim()).join('');
+      if (!text) continue;
+      const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+      if (r.width === 0 || r.height === 0 || s.visibility === 'hidden' || parseFloat(s.opacity) < 0.3) continue;
+      let fg = rgba(s.color); const b = bg(el);
+      if (!fg) continue;
+      fg = [0, 1, 2].map(i => fg[3] * fg[i] + (1 - fg[3]) * b[i]);
+      const l1 = L(fg), l2 = L(b), ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+      if (ratio < 3) out.push(`${el.tagName}.${(typeof el.className === 'string' ? el.className : '').slice(0, 50)} "${text.slice(0, 30)}" ${s.color} on ${b} = ${ratio.toFixed(2)}`);
+  } };
+  walk(document); return out; }"""
+
+
 def test_dark_theme_is_readable(page, server, open_page):
     open_page(page, server, "/planner?theme=dark&delta=0.05", READY["planner"])
     colors = page.evaluate("""() => {
@@ -226,6 +256,7 @@ def test_dark_theme_themes_every_widget(page, server, open_page, name):
     open_page(page, server, f"/{name}?theme=dark", READY[name])
     page.wait_for_timeout(1500)
     assert page.evaluate(BRIGHT_AREAS) == []
+    assert page.evaluate(LOW_CONTRAST) == []  # e.g. the active tab's label was dark on dark
     if name == "planner":  # the ε table itself: dark cells, light text (Tabulator's "midnight" theme)
         cell = page.locator(".meter-table .tabulator-cell").first
         assert brightness(cell.evaluate("e => getComputedStyle(e.closest('.tabulator-row')).backgroundColor")) < 130
