@@ -89,7 +89,8 @@ class Session:
         session._learn(session.doc)
         roots = [m for m in session.models.values()
                  if PAGE_ROOT in m.get("attributes", {}).get("css_classes", [])]
-        if not roots or any(PAGE_READY in m["attributes"]["css_classes"] for m in roots):
+        if not roots or any(PAGE_READY in m["attributes"]["css_classes"] or m["attributes"].get("children")
+                            for m in roots):
             session.built.set()  # not a dashboard page (the floor app), or built within the first response
         await session.send_events([{"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": {
             "type": "event", "name": "document_ready", "values": {"type": "map"}}}])

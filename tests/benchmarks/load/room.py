@@ -70,10 +70,12 @@ async def _protocol_person(base: str, start: float, timeout: float) -> dict:
 
     client = AsyncHTTPClient(max_clients=64)
     try:
-        page = await client.fetch(base + "/planner" + QUERY, request_timeout=timeout, decompress_response=True)
+        page = await client.fetch(base + "/planner" + QUERY, request_timeout=timeout, connect_timeout=timeout,
+                                  decompress_response=True)
         header = time.perf_counter() - start
         assets = dict.fromkeys(_ASSETS.findall(page.body.decode("utf-8")))
-        await asyncio.gather(*(client.fetch(f"{base}/{path}", request_timeout=timeout, decompress_response=True)
+        await asyncio.gather(*(client.fetch(f"{base}/{path}", request_timeout=timeout, connect_timeout=timeout,
+                                            decompress_response=True)
                                for path in assets))
         session = await Session.connect(base, "/planner", page.body, timeout=timeout)
         count = session.value_in(session.text_id(NUMBER[0].lstrip(".")), NUMBER[0].lstrip("."))
