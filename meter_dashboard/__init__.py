@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
-
 from .core.validation import InputError
 
 # public name -> "module:attribute", imported on first use (so ``meter-dashboard ci`` never loads
@@ -60,7 +58,8 @@ _EXPORTS = {
     # guarded test sets
     "TestSet": "meter_dashboard.testsets.notebook:TestSet",
     "connect": "meter_dashboard.testsets.notebook:connect",
-    # notebook components
+    # notebook components, and their JavaScript without a CDN (md.extension(inline=True))
+    "extension": "meter_dashboard.ui.notebook:extension",
     "Planner": "meter_dashboard.meter.view:Planner",
     "Session": "meter_dashboard.session.view:Session",
     "CI": "meter_dashboard.ci.view:CI",
@@ -69,10 +68,23 @@ _EXPORTS = {
     "Approve": "meter_dashboard.approvals.view:Approve",
 }
 
-__all__ = sorted(list(_EXPORTS) + ["InputError"])
+__all__ = sorted(list(_EXPORTS) + ["InputError"])  # ``md.__version__`` too, from the metadata
+
+
+def _installed_version() -> str:
+    """The version of the installed distribution (its metadata), so that it is never a second copy."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("meter-dashboard")
+    except PackageNotFoundError:  # a source tree on sys.path, never installed
+        return "0+unknown"
 
 
 def __getattr__(name):
+    if name == "__version__":  # read on first use: the metadata look-up costs a few ms at import
+        value = globals()["__version__"] = _installed_version()
+        return value
     try:
         target = _EXPORTS[name]
     except KeyError:
@@ -84,4 +96,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_EXPORTS))
+    return sorted(set(globals()) | set(_EXPORTS) | {"__version__"})

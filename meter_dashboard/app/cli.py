@@ -1,6 +1,7 @@
 """``meter-dashboard serve``: start the dashboard (the one verb that imports Panel)."""
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..core.serving import (
@@ -16,12 +17,19 @@ from ..core.serving import (
 from ..core.validation import InputError, check_int, check_number
 
 
+#: The runnable example shown by ``--help`` (tests/cli/test_help_examples.py starts it, asks for a page and
+#: stops it with Ctrl-C).
+EXAMPLE = "meter-dashboard serve --port 0 --pages planner,session --no-show"
+
+
 def register(sub) -> None:
     p = sub.add_parser(
         "serve",
         help="serve the dashboard in a browser",
         description="Serve every dashboard page (planner, session, ci, ladder, compare, approve) "
         "with one Bokeh server; open http://localhost:PORT/planner.",
+        epilog=f"example (a free port, this machine only; Ctrl-C stops it):\n  {EXAMPLE}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--port", default=5006, help="port to listen on (default 5006; 0 picks a free one)")
     p.add_argument("--address", default=DEFAULT_ADDRESS,
@@ -49,6 +57,15 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
+def _free_port(address: str) -> int:
+    import socket
+
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.bind((address, 0))
+        return probe.getsockname()[1]
+
+
 def _lifetime_ms(text) -> int:
     seconds = check_number("--session-lifetime", text, minimum=1, maximum=86_400)
     return int(round(seconds * 1000))
@@ -72,6 +89,8 @@ def run(args) -> int:
 
     store_url = store.configure(args.store)  # opened on first use: the other pages never need it
     check_bindable(address, port)  # after every option is checked: a bad option is named whatever the port
+    if port == 0:  # a free port now, so the websocket origins name it (Bokeh refuses "localhost:*")
+        port = _free_port(address)
     if not is_local(address):
         print(f"meter-dashboard serve: {exposure_warning(address, port)}", file=sys.stderr, flush=True)
     try:
@@ -80,4 +99,7 @@ def run(args) -> int:
                     session_lifetime_ms=lifetime, extra_patterns=api.patterns(store_url), verbose=True)
     except OSError as exc:  # the port was taken between the check and the bind
         raise bind_error(exc, address, port) from None
-    return 0
+    # The server runs until Ctrl-C: Panel's own SIGINT handler stops its loop and serve() returns;
+    # the exit status says how it ended, like every verb's (130, one line on stderr)
+    raise KeyboardInterrupt
+

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import Any
 
-from ..core.cli import add_format_option, emit, table
+from ..core.cli import add_format_option, emit, file_or_example, input_file, table
 from ..core.validation import InputError, check_int, check_number, raw
 
 METHOD_CHOICES = ("naive", "bonferroni", "weighted-bonferroni", "bonf-srgp", "fs-srgp", "pres-srgp")
@@ -15,6 +16,12 @@ METHOD_CHOICES = ("naive", "bonferroni", "weighted-bonferroni", "bonf-srgp", "fs
 MAX_STEPS = 10_000
 
 #: the flags whose defaults are ApprovalSettings' parameters (argparse destinations = parameter names)
+#: Runnable examples shown by ``--help`` (tests/cli/test_help_examples.py runs each one).
+EXAMPLES = (
+    "meter-dashboard approve --example refits --method fs-srgp --alpha 0.1 --margin-step 0.01",
+    "meter-dashboard approve --example adversary --method naive --fail-on-approval",
+)
+
 _SETTINGS = ("alpha", "success_weight", "margin", "margin_step", "seed", "failure_threshold", "pres_share",
              "pres_first_share", "max_conditioning")
 
@@ -26,7 +33,7 @@ def _defaults() -> dict:
     return {name: ApprovalSettings.param[name].default for name in ApprovalSettings.SETTINGS}
 
 
-class _ModelDefaultsHelp(argparse.HelpFormatter):
+class _ModelDefaultsHelp(argparse.RawDescriptionHelpFormatter):
     """Names each setting's default in ``--help``, read from the model only when help is printed.
 
     (Building the parser for any verb must not import the SRGP models: ``plan`` starts fast.)
@@ -54,10 +61,14 @@ def register(sub) -> None:
             "modification in the order tested. The defaults are the paper's (Section 3) and the /approve "
             "page's."
         ),
-        epilog="example: meter-dashboard approve trace.csv --method fs-srgp --alpha 0.1 --margin-step 0.01",
+        epilog="examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES) + "\n\nThe second exits with status 1: "
+        "the naive procedure approves modifications that overfit the reused test set (--fail-on-approval).",
         formatter_class=_ModelDefaultsHelp,
     )
-    p.add_argument("trace", metavar="TRACE.csv", help="per-example losses: original model first, then modifications")
+    p.add_argument("trace", metavar="TRACE.csv", nargs="?", default=None,
+                   help="per-example losses: original model first, then modifications (- for standard input)")
+    p.add_argument("--example", default=None, metavar="{refits,adversary}",
+                   help="a shipped example trace instead of a file (with its prespecified companion for pres-srgp)")
     p.add_argument("--method", default="bonf-srgp", metavar="{" + ",".join(METHOD_CHOICES) + "}",
                    help="the approval procedure (default bonf-srgp)")
     p.add_argument("--alpha", help="family-wise error rate to control")
@@ -79,6 +90,12 @@ def register(sub) -> None:
     p.add_argument("--pres-share", help="pres-srgp: share of alpha on the prespecified nodes")
     p.add_argument("--pres-first-share", help="pres-srgp: the first prespecified node's share of that")
     p.add_argument("--max-conditioning", help="fs-srgp/pres-srgp: earlier tests each threshold conditions on, at most")
+    p.add_argument("--fail-on-approval", action="store_true",
+                   help="exit with status 1 when any modification is approved (a gate: e.g. nothing may ship "
+                        "without review)")
+    p.add_argument("--fail-on-denial", action="store_true",
+                   help="exit with status 1 when any modification is denied (a gate: every change must be an "
+                        "approved improvement)")
     add_format_option(p)
     p.set_defaults(run=run)
 
@@ -94,7 +111,7 @@ def run(args) -> int:
     method = str(args.method).strip().lower()
     if method not in METHOD_CHOICES:
         raise InputError("--method", "one of " + ", ".join(METHOD_CHOICES), args.method)
-    options = dict(
+    options: dict[str, Any] = dict(
         alpha=check_number("--alpha", args.alpha),
         success_weight=check_number("--success-weight", args.success_weight),
         margin=check_number("--margin", args.margin),
@@ -107,11 +124,15 @@ def run(args) -> int:
     )
     if args.steps is not None:  # bounded before anything is allocated (1e10 tests would need 75 GiB)
         options["steps"] = check_int("--steps", args.steps, minimum=1, maximum=MAX_STEPS)
-    trace = approve_models.read_modification_trace(args.trace)
-    prespecified = None
+    from .trace import EXAMPLES as SHIPPED
+
+    trace, shipped_prespecified = file_or_example(
+        args, "trace", "TRACE.csv", _example(SHIPPED, approve_models.load_example),
+        lambda source: (approve_models.read_modification_trace(source), None))
+    prespecified = shipped_prespecified
     if args.prespecified is not None:
-        prespecified = approve_models.read_modification_trace(args.prespecified, parameter="--prespecified")
-    elif method == "pres-srgp":
+        prespecified = approve_models.read_modification_trace(input_file(args.prespecified), parameter="--prespecified")
+    elif method == "pres-srgp" and prespecified is None:
         raise InputError("--prespecified", "a CSV of the prespecified procedure's modifications (pres-srgp needs it)",
                          raw("no file"))
     # a model's InputError names its parameter (``steps``); the CLI shows the flag (``--steps``)
@@ -138,7 +159,18 @@ def run(args) -> int:
                 align="rlrrrrrl")
     )
     emit(args, payload, text)
+    if (args.fail_on_approval and result.approvals) or (args.fail_on_denial and result.approvals < len(result.approved)):
+        return 1
     return 0
+
+
+def _example(shipped, load):
+    """``--example NAME``: the shipped trace and its prespecified companion; an unknown name lists them."""
+    def load_example(name):
+        if name not in shipped:
+            raise InputError("example", "one of " + ", ".join(shipped), name)
+        return load(name)
+    return load_example
 
 
 def _sci(value: float) -> str:

@@ -25,6 +25,7 @@ from functools import partial
 import numpy as np
 import param
 
+from ..core.formatting import strict_json
 from ..bounds import srgp
 from ..bounds.srgp import METHOD_LABELS, METHODS, normalize_method
 from ..core.runtime import Latest, process_pool, process_pool_ready, running_loop, thread_pool, warm_up
@@ -101,6 +102,24 @@ class ApprovalResult:
         return (f"ApprovalResult(method={self.method!r}, alpha={self.alpha:g}, approved={self.approvals} of "
                 f"{len(self.approved)} [{marks}], first level={first})")
 
+    def _repr_html_(self) -> str:  # notebooks: the approve verb's table, approved modifications marked
+        from ..core.display import html_table
+
+        def sci(value):
+            value = float(value)
+            return "0" if value == 0 else ("—" if not np.isfinite(value) else
+                                           f"{value:.3g}" if value >= 1e-3 else f"{value:.2e}")
+
+        done = len(self.p_values)
+        rows = [[j + 1, self.names[j], float(self.estimates[j]), float(self.margins[j]), float(self.z[j]),
+                 sci(self.p_values[j]), sci(self.levels[j]), "APPROVED" if self.approved[j] else "denied"]
+                for j in range(done)]
+        return html_table(["test", "modification", "improvement", "margin", "z", "p-value", "level", "decision"],
+                          rows, caption=f"{self.method} at alpha = {self.alpha:g}, T = {self.steps}: "
+                                        f"{int(np.sum(self.approved))} of {done} approved",
+                          marked=[j for j in range(done) if self.approved[j]], mark_note="approved")
+
+    @strict_json
     def to_dict(self) -> dict:
         """JSON-ready: ``approved`` (booleans in test order) and ``levels`` first."""
         return {
@@ -158,6 +177,7 @@ class ApprovalComparison:
         parts = ", ".join(f"{m}: {r.approvals}" for m, r in self.results.items())
         return f"ApprovalComparison(approved per procedure: {{{parts}}}, modifications={len(self.names)})"
 
+    @strict_json
     def to_dict(self) -> dict:
         return {m: r.to_dict() for m, r in self.results.items()} | (
             {"skipped": dict(self.skipped)} if self.skipped else {})

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..bounds.srgp import MAX_STEPS
 from ..core.files import read_text
-from ..core.validation import MAX_NUMBER_CHARS, InputError, check_number, raw
+from ..core.validation import MAX_NUMBER_CHARS, InputError, check_number, check_real_array, raw
 
 __all__ = ["EXAMPLES", "ModificationTrace", "read_modification_trace", "load_example", "as_trace",
            "check_prespecified"]
@@ -219,8 +219,9 @@ def as_trace(trace, parameter: str = "trace") -> ModificationTrace:
         return read_modification_trace(trace, parameter=parameter)
     if hasattr(trace, "to_numpy") and hasattr(trace, "columns"):  # a DataFrame
         names = [str(c) for c in trace.columns]
-        return _from_table(trace.to_numpy(dtype=float), names[1:], names[0], "data frame", parameter)
-    values = np.asarray(trace, dtype=float)
+        return _from_table(check_real_array(parameter, trace.to_numpy(), ndim=2), names[1:], names[0], "data frame",
+                           parameter)
+    values = check_real_array(parameter, trace, ndim=2)
     width = values.shape[1] if values.ndim == 2 else 0
     return _from_table(values, [f"m{j}" for j in range(1, width)], "original", "array", parameter)
 

@@ -48,6 +48,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma
 
+from ._binomial_batch import ranges
+
 __all__ = ["psi_bracket", "phi_bracket", "middle", "peak_segments", "concave_max"]
 
 _TOL = 1e-9  # a certified sign needs this margin (the closed forms are exact to ~1e-13)
@@ -71,7 +73,7 @@ def _log1p_over(x):
         return np.where(np.abs(x) < 1e-8, 1.0 - x / 2.0, np.log1p(x) / np.where(x == 0, 1.0, x))
 
 
-def psi_bracket(p, h, eps: float):
+def psi_bracket(p, h, eps):
     """``(low, high)`` of ``Psi = log R``: ``U_{j+1} - U_j`` has its sign.  ``p`` of candidate j."""
     q = 1.0 - p
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -166,24 +168,43 @@ def concave_l(xa, xb, n, eta, n_eps, c):
 
 
 # --------------------------------------------------------------------------- 3. the stretch and its maximum
-def _bisect(pred, rows, lo, hi, last: bool):
-    """Per row, the largest (``last``) or smallest j in [lo, hi] found with ``pred(rows, j)`` true.
+def _bisect(value, rows, lo, hi, last: bool):
+    """Per row, the largest (``last``) or smallest j in [lo, hi] found with ``value(rows, j) > 0``.
 
-    Bisection (``lo - 1`` / ``hi + 1`` when none is found).  Whatever pattern ``pred`` has, a
-    returned j satisfies it; the callers only rely on that (monotonicity does the rest).
+    ``lo - 1`` / ``hi + 1`` when none is found.  Whatever pattern the signs have, a returned
+    j has ``value > 0``; the callers only rely on that (monotonicity does the rest).  The
+    values are smooth in j, so after both ends the next point is interpolated between the
+    two bracketing values (regula falsi), with a bisection step whenever the bracket did not
+    halve: a handful of evaluations instead of twenty.
     """
-    a, b = lo - 1, hi + 1  # sentinels: pred "true" at a (last) or at b (first)
-    while True:
+    a, b = lo - 1, hi + 1  # sentinels: "true" at a (last) or at b (first)
+    va, vb = np.full(lo.shape, np.nan), np.full(lo.shape, np.nan)
+    slow = np.zeros(lo.shape, dtype=np.int64)
+    for step in range(10_000):
         live = b - a > 1
         if not np.any(live):
             return a if last else b
-        m = (a + b) // 2
-        t = np.zeros(m.shape, dtype=bool)
-        t[live] = pred(rows[live], m[live])
-        if last:
-            a, b = np.where(live & t, m, a), np.where(live & ~t, m, b)
+        width = b - a
+        if step < 2:  # the two ends first (hi, then lo)
+            m = hi if step == 0 else lo
         else:
-            a, b = np.where(live & ~t, m, a), np.where(live & t, m, b)
+            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+                guess = np.round(a + (b - a) * va / (va - vb))
+            usable = np.isfinite(guess) & (slow < 2)
+            m = np.where(usable, guess, (a + b) // 2).astype(np.int64)
+        m = np.clip(m, a + 1, np.maximum(b - 1, a + 1))
+        v = np.full(m.shape, np.nan)
+        v[live] = value(rows[live], m[live])
+        t = v > 0
+        if last:
+            a, va = np.where(live & t, m, a), np.where(live & t, v, va)
+            b, vb = np.where(live & ~t, m, b), np.where(live & ~t, v, vb)
+        else:
+            a, va = np.where(live & ~t, m, a), np.where(live & ~t, v, va)
+            b, vb = np.where(live & t, m, b), np.where(live & t, v, vb)
+        va, vb = np.where(np.isfinite(va), va, np.nan), np.where(np.isfinite(vb), vb, np.nan)
+        slow = np.where((step >= 2) & (2 * (b - a) > width), slow + 1, 0)
+    raise RuntimeError("bisection did not end")  # pragma: no cover (the bracket shrinks every step)
 
 
 def middle(batch, rows, first, last):
@@ -197,7 +218,7 @@ def middle(batch, rows, first, last):
     """
     idx = batch.r_idx[rows]
     n = batch.n[idx].astype(float)
-    h, eps = 1.0 / n, float(batch.eps)
+    h, eps = 1.0 / n, batch.e[idx]
     first = first + (batch.p(idx, first) <= 0)  # p = 0: G = 0 there
     top = np.maximum(last - 1, first)  # the last increment of the window
 
@@ -205,24 +226,28 @@ def middle(batch, rows, first, last):
         i = batch.r_idx[r]
         return batch.p(i, j), 1.0 / batch.n[i], batch.eta[i]
 
+    def at_u(r, j):  # (p, h, eps) of increment j of range row r
+        i = batch.r_idx[r]
+        return batch.p(i, j), 1.0 / batch.n[i], batch.e[i]
+
     ok = _psi_slope_max(batch.p(idx, first), batch.p(idx, last), h, eps) < 0
-    a_u = _bisect(lambda r, j: psi_bracket(*at(r, j)[:2], eps)[0] > _TOL, rows, first, top, True)
-    b_u = _bisect(lambda r, j: psi_bracket(*at(r, j)[:2], eps)[1] < -_TOL, rows, first, top, False)
+    a_u = _bisect(lambda r, j: psi_bracket(*at_u(r, j))[0] - _TOL, rows, first, top, True)
+    b_u = _bisect(lambda r, j: -psi_bracket(*at_u(r, j))[1] - _TOL, rows, first, top, False)
     a_l, b_l = a_u, b_u
     if batch.use_l:
         c = batch.c[idx]
         start = np.maximum(first, c)  # increments with k = j - c + 1 >= 1 (below: L stays 0, then rises)
         ok &= (start > top) | (_phi_slope_min(batch.p(idx, start), batch.p(idx, last), h, batch.eta[idx]) > 0)
-        a_l = _bisect(lambda r, j: (j < batch.c[batch.r_idx[r]]) | (phi_bracket(*at(r, j))[1] < -_TOL),
+        a_l = _bisect(lambda r, j: np.where(j < batch.c[batch.r_idx[r]], np.inf, -phi_bracket(*at(r, j))[1] - _TOL),
                       rows, first, top, True)
-        b_l = _bisect(lambda r, j: (j >= batch.c[batch.r_idx[r]]) & (phi_bracket(*at(r, j))[0] > _TOL),
+        b_l = _bisect(lambda r, j: np.where(j >= batch.c[batch.r_idx[r]], phi_bracket(*at(r, j))[0] - _TOL, -np.inf),
                       rows, first, top, False)
     ja, jb = np.minimum(np.minimum(a_u, a_l) + 1, last), np.minimum(np.maximum(b_u, b_l), last)
     flat = ok & (jb - ja < 2)
     wide = ok & (jb - ja >= 2)
     if np.any(wide):
         xa, xb, i = ja[wide].astype(float), jb[wide].astype(float), idx[wide]
-        good = concave_u(xa, xb, n[wide], eps, batch.n_eps[i])
+        good = concave_u(xa, xb, n[wide], eps[wide], batch.n_eps[i])
         if batch.use_l:
             good &= concave_l(xa, xb, n[wide], batch.eta[i], batch.n_eps[i], batch.c[i])
         flat[wide] = good
@@ -246,7 +271,7 @@ def peak_segments(batch, rows, ja, jb, runs, limit: int = 256):
     sel = np.flatnonzero(usable)
     left, right = run_a[sel] - ja[sel], jb[sel] - run_b[sel]
     single_row = np.concatenate([np.repeat(rows[sel], left), np.repeat(rows[sel], right)])
-    single_j = np.concatenate([_ranges(ja[sel], left), _ranges(run_b[sel] + 1, right)])
+    single_j = np.concatenate([ranges(ja[sel], left), ranges(run_b[sel] + 1, right)])
     seg_row = np.concatenate([rows[sel], single_row])
     seg_a = np.concatenate([run_a[sel], single_j])
     seg_b = np.concatenate([run_b[sel], single_j])
@@ -254,19 +279,15 @@ def peak_segments(batch, rows, ja, jb, runs, limit: int = 256):
     return usable, (seg_row, seg_a, seg_b, kind)
 
 
-def _ranges(starts, sizes):
-    """Concatenated ``start, start + 1, ..., start + size - 1`` for each pair."""
-    sizes = np.maximum(np.asarray(sizes, dtype=np.int64), 0)
-    offsets = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return np.repeat(np.asarray(starts, dtype=np.int64), sizes) + offsets
-
-
 def concave_max(batch, idx, ja, jb, guess) -> None:
     """Evaluate the maximum of ``G`` over ``ja..jb`` for each row, ``G`` being concave there.
 
     The maximum is the first j with ``G_{j+1} <= G_j`` (or ``jb``).  A bracketed search on that
-    sign: secant steps on the relative increments once both signs are seen, bisection
-    otherwise; every evaluation goes through ``batch.evaluate``, which keeps the best value.
+    sign, started at ``guess`` (where the maximum is expected): the first step evaluates two
+    increments and extrapolates where they vanish (Newton on the increments); then secant
+    steps on the relative increments between the last rising and the first falling one,
+    extrapolation while only one sign is seen, bisection when the bracket does not halve.
+    Every evaluation goes through ``batch.evaluate``, which keeps the best value.
     """
     lo, hi = ja.astype(np.int64), jb.astype(np.int64)
     single = lo >= hi
@@ -274,28 +295,36 @@ def concave_max(batch, idx, ja, jb, guess) -> None:
         batch.evaluate(idx[single], lo[single])
     x_up, d_up = lo - 1, np.full(lo.shape, np.nan)  # the last increment seen rising, and its size
     x_dn, d_dn = hi, np.full(lo.shape, np.nan)  # the first seen falling
-    m = np.clip(np.asarray(guess, dtype=np.int64), lo, np.maximum(hi - 1, lo))
+    m = np.clip(np.asarray(guess, dtype=np.int64), lo, np.maximum(hi - 2, lo))
     slow = np.zeros(lo.shape, dtype=np.int64)  # steps that did not halve the bracket
+    first = True
     while True:
         live = lo < hi
         if not np.any(live):
             return
         width = hi - lo
         i, j = idx[live], m[live]
-        g0 = np.logaddexp(*batch.evaluate(i, j))
-        g1 = np.logaddexp(*batch.evaluate(i, j + 1))
-        d = np.expm1(g1 - g0)
-        up = np.zeros(lo.shape, dtype=bool)
-        up[live] = d > 0
-        dn = live & ~up
-        full = np.full(lo.shape, np.nan)
-        full[live] = d
-        lo, x_up, d_up = np.where(up, m + 1, lo), np.where(up, m, x_up), np.where(up, full, d_up)
-        hi, x_dn, d_dn = np.where(dn, m, hi), np.where(dn, m, x_dn), np.where(dn, full, d_dn)
+        count = 3 if first else 2
+        top = jb[live] if first else j + 1  # never a candidate beyond the stretch (evaluate keeps every value)
+        log_u, log_l = batch.evaluate(np.tile(i, count), np.concatenate([np.minimum(j + k, top) for k in range(count)]))
+        g = np.logaddexp(log_u, log_l).reshape(count, -1)
+        for k in range(count - 1):
+            d = np.full(lo.shape, np.nan)
+            d[live] = np.expm1(g[k + 1] - g[k])
+            at = m + k
+            inside = live & (at >= lo) & (at < hi) & (at + 1 <= jb)
+            up, dn = inside & (d > 0), inside & ~(d > 0)
+            lo, x_up, d_up = np.where(up, at + 1, lo), np.where(up, at, x_up), np.where(up, d, d_up)
+            hi, x_dn, d_dn = np.where(dn, np.minimum(at, hi), hi), np.where(dn, at, x_dn), np.where(dn, d, d_dn)
+            if k == 0:
+                d0 = d
         both = np.isfinite(d_up) & np.isfinite(d_dn)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             secant = x_up + np.round(d_up / (d_up - d_dn) * (x_dn - x_up))
-        slow = np.where(2 * (hi - lo) > width, slow + 1, 0)
+            newton = m + np.round(d0 / (d0 - d)) if first else np.full(lo.shape, np.nan)
+        slow = np.where(both & (2 * (hi - lo) > width), slow + 1, 0)
         mid = (lo + hi) // 2
-        step = np.where(both & np.isfinite(secant) & (slow < 2), secant, mid).astype(np.int64)
-        m = np.clip(step, lo, np.maximum(hi - 1, lo))
+        step = np.where(both & np.isfinite(secant) & (slow < 2), secant, mid)
+        step = np.where(~both & np.isfinite(newton), newton, step)
+        m = np.clip(step.astype(np.int64), lo, np.maximum(hi - 1, lo))
+        first = False

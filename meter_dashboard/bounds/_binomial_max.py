@@ -27,8 +27,8 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import log_ndtr, ndtri
 
+from ._binomial_batch import Batch, rows_per_batch, unique
 from ._binomial_concave import concave_max, middle, peak_segments
-from ._numeric import log_binom_cdf, log_binom_sf
 
 __all__ = ["log_tail_maxima", "increment_signs", "refined_signs", "box_signs"]
 
@@ -79,12 +79,6 @@ def _g(x):
 def _gt(x):
     """``-log1p(-x) / x`` (1 at 0): increasing in x on [0, 1)."""
     return _g(-np.asarray(x, dtype=float))
-
-
-def _unique(keys):
-    """Sorted distinct values of an int64 array (sorting: numpy's hash-based ``unique`` is slow here)."""
-    keys = np.sort(np.asarray(keys, dtype=np.int64))
-    return keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if keys.size else keys
 
 
 # --------------------------------------------------------------------------- one increment
@@ -298,115 +292,29 @@ def _log_normal_isf(log_q):
     return w
 
 
-# --------------------------------------------------------------------------- the batch
-_EXACT = 2**53  # integers below this are exact as floats (and their quotients correctly rounded)
+# --------------------------------------------------------------------------- signs at single increments
+def _signs(batch: Batch, idx, j, refine=True):
+    """Certified increment signs at (idx, j): simple bracket, refined where undecided."""
+    nf = batch.n[idx].astype(float)
+    p = batch.p(idx, j)
+    eps = batch.e[idx]
+    k_pos = (j - batch.c[idx] + 1) >= 1
+    valid = (p > 0) & (1.0 / nf / (1.0 - p) < 1) & (j <= batch.n[idx] - 1)
+    out = list(increment_signs(p, 1.0 / nf, eps, batch.eta[idx], k_pos, valid))
+    k_le0 = (j - batch.c[idx] + 1) <= 0
+    out[2] = out[2] | k_le0
+    out[3] = out[3] | ((j - batch.c[idx] + 1) < 0)
+    if not batch.use_l:
+        out[2] = out[3] = np.ones(j.size, dtype=bool)
+    open_ = ~((out[0] | out[1]) & (out[2] | out[3]))
+    if refine and np.any(open_):
+        sub = refined_signs(j[open_], nf[open_], eps[open_], batch.c[idx][open_].astype(float), p[open_])
+        for t in range(4):
+            out[t][open_] = out[t][open_] | (sub[t] if (batch.use_l or t < 2) else True)
+    return out
 
 
-def _times(ns: np.ndarray, x: Fraction, ceil: bool) -> np.ndarray:
-    """``floor(n x)`` or ``ceil(n x)`` exactly for an int64 array of n (Python ints if int64 could overflow)."""
-    num, den = x.numerator, x.denominator
-    if ns.size and int(ns.max()) * max(abs(num), den) < 2**62:
-        prod = ns * num
-        return -((-prod) // den) if ceil else prod // den
-    out = [(-((-int(n) * num) // den)) if ceil else (int(n) * num) // den for n in ns.tolist()]
-    return np.array(out, dtype=np.int64)
-
-
-def _quotients(tops: np.ndarray, bottoms: np.ndarray, top_ints, bottom_ints) -> np.ndarray:
-    """``top / bottom`` correctly rounded: in floats when both are exact, else from Python ints."""
-    if tops.size == 0 or (np.abs(tops).max() < _EXACT and bottoms.max() < _EXACT):
-        return tops.astype(float) / bottoms.astype(float)
-    return np.array([t / b for t, b in zip(top_ints(), bottom_ints())])
-
-
-class _Batch:
-    """Per-n constants of a batch: ranges of candidates, c, n eps, eta (parallel arrays)."""
-
-    def __init__(self, ns, eps: Fraction, a: Fraction | None, sides: str):
-        self.eps, self.a, self.sides = eps, a, sides
-        self.use_l = sides == "two-sided"
-        n = self.n = np.asarray(ns, dtype=np.int64)
-        num, den = eps.numerator, eps.denominator
-        self.c = _times(n, 2 * eps, ceil=True)
-        small = n.size == 0 or int(n.max()) * max(num, den) < 2**62
-        prod = n * num if small else None
-        self.n_eps = _quotients(prod if small else np.full(n.size, _EXACT, dtype=np.int64), np.full(n.size, den),
-                                lambda: [int(v) * num for v in n.tolist()], lambda: [den] * n.size)
-        gap = (self.c - 1) * den - prod if small else np.full(n.size, _EXACT, dtype=np.int64)
-        self.eta = _quotients(gap, n * den if small else gap,
-                              lambda: [(int(c) - 1) * den - int(v) * num for c, v in zip(self.c.tolist(), n.tolist())],
-                              lambda: [int(v) * den for v in n.tolist()])
-        lo, idx = _times(n, eps, ceil=True), np.arange(n.size, dtype=np.int64)
-        if a is None:
-            ranges = [(lo, n)]
-        else:
-            r1 = (lo, np.minimum(n, _times(n, a + eps, ceil=False)))
-            r2 = (np.maximum(lo, _times(n, 1 - a + eps, ceil=True)), n)
-            ranges = {"two-sided": [r1, r2], "upper": [r1], "lower": [r2]}[sides]
-        keep = [x <= y for x, y in ranges]
-        self.r_idx = np.concatenate([idx[k] for k in keep])
-        self.r_lo = np.concatenate([x[k] for (x, _), k in zip(ranges, keep)])
-        self.r_hi = np.concatenate([y[k] for (_, y), k in zip(ranges, keep)])
-        self.best = np.full(n.size, -np.inf)
-        if a is not None and sides != "lower":  # p = a itself, with its own thresholds
-            nf = n.astype(float)
-            log_u = log_binom_sf(_times(n, a + eps, ceil=True).astype(float), nf, float(a))
-            log_l = (log_binom_cdf(_times(n, a - eps, ceil=False).astype(float), nf, float(a)) if self.use_l
-                     else np.full(n.size, -np.inf))
-            self.best = np.logaddexp(log_u, log_l)
-
-    def p(self, idx, j):
-        return (np.asarray(j, dtype=float) - self.n_eps[idx]) / self.n[idx]
-
-    def evaluate(self, idx, j):
-        """Exact ``(log U_j, log L_j)`` for the batch members ``idx`` at candidates ``j``; updates best."""
-        idx = np.asarray(idx, dtype=np.int64)
-        j = np.asarray(j, dtype=np.int64)
-        if idx.size == 0:
-            return np.zeros(0), np.zeros(0)
-        nf = self.n[idx].astype(float)
-        p = np.clip(self.p(idx, j), 0.0, 1.0)
-        log_u = np.where(p > 0, log_binom_sf(j.astype(float), nf, p), -np.inf)
-        if self.use_l:
-            log_l = np.where(p > 0, log_binom_cdf((j - self.c[idx]).astype(float), nf, p), -np.inf)
-        else:
-            log_l = np.full(idx.size, -np.inf)
-        np.maximum.at(self.best, idx, np.logaddexp(log_u, log_l))
-        return log_u, log_l
-
-    def signs(self, idx, j, refine=True):
-        """Certified increment signs at (idx, j): simple bracket, refined where undecided."""
-        nf = self.n[idx].astype(float)
-        p = self.p(idx, j)
-        eps = float(self.eps)
-        k_pos = (j - self.c[idx] + 1) >= 1
-        valid = (p > 0) & (1.0 / nf / (1.0 - p) < 1) & (j <= self.n[idx] - 1)
-        out = list(increment_signs(p, 1.0 / nf, eps, self.eta[idx], k_pos, valid))
-        k_le0 = (j - self.c[idx] + 1) <= 0
-        out[2] = out[2] | k_le0
-        out[3] = out[3] | ((j - self.c[idx] + 1) < 0)
-        if not self.use_l:
-            out[2] = out[3] = np.ones(j.size, dtype=bool)
-        open_ = ~((out[0] | out[1]) & (out[2] | out[3]))
-        if refine and np.any(open_):
-            sub = refined_signs(j[open_], nf[open_], eps, self.c[idx][open_].astype(float), p[open_])
-            for t in range(4):
-                out[t][open_] = out[t][open_] | (sub[t] if (self.use_l or t < 2) else True)
-        return out
-
-
-def _seeds(batch: _Batch, rows=None):
-    """Candidates near the likely maximum: j near p = 1/2 - eps/2, 1/2, 1/2 + eps/2 (clipped to each range)."""
-    rows = np.arange(batch.r_idx.size) if rows is None else rows
-    i = batch.r_idx[rows]
-    e = float(batch.eps)
-    n, ne = batch.n[i].astype(float), batch.n_eps[i]
-    js = [np.clip(np.round(n * p + ne), batch.r_lo[rows], batch.r_hi[rows]) for p in (0.5 - e / 2, 0.5, 0.5 + e / 2)]
-    key = _unique(np.concatenate([i * (1 << 40) + j.astype(np.int64) for j in js]))
-    return key >> 40, key & ((1 << 40) - 1)
-
-
-def _windows(batch: _Batch):
+def _windows(batch: Batch):
     """Per range row, the candidates whose Zubkov-Serov bound can exceed the best value so far."""
     i = batch.r_idx
     n = batch.n[i].astype(float)
@@ -416,7 +324,7 @@ def _windows(batch: _Batch):
     none = share >= math.log(0.5)  # every bound is at most 1/2 <= theta / 2: nothing can exceed theta
     level = _log_normal_isf(np.minimum(share, math.log(0.49))) ** 2 / (2.0 * n)
     # upper tail: (j - 1)/n = p_j + shift with shift = eps - 1/n; lower: (j - c + 1)/n = p_j - eta
-    shifts = [(float(batch.eps) - 1.0 / n, True)] + ([(-batch.eta[i], False)] if batch.use_l else [])
+    shifts = [(batch.e[i] - 1.0 / n, True)] + ([(-batch.eta[i], False)] if batch.use_l else [])
     lo_p, hi_p = np.full(i.size, np.inf), np.full(i.size, -np.inf)
     for shift, upper in shifts:
         lo, hi = _sublevel(shift, level, p_lo, p_hi)
@@ -439,7 +347,7 @@ def _windows(batch: _Batch):
 class _Classes:
     """Certified increment signs for a batch: from shared p-boxes, per increment where undecided."""
 
-    def __init__(self, batch: _Batch, first, last):
+    def __init__(self, batch: Batch, first, last):
         self.batch = batch
         live = first <= last
         i = batch.r_idx[live]
@@ -448,7 +356,7 @@ class _Classes:
         p_lo = float(np.min(batch.p(i, first[live]))) - float(h.max())
         p_hi = float(np.max(batch.p(i, last[live])))
         self.edges, *self.box = _boxes(max(p_lo, 1e-12), min(p_hi, 1.0 - 1e-12), float(h.min()), float(h.max()),
-                                       float(batch.eps), float(batch.eta[i].min()), float(batch.eta[i].max()),
+                                       float(batch.e[i[0]]), float(batch.eta[i].min()), float(batch.eta[i].max()),
                                        batch.use_l, 0.5 * float(h.min()))
         up_u, down_u, up_l, down_l = self.box
         self.inc_box, self.dec_box = up_u & up_l, down_u & down_l
@@ -466,7 +374,7 @@ class _Classes:
         out = [np.where(covered, b[k], False) for b in self.box]
         open_ = inside & ~((out[0] | out[1]) & (out[2] | out[3]))
         if np.any(open_):
-            sub = batch.signs(idx[open_], j[open_])
+            sub = _signs(batch, idx[open_], j[open_])
             for t in range(4):
                 out[t][open_] = sub[t]
         return [o & inside for o in out]
@@ -494,18 +402,17 @@ class _Classes:
         if joins.any():
             ends = np.concatenate([np.flatnonzero(~joins)[1:] - 1, [joins.size - 1]])
             row, x, cls, y = row[~joins], x[~joins], cls[~joins], y[ends]
-        key = row * (1 << 40) + x
+        key = self.batch.pack(row, x)
 
         def class_of(rr, jj):  # class of increment jj of row rr (0 when not covered by any run)
-            i = np.clip(np.searchsorted(key, rr * (1 << 40) + jj, side="right") - 1, 0, key.size - 1)
+            i = np.clip(np.searchsorted(key, self.batch.pack(rr, jj), side="right") - 1, 0, key.size - 1)
             return np.where((row[i] == rr) & (x[i] <= jj) & (jj <= y[i]), cls[i], 0)
 
         live = np.flatnonzero(first <= last)
         c_row = np.concatenate([row, row, live, live])
         c_j = np.concatenate([x, y + 1, first[live], last[live]])
         inside = (c_j >= first[c_row]) & (c_j <= last[c_row])
-        flat = _unique(c_row[inside] * (1 << 40) + c_j[inside])
-        c_row, c_j = flat >> 40, flat & ((1 << 40) - 1)
+        c_row, c_j = self.batch.unpack(unique(self.batch.pack(c_row[inside], c_j[inside])))
         left, right = class_of(c_row, c_j - 1), class_of(c_row, c_j)
         kept = (right != _INC) & (left != _DEC)
         single = kept & ~np.isin(left, (_K1, _K2)) & ~np.isin(right, (_K1, _K2))
@@ -559,18 +466,18 @@ def _joint(up_u, down_u, up_l, down_l):
                      [_INC, _DEC, _K1, _K2], _UNKNOWN)
 
 
-def _branch_and_bound(batch: _Batch, row, a, b, kind) -> None:
+def _branch_and_bound(batch: Batch, row, a, b, kind) -> None:
     """Evaluate singletons and run ends; halve runs whose bound exceeds their n's best value."""
     idx = batch.r_idx[row]
     values = {}
 
     def fetch(ii, jj):
-        key = ii * (1 << 40) + jj
-        uniq = _unique(key)
+        key = batch.pack(ii, jj)
+        uniq = unique(key)
         inv = np.searchsorted(uniq, key)
         todo = np.array([k for k in uniq.tolist() if k not in values], dtype=np.int64)
         if todo.size:
-            lu, ll = batch.evaluate(todo >> 40, todo & ((1 << 40) - 1))
+            lu, ll = batch.evaluate(*batch.unpack(todo))
             values.update(zip(todo.tolist(), zip(lu.tolist(), ll.tolist())))
         got = np.array([values[k] for k in uniq.tolist()]).reshape(-1, 2)[inv]
         return got[:, 0], got[:, 1]
@@ -592,7 +499,7 @@ def _branch_and_bound(batch: _Batch, row, a, b, kind) -> None:
         ub, lb = np.concatenate([um, ub]), np.concatenate([lm, lb])
 
 
-def _brute_force(batch: _Batch, rows, first=None, last=None) -> None:
+def _brute_force(batch: Batch, rows, first=None, last=None) -> None:
     """Evaluate every candidate of the rows (of their windows ``first..last`` if given), in chunks."""
     first = batch.r_lo[rows] if first is None else first
     last = batch.r_hi[rows] if last is None else last
@@ -609,23 +516,32 @@ def _brute_force(batch: _Batch, rows, first=None, last=None) -> None:
         start = stop
 
 
-def log_tail_maxima(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
+def _eps_rows(eps, size: int) -> list:
+    """One exact tolerance per n: ``eps`` repeated, or the sequence given."""
+    return [eps] * size if isinstance(eps, Fraction) else list(eps)
+
+
+def log_tail_maxima(ns, eps, a: Fraction | None, sides: str) -> np.ndarray:
     """``log F(n, eps)`` for every n of ``ns`` (validated inputs; see ``binomial.log_tail_factor``).
 
-    Every n is settled by the certificates of :mod:`._binomial_concave` (a few tail
-    evaluations each, all n at once) or, where they do not apply, by branch and bound on
-    groups of similar n (which share the certification of monotone stretches).
+    ``eps`` is one exact Fraction, or one per n (a batch may mix tolerances: every term of a
+    union bound, every tolerance a search tries).  Every n is settled by the certificates of
+    :mod:`._binomial_concave` (a few tail evaluations each, all n at once) or, where they do
+    not apply, by branch and bound on groups of similar n with one tolerance (which share the
+    certification of monotone stretches).
     """
     ns = np.asarray(ns, dtype=np.int64)
+    eps = _eps_rows(eps, ns.size)
     out = np.empty(ns.size)
-    for start in range(0, ns.size, _BLOCK):
-        part = ns[start:start + _BLOCK]
-        out[start:start + part.size] = _block_maxima(part, eps, a, sides)
+    block = rows_per_batch(int(ns.max()) if ns.size else 1, _BLOCK)
+    for start in range(0, ns.size, block):
+        part = ns[start:start + block]
+        out[start:start + part.size] = _block_maxima(part, eps[start:start + block], a, sides)
     return out
 
 
 def _block_maxima(ns, eps, a, sides) -> np.ndarray:
-    batch = _Batch(ns, eps, a, sides)
+    batch = Batch(ns, eps, a, sides)
     sizes = batch.r_hi - batch.r_lo + 1
     per_n = np.bincount(batch.r_idx, weights=sizes, minlength=ns.size)
     small = per_n[batch.r_idx] <= _BRUTE_FORCE
@@ -633,7 +549,7 @@ def _block_maxima(ns, eps, a, sides) -> np.ndarray:
         _brute_force(batch, np.flatnonzero(small))
     if np.all(small):
         return batch.best
-    batch.evaluate(*_seeds(batch, np.flatnonzero(~small)))
+    batch.evaluate(*batch.seeds(np.flatnonzero(~small)))
     first, last = _windows(batch)
     rows = np.flatnonzero(~small & (first <= last))
     trend = _monotone(batch, rows, first[rows], last[rows])
@@ -641,7 +557,8 @@ def _block_maxima(ns, eps, a, sides) -> np.ndarray:
     batch.evaluate(batch.r_idx[rows[trend != 0]], ends[trend != 0])
     rows = rows[trend == 0]
     ja, jb, runs, ok, flat = middle(batch, rows, first[rows], last[rows])
-    concave_max(batch, batch.r_idx[rows[flat]], ja[flat], jb[flat], (ja[flat] + jb[flat]) // 2)
+    peak = np.round(batch.n[batch.r_idx[rows]] * 0.5 + batch.n_eps[batch.r_idx[rows]])  # p = 1/2: the usual peak
+    concave_max(batch, batch.r_idx[rows[flat]], ja[flat], jb[flat], peak[flat])
     peaks = ok & ~flat
     usable, segments = peak_segments(batch, rows[peaks], ja[peaks], jb[peaks], tuple(r[peaks] for r in runs))
     if segments[0].size:
@@ -652,15 +569,25 @@ def _block_maxima(ns, eps, a, sides) -> np.ndarray:
     narrow = last[rest] - first[rest] < _BRUTE_WINDOW  # cheaper to evaluate them all than to certify
     _brute_force(batch, rest[narrow], first[rest[narrow]], last[rest[narrow]])
     hard = np.unique(batch.r_idx[rest[~narrow]])
-    if hard.size:  # branch and bound over certified runs, in groups with n_max <= 1.02 n_min
-        order = hard[np.argsort(ns[hard])]
+    if hard.size:
+        _hard_groups(batch, hard, eps, a, sides)
+    return batch.best
+
+
+def _hard_groups(batch, hard, eps, a, sides) -> None:
+    """Branch and bound over certified runs, in groups of one tolerance with n_max <= 1.02 n_min."""
+    ns = batch.n
+    by_eps: dict = {}
+    for i in hard.tolist():
+        by_eps.setdefault(eps[i], []).append(i)
+    for e, members in by_eps.items():
+        order = np.array(sorted(members, key=lambda i: ns[i]), dtype=np.int64)
         start = 0
         while start < order.size:
             stop = int(np.searchsorted(ns[order], 1.02 * ns[order[start]], side="right"))
             group = order[start:stop]
-            batch.best[group] = np.maximum(batch.best[group], _hard_maxima(ns[group], eps, a, sides))
+            batch.best[group] = np.maximum(batch.best[group], _hard_maxima(ns[group], e, a, sides))
             start = stop
-    return batch.best
 
 
 def _monotone(batch, rows, first, last):
@@ -669,16 +596,16 @@ def _monotone(batch, rows, first, last):
     idx = batch.r_idx[rows]
     h = 1.0 / batch.n[idx]
     up_u, down_u, up_l, down_l = box_signs(batch.p(idx, first), batch.p(idx, np.maximum(last - 1, first)), h, h,
-                                           float(batch.eps), batch.eta[idx], batch.eta[idx])
+                                           batch.e[idx], batch.eta[idx], batch.eta[idx])
     if not batch.use_l:
         up_l = down_l = np.ones(idx.size, dtype=bool)
     return np.where(up_u & up_l, 1, np.where(down_u & down_l, -1, 0))
 
 
-def _hard_maxima(ns, eps, a, sides) -> np.ndarray:
-    """Branch and bound over the certified monotone runs (the general case)."""
-    batch = _Batch(ns, eps, a, sides)
-    batch.evaluate(*_seeds(batch))
+def _hard_maxima(ns, eps: Fraction, a, sides) -> np.ndarray:
+    """Branch and bound over the certified monotone runs (the general case; one tolerance)."""
+    batch = Batch(ns, eps, a, sides)
+    batch.evaluate(*batch.seeds())
     first, last = _windows(batch)
     if np.any(first <= last):
         classes = _Classes(batch, first, last)
@@ -686,12 +613,14 @@ def _hard_maxima(ns, eps, a, sides) -> np.ndarray:
     return batch.best
 
 
-def log_tail_lower(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
+def log_tail_lower(ns, eps, a: Fraction | None, sides: str) -> np.ndarray:
     """A cheap lower bound on ``log F(n, eps)`` for every n: the best of a few likely candidates.
 
     Exact values at real candidates (p near 1/2 -+ eps/2, the range ends near ``a``, and
     ``p = a``), so a union bound that already exceeds delta with them certainly fails.
+    ``eps``: one Fraction or one per n.
     """
-    batch = _Batch(np.asarray(ns, dtype=np.int64), eps, a, sides)
-    batch.evaluate(*_seeds(batch))
+    ns = np.asarray(ns, dtype=np.int64)
+    batch = Batch(ns, _eps_rows(eps, ns.size), a, sides)
+    batch.evaluate(*batch.seeds())
     return batch.best

@@ -11,14 +11,20 @@ of labels ``n`` with ``b_j = 2 eps_j**2``, or the squared scale of the epsilons 
 Newton's method started left of the root converges monotonically to it, without
 bracketing, and vectorized over any batch of problems at once.  We never leave log
 space: counts like m**T for T = 100,000 are represented by their logarithms.
+
+Nothing here imports scipy (the Hoeffding counts of every variant start without it, issue 18);
+the exact binomial tails live in :mod:`meter_dashboard.bounds._tails`, reachable from here by
+name (``log_binom_sf`` and its siblings) and imported on first use.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from scipy.special import betainc, betaln, gammaln
 
 __all__ = [
     "log_binom",
+    "log_factorial",
     "log_geometric_count",
     "solve_log_sum_exp",
     "smallest_integer_satisfying",
@@ -28,20 +34,61 @@ __all__ = [
     "log_binom_cdf",
 ]
 
+_TAILS = ("log_binom_pmf", "log_binom_sf", "log_binom_cdf")
+
+
+def __getattr__(name):  # the binomial tails (scipy) load on first use only
+    if name in _TAILS:
+        from . import _tails
+
+        return getattr(_tails, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 _NEWTON_MAX_ITER = 200
+
+
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+_LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
+
+
+def log_factorial(x):
+    """``log(x!) = lgamma(x + 1)`` elementwise for real x >= 0 (``math.lgamma``, no scipy)."""
+    x = np.asarray(x, dtype=float)
+    return np.asarray(_LGAMMA(x + 1.0), dtype=float) if x.ndim else math.lgamma(float(x) + 1.0)
+
+
+def stirling_error(x):
+    """``log(x!) - [(x + 1/2) log x - x + log(2 pi)/2]`` for real x > 0 (Loader 2000; series above 15)."""
+    x = np.asarray(x, dtype=float)
+    out = np.empty(x.shape)
+    small = x <= 15.0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        xs = x[small]
+        out[small] = log_factorial(xs) - (xs + 0.5) * np.log(xs) + xs - _HALF_LOG_2PI
+        xl = x[~small]
+        x2 = xl * xl
+        out[~small] = (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - (1.0 / 1680 - 1.0 / (1188 * x2)) / x2) / x2) / x2) / xl
+    return out
 
 
 def log_binom(n, k):
     """``log C(n, k)`` for real ``n >= k >= 0``; ``-inf`` where ``n < k``.
 
-    Uses ``C(n, k) = 1 / ((n + 1) * B(n - k + 1, k + 1))`` with scipy's ``betaln``,
-    which stays accurate when ``n >> k`` (where differences of ``gammaln`` cancel).
+    With ``s = min(k, n - k)`` and ``b = max(k, n - k)``: Stirling's series for ``n!`` and
+    ``b!`` in the form ``s log n - (b + 1/2) log1p(-s/n) - s + d(n) - d(b) - log(s!)`` (``d``
+    the Stirling error), which keeps every digit when ``n >> k`` (where differences of
+    ``lgamma`` cancel): ~1e-15 relative against exact integers, including ``C(k + T - 1, k)``
+    at T = 100,000 and m = 100 (``tests/bounds/test_meter.py``).  Only ``math.lgamma`` and numpy.
     """
-    n = np.asarray(n, dtype=float)
-    k = np.asarray(k, dtype=float)
+    n, k = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(k, dtype=float))
+    s, b = np.minimum(k, n - k), np.maximum(k, n - k)
+    valid = s >= 0
+    s_ok, b_ok, n_ok = np.where(valid, s, 0.0), np.where(valid, b, 1.0), np.where(valid, n, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = -np.log(n + 1.0) - betaln(n - k + 1.0, k + 1.0)
-    return np.where(n - k + 1.0 > 0, out, -np.inf)
+        out = (s_ok * np.log(n_ok) - (b_ok + 0.5) * np.log1p(-s_ok / n_ok) - s_ok
+               + stirling_error(n_ok) - stirling_error(b_ok) - log_factorial(s_ok))
+    out = np.where(s_ok == 0, 0.0, out)
+    return np.where(valid, out, -np.inf)
 
 
 def log_geometric_count(m, t):
@@ -150,128 +197,3 @@ def smallest_integer_satisfying(a, b, log_target):
         if not np.any(too_big):
             break
     return n.astype(np.int64)
-
-
-# --------------------------------------------------------------------------- binomial tails
-_HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
-#: Below this value ``scipy.special.betainc`` is replaced by the log-space series.
-_BETAINC_FLOOR = 1e-280
-_SERIES_CHUNK = 512
-
-
-def _stirling_error(m):
-    """``log(m!) - [(m + 1/2) log m - m + log(2 pi)/2]`` for integers m >= 1 (Loader 2000)."""
-    m = np.asarray(m, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        small = gammaln(m + 1.0) - (m + 0.5) * np.log(m) + m - _HALF_LOG_2PI
-        m2 = m * m
-        series = (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - (1.0 / 1680 - 1.0 / (1188 * m2)) / m2) / m2) / m2) / m
-    return np.where(m > 15, series, small)
-
-
-def _deviance(x, mean):
-    """``x log(x / mean) + mean - x`` without cancellation (Loader's bd0), elementwise, x, mean > 0."""
-    x = np.asarray(x, dtype=float)
-    mean = np.asarray(mean, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        direct = x * np.log(x / mean) + mean - x
-        v = (x - mean) / (x + mean)
-        v2 = v * v
-        total = (x - mean) * v
-        term = 2.0 * x * v
-        for j in range(1, 40):  # |v| < 0.1 in this branch: 1e-40 after 20 terms
-            term = term * v2
-            total = total + term / (2 * j + 1)
-    return np.where(np.abs(x - mean) < 0.1 * (x + mean), total, direct)
-
-
-def log_binom_pmf(k, n, p):
-    """``log P(X = k)`` for X ~ Binomial(n, p), accurate to ~1e-15 relative at any n.
-
-    Uses Loader's saddle-point form (the one behind R's ``dbinom``): Stirling errors and a
-    deviance computed without cancellation, so ``log C(n, k) p^k (1-p)^(n-k)`` keeps its
-    digits even when every ``lgamma`` term is ~1e8.  ``-inf`` outside the support.
-
-    References
-    ----------
-    .. [1] C. Loader, "Fast and Accurate Computation of Binomial Probabilities", 2000.
-    """
-    k, n, p = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float),
-                                  np.asarray(p, dtype=float))
-    q = 1.0 - p
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inner = (_stirling_error(n) - _stirling_error(k) - _stirling_error(n - k)
-                 - _deviance(k, n * p) - _deviance(n - k, n * q)
-                 + 0.5 * np.log(n / (2.0 * np.pi * k * (n - k))))
-        at_zero = n * np.log1p(-p)
-        at_n = n * np.log(p)
-    out = np.where(k == 0, at_zero, np.where(k == n, at_n, inner))
-    out = np.where((p == 0.0), np.where(k == 0, 0.0, -np.inf), out)
-    out = np.where((p == 1.0), np.where(k == n, 0.0, -np.inf), out)
-    out = np.where((k < 0) | (k > n), -np.inf, out)
-    return out
-
-
-def _log_upper_series(k, n, p):
-    """``log P(X >= k)`` as ``log pmf(k) + log sum_i prod_l r_{k+l}`` for k > n p (ratios < 1).
-
-    ``r_x = (n - x) p / ((x + 1)(1 - p))`` decreases in x, so after summing terms the rest is
-    at most ``last * r / (1 - r)``; terms are summed until that is below 1e-17 of the sum.
-    """
-    k = np.asarray(k, dtype=float)
-    n = np.asarray(n, dtype=float)
-    p = np.asarray(p, dtype=float)
-    total = np.ones_like(k)
-    last = np.ones_like(k)
-    x = k.copy()
-    active = np.ones(k.shape, dtype=bool)
-    odds = p / (1.0 - p)
-    while np.any(active):
-        steps = np.arange(_SERIES_CHUNK, dtype=float)
-        xs = x[active][:, None] + steps[None, :]
-        nn = n[active][:, None]
-        ratios = np.clip((nn - xs) * odds[active][:, None] / (xs + 1.0), 0.0, None)
-        terms = last[active][:, None] * np.cumprod(ratios, axis=1)
-        total[active] += terms.sum(axis=1)
-        last[active] = terms[:, -1]
-        x[active] += _SERIES_CHUNK
-        r_next = np.clip((n - x) * odds / (x + 1.0), 0.0, None)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rest = np.where(r_next < 1.0, last * r_next / (1.0 - r_next), np.inf)
-        active = active & (rest > 1e-17 * total) & (x < n)
-    return log_binom_pmf(k, n, p) + np.log(total)
-
-
-def log_binom_sf(k, n, p):
-    """``log P(X >= k)`` for X ~ Binomial(n, p), finite and accurate deep in the tail.
-
-    ``scipy.special.betainc`` (``P(X >= k) = I_p(k, n - k + 1)``) where the value is at
-    least 1e-280; below, where it would lose digits or underflow to 0, the exact series
-    of pmf ratios in log space (:func:`log_binom_pmf`), so values like 1e-5000 stay finite
-    and correct.  Values above 1/2 use the complement (``log1p``).
-    """
-    k, n, p = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float),
-                                  np.asarray(p, dtype=float))
-    shape = k.shape
-    k, n, p = k.ravel(), n.ravel(), p.ravel()
-    inner = (k > 0) & (k <= n) & (p > 0.0) & (p < 1.0)
-    with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
-        value = betainc(np.where(inner, k, 1.0), np.where(inner, n - k + 1.0, 1.0), np.where(inner, p, 0.5))
-        out = np.log(value)
-        high = inner & (value > 0.5)
-        if np.any(high):
-            out[high] = np.log1p(-betainc(n[high] - k[high] + 1.0, k[high], 1.0 - p[high]))
-        deep = inner & (value < _BETAINC_FLOOR)
-        if np.any(deep):
-            out[deep] = _log_upper_series(k[deep], n[deep], p[deep])
-    if not np.all(inner):
-        edge = np.where((k <= 0) | (p >= 1.0), 0.0, -np.inf)
-        out = np.where(inner, out, np.where(k > n, -np.inf, edge))
-    return out.reshape(shape)
-
-
-def log_binom_cdf(k, n, p):
-    """``log P(X <= k)`` for X ~ Binomial(n, p): ``log P(n - X >= n - k)`` with n - X ~ Bin(n, 1 - p)."""
-    k, n, p = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float),
-                                  np.asarray(p, dtype=float))
-    return log_binom_sf(n - k, n, 1.0 - p)

@@ -46,8 +46,15 @@ evaluating every ``j``.  Three rigorous arguments discard almost all of them:
    ``U_j + L_j <= U_a + L_b``; runs are halved until their bound falls below the best value.
 
 Only a few dozen exact tail evaluations remain, each accurate in log space
-(:func:`~meter_dashboard.bounds._numeric.log_binom_sf`), so ``F`` stays finite and correct
-far below 1e-300.  Results are cached per ``(n, eps, a, sides)``.
+(:func:`~meter_dashboard.bounds._tails.log_binom_sf`), so ``F`` stays finite and correct
+far below 1e-300.  Results are cached per ``(n, eps, a, sides)``, shared by every variant,
+T, delta and inverse question, and one batch may mix tolerances (issue 18).
+
+Counts (:func:`smallest_labels`, :func:`smallest_labels_batch`) search many union bounds at
+once (:mod:`._binomial_search`): Hoeffding's count and the monotone envelope bound the answer
+from above, windows of a few sawtooth periods below it are decided with a per-n closed-form
+bound first and exact factors only where it cannot tell, and along a curve each count
+brackets its neighbours'.  This module loads scipy; Hoeffding's counts never import it.
 
 References
 ----------
@@ -64,15 +71,15 @@ References
 from __future__ import annotations
 
 import math
-import threading
-from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import log_ndtr
 
 from ..core.validation import InputError, check_int, parse_exact_decimal
-from ._binomial_max import log_tail_lower, log_tail_maxima
+from . import _binomial_cache as _store
+from ._binomial_batch import exact_parts
+from ._binomial_envelope import log_bound, log_envelope
+from ._binomial_search import EXACT_LABELS, Problem, solve, solve_sequence, violated, violated_rows
 from ._numeric import log_sum_exp, smallest_integer_satisfying
 
 __all__ = [
@@ -84,6 +91,12 @@ __all__ = [
     "log_failure",
     "satisfies",
     "smallest_labels",
+    "smallest_labels_batch",
+    "smallest_scale",
+    "largest_resampling_steps",
+    "log_factors",
+    "log_failures",
+    "EXACT_LABELS",
     "log_hoeffding_factor",
     "bennett_rate",
     "bernstein_rate",
@@ -97,10 +110,6 @@ __all__ = [
 SIDES = ("two-sided", "upper", "lower")
 
 _LOG2 = math.log(2.0)
-#: Exact factors kept per (n, eps, a, sides); cleared when full (values are cheap to recompute).
-_CACHE_SIZE = 200_000
-_cache: dict = {}
-_cache_lock = threading.Lock()  # pages compute in worker threads
 
 
 # --------------------------------------------------------------------------- inputs
@@ -123,8 +132,16 @@ def _check_sides(sides: str) -> str:
     return sides
 
 
+_PARSED: dict = {}  # text -> Fraction: a curve asks for the same tolerances thousands of times
+_UNIONS: dict = {}  # tolerance texts -> (distinct Fractions, the terms each one merges)
+
+
 def _check_epsilon(epsilon) -> Fraction:
+    if isinstance(epsilon, str) and epsilon in _PARSED:
+        return _PARSED[epsilon]
     eps = exact_decimal("epsilon", epsilon)
+    if isinstance(epsilon, str) and 0 < eps < 1 and len(_PARSED) < 10_000:
+        _PARSED[epsilon] = eps
     if not 0 < eps < 1:
         raise InputError("epsilon", "in (0, 1)", float(eps))
     return eps
@@ -149,24 +166,8 @@ def _check_rate(max_error_rate, sides: str) -> Fraction | None:
 
 # --------------------------------------------------------------------------- exact factors
 def _factors(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
-    """Exact ``log F(n, eps)`` for every n of ``ns``, computing only those not cached (one batch)."""
-    ns = np.asarray(ns, dtype=np.int64)
-    tag = _tag(eps, a, sides)
-    known = {n: _cache.get((n, tag)) for n in set(ns.tolist())}
-    missing = sorted(n for n, v in known.items() if v is None)
-    if missing:
-        values = log_tail_maxima(np.array(missing, dtype=np.int64), eps, a, sides).tolist()
-        known.update(zip(missing, values))
-        with _cache_lock:
-            if len(_cache) + len(missing) > _CACHE_SIZE:
-                _cache.clear()
-            _cache.update({(n, tag): v for n, v in zip(missing, values)})
-    return np.array([known[n] for n in ns.tolist()], dtype=float)
-
-
-def _tag(eps: Fraction, a: Fraction | None, sides: str) -> tuple:
-    """A cheap hashable key (Fraction hashes cost a modular inverse each)."""
-    return (eps.numerator, eps.denominator, None if a is None else (a.numerator, a.denominator), sides)
+    """Exact ``log F(n, eps)`` for every n of ``ns`` (cached per process, the missing ones in one batch)."""
+    return _store.factors(ns, eps, a, sides)
 
 
 def log_tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
@@ -198,6 +199,8 @@ def log_tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
     -----
     Exact: a maximum over finitely many breakpoints, found with rigorous pruning (module
     notes) and computed from tails accurate to ~1e-13 relative.  Cached per argument set.
+    Test sets above :data:`EXACT_LABELS` labels are refused (``labels``): the inverse
+    questions use the closed-form upper bound there (:func:`log_factors`).
 
     Examples
     --------
@@ -207,10 +210,39 @@ def log_tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
     eps, sides = _check_epsilon(epsilon), _check_sides(sides)
     a = _check_rate(max_error_rate, sides)
     arr = np.asarray(n)
-    if arr.ndim == 0:
-        return float(_factors([check_int("labels", n, minimum=1)], eps, a, sides)[0])
     ns = np.array([check_int("labels", v, minimum=1) for v in arr.ravel().tolist()], dtype=np.int64)
-    return _factors(ns, eps, a, sides).reshape(arr.shape)
+    if ns.size and int(ns.max()) > EXACT_LABELS:
+        raise InputError("labels", f"at most {EXACT_LABELS:.0e} for the exact factor (log_factors gives its "
+                                   "certified upper bound beyond)", int(ns.max()))
+    out = _factors(ns, eps, a, sides)
+    return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
+
+
+def log_factors(ns, epsilons, max_error_rate=None, sides: str = "two-sided") -> np.ndarray:
+    """``log F(n_i, eps_i)`` for rows (n_i, eps_i), one batch (cached); one epsilon may serve every row.
+
+    Exact up to :data:`EXACT_LABELS` labels; above, the certified closed-form upper bound
+    (Zubkov-Serov with each n's own thresholds, :mod:`._binomial_envelope`), so answers built
+    on it are conservative there (a budget beyond what the exact bound is computed for).
+    """
+    sides = _check_sides(sides)
+    a = _check_rate(max_error_rate, sides)
+    ns = np.atleast_1d(np.asarray(ns)).astype(np.int64)
+    items = np.atleast_1d(np.asarray(epsilons, dtype=object)).ravel().tolist()
+    eps = [_check_epsilon(e) for e in (items * ns.size if len(items) == 1 else items)]
+    if len(eps) != ns.size or np.any(ns < 1):
+        raise InputError("labels", "whole numbers >= 1, one per tolerance", ns.tolist())
+    out = np.empty(ns.size)
+    huge = ns > EXACT_LABELS
+    if np.any(~huge):
+        keep = np.flatnonzero(~huge)
+        out[keep] = _store.factors(ns[keep], [eps[i] for i in keep.tolist()], a, sides)
+    if np.any(huge):
+        big = np.flatnonzero(huge)
+        parts = exact_parts(ns[big], [eps[i] for i in big.tolist()], a)
+        shift_a = None if a is None else float(a) - (parts["low_a"] + 1.0) / ns[big]
+        out[big] = log_bound(ns[big], parts["e"], parts["eta"], a, sides, shift_a)
+    return out
 
 
 def tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
@@ -219,69 +251,14 @@ def tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
         return np.exp(log_tail_factor(n, epsilon, max_error_rate, sides))
 
 
-def _lower(ns, eps: Fraction, a, sides) -> np.ndarray:
-    """Lower bounds on log F: the exact value where cached, a few likely candidates elsewhere."""
-    tag = _tag(eps, a, sides)
-    got = np.array([_cache.get((n, tag), np.nan) for n in ns.tolist()])
-    todo = np.isnan(got)
-    if np.any(todo):
-        got[todo] = log_tail_lower(ns[todo], eps, a, sides)
-    return got
-
-
 def clear_cache() -> None:
-    """Forget every cached exact factor (for benchmarks of a cold start)."""
-    with _cache_lock:
-        _cache.clear()
+    """Forget every cached exact factor and count (for benchmarks of a cold start)."""
+    _store.clear()
 
 
 # --------------------------------------------------------------------------- a monotone envelope in n
-def _kl(x, p):
-    """Bernoulli ``KL(x || p)`` elementwise (``inf`` outside the domain)."""
-    x, p = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(p, dtype=float))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = (np.where(x > 0, x * np.log(x / p), 0.0)
-               + np.where(x < 1, (1 - x) * np.log((1 - x) / (1 - p)), 0.0))
-    return np.where((x < 0) | (x > 1) | (p <= 0) | (p >= 1), np.inf, out)
-
-
-def _kl_slope(p, shift):
-    """``d/dp KL(p + shift || p)`` (nan outside the domain)."""
-    x = p + shift
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log(x / p) - np.log((1 - x) / (1 - p)) - shift / p - shift / (1 - p)
-
-
-def _min_at_a(a: float, shift, widest: float):
-    """``min_{p in [.., a]} KL(p + shift || p)``, bounded below in O(1) and non-decreasing in ``|shift|``.
-
-    ``p -> KL(p + shift || p)`` is convex and its minimiser moves monotonically with the
-    shift; when it slopes down at ``a`` for both ``shift`` and ``widest`` (= eps, the largest
-    shift of that sign), the minimum over the range is at ``a`` for every n; otherwise
-    Pinsker's ``2 shift^2``.
-    """
-    pinsker = 2.0 * shift * shift
-    with np.errstate(invalid="ignore"):
-        ok = (_kl_slope(a, shift) <= 0) & (_kl_slope(a, widest) <= 0)
-    return np.where(ok & np.isfinite(_kl(a + shift, a)), np.maximum(_kl(a + shift, a), pinsker), pinsker)
-
-
 def _log_envelope(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
-    n = np.asarray(ns, dtype=float)
-    e_f = float(eps)
-    e = e_f - 1.0 / n
-    hoeffding = -2.0 * n * e_f * e_f + (_LOG2 if sides == "two-sided" else 0.0)
-    if a is None:
-        m_up = m_down = 2.0 * e * e
-    else:
-        m_up = _min_at_a(float(a), e, e_f)  # upper tail over p <= a (and p = a)
-        m_down = _min_at_a(float(a), -e, -e_f)  # lower tail over p <= a; mirrored: R2's upper tail
-    with np.errstate(invalid="ignore"):
-        up = log_ndtr(-np.sqrt(2.0 * n * np.maximum(m_up, 0.0)))
-        down = log_ndtr(-np.sqrt(2.0 * n * np.maximum(m_down, 0.0)))
-    env = {"two-sided": np.logaddexp(up, down), "upper": up, "lower": down if a is not None else up}[sides]
-    env = np.where(e > 0, env, 0.0)
-    return np.minimum(np.minimum(env, hoeffding), 0.0)
+    return log_envelope(ns, float(eps), a, sides)
 
 
 def log_tail_envelope(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
@@ -289,8 +266,8 @@ def log_tail_envelope(n, epsilon, max_error_rate=None, sides: str = "two-sided")
 
     Each candidate's tails are bounded by Zubkov-Serov [4]_ with the threshold moved one
     label towards the mean, ``Phi(-sqrt(2 n KL(p +- e || p)))`` with ``e = eps - 1/n``; the
-    KL term is minimised over the candidates' range of p (convexity; Pinsker's ``2 e^2``
-    where the minimum is inside).  ``e`` grows with n and so does that minimum, so the
+    KL term is minimised over the candidates' range of p (convexity; Topsoe's refinement of
+    Pinsker's inequality, ``2 e^2 + 4 e^4/9 + 2 e^6/9``, where the minimum is inside).  ``e`` grows with n and so does that minimum, so the
     envelope falls as n grows; it is also capped by Hoeffding's factor.  It certifies every
     n beyond a point at once (:func:`smallest_labels`).
     """
@@ -305,6 +282,14 @@ def log_tail_envelope(n, epsilon, max_error_rate=None, sides: str = "two-sided")
 # --------------------------------------------------------------------------- union bounds and counts
 def _prepare_union(log_counts, epsilon, max_error_rate, sides):
     logs = np.atleast_1d(np.asarray(log_counts, dtype=float))
+    if isinstance(epsilon, list) and len(epsilon) == logs.size and all(isinstance(e, str) for e in epsilon):
+        key = tuple(epsilon)  # a curve repeats one tolerance list: parse and merge it once
+        known = _UNIONS.get(key)
+        if known is not None and not np.any(np.isnan(logs)) and not np.any(logs == np.inf):
+            eps, groups = known
+            merged = [logs[g[0]] if len(g) == 1 else np.logaddexp.reduce(logs[g]) for g in groups]
+            sides = _check_sides(sides)
+            return np.array(merged, dtype=float), eps, _check_rate(max_error_rate, sides), sides
     eps_items = np.atleast_1d(np.asarray(epsilon, dtype=object)).ravel().tolist()
     if len(eps_items) == 1 and logs.size > 1:
         eps_items = eps_items * logs.size
@@ -316,6 +301,9 @@ def _prepare_union(log_counts, epsilon, max_error_rate, sides):
     merged: dict = {}  # terms with the same tolerance share F: add their counts
     for lg, e in zip(logs.tolist(), eps):
         merged[e] = np.logaddexp(merged.get(e, -np.inf), lg)
+    if isinstance(epsilon, list) and len(epsilon) == logs.size and all(isinstance(e, str) for e in epsilon):
+        if len(_UNIONS) < 1000:
+            _UNIONS[tuple(epsilon)] = (list(merged), [[i for i, x in enumerate(eps) if x == e] for e in merged])
     eps = list(merged)
     sides = _check_sides(sides)
     return np.array([merged[e] for e in eps], dtype=float), eps, _check_rate(max_error_rate, sides), sides
@@ -330,55 +318,65 @@ def log_failure(n, log_counts, epsilon, max_error_rate=None, sides: str = "two-s
     (the confidence of a given budget, the largest T, the smallest eps).
     """
     n = check_int("labels", n, minimum=1)
-    logs, eps, a, sides = _prepare_union(log_counts, epsilon, max_error_rate, sides)
-    terms = [lg + float(_factors([n], e, a, sides)[0]) for lg, e in zip(logs.tolist(), eps) if lg > -math.inf]
-    return float(log_sum_exp(np.array(terms))) if terms else -math.inf
+    return float(log_failures([n], [(log_counts, epsilon)], max_error_rate, sides)[0])
+
+
+def log_failures(ns, items, max_error_rate=None, sides: str = "two-sided") -> np.ndarray:
+    """:func:`log_failure` for rows: ``items[i] = (log_counts, epsilon)`` at ``ns[i]`` labels, one batch of factors.
+
+    Above :data:`EXACT_LABELS` labels the factors are their certified upper bound
+    (:func:`log_factors`): the failure probability returned is then an upper bound.
+    """
+    ns = [check_int("labels", v, minimum=1) for v in np.atleast_1d(np.asarray(ns, dtype=object)).tolist()]
+    rows_n: list[int] = []
+    rows_e: list = []
+    spans: list[list[float]] = []
+    for n, (log_counts, epsilon) in zip(ns, items):
+        logs, eps, _, _ = _prepare_union(log_counts, epsilon, max_error_rate, sides)
+        live = [(lg, e) for lg, e in zip(logs.tolist(), eps) if lg > -math.inf]
+        spans.append([lg for lg, _ in live])
+        rows_n.extend([n] * len(live))
+        rows_e.extend(e for _, e in live)
+    values = (np.asarray(log_factors(np.array(rows_n, dtype=np.int64), rows_e, max_error_rate, sides))
+              if rows_n else np.empty(0))
+    out, at = np.empty(len(spans)), 0
+    for i, logs in enumerate(spans):
+        terms = [lg + float(values[at + k]) for k, lg in enumerate(logs)]
+        at += len(logs)
+        out[i] = float(log_sum_exp(np.array(terms))) if terms else -math.inf
+    return out
 
 
 def satisfies(n, log_counts, epsilon, delta, max_error_rate=None, sides: str = "two-sided") -> bool:
     """Whether ``sum_k S_k F(n, eps_k) < delta`` at exactly ``n`` labels (exact F only where needed).
 
-    Same as ``log_failure(...) < log(delta)``, but terms whose envelope
-    (:func:`log_tail_envelope`) already settles the question are not computed exactly.
+    Same as ``log_failure(...) < log(delta)``, but terms whose closed-form bound
+    (:func:`log_tail_envelope`, with n's own lower threshold) already settles the question
+    are not computed exactly.
     """
     n = check_int("labels", n, minimum=1)
-    logs, eps, a, sides = _prepare_union(log_counts, epsilon, max_error_rate, sides)
+    problem = _problem(log_counts, epsilon, delta, max_error_rate, sides)
+    if isinstance(problem, int):
+        return True
+    sides = _check_sides(sides)
+    return not bool(violated(problem, np.array([n], dtype=np.int64), _check_rate(max_error_rate, sides), sides)[0])
+
+
+def _log_delta(delta) -> float:
     delta = float(delta)
     if not 0 < delta < 1:
         raise InputError("delta", "in (0, 1)", delta)
+    return math.log(delta)
+
+
+def _problem(log_counts, epsilon, delta, max_error_rate, sides):
+    """The union bound as a search problem (validated), or 1 when no term is left (every n satisfies)."""
+    logs, eps, a, sides = _prepare_union(log_counts, epsilon, max_error_rate, sides)
+    log_delta = _log_delta(delta)
     live = logs > -math.inf
     if not np.any(live):
-        return True
-    eps = [e for e, keep in zip(eps, live.tolist()) if keep]
-    return bool(_satisfied(np.array([n]), logs[live], eps, a, sides, math.log(delta))[0])
-
-
-def _satisfied(ns, logs, eps, a, sides, log_delta) -> np.ndarray:
-    """For each n: ``sum_k S_k F(n, eps_k) < delta``?  Exact F only where the envelopes cannot tell.
-
-    Terms are made exact in decreasing order of their envelopes, each for the n still
-    undecided (one batch per term); the other terms keep their envelopes (upper bounds).
-    """
-    ns = np.asarray(ns, dtype=np.int64)
-    bound = np.array([lg + _log_envelope(ns, e, a, sides) for lg, e in zip(logs.tolist(), eps)])  # (m, N)
-    order = np.argsort(-bound.max(axis=1))
-    exact = np.zeros(bound.shape, dtype=bool)
-    decided = np.zeros(ns.size, dtype=bool)
-    result = np.zeros(ns.size, dtype=bool)
-    for k in order.tolist():
-        total = log_sum_exp(bound.T)
-        done = (total < log_delta) & ~decided
-        result[done], decided[done] = True, True
-        lower = log_sum_exp(np.where(exact, bound, -np.inf).T)
-        fail = (lower >= log_delta) & ~decided
-        decided[fail] = True
-        todo = ~decided
-        if not np.any(todo):
-            return result
-        bound[k, todo] = logs[k] + _factors(ns[todo], eps[k], a, sides)
-        exact[k, todo] = True
-    total = log_sum_exp(bound.T)
-    return np.where(decided, result, total < log_delta)
+        return 1
+    return Problem(logs[live], [e for e, keep in zip(eps, live.tolist()) if keep], log_delta, a, sides)
 
 
 def smallest_labels(log_counts, epsilon, delta, max_error_rate=None, sides: str = "two-sided") -> int:
@@ -416,54 +414,174 @@ def smallest_labels(log_counts, epsilon, delta, max_error_rate=None, sides: str 
     >>> smallest_labels([0.0], [0.01], 0.01)
     16651
     """
-    logs, eps, a, sides = _prepare_union(log_counts, epsilon, max_error_rate, sides)
-    delta = float(delta)
-    if not 0 < delta < 1:
-        raise InputError("delta", "in (0, 1)", delta)
-    log_delta = math.log(delta)
-    live = logs > -math.inf
-    if not np.any(live):
-        return 1
-    logs, eps = logs[live], [e for e, keep in zip(eps, live.tolist()) if keep]
-    factor = _LOG2 if sides == "two-sided" else 0.0
-    rates = np.array([2.0 * float(e) ** 2 for e in eps])
-    top = int(smallest_integer_satisfying(logs + factor, rates, log_delta)) + 2  # +2: eps as floats
-
-    def envelope(ms):  # log of the union bound with every term at its envelope, for an array of n
-        return log_sum_exp(np.array([lg + _log_envelope(ms, e, a, sides) for lg, e in zip(logs.tolist(), eps)]).T)
-
-    lo, hi = 0, max(top, 1)  # the envelope fails at lo (or lo = 0) and holds from hi on (it never rises)
-    while hi - lo > 1:  # a few vectorized grids instead of a bisection
-        grid = np.unique(np.linspace(lo, hi, num=min(hi - lo + 1, 65)).round().astype(np.int64))[1:-1]
-        if grid.size == 0:
-            break
-        ok = envelope(grid) < log_delta
-        lo = int(grid[~ok][-1]) if np.any(~ok) else lo
-        hi = int(grid[ok][0]) if np.any(ok) else hi
-    return _last_violation(hi, logs, eps, a, sides, log_delta) + 1
+    problem = _problem(log_counts, epsilon, delta, max_error_rate, sides)
+    if isinstance(problem, int):
+        return problem
+    a = _check_rate(max_error_rate, _check_sides(sides))
+    return int(solve([problem], a, sides)[0])
 
 
-def _last_violation(hi: int, logs, eps, a, sides, log_delta) -> int:
-    """The largest n < hi violating the union bound (0 if none), every n >= hi being certified.
+def smallest_labels_batch(items, max_error_rate=None, sides: str = "two-sided", sequence: bool = False) -> list:
+    """:func:`smallest_labels` of many union bounds, solved together (one batch of exact factors per step).
 
-    Scanning down from ``hi`` in growing chunks, lower bounds (exact values where cached,
-    a few likely candidates elsewhere) find a certain violation; then every n between it
-    and ``hi`` is decided exactly in one batch.
+    ``items`` are ``(log_counts, epsilon, delta)`` triples.  With ``sequence=True`` they are
+    a curve (say over T): neighbours whose union bounds bound each other (same tolerances,
+    every ``log S_k - log delta`` at most the other's) bracket each other's counts, so the
+    search is coarse to fine and a point between two equal counts costs nothing.  The result
+    never depends on ``sequence``, only the work does.
+
+    Returns
+    -------
+    list of int
     """
-    weight = np.array([lg + _log_envelope([hi], e, a, sides)[0] for lg, e in zip(logs.tolist(), eps)])
-    main = np.argsort(-weight)[:3].tolist()  # the terms that decide
-    pos, width, floor = hi, 64, 0
-    while pos > 1:
-        ns = np.arange(max(1, pos - width), pos, dtype=np.int64)
-        lower = log_sum_exp(np.array([logs[k] + _lower(ns, eps[k], a, sides) for k in main]).T)
-        failing = np.flatnonzero(lower >= log_delta)
-        if failing.size:
-            floor = int(ns[failing[-1]])
-            break
-        pos, width = int(ns[0]), min(width * 2, 4096)
-    above = np.arange(floor + 1, hi, dtype=np.int64)
-    ok = _satisfied(above, logs, eps, a, sides, log_delta) if above.size else np.ones(0, dtype=bool)
-    return int(above[np.flatnonzero(~ok)[-1]]) if not ok.all() else floor
+    sides = _check_sides(sides)
+    a = _check_rate(max_error_rate, sides)
+    problems = [_problem(logs, eps, delta, max_error_rate, sides) for logs, eps, delta in items]
+    hard = [i for i, p in enumerate(problems) if not isinstance(p, int)]
+    out = [p if isinstance(p, int) else None for p in problems]
+    if hard:
+        got = (solve_sequence if sequence else solve)([problems[i] for i in hard], a, sides)
+        for i, v in zip(hard, got):
+            out[i] = int(v)
+    return out
+
+
+class _ScaleQuestions:
+    """``ok(s)``: does ``eps_k = s r_k`` satisfy the union bound at n?  Answered from the decided bracket.
+
+    The condition is monotone in s (F falls as eps grows), so every scale at or above the
+    smallest one seen to hold holds, and every scale at or below the largest one seen to
+    fail fails; a scale in between is decided with a grid of scales across the bracket, all
+    in one batch of exact factors (:func:`_binomial_search.violated_rows`).
+    """
+
+    def __init__(self, n, log_counts, ratios, delta, max_error_rate, sides, grid):
+        self.n, self.log_counts, self.delta = n, log_counts, delta
+        self.ratios = [float(r) for r in ratios]
+        self.rate, self.sides, self.grid = max_error_rate, sides, grid
+        self.a = _check_rate(max_error_rate, sides)
+        self.good, self.bad = math.inf, 0.0
+        logs = np.atleast_1d(np.asarray(log_counts, dtype=float))
+        self.logs = logs.tolist() if logs.size == len(self.ratios) else logs.tolist() * len(self.ratios)
+        self.log_delta = _log_delta(delta)
+
+    def _problem(self, s: float):
+        """:func:`_problem` for ``eps_k = s r_k`` without its generic checks (the terms are known valid)."""
+        merged: dict = {}
+        for lg, r in zip(self.logs, self.ratios):
+            e = exact_decimal("epsilon", repr(r * s))
+            merged[e] = float(np.logaddexp(merged.get(e, -np.inf), lg))
+        live = [(e, lg) for e, lg in merged.items() if lg > -math.inf]
+        if not live:
+            return 1
+        return Problem(np.array([lg for _, lg in live]), [e for e, _ in live], self.log_delta, self.a, self.sides)
+
+    def _fail(self, scales) -> np.ndarray:
+        problems = [self._problem(s) for s in scales]
+        out = np.zeros(len(scales), dtype=bool)
+        hard = [i for i, p in enumerate(problems) if not isinstance(p, int)]
+        if hard:
+            out[hard] = violated_rows([problems[i] for i in hard], np.arange(len(hard)),
+                                      np.full(len(hard), self.n, dtype=np.int64), self.a, self.sides)
+        return out
+
+    def __call__(self, s: float) -> bool:
+        if s >= self.good:
+            return True
+        if s <= self.bad:
+            return False
+        lo = self.bad if self.bad > 0 else s / 2.0
+        hi = self.good if math.isfinite(self.good) else s
+        scales = sorted({s, lo, *np.linspace(lo, hi, self.grid + 2)[1:-1].tolist()} - {self.bad, self.good})
+        fail = self._fail(scales)
+        holds = [x for x, f in zip(scales, fail.tolist()) if not f]
+        fails = [x for x, f in zip(scales, fail.tolist()) if f]
+        if holds and fails and min(holds) < max(fails):  # not monotone in floats: decide s alone, trust nothing
+            return not bool(self._fail([s])[0])
+        self.good = min([self.good] + holds)
+        self.bad = max([self.bad] + fails)
+        return s >= self.good
+
+
+def smallest_scale(n, log_counts, ratios, delta, hi: float, max_error_rate=None, sides: str = "two-sided",
+                   grid: int = 48) -> float:
+    """The smallest s with ``sum_k S_k F(n, s r_k) < delta``, to 1e-8 relative (``inf`` when no tolerance below 1 works).
+
+    The bisection of issue 12's engine, with the same scales and so the same float answer:
+    start at ``hi`` (a scale that holds: Hoeffding's answer; capped at ``0.999999 / max r``),
+    halve until a scale fails, then bisect to 1e-8 relative.  ``s r_k`` enters as the exact
+    decimal of its float (``repr``).  Each question is answered from the bracket of scales
+    already decided; one inside the bracket is decided with a grid of ``grid`` scales across
+    it in one batch (issue 18: five or six batches instead of thirty sequential decisions).
+    Above :data:`EXACT_LABELS` labels the answer is conservative (at least the exact one).
+    """
+    ok = _ScaleQuestions(check_int("labels", n, minimum=1), log_counts, ratios, delta, max_error_rate,
+                         _check_sides(sides), grid)
+    top = 0.999999 / max(ok.ratios)
+    hi = min(hi, top)
+    if not ok(hi):
+        return math.inf
+    lo = hi / 2.0
+    while ok(lo) and lo > 1e-12:
+        hi, lo = lo, lo / 2.0
+    while hi - lo > 1e-8 * hi:
+        mid = (lo + hi) / 2.0
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
+def _resampling_skip(n: int, eps: float, log_d: float, start: int, max_error_rate) -> int:
+    """The largest per-set size m from which on the runs may fail: above it the envelope certifies every run.
+
+    Runs with a larger m hold T <= n // m sets; ``log(n // m) + envelope(m) < log delta`` (both
+    monotone in m) certifies the whole run without exact factors, so the search starts below.
+    """
+    e = _check_epsilon(repr(eps))
+    a = _check_rate(max_error_rate, "two-sided")
+    lo, hi = 0, n // (start + 1)  # certified above hi?  found by bisection on the monotone condition
+
+    def certified(m):
+        return m >= 1 and math.log(n // m) + float(log_envelope(np.array([m]), float(e), a, "two-sided")[0]) < log_d
+
+    if not certified(hi):
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if certified(mid) else (mid, hi)
+    return lo
+
+
+def largest_resampling_steps(n: int, eps: float, delta: float, start: int, max_error_rate=None, cap: int = 10**12):
+    """Resampling's largest T with every T' <= T fitting: T fresh sets of floor(n / T) labels, ``T F(set) < delta``.
+
+    Every T up to ``start`` (Hoeffding's answer) fits.  Above it the per-set size m takes
+    each value on a run of T, and on a run ``log T + log F(m) < log delta`` holds up to a
+    threshold: the first T that fails is found run by run, the factors of 256 runs per batch
+    (issue 18; issue 12's engine scanned at most 4,096 T, too few for budgets of billions).
+    A T beyond ``cap`` is reported as ``inf``.
+    """
+    log_d = math.log(delta)
+    m = _resampling_skip(n, eps, log_d, start, max_error_rate)
+    while m >= 1:
+        sizes = np.arange(m, max(m - 256, 0), -1, dtype=np.int64)
+        log_f = log_factors(sizes, [repr(eps)], max_error_rate)
+        for size, f in zip(sizes.tolist(), log_f.tolist()):
+            first, last = max(n // (size + 1) + 1, start + 1), n // size  # the T with floor(n / T) = size
+            if first > cap:
+                return math.inf
+            def fits(t, f=f):  # the float test of issue 12's scan, exactly
+                return bool(np.log(np.array([float(t)]))[0] + f < log_d)
+
+            t = min(max(first, math.ceil(math.exp(min(log_d - f, 700.0))) - 1), last + 1)
+            while t > first and not fits(t - 1):
+                t -= 1
+            while t <= last and fits(t):
+                t += 1
+            if t <= last:
+                return t - 1 if t - 1 <= cap else math.inf
+        m = int(sizes[-1]) - 1
+    return n  # T = n + 1 leaves no label per set
+
 
 
 # --------------------------------------------------------------------------- Hoeffding, Bennett, Bernstein

@@ -18,7 +18,11 @@ over T is one call (each variant solved with its own number of terms, in chunks)
 binomial tail ``F(n, eps_k)`` (optionally with ``max_error_rate``), keeping every
 multiplicity; see :mod:`meter_dashboard.bounds.binomial`.  That sum is a sawtooth in n,
 so its count is the smallest n from which every larger n satisfies the inequality
-(n - 1 does not); its inverse questions use F at exactly the given n.
+(n - 1 does not); its inverse questions use F at exactly the given n (above
+``binomial.EXACT_LABELS`` labels, F's certified closed-form upper bound: conservative
+answers).  Every variant of one setting is one search, a curve over T one bracketed search
+per variant (:func:`exact_curve`).  The exact bound's module (and scipy) is imported on first
+use only: Hoeffding's counts, curves and inverse answers never load scipy.
 
 References
 ----------
@@ -37,7 +41,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.validation import InputError, check_int, check_non_decreasing, check_probability
-from . import binomial as _binomial
 from ._meter_exact import decimal_log_counts, exact_count, float_is_certain
 from ._numeric import log_binom, log_geometric_count, log_sum_exp, smallest_integer_satisfying, solve_log_sum_exp
 from .effort import labeling_hours
@@ -59,6 +62,7 @@ __all__ = [
     "BOUNDS",
     "LABELS_CAP",
     "BINOMIAL_LABELS_CAP",
+    "exact_curve",
 ]
 
 #: Variant names, in the order the paper introduces them.
@@ -361,21 +365,50 @@ def _hoeffding_counts(variant, eps, d, t, tenants, tenant_steps, reverts, exact_
     return out.reshape(shape)
 
 
-def _binomial_counts(variant, eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps=None):
-    """Exact binomial counts, one element at a time (each below its Hoeffding count)."""
+def _exact():
+    """The exact binomial bound's module, imported on first use (it loads scipy; Hoeffding's counts do not)."""
+    from . import binomial
+
+    return binomial
+
+
+def _binomial_items(variant, eps_f, d_f, t_f, tenants, tenant_steps, reverts) -> tuple:
+    """Per element of a flat batch: ``(log S_k, eps_k as exact decimals, delta)`` and the fresh sets per element."""
+    a, _, repeat = _union_terms(variant, eps_f, t_f, tenants, tenant_steps, reverts)
+    logs = np.broadcast_to(a, (t_f.size, a.shape[-1])) - _LOG2
+    cols = eps_f if variant in ADAPTIVE_VARIANTS else eps_f[:, :1]
+    text: dict[float, str] = {}
+    rows = [[text.setdefault(e, repr(e)) for e in row] for row in cols.tolist()]
+    repeats = np.broadcast_to(np.asarray(repeat, dtype=float), t_f.shape).astype(np.int64)
+    return [(logs[i], rows[i], float(d_f[i])) for i in range(t_f.size)], repeats
+
+
+def _binomial_cap(variant, eps, d, t, tenants, tenant_steps, reverts, exact_steps) -> None:
+    """Refuse (``bound``) when Hoeffding's count of some element exceeds :data:`BINOMIAL_LABELS_CAP`."""
     top = _hoeffding_counts(variant, eps, d, t, tenants, tenant_steps, reverts, exact_steps)
     if np.any(np.asarray(top) > BINOMIAL_LABELS_CAP * (np.asarray(t) if variant == "resampling" else 1)):
         raise InputError("bound", f"'hoeffding' for counts above {BINOMIAL_LABELS_CAP:.0e} labels (the exact binomial "
                                   f"count is certified up to there; Hoeffding's needs {int(np.max(top)):,})", "binomial")
+
+
+def _binomial_counts(variant, eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps=None):
+    """Exact binomial counts of the whole batch, solved together (a curve coarse to fine, each below Hoeffding's)."""
+    return _binomial_all((variant,), eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps)[variant]
+
+
+def _binomial_all(variants, eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps=None) -> dict:
+    """Exact counts of several variants: one batch for one setting, a bracketed sequence per variant for curves."""
+    for v in variants:
+        _binomial_cap(v, eps, d, t, tenants, tenant_steps, reverts, exact_steps)
     shape, eps_f, d_f, t_f = _flat(eps, d, t)
-    out = np.empty(eps_f.shape[0], dtype=np.int64)
-    for i in range(out.size):
-        a, _, repeat = _union_terms(variant, eps_f[i:i + 1], t_f[i:i + 1], tenants, tenant_steps, reverts)
-        logs = np.broadcast_to(a, (1, a.shape[-1]))[0] - _LOG2
-        row = eps_f[i] if variant in ADAPTIVE_VARIANTS else eps_f[i][:1]
-        n = _binomial.smallest_labels(logs, [repr(float(e)) for e in row], float(d_f[i]), rate)
-        out[i] = n * (int(np.asarray(repeat).reshape(-1)[0]) if variant == "resampling" else 1)
-    return out.reshape(shape)
+    parts = {v: _binomial_items(v, eps_f, d_f, t_f, tenants, tenant_steps, reverts) for v in variants}
+    solve = _exact().smallest_labels_batch
+    if t_f.size == 1:  # one setting: every variant's union bound in one batch
+        got = solve([parts[v][0][0] for v in variants], rate)
+        counts = {v: np.array([n]) for v, n in zip(variants, got)}
+    else:
+        counts = {v: np.array(solve(parts[v][0], rate, sequence=True)) for v in variants}
+    return {v: (counts[v] * parts[v][1]).astype(np.int64).reshape(shape) for v in variants}
 
 
 def _counts(variant, eps, d, t, tenants, tenant_steps, reverts, bound, rate, exact_steps=None):
@@ -476,6 +509,12 @@ def all_labels(epsilon, delta, steps, *, variants=VARIANTS, **kwargs) -> dict:
     exact_steps = check_int("steps", steps, minimum=1) if np.ndim(steps) == 0 else None
     if reverts is not None and t.ndim == 0:
         validate_reverts(reverts, int(t))
+    if bound == "binomial":
+        for v in variants:
+            if v not in VARIANTS:
+                raise InputError("variant", "one of " + ", ".join(VARIANTS), v)
+        counts = _binomial_all(tuple(variants), eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps)
+        return {v: _as_result(counts[v]) for v in variants}
     return {v: _as_result(_counts(v, eps, d, t, tenants, tenant_steps, reverts, bound, rate, exact_steps))
             for v in variants}
 
@@ -490,14 +529,18 @@ def _log_counts_row(variant, eps_row, steps, tenants, tenant_steps, reverts):
 
 
 def _binomial_log_failure(variant, n, eps, t, tenants, tenant_steps, reverts, rate):
+    """``log sum_k S_k F(n_set, eps_k)`` per element, every factor in one batch (no set at all: ``log sum S_k``)."""
     n = np.asarray(n, dtype=float)
     shape, eps_f, n_f, t_f = _flat(eps, n, t)  # n broadcasts like delta
+    items, repeats = _binomial_items(variant, eps_f, n_f, t_f, tenants, tenant_steps, reverts)
+    per_set = (n_f // repeats).astype(np.int64) if variant == "resampling" else n_f.astype(np.int64)
     out = np.empty(t_f.size)
-    for i in range(t_f.size):
-        logs, row, repeat = _log_counts_row(variant, eps_f[i], t_f[i], tenants, tenant_steps, reverts)
-        per_set = int(n_f[i] // repeat) if variant == "resampling" else int(n_f[i])
-        out[i] = (_binomial.log_failure(per_set, logs, row, rate) if per_set >= 1
-                  else float(log_sum_exp(logs)))
+    empty = per_set < 1
+    for i in np.flatnonzero(empty).tolist():
+        out[i] = float(log_sum_exp(items[i][0]))
+    live = np.flatnonzero(~empty)
+    if live.size:
+        out[live] = _exact().log_failures(per_set[live], [items[i][:2] for i in live.tolist()], rate)
     return out.reshape(shape)
 
 
@@ -525,29 +568,6 @@ def failure_probability(variant: str, n, epsilon, steps, *, signals=None, tenant
         return log_delta
     with np.errstate(over="ignore"):
         return np.exp(log_delta)
-
-
-def _binomial_min_scale(logs, row, n_set, log_d, rate, hi: float) -> float:
-    """The smallest scale s (eps_k -> s eps_k) with ``sum_k S_k F(n, s eps_k) < delta``, by bisection.
-
-    F falls as eps grows, so the condition holds on an interval [s*, ...); ``hi`` satisfies it
-    (Hoeffding's answer: F is at most Hoeffding's factor).
-    """
-    top = 0.999999 / max(float(e) for e in row)
-    hi = min(hi, top)
-
-    def ok(s):
-        return _binomial.satisfies(n_set, logs, [repr(float(e) * s) for e in row], math.exp(log_d), rate)
-
-    if not ok(hi):
-        return math.inf
-    lo = hi / 2.0
-    while ok(lo) and lo > 1e-12:
-        hi, lo = lo, lo / 2.0
-    while hi - lo > 1e-8 * hi:
-        mid = (lo + hi) / 2.0
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    return hi
 
 
 def min_epsilon(variant: str, n, epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=None,
@@ -585,16 +605,17 @@ def min_epsilon(variant: str, n, epsilon, delta, steps, *, signals=None, tenants
     for i in range(t_f.size):
         logs, _, _ = _log_counts_row(variant, ratio_f[i], t_f[i], tenants, tenant_steps, reverts)
         row = ratio_f[i] if variant in ADAPTIVE_VARIANTS else ratio_f[i][:1]
-        out[i] = _binomial_min_scale(logs, row, int(sets[i]), math.log(d_f[i]), rate, float(scale[i]) * (1 + 1e-9))
+        out[i] = _exact().smallest_scale(int(sets[i]), logs, row, math.exp(math.log(d_f[i])),
+                                         float(scale[i]) * (1 + 1e-9), rate)
     return out.reshape(shape) if shape else float(out[0])
 
 
 def _fits_binomial(variant, n, eps_row, delta, tenants, reverts, rate):
-    """``fits(T)`` for arrays of T: ``sum_k S_k(T) F(n_set, eps_k) < delta`` with the exact F."""
+    """``fits(T)`` for arrays of T: ``sum_k S_k(T) F(n_set, eps_k) < delta`` with the exact F (one batch)."""
     log_d = math.log(delta)
     row = eps_row if variant in ADAPTIVE_VARIANTS else eps_row[:1]
     if variant != "resampling":
-        log_f = np.array([_binomial.log_tail_factor(n, repr(float(e)), rate) for e in row])
+        log_f = _exact().log_factors(np.full(len(row), n), [repr(float(e)) for e in row], rate)
 
         def fits(ts):
             ts = np.asarray(ts, dtype=float)
@@ -610,7 +631,7 @@ def _fits_binomial(variant, n, eps_row, delta, tenants, reverts, rate):
         ok = per_set >= 1
         out = np.zeros(ts.shape, dtype=bool)
         if np.any(ok):
-            f = _binomial.log_tail_factor(per_set[ok], repr(float(row[0])), rate)
+            f = _exact().log_factors(per_set[ok], [repr(float(row[0]))], rate)
             out[ok] = np.log(ts[ok]) + f < log_d
         return out
     return fits_resampling
@@ -625,7 +646,9 @@ def max_steps(variant: str, n, epsilon, delta, *, signals=None, tenants: int = 1
     :data:`STEPS_CAP` still fits.  ``single_model`` supports one model: 1 or 0.  With
     ``bound='binomial'``: the largest T such that every T' <= T keeps the union bound below
     delta with the exact factor at exactly n labels (the sum grows with T, except for
-    resampling, whose per-set size floor(n / T) is scanned upwards from Hoeffding's answer).
+    resampling, whose per-set size floor(n / T) is searched upwards from Hoeffding's answer,
+    one per-set size at a time).  Above ``binomial.EXACT_LABELS`` labels per set the answer
+    is conservative (the factor's closed-form upper bound).
     """
     bound, rate = _check_bound(bound, max_error_rate)
     n = check_int("labels", n, minimum=0)
@@ -635,8 +658,12 @@ def max_steps(variant: str, n, epsilon, delta, *, signals=None, tenants: int = 1
             raise InputError("epsilon", "one tolerance vector (with one delta) for max_steps", eps.tolist())
         if n < 1:
             return 0
-        fits = _fits_binomial(variant, n, eps, float(d), tenants, reverts, rate)
         start = max_steps(variant, n, epsilon, delta, signals=signals, tenants=tenants, reverts=reverts)
+        if start == math.inf or (variant == "single_model" and start == 1):
+            return start  # the exact factor is at most Hoeffding's: whatever fits Hoeffding fits it
+        if variant == "resampling" and start:
+            return _exact().largest_resampling_steps(n, float(eps[0]), float(d), int(start), rate, STEPS_CAP)
+        fits = _fits_binomial(variant, n, eps, float(d), tenants, reverts, rate)
         return _largest_fitting(variant, fits, start)
     return _largest_fitting(variant, _fits_hoeffding(variant, n, epsilon, delta, signals, tenants, reverts), 0)
 
@@ -678,3 +705,57 @@ def _largest_fitting(variant, fits, start):
         last_ok = int(np.flatnonzero(good)[-1])
         lo, hi = int(grid[last_ok]), int(grid[last_ok + 1])
     return lo
+
+
+# --------------------------------------------------------------------------- exact curves
+def exact_curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, variants=VARIANTS,
+                max_error_rate=None) -> dict:
+    """Every variant's exact binomial count at each T of ``steps``: ``{variant: float array}``, NaN where refused.
+
+    The planner's curves and ``plan --steps A:B --bound binomial`` (issue 18): at each T,
+    tenants split T evenly (at most T of them), reverts count once T reaches them,
+    single_model is one model (T = 1) and resampling is T fresh no_adaptivity sets (Eq. 2);
+    a count the exact bound refuses (above :data:`BINOMIAL_LABELS_CAP`) is NaN.  Each
+    variant's curve is one bracketed search, coarse to fine over T (each T's count is at
+    least the smaller T's and at most the larger T's), so points between two equal counts
+    cost nothing and the exact factors of a region are computed once.  Equal, point for
+    point, to :func:`labels` at that T.
+    """
+    bound, rate = _check_bound("binomial", max_error_rate)
+    eps = validate_epsilon(epsilon)
+    if eps.ndim != 1:
+        raise InputError("epsilon", "one tolerance vector for a curve", eps.tolist())
+    d = float(check_probability("delta", delta))
+    ts = np.atleast_1d(_validate_steps(steps)).astype(np.int64)
+    rv = validate_reverts(reverts) if reverts is not None else np.zeros(0, dtype=np.int64)
+    tenants = check_int("tenants", tenants, minimum=1)
+    out = {v: np.full(ts.shape, np.nan) for v in variants}
+    groups: dict = {}  # T's that share the tenants and reverts in effect
+    for i, t in enumerate(ts.tolist()):
+        groups.setdefault((min(tenants, t), tuple(r for r in rv.tolist() if r <= t)), []).append(i)
+    wanted = [v for v in variants if v not in ("single_model", "resampling")]
+    if "resampling" in variants and "no_adaptivity" not in wanted:
+        wanted.append("no_adaptivity")
+    for (l, kept), where in groups.items():
+        sel = np.array(where)
+        for v in wanted:
+            out.setdefault(v, np.full(ts.shape, np.nan))[sel] = _exact_points(v, eps, d, ts[sel], l, list(kept) or None,
+                                                                              rate)
+    if "single_model" in variants:
+        out["single_model"][:] = _exact_points("single_model", eps, d, np.array([1]), 1, None, rate)[0]
+    if "resampling" in variants:
+        out["resampling"] = out["no_adaptivity"] * ts
+    return {v: out[v] for v in variants}
+
+
+def _exact_points(variant, eps, d, ts, tenants, reverts, rate) -> np.ndarray:
+    """Exact counts at each T (NaN where Hoeffding's count is above the exact bound's cap), one bracketed search."""
+    eps_f = np.broadcast_to(eps, ts.shape + eps.shape).reshape(-1, eps.size)
+    d_f, t_f = np.full(ts.size, d), ts.astype(float)
+    top = _hoeffding_counts(variant, eps_f, d_f, t_f, tenants, None, reverts, refuse=False)
+    fine = np.asarray(top) <= BINOMIAL_LABELS_CAP
+    out = np.full(ts.size, np.nan)
+    if np.any(fine):
+        items, _ = _binomial_items(variant, eps_f[fine], d_f[fine], t_f[fine], tenants, None, reverts)
+        out[fine] = _exact().smallest_labels_batch(items, rate, sequence=True)
+    return out

@@ -4,9 +4,19 @@ No Panel import here (the CLI runs in CI pipelines).
 """
 from __future__ import annotations
 
-from ..core.cli import add_format_option, emit, table
+import argparse
+
+from ..core.cli import add_format_option, emit, input_file, shown_path, table
 from ..core.validation import InputError, check_number, raw
 from .inputs import ADAPTIVITIES, ALARM_ON, BOUNDS, MODES, default
+
+
+#: Runnable examples shown by ``--help`` (tests/cli/test_help_examples.py runs each one).
+EXAMPLES = (
+    'meter-dashboard ci --condition "n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01" --reliability 0.9999 '
+    "--adaptivity full --steps 32",
+    'meter-dashboard ci --condition "n - o > 0.02 +/- 0.01" --example ci_commits.csv --fail-on-fail',
+)
 
 
 def register(sub) -> None:
@@ -20,8 +30,9 @@ def register(sub) -> None:
             "the optimized count (Bennett, Section 4) and the labels per commit with active labeling. "
             "With --trace, replays a commit history into pass/fail signals and new-testset alarms."
         ),
-        epilog='example: meter-dashboard ci --condition "n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01" '
-               "--reliability 0.9999 --adaptivity full --steps 32",
+        epilog="examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES) + "\n\nThe second replays the shipped "
+        "commit trace and exits with status 1: its last commit fails the condition (--fail-on-fail).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--condition", required=True,
                    help="the condition, e.g. 'n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01' (n: new accuracy, "
@@ -49,7 +60,15 @@ def register(sub) -> None:
                    help=f"labelers working in parallel (default {default('labelers')})")
     p.add_argument("--trace", default=None, metavar="CSV",
                    help="replay a commit trace: columns commit,n,o,d (one row per commit) or label,<model>,... "
-                        "(one row per example; the first model is the deployed one)")
+                        "(one row per example; the first model is the deployed one); - for standard input")
+    p.add_argument("--example", default=None, metavar="{ci_commits.csv,ci_predictions.csv}",
+                   help="replay a shipped commit trace instead of --trace (synthetic: see data/ci.md)")
+    p.add_argument("--fail-on-fail", action="store_true",
+                   help="with --trace: exit with status 1 when the last commit fails the condition (the gate of a "
+                        "CI pipeline)")
+    p.add_argument("--fail-on-alarm", action="store_true",
+                   help="with --trace: exit with status 1 when the trace raised a new-testset alarm for "
+                        "--adaptivity (the test set must be replaced)")
     p.add_argument("--alarm-on", default=default("alarm_on"), metavar="{" + ",".join(ALARM_ON) + "}",
                    help=f"firstChange: the signal that retires the test set (default {default('alarm_on')})")
     add_format_option(p)
@@ -69,22 +88,45 @@ def run(args) -> int:
                                check_difference_bound=not args.assume_difference_bound,
                                seconds_per_label=seconds, labelers=args.labelers, bound=args.bound)
     replay = None
-    if args.trace:
+    trace = _trace(args)
+    if (args.fail_on_fail or args.fail_on_alarm) and trace is None:
+        raise InputError("--fail-on-fail" if args.fail_on_fail else "--fail-on-alarm",
+                         "used with --trace or --example (the commits it judges)", raw("no trace"))
+    if trace is not None:
         try:
-            replay = ci_replay.replay_ci(args.condition, args.trace, mode=args.mode, steps=result.steps,
+            replay = ci_replay.replay_ci(args.condition, trace, mode=args.mode, steps=result.steps,
                                          reliability=args.reliability, adaptivity=args.adaptivity,
                                          difference_bound=difference_bound,
                                          check_difference_bound=not args.assume_difference_bound,
                                          alarm_on=args.alarm_on, plan=result)
         except InputError as exc:
             if exc.location is None and exc.parameter == "trace":  # the file itself: name it
-                raise InputError("--trace", exc.rule, raw(str(exc.got)), location=args.trace) from None
+                raise InputError("--trace", exc.rule, raw(str(exc.got)), location=shown_path(args.trace)) from None
             raise
     payload = result.to_dict()
     if replay is not None:
         payload["replay"] = replay.to_dict()
     emit(args, payload, _text(result, replay))
+    if replay is not None and len(replay):
+        if args.fail_on_fail and replay.signals()[-1] != "pass":
+            return 1
+        if args.fail_on_alarm and replay.alarms(result.adaptivity):
+            return 1
     return 0
+
+
+def _trace(args):
+    """What --trace (``-``: standard input) or --example names, unread; None for neither."""
+    if args.trace and args.example is not None:
+        raise InputError("--example", "used without --trace (one or the other)", args.example)
+    if args.example is not None:
+        from .trace import example_trace
+
+        try:
+            return example_trace(args.example)
+        except InputError as exc:
+            raise InputError("--example", exc.rule, args.example) from None
+    return input_file(args.trace) if args.trace else None
 
 
 def _fmt(v):

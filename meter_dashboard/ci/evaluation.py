@@ -23,6 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core.formatting import strict_json
 from ..core.validation import InputError, format_value, parse_exact_decimal, raw
 from .grammar import Clause, Condition, format_number
 from .inputs import MODES, as_condition, check_choice
@@ -154,6 +155,7 @@ class ClauseEvaluation:
     high: Fraction
     truth: str
 
+    @strict_json
     def to_dict(self) -> dict:
         return {"clause": self.clause, "estimate": float(self.estimate), "low": float(self.low),
                 "high": float(self.high), "truth": self.truth}
@@ -175,6 +177,7 @@ class Evaluation:
     def signal(self) -> str:
         return "pass" if self.passed else "fail"
 
+    @strict_json
     def to_dict(self) -> dict:
         return {"truth": self.truth, "mode": self.mode, "signal": self.signal,
                 "clauses": [c.to_dict() for c in self.clauses]}

@@ -37,6 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core.formatting import strict_json
 from ..bounds import ci as ci_bounds
 from ..bounds.effort import labeling_hours
 from ..core.validation import InputError, check_int, check_positive, raw
@@ -123,6 +124,7 @@ class ClausePlan:
     method: str
     tolerances: dict
 
+    @strict_json
     def to_dict(self) -> dict:
         return {
             "clause": self.clause,
@@ -379,6 +381,7 @@ class CIResult:
                 text += f", or {self.labels_per_commit:,} labels per commit with active labeling"
         return text + "."
 
+    @strict_json
     def to_dict(self) -> dict:
         """JSON-ready form; the CLI's ``--format json``."""
         out = {"condition": self.condition, "reliability": self.reliability, "delta": self.delta,
@@ -433,8 +436,21 @@ class CIResult:
             lines.append(f"  clause {c.clause!r}: baseline {c.baseline:,}{opt}")
         return "\n".join(lines)
 
-    def _repr_html_(self) -> str:  # notebooks
-        return self.to_frame()._repr_html_() + f"<p>{self.sentence()}</p>"
+    def _repr_html_(self) -> str:  # notebooks: the ci verb's table, the chosen adaptivity marked
+        from ..core.display import html_table
+
+        optimized, exact = self.optimized is not None, self.bound != "hoeffding"
+        headers = (["adaptivity", "labels"] + (["Hoeffding"] if exact else [])
+                   + (["optimized", "labels/commit"] if optimized else []))
+        rows = []
+        for a, v in self.by_adaptivity.items():
+            rows.append([a, v["labels"]] + ([self.hoeffding[a]["labels"]] if exact else [])
+                        + ([v["optimized"], v["labels_per_commit"]] if optimized else []))
+        caption = (f"condition {self.condition}  reliability {self.reliability:g} (delta {self.delta:g})  "
+                   f"mode {self.mode}  {self.steps} steps per test set" + (f"  bound {self.bound}" if exact else ""))
+        marked = [k for k, row in enumerate(rows) if row[0] == self.adaptivity]
+        return html_table(headers, rows, caption=caption, marked=marked, mark_note="your adaptivity",
+                          sentence=self.sentence(), notes=self.notes)
 
 
 def _saving_text(saving) -> str:

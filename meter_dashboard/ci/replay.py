@@ -22,6 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..core.formatting import strict_json
 from ..core.validation import InputError
 from .evaluation import TRUTHS, ExactColumn, evaluate_columns
 from .inputs import (
@@ -134,6 +135,22 @@ class CIReplay:
             frame[f"clause_{j + 1}"] = [t[j] for t in clauses]
         return frame
 
+    def _repr_html_(self) -> str:  # notebooks: the ci --trace table; commits with a new-testset alarm marked
+        from ..core.display import html_table
+
+        rows, marked = [], []
+        for i, r in enumerate(self._dicts(self._lists(200))):
+            alarms = "/".join("ALARM" if r[f"alarm_{a}"] else "-" for a in ADAPTIVITIES)
+            if "ALARM" in alarms:
+                marked.append(i)
+            rows.append([i + 1, r["commit"], r["n"], r["o"], r["d"], r["truth"], r["signal"], alarms])
+        more = None if len(self) <= 200 else f"{len(self) - 200:,} of {len(self):,} commits not shown"
+        return html_table(["#", "commit", "n", "o", "d", "truth", "signal", "alarm (none/full/firstChange)"], rows,
+                          caption=f"condition {self.condition}  mode {self.mode}  {self.steps} steps per test set: "
+                                  f"{len(self):,} commits, {self.passes} passed",
+                          marked=marked, mark_note="new test set", notes=list(self.warnings), more=more)
+
+    @strict_json
     def to_dict(self) -> dict:
         return {
             "condition": self.condition, "mode": self.mode, "steps": self.steps, "alarm_on": self.alarm_on,

@@ -14,7 +14,7 @@ import argparse
 import importlib
 import sys
 
-from ..core.cli import fail
+from ..core.cli import INTERRUPTED, fail
 from ..core.validation import InputError
 
 # verb -> the module that registers it; the order is the order of ``meter-dashboard --help``.
@@ -28,6 +28,7 @@ COMMAND_MODULES = {
     "approve": "meter_dashboard.approvals.cli",
     "testset": "meter_dashboard.testsets.cli",
     "serve": "meter_dashboard.app.cli",
+    "completion": "meter_dashboard.cli.completion",
 }
 
 
@@ -59,7 +60,13 @@ class _Parser(argparse.ArgumentParser):
         fail(message, prog=self.prog)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def build_parser() -> _Parser:
     parser = _Parser(
         prog="meter-dashboard",
         description=(
@@ -67,13 +74,15 @@ def build_parser() -> argparse.ArgumentParser:
             "ease.ml/meter label counts, trace replay, ease.ml/ci, Ladder, SRGP and P(A>B)."
         ),
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}",
+                        help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module_name in COMMAND_MODULES.values():
         importlib.import_module(module_name).register(sub)
     return parser
 
 
-def _as_typed(error: InputError, parser: argparse.ArgumentParser, command: str) -> InputError:
+def _as_typed(error: InputError, parser: _Parser, command: str) -> InputError:
     """Name the flag the person typed when the models name their own parameter (``tenants`` -> ``--tenants``)."""
     flag = "--" + str(error.parameter).replace("_", "-")
     verb = parser.verbs.get(command)
@@ -81,6 +90,29 @@ def _as_typed(error: InputError, parser: argparse.ArgumentParser, command: str) 
 
 
 def main(argv=None) -> int:
+    """Run one verb; its exit status: 0, 1 for a gate that failed (``--fail-on-...``), 2 for bad
+    input, 130 after Ctrl-C (one line on stderr, never a traceback)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        _interrupted()
+        return INTERRUPTED
+
+
+def _interrupted() -> None:
+    """After Ctrl-C: say so in one line, and let a second Ctrl-C during the exit pass silently."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    sys.stderr.write("\nmeter-dashboard: interrupted\n")
+    sys.stderr.flush()
+
+
+def _main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):

@@ -95,7 +95,7 @@ def _run_compare(args) -> int:
     result = model.compare(runs.a, runs.b, gamma=gamma, alpha=alpha, resamples=resamples, seed=seed,
                            paired=not args.unpaired, beta=beta)
     lo, hi = result.ci
-    rows = [
+    rows: list[list] = [
         ["P(A>B)", result.p_a_gt_b],
         [f"{100 * (1 - alpha):g}% CI (percentile bootstrap)", f"[{lo:.4g}, {hi:.4g}]"],
         ["significant (lower > 0.5)", result.significant],

@@ -32,11 +32,12 @@ from dataclasses import dataclass
 import numpy as np
 import param
 
+from ..core.formatting import strict_json
 from ..bounds import compare as compare_bounds
 from ..core.files import read_text
 from ..core.runtime import OffloadedModel
 from ..core.tables import csv_rows, data_file, first_row, numeric_table
-from ..core.validation import InputError, check_int, check_probability
+from ..core.validation import InputError, check_int, check_number, check_probability, check_real_array
 
 __all__ = [
     "COMPARE_EXAMPLES",
@@ -230,6 +231,20 @@ class CompareResult:
         """Runs left out by random pairing of unequal samples."""
         return self.runs_a + self.runs_b - 2 * self.runs
 
+    def _repr_html_(self) -> str:  # notebooks: the compare verb's table, the decision marked
+        from ..core.display import html_table
+
+        lo, hi = self.ci
+        rows: list[list] = [["P(A>B)", self.p_a_gt_b], [f"{100 * (1 - self.alpha):g}% CI (percentile bootstrap)",
+                                           f"[{lo:.4g}, {hi:.4g}]"],
+                ["decision", self.conclusion], ["runs (paired)" if self.paired else "runs (paired at random)", self.runs],
+                ["runs needed (Noether)", self.runs_needed]]
+        return html_table(["", "value"], rows,
+                          caption=f"gamma = {self.gamma:g}, alpha = {self.alpha:g}, beta = {self.beta:g}, "
+                                  f"{self.resamples:,} resamples, seed {self.seed}",
+                          marked=[2], mark_note="decision", sentence=self.sentence)
+
+    @strict_json
     def to_dict(self) -> dict:
         return {
             "p_a_gt_b": self.p_a_gt_b,
@@ -263,7 +278,7 @@ class CompareResult:
                 f"{'paired' if self.paired else 'randomly paired'} runs)")
 
 
-def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 10_000, seed: int = 0,
+def compare(a, b=None, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 10_000, seed: int = 0,
             paired: bool = True, beta: float = 0.05) -> CompareResult:
     """Is pipeline A better than B?  P(A>B), bootstrap CI and the decision (Appendix C [1]_).
 
@@ -273,6 +288,8 @@ def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 
         Performances per run (higher is better).  With ``paired=True``, ``a[i]`` and
         ``b[i]`` share run i's seeds/split; otherwise they are paired at random
         (seeded, Appendix C.4), leaving out the extra runs of the larger sample.
+        Or ``a`` alone: a runs table like its siblings take (a CSV path, bytes, an open file
+        or a :class:`RunsTable`, columns ``a`` and ``b``): ``compare("runs.csv")``.
     gamma : float
         The meaningful threshold in (0.5, 1); 0.75 is the paper's recommendation.
     alpha : float
@@ -295,15 +312,21 @@ def compare(a, b, *, gamma: float = 0.75, alpha: float = 0.05, resamples: int = 
     ----------
     .. [1] Bouthillier et al. (2021), Section 4.1 and Appendix C.3-C.6.
     """
+    if b is None:
+        runs = a if isinstance(a, RunsTable) else read_runs(a)
+        a, b = runs.a, runs.b
     gamma = compare_bounds.check_gamma(gamma)
     alpha = check_probability("alpha", alpha)
     if alpha >= 0.5:
         raise InputError("alpha", "in (0, 0.5) (the interval's level is 1 - alpha)", alpha)
     resamples = check_int("resamples", resamples, minimum=1, maximum=compare_bounds.MAX_RESAMPLES)
     seed = check_int("seed", seed, minimum=0)
+    beta = check_number("beta", beta)
+    if not isinstance(paired, (bool, np.bool_)):
+        raise InputError("paired", "True or False", paired)
     needed = compare_bounds.noether_runs(alpha, beta, gamma)
-    a0 = np.asarray(a, dtype=float).ravel()
-    b0 = np.asarray(b, dtype=float).ravel()
+    a0 = check_real_array("a", a, ndim=1)
+    b0 = check_real_array("b", b, ndim=1)
     if paired:
         if a0.size != b0.size:
             raise InputError("runs", "as many runs of A as of B when paired (or pair them at random: unpaired)",
@@ -332,6 +355,15 @@ class SampleSize:
     beta: float
     gamma: float
 
+    def _repr_html_(self) -> str:  # notebooks: the compare-size answer
+        from ..core.display import html_table
+
+        return html_table(["runs", "bound", "alpha", "beta", "gamma"],
+                          [[self.runs, self.real, self.alpha, self.beta, self.gamma]],
+                          caption=f"Noether's runs to detect P(A>B) > {self.gamma:g}", marked=[0],
+                          mark_note="runs needed")
+
+    @strict_json
     def to_dict(self) -> dict:
         return {"runs": self.runs, "bound": self.real, "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
 
@@ -351,6 +383,8 @@ def sample_size(alpha: float = 0.05, beta: float = 0.05, gamma: float = 0.75) ->
     ----------
     .. [1] Bouthillier et al. (2021), Appendix C.3; Noether (1987).
     """
+    alpha, beta = check_number("alpha", alpha), check_number("beta", beta)
+    gamma = check_number("gamma", gamma)
     runs = int(compare_bounds.noether_runs(alpha, beta, gamma))
     real = float(compare_bounds.noether_real(alpha, beta, gamma))
     if not (runs >= real * (1.0 - 1e-9) and (runs == 1 or runs - 1 < real)):  # pragma: no cover - a guard

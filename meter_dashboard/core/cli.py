@@ -14,6 +14,7 @@ from typing import NoReturn
 
 import numpy as np
 
+from .display import cell_text
 from .validation import InputError, raw
 
 
@@ -69,18 +70,7 @@ def _is_number(v) -> bool:
 
 
 def _cell(v) -> str:
-    if isinstance(v, (bool, np.bool_)):
-        return "yes" if v else "no"
-    if isinstance(v, (int, np.integer)):
-        return f"{int(v):,}"
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        if not math.isfinite(v):
-            return "—"
-        return f"{v:.4g}" if abs(v) < 1e5 else f"{v:,.0f}"
-    if v is None:
-        return "—"
-    return str(v)
+    return cell_text(v)  # the same rules as a result's HTML table in a notebook (core.display)
 
 
 def emit(args, payload: dict, text: str) -> None:
@@ -104,8 +94,38 @@ def as_typed(exc: InputError, args, flags: dict) -> InputError:
     return InputError(flag, exc.rule, exc.got if typed is None else typed, location=exc.location)
 
 
+#: the file name that means standard input, as in pandas, jq and ruff
+STDIN = "-"
+#: exit status after Ctrl-C (128 + SIGINT), the shell's convention
+INTERRUPTED = 130
+
+
+class StandardInput:
+    """``-`` on the command line: standard input, read like a file named ``stdin``.
+
+    Every reader of the package takes a file object (:func:`meter_dashboard.core.files.read_bytes`
+    reads at most its size limit plus one byte of it), so this is all ``-`` needs.
+    """
+
+    name = "stdin"
+
+    def read(self, size: int = -1) -> bytes:
+        return sys.stdin.buffer.read(size)
+
+
+def input_file(path):
+    """``path``, or :class:`StandardInput` when it is ``-``."""
+    return StandardInput() if path == STDIN else path
+
+
+def shown_path(path) -> str:
+    """How messages name an input: its path, or ``stdin`` for ``-``."""
+    return "stdin" if path == STDIN else str(path)
+
+
 def file_or_example(args, positional: str, metavar: str, load_example, read):
-    """What ``metavar`` (the positional argument ``positional``) or ``--example NAME`` names, read.
+    """What ``metavar`` (the positional argument ``positional``, ``-`` for standard input) or
+    ``--example NAME`` names, read.
 
     Exactly one of the two must be given; an unknown example is refused naming ``--example``.
     """
@@ -114,7 +134,7 @@ def file_or_example(args, positional: str, metavar: str, load_example, read):
         raise InputError(metavar, "given, or --example NAME (exactly one of the two)",
                          raw("both" if args.example is not None else "neither"))
     if args.example is None:
-        return read(path)
+        return read(input_file(path))
     try:
         return load_example(args.example)
     except InputError as exc:
@@ -132,4 +152,5 @@ def fail(message: str, prog: str = "meter-dashboard") -> NoReturn:
     raise SystemExit(2)
 
 
-__all__ = ["add_format_option", "dumps", "table", "emit", "as_typed", "file_or_example", "fail", "InputError"]
+__all__ = ["add_format_option", "dumps", "table", "emit", "as_typed", "file_or_example", "fail", "InputError",
+           "STDIN", "INTERRUPTED", "StandardInput", "input_file", "shown_path"]

@@ -11,9 +11,12 @@ No Panel here (the report module and the CLI may use it too).
 """
 from __future__ import annotations
 
+import functools
 import math
 
-__all__ = ["DIGITS", "integer", "number", "number_list", "scientific", "confidence", "steps_text", "hours",
+
+__all__ = ["json_ready", "strict_json", "DIGITS", "integer", "number", "number_list", "scientific", "confidence",
+           "steps_text", "hours",
            "money", "percent", "interval"]
 
 #: Significant digits of every measured quantity shown.
@@ -131,3 +134,31 @@ def percent(fraction, digits: int = 3) -> str:
 def interval(lo, hi, digits: int = DIGITS) -> str:
     """``[0.512, 0.731]``."""
     return f"[{number(lo, digits)}, {number(hi, digits)}]"
+
+
+def json_ready(value):
+    """``value`` as strict JSON data: dicts with text keys, lists, str, int, float, bool, None.
+
+    numpy scalars and arrays become Python numbers and lists; a non-finite float (inf, -inf,
+    NaN) becomes ``None`` (JSON's ``null``), the same rule as the CLI's ``--format json``, so
+    ``json.dumps(result.to_dict(), allow_nan=False)`` always works.
+    """
+    if isinstance(value, dict):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):  # numpy arrays and scalars
+        return json_ready(value.tolist())
+    if isinstance(value, bool) or value is None or isinstance(value, (str, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return value
+
+
+def strict_json(method):
+    """Decorates a result's ``to_dict``: its answer goes through :func:`json_ready`."""
+    @functools.wraps(method)
+    def to_dict(self, *args, **kwargs):
+        return json_ready(method(self, *args, **kwargs))
+    return to_dict

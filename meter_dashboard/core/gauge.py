@@ -1,8 +1,11 @@
-"""The five-colour meter of ease.ml/meter for one step, as a plain Bokeh figure (no Panel).
+"""The five-colour meter of ease.ml/meter for one step: its layout (no Panel), drawn as HTML or a Bokeh figure.
 
-Shared by the session page, the /testsets page (through
-:class:`meter_dashboard.ui.meter_gauge.MeterGauge`) and the session's HTML report, so all three
-draw the same meter.
+:func:`gauge_layout` computes what the meter shows — the m segments, the boundary labels, the
+solid bar of the empirical overfitting, the grey bar of the ε guaranteed, the hatched part
+when the test set's labels support less, and every caption — as plain values on a 0-1 axis
+(:func:`display_position`).  Two drawings share it: the pages' HTML meter
+(:mod:`meter_dashboard.ui.meter_gauge`, template ``ui/templates/meter_gauge.html``: no Bokeh
+model at all) and :class:`GaugeFigure`, the Bokeh figure of the session's HTML report.
 """
 from __future__ import annotations
 
@@ -13,11 +16,13 @@ from bokeh.plotting import figure
 from . import formatting as fmt
 from .colors import ink, signal_colors
 
-__all__ = ["GaugeFigure", "display_position"]
+__all__ = ["GaugeFigure", "display_position", "gauge_layout"]
 
 _GREY = "#8c8c8c"
 _ROW_METER, _ROW_GAP, _ROW_EPS = 2.0, 1.0, 0.0
 _ROW_LABELS = {_ROW_METER: "signal", _ROW_GAP: "empirical\noverfitting", _ROW_EPS: "ε\nguaranteed"}
+#: A caption whose bar ends right of this (on the 0-1 axis) is placed under the bar, ending where it ends.
+_RIGHT_SIDE = 0.55
 
 
 def display_position(values, ranges) -> np.ndarray:
@@ -30,12 +35,71 @@ def display_position(values, ranges) -> np.ndarray:
     return (i + frac) / m
 
 
-def _fmt(v: float) -> str:
-    return fmt.number(v)
+def _segments(r: list, eps: list, sig, inc, colors: list) -> list:
+    m = len(r) - 1
+    out = []
+    for i in range(m):
+        k = i + 1
+        out.append(dict(number=str(k), left=i / m, right=k / m, color=colors[i], current=sig == k,
+                        worst=inc == k and sig != k,
+                        range_text=f"[{fmt.number(r[i])}, {fmt.number(r[k])}{']' if k == m else ')'}",
+                        eps_text=f"ε{k} = {fmt.number(eps[i])}"))
+    return out
+
+
+def _marks(m: int, sig, inc) -> list:
+    marks = []
+    if sig is not None:
+        marks.append(dict(x=(sig - 0.5) / m, text="now" if inc in (None, sig) else "this step"))
+    if inc is not None and inc != sig:
+        marks.append(dict(x=(inc - 0.5) / m, text="worst so far"))
+    elif inc is not None and sig is not None:
+        marks[-1]["text"] = "this step · worst so far"
+    return marks
+
+
+def gauge_layout(ranges, epsilon, empirical_overfitting=None, signal=None, incremental_signal=None,
+                 epsilon_shown=None, supported_epsilon=None, meter_name: str = "incremental meter",
+                 epsilon_note: str | None = None) -> dict | None:
+    """What the meter shows for one step, on a 0-1 axis (None when ranges and ε do not fit together).
+
+    ``epsilon_shown`` is the plan's ε_i for the signal reported (the grey bar);
+    ``supported_epsilon`` the ε its labels do support when larger (hatched, from the grey bar's
+    end); ``epsilon_note`` replaces the caption under the ε row (e.g. when no bound holds).
+    Returns ``{"segments", "bounds", "marks", "gap", "eps", "hatch"}``: ``gap`` and ``eps`` are
+    ``{"end", "color", "text", "label_end", "right_side"}`` or None, ``hatch`` ``{"start", "end"}`` or None.
+    """
+    r = [float(v) for v in ranges]
+    eps = [float(v) for v in epsilon]
+    m = len(r) - 1
+    if m < 1 or len(eps) != m:
+        return None
+    colors = signal_colors(m)
+    sig, inc = signal, incremental_signal
+    step = max(1, -(-m // 8))  # at most about 9 boundary labels: they must fit a phone's width
+    bounds = [dict(x=i / m, text=fmt.number(r[i]), align="left" if i == 0 else ("right" if i == m else "center"))
+              for i in range(m + 1) if i % step == 0 or i == m]
+    gap = eps_bar = hatch = None
+    if empirical_overfitting is not None and sig is not None:
+        end = max(float(display_position([empirical_overfitting], r)[0]), 0.004)
+        gap = dict(end=end, color=colors[sig - 1], text=f"{fmt.number(empirical_overfitting)} → signal {sig}",
+                   label_end=end, right_side=end < _RIGHT_SIDE)
+    if epsilon_shown is not None:
+        end = float(display_position([epsilon_shown], r)[0])
+        text, label_end = f"ε = {fmt.number(epsilon_shown)} ({meter_name})", end
+        if supported_epsilon is not None and supported_epsilon > epsilon_shown:
+            label_end = float(display_position([min(supported_epsilon, 1.0)], r)[0])
+            hatch = dict(start=end, end=label_end)
+            text += f"\nthe test set's labels support only {fmt.number(supported_epsilon)}"
+        if epsilon_note:
+            text = f"ε = {fmt.number(epsilon_shown)} planned ({meter_name})\n{epsilon_note}"
+        eps_bar = dict(end=end, color=_GREY, text=text, label_end=label_end, right_side=label_end < _RIGHT_SIDE)
+    return dict(segments=_segments(r, eps, sig, inc, colors), bounds=bounds, marks=_marks(m, sig, inc), gap=gap,
+                eps=eps_bar, hatch=hatch)
 
 
 class GaugeFigure:
-    """The meter of Figures 1-2 for one step, as a Bokeh figure.
+    """The meter of Figures 1-2 for one step, as a Bokeh figure (the session's HTML report).
 
     One row of m coloured segments, one per signal, each covering its range of empirical
     overfitting [r_(i-1), r_i); below it a *solid* bar up to the current step's empirical
@@ -93,76 +157,48 @@ class GaugeFigure:
         return fig
 
     def update(self, ranges, epsilon, empirical_overfitting=None, signal=None, incremental_signal=None,
-               epsilon_shown=None, supported_epsilon=None, meter_name: str = "incremental meter") -> None:
+               epsilon_shown=None, supported_epsilon=None, meter_name: str = "incremental meter",
+               epsilon_note: str | None = None) -> None:
         """Draw one step (all values as the model gives them; None leaves a bar out)."""
-        r = [float(v) for v in ranges]
-        eps = [float(v) for v in epsilon]
-        m = len(r) - 1
-        if m < 1 or len(eps) != m:
+        layout = gauge_layout(ranges, epsilon, empirical_overfitting, signal, incremental_signal, epsilon_shown,
+                              supported_epsilon, meter_name, epsilon_note)
+        if layout is None:
             return
-        colors = signal_colors(m)
-        sig, inc = signal, incremental_signal
-        left = [i / m for i in range(m)]
-        right = [(i + 1) / m for i in range(m)]
-        alpha = [1.0 if sig == i + 1 else (0.55 if inc == i + 1 else 0.28) for i in range(m)]
+        segs = layout["segments"]
+        alpha = [1.0 if s["current"] else (0.55 if s["worst"] else 0.28) for s in segs]
         self.segments.data = dict(
-            left=left, right=right, color=colors, alpha=alpha,
-            number_color=["#111111" if a == 1.0 or not self.dark else self.ink for a in alpha],
-            line_width=[3.0 if sig == i + 1 else (2.5 if inc == i + 1 else 0.5) for i in range(m)],
-            line_color=["#111111" if i + 1 in (sig, inc) else "white" for i in range(m)],
-            mid=[(a + b) / 2 for a, b in zip(left, right)], number=[str(i + 1) for i in range(m)],
-            range_text=[f"[{_fmt(r[i])}, {_fmt(r[i + 1])}{']' if i == m - 1 else ')'}" for i in range(m)],
-            eps_text=[f"ε{i + 1} = {_fmt(e)}" for i, e in enumerate(eps)])
-        step = max(1, -(-m // 8))  # at most about 9 boundary labels: they must fit a phone's width
-        shown = [i for i in range(m + 1) if i % step == 0 or i == m]
-        self.bounds.data = dict(x=[i / m for i in shown], text=[_fmt(r[i]) for i in shown],
-                                align=["left" if i == 0 else ("right" if i == m else "center") for i in shown])
-        bars, texts, hatch = self._bars(r, colors, empirical_overfitting, sig, epsilon_shown, supported_epsilon,
-                                        meter_name)
-        marks = dict(x=[], y=[], text=[])
-        if sig is not None:
-            marks["x"].append((sig - 0.5) / m)
-            marks["y"].append(_ROW_METER + 0.42)
-            marks["text"].append("now" if inc in (None, sig) else "this step")
-        if inc is not None and inc != sig:
-            marks["x"].append((inc - 0.5) / m)
-            marks["y"].append(_ROW_METER + 0.42)
-            marks["text"].append("worst so far")
-        elif inc is not None and sig is not None:
-            marks["text"][-1] = "this step · worst so far"
-        self.bars.data, self.texts.data, self.marks.data, self.hatch.data = bars, texts, marks, hatch
+            left=[s["left"] for s in segs], right=[s["right"] for s in segs], color=[s["color"] for s in segs],
+            alpha=alpha, number_color=["#111111" if a == 1.0 or not self.dark else self.ink for a in alpha],
+            line_width=[3.0 if s["current"] else (2.5 if s["worst"] else 0.5) for s in segs],
+            line_color=["#111111" if s["current"] or s["worst"] else "white" for s in segs],
+            mid=[(s["left"] + s["right"]) / 2 for s in segs], number=[s["number"] for s in segs],
+            range_text=[s["range_text"] for s in segs], eps_text=[s["eps_text"] for s in segs])
+        self.bounds.data = {k: [b[k] for b in layout["bounds"]] for k in ("x", "text", "align")}
+        self.bars.data, self.texts.data, self.hatch.data = self._bars(layout)
+        marks = layout["marks"]
+        self.marks.data = dict(x=[k["x"] for k in marks], y=[_ROW_METER + 0.42] * len(marks),
+                               text=[k["text"] for k in marks])
 
     @staticmethod
-    def _bars(r, colors, x, sig, shown, sup, meter_name) -> tuple:
+    def _bars(layout: dict) -> tuple:
         bars = dict(left=[], right=[], y=[], color=[], height=[])
         texts = dict(x=[], y=[], text=[], align=[], weight=[], baseline=[])
         hatch = dict(left=[], right=[], y=[], top=[])
-
-        def label(end, y, text, weight):
+        for row, key, weight in ((_ROW_GAP, "gap", "bold"), (_ROW_EPS, "eps", "normal")):
+            bar = layout[key]
+            if bar is None:
+                continue
+            bars["left"].append(0.0), bars["right"].append(bar["end"]), bars["y"].append(row - 0.3)
+            bars["height"].append(row + 0.3), bars["color"].append(bar["color"])
+            end = bar["label_end"]
             # right of the bar's end while there is room, else under the bar, ending where the bar ends
-            right_side = end < 0.55
-            texts["x"].append(end + 0.01 if right_side else end)
-            texts["y"].append(y if right_side else y - 0.33)
-            texts["text"].append(text)
-            texts["align"].append("left" if right_side else "right")
-            texts["baseline"].append("middle" if right_side else "top")
+            texts["x"].append(end + 0.01 if bar["right_side"] else end)
+            texts["y"].append(row if bar["right_side"] else row - 0.33)
+            texts["text"].append(bar["text"])
+            texts["align"].append("left" if bar["right_side"] else "right")
+            texts["baseline"].append("middle" if bar["right_side"] else "top")
             texts["weight"].append(weight)
-
-        if x is not None and sig is not None:
-            pos = max(float(display_position([x], r)[0]), 0.004)
-            bars["left"].append(0.0), bars["right"].append(pos), bars["y"].append(_ROW_GAP - 0.3)
-            bars["height"].append(_ROW_GAP + 0.3), bars["color"].append(colors[sig - 1])
-            label(pos, _ROW_GAP, f"{_fmt(x)} → signal {sig}", "bold")
-        if shown is not None:
-            pos = float(display_position([shown], r)[0])
-            bars["left"].append(0.0), bars["right"].append(pos), bars["y"].append(_ROW_EPS - 0.3)
-            bars["height"].append(_ROW_EPS + 0.3), bars["color"].append(_GREY)
-            text, end = f"ε = {_fmt(shown)} ({meter_name})", pos
-            if sup is not None and sup > shown:
-                sup_pos = float(display_position([min(sup, 1.0)], r)[0])
-                hatch["left"].append(pos), hatch["right"].append(sup_pos), hatch["y"].append(_ROW_EPS - 0.3)
-                hatch["top"].append(_ROW_EPS + 0.3)
-                text += f"\nthe test set's labels support only {_fmt(sup)}"
-                end = sup_pos
-            label(end, _ROW_EPS, text, "normal")
+        if layout["hatch"] is not None:
+            h = layout["hatch"]
+            hatch = dict(left=[h["start"]], right=[h["end"]], y=[_ROW_EPS - 0.3], top=[_ROW_EPS + 0.3])
         return bars, texts, hatch

@@ -10,7 +10,9 @@
   of its memory); it answers ``None`` whenever the file is not clean, so the reader then
   walks :func:`csv_rows` to say exactly where the problem is.  pandas' float parser gives the
   same floats as Python's ``float()`` (tested: tests/models/test_files.py), so both paths
-  agree.
+  agree: pandas 3's default parser does; pandas 2's is asked for its round-trip parser
+  (:func:`exact_floats`), as its default is off by one unit in the last place for some
+  values (``0.9333333333333333``).
 - :func:`data_file`: a shipped example, by name, from a fixed list (a name is never a
   path).
 
@@ -23,6 +25,7 @@ import csv
 import io
 import warnings
 from importlib import resources
+from importlib.abc import Traversable
 
 import numpy as np
 
@@ -78,6 +81,17 @@ def first_row(text: str, *, parameter: str = "file") -> tuple[int, list[str]] | 
     return next(_rows(text, parameter), None)
 
 
+def exact_floats() -> dict:
+    """Options for ``pandas.read_csv`` that read every float exactly as Python's ``float()`` does.
+
+    pandas 3's default parser is exact (and its ``float_precision`` is deprecated); pandas 2's
+    default is not, so it gets ``float_precision="round_trip"``.
+    """
+    import pandas as pd
+
+    return {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+
+
 def numeric_table(text: str, *, columns: int, usecols=None) -> np.ndarray | None:
     """The CSV's values below its header as a float array, or ``None`` when the file is not clean.
 
@@ -95,7 +109,7 @@ def numeric_table(text: str, *, columns: int, usecols=None) -> np.ndarray | None
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             frame = pd.read_csv(io.StringIO(text), header=0, index_col=False, skip_blank_lines=True,
-                                usecols=usecols, engine="c", dtype=float)
+                                usecols=usecols, engine="c", dtype=float, **exact_floats())
     except (ValueError, TypeError, OverflowError, Warning, pd.errors.ParserError):
         return None
     values = frame.to_numpy(dtype=float)
@@ -104,7 +118,7 @@ def numeric_table(text: str, *, columns: int, usecols=None) -> np.ndarray | None
     return values
 
 
-def data_file(name: str, examples) -> "resources.abc.Traversable":
+def data_file(name: str, examples) -> Traversable:
     """The shipped data file ``name``, which must be one of ``examples`` (package data).
 
     ``name`` is looked up in the fixed list first, so a name such as ``../../etc/passwd``
@@ -112,7 +126,7 @@ def data_file(name: str, examples) -> "resources.abc.Traversable":
     """
     if name not in examples:
         raise InputError("example", "one of " + ", ".join(examples), name)
-    path = resources.files("meter_dashboard").joinpath("data", str(name))
+    path = resources.files("meter_dashboard").joinpath("data").joinpath(str(name))
     if not path.is_file():
         raise InputError("example", "one of " + ", ".join(examples), name)
     return path

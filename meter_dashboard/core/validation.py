@@ -25,11 +25,21 @@ __all__ = [
     "parse_number_list",
     "parse_int_list",
     "format_value",
+    "check_real_array",
+    "check_choice_text",
+    "check_instance",
 ]
 
 
 def format_value(value) -> str:
     """A short, readable rendering of a user's value for an error message."""
+    try:
+        return _format_value(value)
+    except (TypeError, ValueError, OverflowError, RecursionError):  # a ragged or exotic value: its type
+        return f"a {type(value).__name__}"
+
+
+def _format_value(value) -> str:
     if isinstance(value, str):
         text = value if len(value) <= 60 else value[:57] + "..."
         return repr(text)
@@ -178,8 +188,9 @@ def parse_exact_decimal(name: str, text, *, location: str | None = None):
         raise InputError(name, rule, literal, location=location) from None
     if not value.is_finite():
         raise InputError(name, f"{rule} (finite)", literal, location=location)
-    _, digits, exponent = value.as_tuple()
-    digits = list(digits)
+    _, digit_tuple, raw_exponent = value.as_tuple()
+    digits = list(digit_tuple)
+    exponent = int(raw_exponent)  # finite (checked above): never 'n', 'N' or 'F'
     while len(digits) > 1 and digits[-1] == 0:  # 1000 is 1E+3: trailing zeros are not precision
         digits.pop()
         exponent += 1
@@ -288,10 +299,75 @@ def _list_items(name: str, text, rule: str) -> list:
         if not items:
             raise InputError(name, rule, text)
     else:
-        items = list(np.atleast_1d(np.asarray(text, dtype=object)).ravel())
+        items = _flat_items(name, text, rule)
     if len(items) > MAX_LIST_ITEMS:
         raise InputError(name, f"{rule} of at most {MAX_LIST_ITEMS} values", raw(f"{len(items):,} values"))
     return items
+
+
+def _flat_items(name: str, values, rule: str) -> list:
+    """The items of a flat iterable (a list, a tuple, a 1-d array, or one number); a nested one is refused."""
+    if isinstance(values, (bytes, bytearray, dict, set, frozenset)) or values is None:
+        raise InputError(name, rule, values)
+    if isinstance(values, np.ndarray):
+        if values.ndim > 1:
+            raise InputError(name, f"{rule} (a flat list, not a table)", raw(f"an array of shape {values.shape}"))
+        return list(np.atleast_1d(values))
+    if np.isscalar(values):
+        return [values]
+    try:
+        items = list(values)
+    except TypeError:
+        raise InputError(name, rule, values) from None
+    for item in items:
+        if isinstance(item, (list, tuple, dict, set, np.ndarray)) and not np.isscalar(item):
+            raise InputError(name, f"{rule} (a flat list: no list inside)", values)
+    return items
+
+
+def check_real_array(name: str, value, *, ndim: int | None = None, location: str | None = None) -> np.ndarray:
+    """``value`` (a list, nested lists, an array) as a float array of real numbers, or an InputError.
+
+    Refused by name: text, bytes, dicts and None where numbers belong, complex numbers, booleans
+    mixed with numbers being fine (0/1), ragged nested lists, and a number of dimensions other
+    than ``ndim``. NaN and infinities are left to the caller's range checks.
+    """
+    rules = {1: "a list of numbers", 2: "a table of numbers (rows of equal length)"}
+    rule = rules.get(ndim, "numbers") if ndim is not None else "numbers"
+    if isinstance(value, (str, bytes, bytearray, dict, set)) or value is None:
+        raise InputError(name, rule, value, location=location)
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError, OverflowError):
+        raise InputError(name, rule, value, location=location) from None
+    if arr.dtype.kind == "O":
+        flat = arr.ravel().tolist()
+        if any(isinstance(v, (complex, np.complexfloating, str, bytes, list, tuple, dict, set)) or v is None
+               for v in flat):
+            raise InputError(name, rule, value, location=location)
+    elif arr.dtype.kind not in "biuf":
+        raise InputError(name, rule, value, location=location)
+    try:
+        out = arr.astype(float)
+    except (ValueError, TypeError, OverflowError):
+        raise InputError(name, rule, value, location=location) from None
+    if ndim is not None and out.ndim != ndim:
+        raise InputError(name, rule, raw(f"{out.ndim} dimension(s), shape {out.shape}"), location=location)
+    return out
+
+
+def check_choice_text(name: str, value, choices) -> str:
+    """``value`` as one of ``choices`` (text, case-insensitive); anything else an InputError listing them."""
+    if not isinstance(value, str) or value.strip().lower() not in {c.lower() for c in choices}:
+        raise InputError(name, "one of " + ", ".join(repr(c) for c in choices), value)
+    return next(c for c in choices if c.lower() == value.strip().lower())
+
+
+def check_instance(name: str, value, kind: type, what: str):
+    """``value`` when it is a ``kind``; else an InputError saying ``what`` it must be."""
+    if not isinstance(value, kind):
+        raise InputError(name, what, raw(f"a {type(value).__name__}"))
+    return value
 
 
 def parse_number_list(name: str, text) -> list[float]:

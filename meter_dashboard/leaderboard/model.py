@@ -37,12 +37,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import param
 
+from ..core.formatting import strict_json
 from ..bounds import ladder as ladder_bounds
 from ..core.files import read_text
 from ..core.runtime import BackgroundJob
 from ..core.runtime import OffloadedModel
 from ..core.tables import csv_rows, data_file, first_row, numeric_table
-from ..core.validation import InputError, check_int, check_probability
+from ..core.validation import InputError, check_int, check_probability, check_real_array
 
 __all__ = [
     "LADDER_EXAMPLES",
@@ -196,9 +197,9 @@ def as_table(losses) -> LossTable:
     if isinstance(losses, (str, os.PathLike, bytes, bytearray)) or hasattr(losses, "read"):
         return read_losses(losses)
     if hasattr(losses, "columns") and hasattr(losses, "to_numpy"):  # a DataFrame
-        arr = ladder_bounds.check_losses(losses.to_numpy())
+        arr = ladder_bounds.check_losses(check_real_array("losses", losses.to_numpy(), ndim=2))
         return LossTable(names=tuple(str(c) for c in losses.columns), losses=arr, source="DataFrame")
-    arr = ladder_bounds.check_losses(losses)
+    arr = ladder_bounds.check_losses(check_real_array("losses", losses, ndim=2))
     return LossTable(names=tuple(f"submission {i + 1}" for i in range(arr.shape[1])), losses=arr)
 # --------------------------------------------------------------------------- replay
 def _variant(step) -> str:
@@ -238,6 +239,18 @@ class LadderResult:
         """How many times the Ladder published a new score."""
         return int(np.sum(self.improved))
 
+    def _repr_html_(self) -> str:  # notebooks: the ladder verb's table; a newly released score marked
+        from ..core.display import html_table
+
+        rows = [[name, float(self.naive[t]), float(self.best_naive[t]), float(self.scores[t]),
+                 "new" if self.improved[t] else ""] for t, name in enumerate(self.names)]
+        how = "parameter-free Ladder (Algorithm 2)" if self.step is None else f"fixed-step Ladder, step {self.step:g}"
+        return html_table(["submission", "naive loss", "naive best", "Ladder score", "released"], rows,
+                          caption=f"{self.source or 'losses'}: {len(self.names)} submissions on {self.examples:,} "
+                                  f"examples, {how}",
+                          marked=[t for t in range(len(rows)) if self.improved[t]], mark_note="released")
+
+    @strict_json
     def to_dict(self) -> dict:
         return {
             "variant": self.variant,
@@ -311,6 +324,15 @@ class LadderSize:
     def total_error(self) -> float:
         return self.epsilon + self.step
 
+    def _repr_html_(self) -> str:  # notebooks: the ladder-size answer, its inputs as the caption
+        from ..core.display import html_table
+
+        return html_table(["labels", "epsilon", "step", "total error", "submissions", "delta"],
+                          [[int(self.labels), self.epsilon, self.step, self.total_error, self.submissions, self.delta]],
+                          caption=f"Lemma 4: {self.submissions:,} submissions, leaderboard error <= epsilon + step "
+                                  f"with probability {1 - self.delta:g}", marked=[0], mark_note="labels needed")
+
+    @strict_json
     def to_dict(self) -> dict:
         return {"labels": int(self.labels), "epsilon": self.epsilon, "step": self.step,
                 "total_error": self.total_error, "submissions": self.submissions, "delta": self.delta}
@@ -408,6 +430,7 @@ class AttackResult:
                 "ladder_public": float(self.ladder_public[i]), "naive_holdout": float(self.naive_holdout[i]),
                 "ladder_holdout": float(self.ladder_holdout[i]), "reference": float(self.reference[i])}
 
+    @strict_json
     def to_dict(self) -> dict:
         def listed(arr):
             return [float(v) if math.isfinite(v) else None for v in arr]

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import param
 
+from ..core.formatting import strict_json
 from ..bounds import meter_simulation as _sim
 from ..core.runtime import BackgroundJob
 from ..core.validation import InputError, check_int
@@ -51,6 +52,7 @@ class CheckRow:
             return ""
         return "within δ" if self.result.below() else "above δ"
 
+    @strict_json
     def to_dict(self) -> dict:
         """Plain values (the CLI's ``simulate`` keys): ``failure_rate``, ``ci``, ``replicates``, ..."""
         out = {"key": self.key, "title": self.title, "labels": self.labels, "verdict": self.verdict}
@@ -59,6 +61,18 @@ class CheckRow:
             out.update(failure_rate=r.failure_rate, ci=list(r.ci), replicates=r.replicates, failures=r.failures,
                        delta=r.delta, within_delta=r.below() if r.replicates else None)
         return out
+
+    def _repr_html_(self) -> str:  # notebooks: the simulate verb's table
+        from ..core.display import html_table
+
+        r = self.result
+        if r is None or r.replicates == 0:
+            return html_table(["count", "labels"], [[self.title, self.labels]], caption="not simulated yet")
+        row = [self.title, self.labels, r.replicates, r.failures, r.failure_rate,
+               "[{:.4g}, {:.4g}]".format(*r.ci), r.delta, self.verdict]
+        return html_table(["count", "labels", "runs", "failures", "failure rate", "interval", "delta", "verdict"],
+                          [row], caption=f"{self.key}: simulated developers against {self.labels:,} labels",
+                          marked=[0] if self.verdict == "above δ" else [], mark_note="above δ")
 
     def __repr__(self) -> str:
         if self.result is None or self.result.replicates == 0:

@@ -198,22 +198,12 @@ def _checked_delta(delta):
 def _table_text(result) -> str:
     from ..bounds.meter import VARIANTS
     from ..core.formatting import confidence as shown_confidence
-    from .result import variant_note
 
     def conf(value):
         return "—" if value is None else ("none" if value <= 0 else shown_confidence(1.0 - value))
 
     exact = result.bound != "hoeffding"
-    headers = (["variant", "labels"] + (["hoeffding", "saving"] if exact else [])
-               + ["x fewer than resampling", "labeler-hours", "method"])
-    rows = [[v, result.labels[v]] + ([result.hoeffding_labels[v], result.label_savings[v]] if exact else [])
-            + [round(result.savings[v], 2), round(result.labeler_hours[v], 1), variant_note(v, result.bound)]
-            for v in VARIANTS]
-    if result.cost is not None:
-        at = headers.index("method")
-        headers.insert(at, "cost")
-        for row, v in zip(rows, VARIANTS):
-            row.insert(at, round(result.cost[v], 2))
+    headers, rows = result.table()  # the notebook's HTML shows the same table
     eps = ", ".join(f"{e:g}" for e in result.epsilon)
     head = f"epsilon = [{eps}]  delta = {result.delta:g}  steps = {result.steps}"
     if len(result.tenant_steps) > 1:

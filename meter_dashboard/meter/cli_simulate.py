@@ -108,7 +108,7 @@ def run(args) -> int:
     s = _settings(args)
     labels, source = _labels(args, s)
     progress = sys.stderr.isatty()
-    result = None
+    result, interrupted = None, False
     try:
         for result in iter_simulate(labels, s["epsilon"], s["steps"], ranges=s["ranges"], meter=args.meter,
                                     developer=args.developer, replicates=s["replicates"], seed=s["seed"],
@@ -120,9 +120,11 @@ def run(args) -> int:
     except KeyboardInterrupt:
         if result is None:
             raise
+        interrupted = True  # the runs so far are printed, then the exit status says Ctrl-C (130)
     finally:
         if progress:
             sys.stderr.write("\n")
+    assert result is not None  # iter_simulate yields at least once (replicates >= 1)
     cancelled = result.replicates < result.total
     within = result.ci[0] <= s["delta"]
     payload = {
@@ -140,4 +142,6 @@ def run(args) -> int:
     text += (f"\n\n{labels:,} labels ({source}), {args.developer} developer, {args.meter} meter, T = {s['steps']}: "
              f"{verdict}." + (" (stopped early: partial result)" if cancelled else ""))
     emit(args, payload, text)
+    if interrupted:  # the partial result is out; main() says "interrupted" and exits with 130
+        raise KeyboardInterrupt
     return 0

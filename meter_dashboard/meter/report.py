@@ -170,7 +170,12 @@ def plan_report(result, *, curves=None, sweep_curves=None, ranges=None, check=No
     Hubis, Wu & Zhang (2019), ease.ml/meter; Renggli et al. (2019), ease.ml/ci, Section 4.3;
     Langford (2005).
     """
-    r = result
+    from ..core.validation import InputError, check_instance
+    from .result import PlanResult
+
+    r = check_instance("result", result, PlanResult, "a PlanResult (what md.plan returns)")
+    if title is not None and not isinstance(title, str):
+        raise InputError("title", "a text", title)
     if curves is None or sweep_curves is None:
         from .model import plan_curves
 

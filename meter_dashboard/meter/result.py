@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..core.formatting import strict_json
 from ..bounds.meter import ADAPTIVE_VARIANTS, VARIANTS
 
 __all__ = ["PlanResult", "RECOMMENDED", "ASSUMPTION", "BINOMIAL_ASSUMPTION", "TENANT_CAVEAT", "REVERT_CAVEAT",
@@ -258,6 +259,7 @@ class PlanResult:
             rows.append(row)
         return pd.DataFrame(rows).set_index("variant")
 
+    @strict_json
     def to_dict(self) -> dict:
         """Plain Python (JSON-ready) form; the CLI's ``--format json``."""
         out = {
@@ -349,7 +351,38 @@ class PlanResult:
             lines.append(f"  note: {note}")
         return "\n".join(lines)
 
-    def _repr_html_(self) -> str:  # notebooks
-        import html
+    def table(self) -> tuple[list, list]:
+        """``(headers, rows)``: the table ``meter-dashboard plan`` prints (one row per variant)."""
+        from ..bounds.meter import VARIANTS
 
-        return self.to_frame()._repr_html_() + f"<p>{html.escape(self.sentence())}</p>"
+        exact = self.bound != "hoeffding"
+        headers = (["variant", "labels"] + (["hoeffding", "saving"] if exact else [])
+                   + ["x fewer than resampling", "labeler-hours"] + (["cost"] if self.cost is not None else [])
+                   + ["method"])
+        rows = [[v, self.labels[v]] + ([self.hoeffding_labels[v], self.label_savings[v]] if exact else [])
+                + [round(self.savings[v], 2), round(self.labeler_hours[v], 1)]
+                + ([round(self.cost[v], 2)] if self.cost is not None else []) + [variant_note(v, self.bound)]
+                for v in VARIANTS]
+        return headers, rows
+
+    def caption(self) -> str:
+        """The inputs in one line (the CLI's first line)."""
+        head = (f"epsilon = [{', '.join(f'{e:g}' for e in self.epsilon)}]  delta = {self.delta:g}  "
+                f"steps = {self.steps}")
+        if len(self.tenant_steps) > 1:
+            head += f"  tenant_steps = {','.join(map(str, self.tenant_steps))}"
+        if self.reverts:
+            head += f"  reverts = {','.join(map(str, self.reverts))}"
+        if self.bound != "hoeffding":
+            head += f"  bound = {self.bound_title}"
+        if self.budget is not None:
+            head += f"  budget = {self.budget:,} labels"
+        return head
+
+    def _repr_html_(self) -> str:  # notebooks: the CLI's table, the inputs as caption, the recommendation marked
+        from ..core.display import html_table
+
+        headers, rows = self.table()
+        marked = [k for k, row in enumerate(rows) if row[0] == self.recommended]
+        return html_table(headers, rows, caption=self.caption(), marked=marked, sentence=self.sentence(),
+                          notes=self.notes)

@@ -37,7 +37,8 @@ import numpy as np
 
 from ..bounds import meter as meter_bounds
 from ..bounds.meter import VARIANTS
-from ..core.validation import InputError, check_int, check_positive, check_probability, parse_number_list
+from ..core.validation import (InputError, check_int, check_positive, check_probability, parse_int_list,
+                               parse_number_list)
 from .result import (
     ASSUMPTION,
     BINOMIAL_ASSUMPTION,
@@ -104,8 +105,7 @@ def normalize(epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=No
               max_error_rate=None) -> PlanInputs:
     """Every input checked (``InputError`` naming it) and put in canonical form."""
     delta = check_probability("delta", delta)
-    eps = (parse_number_list("epsilon", epsilon) if isinstance(epsilon, str)
-           else list(np.atleast_1d(epsilon).astype(float)))
+    eps = parse_number_list("epsilon", epsilon)  # text or a flat list of real numbers
     if signals is not None:
         m = check_int("signals", signals, minimum=1, maximum=1000)
         if len(eps) == 1:
@@ -114,7 +114,8 @@ def normalize(epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=No
             raise InputError("signals", f"the number of epsilon values ({len(eps)}) when several are given", m)
     eps = meter_bounds.validate_epsilon(eps)
     steps = check_int("steps", steps, minimum=1)
-    if tenant_steps is not None and len(tenant_steps) > 0:
+    tenant_steps = None if tenant_steps is None else parse_int_list("tenant_steps", tenant_steps)
+    if tenant_steps:
         ts = tuple(check_int("tenant_steps", v, minimum=1) for v in tenant_steps)
         if sum(ts) != steps:
             raise InputError("tenant_steps", f"steps per tenant summing to steps = {steps}", list(ts))
@@ -124,7 +125,8 @@ def normalize(epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=No
         if tenant_count > steps:
             raise InputError("tenants", f"at most steps = {steps} tenants (each submits at least once)", tenant_count)
         ts = tuple(int(v) for v in meter_bounds.split_steps(steps, tenant_count))
-    rv = tuple(int(v) for v in meter_bounds.validate_reverts(list(reverts) if reverts is not None else None, steps))
+    reverts = None if reverts is None else parse_int_list("reverts", reverts)
+    rv = tuple(int(v) for v in meter_bounds.validate_reverts(reverts, steps))
     bound, rate = check_bound(bound, max_error_rate)
     if cost_per_hour is not None:
         cost_per_hour = check_positive("cost_per_hour", cost_per_hour, allow_zero=True)

@@ -1,12 +1,13 @@
 """``meter-dashboard replay``: what the meter would have said at every step of a trace."""
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
 import numpy as np
 
-from ..core.cli import add_format_option, dumps, table
+from ..core.cli import add_format_option, dumps, input_file, shown_path, table
 from ..core.validation import InputError, check_int, check_probability, parse_int_list, parse_number_list
 
 EXAMPLE = ("meter-dashboard replay --example emocontext --ranges 0,0.005,0.01,0.02,0.05,1 "
@@ -41,9 +42,10 @@ def register(sub) -> None:
         "empirical overfitting, the regular and incremental signals, the epsilon they guarantee and the "
         "steps used; alarms when steps go beyond the budget T or the test set is too small. "
         "Ranges are half-open [r_(i-1), r_i), the last one closed at 1.",
-        epilog=f"example: {EXAMPLE}",
+        epilog=f"example:\n  {EXAMPLE}\n\nA trace from a pipe: ... | meter-dashboard replay - --steps 8",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("trace", nargs="?", default=None, metavar="TRACE", help="a CSV or JSON trace file")
+    p.add_argument("trace", nargs="?", default=None, metavar="TRACE", help="a CSV or JSON trace file (- for standard input)")
     p.add_argument("--example", default=None, help="replay a shipped example instead: emocontext or "
                    "synthetic_overfitting")
     p.add_argument("--ranges", default=None, help=f"m + 1 boundaries 0,...,1 (default {_nums(defaults['ranges'])} "
@@ -122,12 +124,13 @@ def run(args) -> int:
         if args.example is not None:
             trace = load_example(args.example)
         else:
-            trace = read_trace(args.trace)
+            trace = read_trace(input_file(args.trace))
     except InputError as exc:
         if args.example is not None:
             raise _as_flag(exc) from None
+        where = shown_path(args.trace)
         raise InputError(exc.parameter, exc.rule, exc.got,
-                         location=f"{args.trace}, {exc.location}" if exc.location else args.trace) from None
+                         location=f"{where}, {exc.location}" if exc.location else where) from None
     if test_size is not None:
         trace = trace.with_test_size(test_size)
     try:

@@ -174,10 +174,10 @@ class SignalPlot(_StepPlot):
         fig = _new_figure("Signals per step (Fig. 3c)", "signal", height,
                           y_range=Range1d(0.5, 5.5))
         super().__init__(fig, dark)
-        self.bands = [BoxAnnotation(bottom=i + 0.5, top=i + 1.5, fill_alpha=0.16, fill_color="#888888",
-                                    level="underlay") for i in range(60)]
-        for band in self.bands:
-            fig.add_layout(band)
+        # the signals' ranges as one glyph (one row per signal), not a model per band
+        self.bands = ColumnDataSource(dict(y0=np.zeros(0), y1=np.zeros(0), color=[]))
+        fig.hstrip(y0="y0", y1="y1", fill_color="color", fill_alpha=0.16, line_color=None, source=self.bands,
+                   level="underlay")
         self.source = ColumnDataSource(dict(step=np.zeros(0), signal=np.zeros(0, dtype=np.int32),
                                             incremental=np.zeros(0, dtype=np.int32), gap=np.zeros(0)))
         reg = fig.scatter("step", "signal", source=self.source, size=8, color=PALETTE[0])
@@ -202,10 +202,8 @@ class SignalPlot(_StepPlot):
         self.result, self._key = result, key
         m = result.signals
         colors = signal_colors(m)
-        for i, band in enumerate(self.bands):
-            band.visible = i < m
-            if i < m:
-                band.fill_color = colors[i]
+        if list(self.bands.data["color"]) != colors:
+            self.bands.data = dict(y0=np.arange(m) + 0.5, y1=np.arange(m) + 1.5, color=colors)
         if (self.figure.y_range.start, self.figure.y_range.end) != (0.5, m + 0.5):
             self.figure.y_range.start, self.figure.y_range.end = 0.5, m + 0.5
         ticks = list(range(1, m + 1)) if m <= 20 else list(range(1, m + 1, max(1, m // 10)))

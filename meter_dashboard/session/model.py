@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
+import numpy as np
 import param
 
 from ..core.files import MAX_FILE_BYTES, human_bytes
@@ -38,9 +39,10 @@ from .replay import (
     signal_of,
 )
 from .trace import EXAMPLES, Trace, load_example, read_trace
+from .trace_formats import TraceProblems
 
-__all__ = ["replay", "ReplayResult", "Alarm", "SessionModel", "PreparedTrace", "TraceLoad", "METERS", "METER_TITLES",
-           "MAX_BUDGET_STEPS", "BACKGROUND_STEPS", "STEPS_SOURCES", "signal_of", "replay_defaults"]
+__all__ = ["replay", "ReplayResult", "Alarm", "SessionModel", "PreparedTrace", "TraceLoad", "problems_of", "METERS",
+           "METER_TITLES", "MAX_BUDGET_STEPS", "BACKGROUND_STEPS", "STEPS_SOURCES", "signal_of", "replay_defaults"]
 
 #: Traces longer than this are replayed by the model's runner (a worker thread on a served page).
 BACKGROUND_STEPS = 20_000
@@ -106,29 +108,33 @@ class SessionModel(param.Parameterized):
     trace = param.ClassSelector(class_=Trace, default=None, allow_None=True, constant=True, doc="The loaded trace.")
     result = param.Parameter(default=None, constant=True, doc="The ReplayResult of the current trace and plan.")
     error = param.String(default="", constant=True, doc="Why the last trace or link was refused ('' when it was not).")
+    problems = param.List(default=[], constant=True, doc=(
+        "The bad cells of the last refused trace, one message each (up to MAX_PROBLEMS; [] for a single problem)."))
     status = param.String(default="", constant=True, doc="What was loaded last, in a few words.")
     steps_source = param.Selector(default="trace", objects=list(STEPS_SOURCES), constant=True,
                                   doc="Where T comes from (see STEPS_SOURCES).")
 
     def __init__(self, trace=None, plan=None, **params):
         example = params.pop("example", None)
+        # the trace first: a plan whose T follows it is made with that T (its counts computed once)
+        loaded = read_trace(trace) if trace is not None else (load_example(example) if example is not None else None)
+        follow = {"steps": max(len(loaded), 1)} if loaded is not None else {}
         source = "plan" if isinstance(plan, MeterPlan) else "trace"
         if isinstance(plan, Mapping):
             source = "plan" if "steps" in plan or plan.get("tenant_steps") else "trace"
-            plan = MeterPlan(**{**replay_defaults(), **plan})
+            plan = MeterPlan(**{**replay_defaults(), **(follow if source == "trace" else {}), **plan})
         elif plan is None:
-            plan = MeterPlan(**replay_defaults())
+            plan = MeterPlan(**replay_defaults(), **follow)
         self._n_from_trace = False
+        self._planner_keys: dict = {}  # the planner's bound, from a link (see planner_keys)
         self._quiet = 0  # > 0 while the model changes the plan or loads a trace itself
         self._background = False
         #: long replays of the newest settings (off the loop once a page calls :meth:`work_in_background`)
         self._latest = Latest()
         super().__init__(plan=plan, **params)
         self._set(steps_source=source)
-        if trace is not None:
-            self.apply(self.prepare(trace))  # a bad trace raises here
-        elif example is not None:
-            self.apply(self.prepare_example(example))
+        if loaded is not None:
+            self.apply(self.prepare_trace(loaded, None if trace is not None else example))
 
     def _set(self, **values) -> None:
         with param.edit_constant(self):
@@ -200,7 +206,7 @@ class SessionModel(param.Parameterized):
             self._n_from_trace = from_trace
             self.param.position.bounds = (0, max(len(trace) - 1, 0))
             with param.edit_constant(self):
-                self.param.update(trace=trace, example=prepared.example, test_size=n, result=result, error="",
+                self.param.update(trace=trace, example=prepared.example, test_size=n, result=result, error="", problems=[],
                                   position=len(trace) - 1,  # where the team stands now
                                   status=f"Loaded {kind} {trace.name!r}: {len(trace):,} steps.")
         finally:
@@ -217,7 +223,7 @@ class SessionModel(param.Parameterized):
         try:
             prepared = self.prepare(source, name=name, format=format, max_bytes=max_bytes)
         except InputError as exc:
-            self.refuse(str(exc))
+            self.refuse(str(exc), problems_of(exc))
             return False
         return self.apply(prepared)
 
@@ -230,9 +236,9 @@ class SessionModel(param.Parameterized):
             return False
         return self.apply(prepared)
 
-    def refuse(self, message: str) -> None:
-        """Record why an input (an upload, a link) was refused; the trace and replay stay."""
-        self._set(error=message)
+    def refuse(self, message: str, problems=()) -> None:
+        """Record why an input (an upload, a link) was refused (``problems``: its bad cells); the trace and replay stay."""
+        self._set(error=message, problems=list(problems))
 
     # -- T: follows the trace until fixed
     @property
@@ -321,6 +327,28 @@ class SessionModel(param.Parameterized):
         if self.result is not None:
             self.position = len(self.result) - 1
 
+    def next_alarm(self) -> bool:
+        """Show the next step with an alarm (after the one shown); False when there is none."""
+        return self.result is not None and self._move_to_next(self.result.alarm_positions)
+
+    def next_change(self) -> bool:
+        """Show the next step whose signal (the chosen meter's) differs from the one before; False when none."""
+        return self.result is not None and self._move_to_next(self.result.change_positions)
+
+    def has_next(self, kind: str) -> bool:
+        """Whether :meth:`next_alarm` (``kind='alarm'``) or :meth:`next_change` (``'change'``) would move."""
+        if self.result is None:
+            return False
+        positions = self.result.alarm_positions if kind == "alarm" else self.result.change_positions
+        return bool(positions.size) and int(positions[-1]) > self.position
+
+    def _move_to_next(self, positions: np.ndarray) -> bool:
+        k = int(np.searchsorted(positions, self.position, side="right"))
+        if k >= positions.size:
+            return False
+        self.position = int(positions[k])
+        return True
+
     def jump_to_step(self, step: int) -> None:
         """Show step number ``step`` (InputError if the trace has no such step)."""
         if self.result is None:
@@ -328,14 +356,18 @@ class SessionModel(param.Parameterized):
         self.position = self.result.index_of(check_int("step", step, minimum=0))
 
     # -- URL state (the planner's keys plus the session's own)
-    SESSION_KEYS = ("meter", "example", "test_size")
+    SESSION_KEYS = ("meter", "example", "test_size", "step")
+    #: The planner's keys the session keeps and passes back without using them (it replays with Hoeffding's).
+    PLANNER_KEYS = MeterPlan.BOUND_QUERY_KEYS
+    QUERY_KEYS = (*MeterPlan.QUERY_KEYS, *PLANNER_KEYS, *SESSION_KEYS)
 
     def to_query(self) -> dict:
-        """The plan's query keys plus ``meter``, ``example`` and ``test_size``.
+        """The plan's query keys, the planner's bound kept from the link, ``meter``, ``example``, ``test_size``, ``step``.
 
-        ``steps`` is left out while T follows the trace, so a link keeps following it.
+        ``steps`` is left out while T follows the trace, so a link keeps following it; ``step``
+        is left out at the last step (where a loaded trace opens).
         """
-        q = self.plan.to_query()
+        q = {**self.plan.to_query(), **self.planner_keys}
         if self.steps_origin == "trace":
             q.pop("steps", None)
         if self.variant != "incremental":
@@ -344,19 +376,33 @@ class SessionModel(param.Parameterized):
             q["example"] = self.example
         if self.test_size is not None and not (self._n_from_trace and self.example is not None):
             q["test_size"] = str(self.test_size)
+        if self.result is not None and self.position < len(self.result) - 1:
+            q["step"] = str(int(self.result.trace.steps[self.position]))
         return q
 
-    def update_from_query(self, query) -> None:
-        """Apply a URL query: plan keys to the plan, then meter/example/test_size.
+    @property
+    def planner_keys(self) -> dict:
+        """The planner's bound (``bound``, ``max_error_rate``) as the link gave it: kept, passed back, not used."""
+        return dict(self._planner_keys)
 
-        A ``steps`` key fixes T for every trace loaded afterwards.  Raises
-        :class:`InputError` (and changes nothing) when a value is invalid.
+    def planner_query(self) -> dict:
+        """The query of the planner link: every setting, the planner's bound included."""
+        return {**self.plan.to_query(), **self.planner_keys}
+
+    def update_from_query(self, query) -> None:
+        """Apply a URL query: plan keys to the plan, then meter/example/test_size, then the step shown.
+
+        A ``steps`` key fixes T for every trace loaded afterwards.  The planner's ``bound`` and
+        ``max_error_rate`` are checked and kept for the way back (:attr:`planner_keys`); the
+        replay itself uses Hoeffding's bound, the paper's.  Raises :class:`InputError` (and
+        changes nothing) when a value is invalid; a ``step`` the trace does not have raises
+        after the rest was applied.
         """
         if isinstance(query, str):
             query = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
         q = {k: (v[-1] if isinstance(v, list) else v) for k, v in query.items()}
         q = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in q.items()}
-        plan_values = MeterPlan.parse_query(q)
+        plan_values = MeterPlan.parse_query({k: v for k, v in q.items() if k not in self.PLANNER_KEYS})
         if "steps" in plan_values:
             plan_values["steps"] = check_int("steps", plan_values["steps"], minimum=1, maximum=MAX_BUDGET_STEPS)
         meter = q.get("meter", None)
@@ -366,6 +412,9 @@ class SessionModel(param.Parameterized):
         if example is not None and example not in EXAMPLES:
             raise InputError("example", "one of " + ", ".join(EXAMPLES), example)
         n = check_int("test_size", q["test_size"], minimum=1) if q.get("test_size") else None
+        kept = self._kept_planner_keys(q) if any(k in q for k in self.PLANNER_KEYS) else self._planner_keys
+        step = check_int("step", q["step"], minimum=0) if q.get("step") else None
+        self._planner_keys = kept
         if plan_values:
             self._quiet += "steps" in plan_values
             try:
@@ -383,6 +432,23 @@ class SessionModel(param.Parameterized):
             self.test_size = n
         if "steps" in plan_values and self.trace is not None:
             self._replay()
+        if step is not None and self.result is not None:
+            try:
+                self.position = self.result.index_of(step)
+            except InputError as exc:
+                raise InputError("step", exc.rule, q["step"]) from None
+
+    @staticmethod
+    def _kept_planner_keys(q: dict) -> dict:
+        """``bound`` and ``max_error_rate`` of a link, validated by the planner's own parser, as given."""
+        given = {k: q[k] for k in SessionModel.PLANNER_KEYS if k in q}
+        values = MeterPlan.parse_query(given)  # raises InputError for a bound the planner would refuse
+        if values.get("bound", "hoeffding") == "hoeffding":
+            return {}  # the default: nothing to pass back
+        kept = {"bound": given["bound"]}
+        if values.get("max_error_rate") is not None:
+            kept["max_error_rate"] = given["max_error_rate"].strip()
+        return kept
 
     def apply_link(self, query) -> bool:
         """:meth:`update_from_query` that records a refused link in :attr:`error` instead of raising."""
@@ -394,6 +460,11 @@ class SessionModel(param.Parameterized):
         return True
 
 
+def problems_of(exc: InputError) -> list:
+    """The bad cells a refusal names, one message each ([] when it names one problem)."""
+    return [str(p) for p in exc.problems] if isinstance(exc, TraceProblems) else []
+
+
 class TraceLoad(BackgroundJob):
     """Reading and replaying an upload in a worker thread, with progress and cancel.
 
@@ -403,6 +474,7 @@ class TraceLoad(BackgroundJob):
     """
 
     prepared = param.Parameter(default=None, constant=True, doc="The PreparedTrace once the work is done.")
+    problems = param.List(default=[], constant=True, doc="The bad cells of a refused trace (see SessionModel.problems).")
 
     def __init__(self, model: SessionModel, source, *, name: str | None = None, max_bytes: int = MAX_FILE_BYTES,
                  **params):
@@ -412,7 +484,11 @@ class TraceLoad(BackgroundJob):
     def work(self, report, should_stop):
         size = len(self._source) if isinstance(self._source, (bytes, bytearray, str)) else None
         report(0.05, f"reading {self._name or 'the trace'}" + (f" ({human_bytes(size)})" if size else "") + "…")
-        trace = read_trace(self._source, name=self._name, max_bytes=self._max_bytes)
+        try:
+            trace = read_trace(self._source, name=self._name, max_bytes=self._max_bytes)
+        except InputError as exc:
+            self._set(problems=problems_of(exc))
+            raise
         self._source = None  # the bytes are not needed any more
         if should_stop():
             return None

@@ -35,6 +35,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..core.formatting import strict_json
 from ..bounds import meter as meter_bounds
 from ..core.validation import InputError, check_int
 from ..meter.model import (
@@ -128,6 +129,7 @@ class Alarm:
     level: str = "alarm"
     details: dict = field(default_factory=dict)
 
+    @strict_json
     def to_dict(self) -> dict:
         return {"kind": self.kind, "level": self.level, "step": self.step, "message": self.message,
                 **({"details": self.details} if self.details else {})}
@@ -257,6 +259,17 @@ class ReplayResult:
     def short_of_labels(self) -> bool:
         return self.test_size is not None and self.test_size < self.needed
 
+    @cached_property
+    def alarm_positions(self) -> np.ndarray:
+        """Positions of the steps with an alarm, in order (for "next alarm")."""
+        return np.asarray(sorted({a.index for a in self.alarms if a.index is not None}), dtype=np.int64)
+
+    @cached_property
+    def change_positions(self) -> np.ndarray:
+        """Positions where the chosen meter's signal differs from the step before (for "next change")."""
+        shown = self.shown_signal
+        return np.flatnonzero(shown[1:] != shown[:-1]) + 1
+
     def index_of(self, step: int) -> int:
         """0-based position of step number ``step`` (InputError if the trace has no such step)."""
         steps = self.trace.steps
@@ -324,6 +337,32 @@ class ReplayResult:
         keep |= {a.index for a in self.alarms + self.notes if a.index is not None}
         return sorted(keep)
 
+    def _repr_html_(self) -> str:  # notebooks: the replay verb's table (long traces: first, last, alarms)
+        from ..core.display import html_table
+
+        t, s = self.trace, self.settings
+        headers = ["step"] + (["tenant"] if t.has_tenants else []) + [t.val_column, t.test_column, "gap", "signal",
+                                                                      "incremental", "ε", "used"]
+        shown = self.listed_positions(200, 20)
+        rows, marked = [], []
+        for i in shown:
+            d = self.step(i)
+            if i in {a.index for a in self.alarms}:
+                marked.append(len(rows))
+            rows.append([d["step"]] + ([d["tenant"]] if t.has_tenants else [])
+                        + [d[t.val_column], d[t.test_column], d["empirical_overfitting"], d["signal"],
+                           d["incremental_signal"], d["epsilon"], f"{d['steps_used']}/{self.budget}"])
+        caption = (f"{t.name}: {len(t):,} steps, {self.variant} meter; ranges "
+                   f"{', '.join(f'{v:g}' for v in s['ranges'])}; ε = {', '.join(f'{v:g}' for v in s['epsilon'])}; "
+                   f"δ = {s['delta']:g}; T = {s['steps']}")
+        need = (f"Labels needed: {self.variant} {self.labels_needed[self.variant]:,} (the meter you run), "
+                + ", ".join(f"{k} {v:,}" for k, v in self.labels_needed.items() if k != self.variant)
+                + (f"; the test set has {self.test_size:,}" if self.test_size is not None else ""))
+        more = None if len(shown) == len(self) else f"{len(self) - len(shown):,} of {len(self):,} steps not shown"
+        return html_table(headers, rows, caption=caption, marked=marked, mark_note="alarm", sentence=need,
+                          notes=[f"ALARM: {a.message}" for a in self.alarms] + [a.message for a in self.notes],
+                          more=more)
+
     # -- exports
     def summary(self) -> dict:
         """JSON-ready: settings, trace summary, labels, alarms and notes (everything but the steps)."""
@@ -345,6 +384,7 @@ class ReplayResult:
             "confidence": self.confidence,
         }
 
+    @strict_json
     def to_dict(self) -> dict:
         """JSON-ready: :meth:`summary`, one object per step (``steps``), alarms and notes."""
         return {**self.summary(), "steps": [self.step(i) for i in range(len(self))],

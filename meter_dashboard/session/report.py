@@ -46,16 +46,31 @@ def session_report(result, *, position: int | None = None, steps_note: str = "",
     signals and the EmoContext case study).
     """
     from . import text
+    from ..core import formatting as fmt
     from ..core.gauge import GaugeFigure
     from .figures import ScorePlot, SignalPlot
     from .replay import METER_TITLES
 
+    from ..core.validation import InputError, check_instance, check_int
+    from .replay import ReplayResult
+
+    check_instance("result", result, ReplayResult, "a ReplayResult (what md.replay returns)")
     t = result.trace
-    i = len(result) - 1 if position is None else min(max(int(position), 0), len(result) - 1)
+    i = len(result) - 1 if position is None else min(max(check_int("position", position), 0), len(result) - 1)
+    if title is not None and not isinstance(title, str):
+        raise InputError("title", "a text", title)
+    if not isinstance(steps_note, str):
+        raise InputError("steps_note", "a text", steps_note)
     d = result.step(i)
     report = Report(title or f"Session replay: {t.name}",
                     f"{len(t):,} steps · {t.metric} · the {METER_TITLES[result.variant]} (ease.ml/meter)")
+    g = text.guarantee_at(result, i)
     report.paragraph(text.sentence(result, i), css_class="md-sentence", badge="SYNTHETIC" if t.synthetic else None)
+    planned = f"{g.planned_label} {fmt.number(g.planned)}" + (f" {g.planned_note}" if g.planned_note else "")
+    report.callout(f"Guaranteed bound at step {d['step']:,}", f"{g.value} — {g.note}"
+                   + ("" if g.state in ("holds", "unchecked") else f"; {planned}"), "alarm" if g.alarm else "note")
+    report.paragraph(f"What signal {g.signal} means: "
+                     + text.signal_meaning(g.signal, result.settings["ranges"], g.holds, g.delta))
     report.paragraph(text.needed_text(result))
     if t.provenance:
         report.paragraph(t.provenance, css_class="md-sub")
@@ -71,8 +86,8 @@ def session_report(result, *, position: int | None = None, steps_note: str = "",
     report.heading(f"The meter at step {d['step']:,}")
     gauge = GaugeFigure()
     gauge.update(result.settings["ranges"], result.settings["epsilon"], d["empirical_overfitting"], d["signal"],
-                 d["incremental_signal"], d["epsilon"], d["supported_epsilon"] if result.short_of_labels else None,
-                 METER_TITLES[result.variant])
+                 d["incremental_signal"], d["epsilon"], g.holds if g.state == "short" else None,
+                 METER_TITLES[result.variant], text.gauge_note(g) or None)
     report.figure(gauge.figure)
     report.heading("History")
     for plot in (ScorePlot(), SignalPlot()):
@@ -81,6 +96,8 @@ def session_report(result, *, position: int | None = None, steps_note: str = "",
         report.figure(plot.figure)
     report.heading("Steps")
     _steps_table(report, result, i)
+    report.heading("What each signal means")
+    report.items(text.signal_meanings(result.settings["ranges"], result.settings["epsilon"], result.settings["delta"]))
     report.heading("Assumptions and how to read this report")
     report.items(text.READING_NOTES)
     return report

@@ -34,12 +34,14 @@ falls into the range that starts at 0.01, as a person reading the numbers expect
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import InitVar, dataclass, field, replace
 from importlib import resources
 
 import numpy as np
 
+from ..core.formatting import strict_json
 from ..core.files import MAX_FILE_BYTES, check_size, decode_text
 from ..core.validation import InputError, check_int, raw
 from .trace_formats import SCORE_COLUMNS, TraceColumns, columns_from_records, parse_csv, parse_json
@@ -205,6 +207,7 @@ class Trace:
             out.append(row)
         return out
 
+    @strict_json
     def to_dict(self) -> dict:
         """JSON-ready summary plus the steps (readable back by :func:`read_trace`)."""
         return {
@@ -279,18 +282,30 @@ def example_path(key: str):
 
 
 def load_example(key: str) -> Trace:
-    """A shipped example trace, with its test-set size and provenance attached."""
-    info = EXAMPLES.get(key)
-    if info is None:
+    """A shipped example trace, with its test-set size and provenance attached.
+
+    Read once per process and shared read-only by every session (its arrays cannot be
+    written: a change makes a new :class:`Trace`, e.g. :meth:`Trace.with_test_size`).
+    """
+    if key not in EXAMPLES:
         raise InputError("example", "one of " + ", ".join(EXAMPLES), key)
-    data = example_path(key).read_bytes()
-    trace = parse_trace(data, name=info.file)
+    return _read_example(key)
+
+
+@functools.lru_cache(maxsize=len(EXAMPLES))
+def _read_example(key: str) -> Trace:
+    info = EXAMPLES[key]
+    trace = parse_trace(example_path(key).read_bytes(), name=info.file)
+    tenants = trace._tenant_table()
+    for array in (trace.steps, trace.val, trace.test, trace.reverted, tenants[1]):
+        array.flags.writeable = False
     return replace(
         trace,
         name=info.title,
         synthetic=info.synthetic,
         provenance=info.summary,
         test_size=trace.test_size if trace.test_size is not None else info.test_size,
+        tenant_index=tenants,
     )
 
 
@@ -332,6 +347,9 @@ def read_trace(source, *, format: str | None = None, test_size=None, name: str |
     >>> t.empirical_overfitting.tolist()
     [0.02, 0.03]
     """
+    for key, value in (("format", format), ("name", name)):
+        if value is not None and not isinstance(value, str):
+            raise InputError(key, "a text" + (": 'csv' or 'json'" if key == "format" else ""), value)
     if isinstance(source, Trace):
         trace = source
     elif isinstance(source, (bytes, bytearray, memoryview)):
@@ -382,6 +400,8 @@ def parse_trace(data, *, format: str | None = None, name: str = "trace",
         text = text[1:]
     if not text.strip():
         raise InputError("trace", "a CSV or JSON file with a header and at least one step", raw("an empty file"))
+    if format is not None and not isinstance(format, str):
+        raise InputError("format", "'csv' or 'json'", format)
     fmt = (format or _format_from_name(name) or _sniff(text)).lower()
     if fmt not in ("csv", "json"):
         raise InputError("format", "'csv' or 'json'", fmt)

@@ -33,11 +33,13 @@ from functools import partial
 
 import numpy as np
 
+from ..core.tables import exact_floats
 from ..core.validation import InputError, check_int, format_value, raw
+from .trace_problems import MAX_PROBLEMS, Problems, TraceProblems
 
-__all__ = ["TraceColumns", "parse_csv", "parse_json", "columns_from_records", "normalize_name",
+__all__ = ["TraceColumns", "TraceProblems", "parse_csv", "parse_json", "columns_from_records", "normalize_name",
            "SCORE_COLUMNS", "OPTIONAL_COLUMNS", "KNOWN_COLUMNS", "MAX_STEP", "MAX_TENANT_CHARS",
-           "MAX_DESCRIPTION_CHARS", "MAX_JSON_DEPTH"]
+           "MAX_DESCRIPTION_CHARS", "MAX_JSON_DEPTH", "MAX_PROBLEMS"]
 
 #: metric -> (validation column, test column)
 SCORE_COLUMNS = {
@@ -372,7 +374,7 @@ class _CsvBody:
                 warnings.simplefilter("error", pd.errors.ParserWarning)
                 return pd.read_csv(io.BytesIO(self.body), sep=self.delimiter, header=None, names=self.labels,
                                    na_filter=False, dtype=dtypes, engine="c", low_memory=False, skip_blank_lines=True,
-                                   index_col=False, usecols=usecols, encoding="utf-8")
+                                   index_col=False, usecols=usecols, encoding="utf-8", **exact_floats())
         except (ValueError, OverflowError, MemoryError, csv.Error, pd.errors.ParserWarning):  # ParserError: ValueError
             return None
 
@@ -450,18 +452,25 @@ class _CsvBody:
         index = {c: i for i, c in enumerate(self.names)}
         val_col, test_col = SCORE_COLUMNS[metric]
         cells = _cell_parsers(index, metric)
+        problems = Problems()
         for r in rows.tolist():
             line_no, record = self.record(r)
             if not record or all(not c.strip() for c in record):
                 keep[r] = False
                 continue
             if len(record) > len(self.names):
-                raise InputError("fields", f"{len(self.names)} per row, like the header (quote text that contains "
-                                 f"'{self.delimiter}')", raw(f"{len(record)} fields"), location=f"row {line_no}")
-            values = dict(zip([c[0] for c in cells], _csv_row(record, line_no, cells)))
+                problems.add(_too_many_fields(len(self.names), len(record), self.delimiter, line_no))
+                continue
+            row = _csv_row(record, line_no, cells, problems)
+            if problems.full:
+                break
+            if row is None:
+                continue
+            values = dict(zip([c[0] for c in cells], row))
             steps[r], val[r], test[r] = values["step"], values[val_col], values[test_col]
             for name in optional:
                 optional[name][r] = values[name]
+        problems.raise_any()
         return True
 
     def line_index(self, rows: int):
@@ -539,17 +548,23 @@ def _csv_exact(text: str, delimiter: str, header: list, header_row: int, metric:
     index = {c: i for i, c in enumerate(header)}
     cells = _cell_parsers(index, metric)
     rows = []
+    problems = Problems()
     try:
         for record in reader:
             row_no = reader.line_num
             if row_no <= header_row or not record or all(not c.strip() for c in record):
                 continue
             if len(record) > len(header):
-                raise InputError("fields", f"{len(header)} per row, like the header (quote text that contains "
-                                 f"'{delimiter}')", raw(f"{len(record)} fields"), location=f"row {row_no}")
-            rows.append(_csv_row(record, row_no, cells))
+                problems.add(_too_many_fields(len(header), len(record), delimiter, row_no))
+            else:
+                row = _csv_row(record, row_no, cells, problems)
+                if row is not None:
+                    rows.append(row)
+            if problems.full:
+                break
     except csv.Error as exc:
-        raise _csv_error(exc, reader.line_num) from None
+        problems.add(_csv_error(exc, reader.line_num))
+    problems.raise_any()
     if not rows:
         raise InputError("trace", "at least one step below the header", raw("only the header"),
                          location=f"row {header_row}")
@@ -558,15 +573,24 @@ def _csv_exact(text: str, delimiter: str, header: list, header_row: int, metric:
                       lambda row_no: f"row {row_no}, column {step_col} (step)")
 
 
-def _csv_row(record, row_no, cells) -> tuple:
-    """(step, val, test[, optional cells...], row_no); the location is only written for a problem."""
+def _too_many_fields(expected: int, found: int, delimiter: str, row_no: int) -> InputError:
+    return InputError("fields", f"{expected} per row, like the header (quote text that contains '{delimiter}')",
+                      raw(f"{found} fields"), location=f"row {row_no}")
+
+
+def _csv_row(record, row_no, cells, problems: Problems) -> tuple | None:
+    """(step, val, test[, optional cells...], row_no), or None when a cell is bad (each bad cell goes to ``problems``)."""
     values = []
     width = len(record)
+    bad = False
     for name, i, parse, default in cells:
         try:
             values.append(parse(record[i] if i < width else default, None))
         except InputError as exc:
-            raise InputError(exc.parameter, exc.rule, exc.got, location=f"row {row_no}, column {i + 1} ({name})") from None
+            problems.add(InputError(exc.parameter, exc.rule, exc.got, location=f"row {row_no}, column {i + 1} ({name})"))
+            bad = True
+    if bad:
+        return None
     values.append(row_no)
     return tuple(values)
 
@@ -720,28 +744,45 @@ def _records_exact(records: list, metric: str, where: str) -> TraceColumns:
     has_tenant = any(isinstance(r, dict) and any(normalize_name(k) == "tenant" for k in r) for r in records)
     ignored: list = []
     rows = []
+    problems = Problems()
     for i, record in enumerate(records):
-        if not isinstance(record, dict):
-            raise InputError("step entry", _ENTRY_RULE, raw(type(record).__name__), location=_place(i, where))
-        rec = {normalize_name(k): v for k, v in record.items()}
-        for k in OPTIONAL_COLUMNS:  # a DataFrame's missing optional cells are NaN
-            if isinstance(rec.get(k), float) and math.isnan(rec[k]):
-                rec[k] = None
+        if problems.full:
+            break
+        try:
+            rec = _record(record, i, where, (val_col, test_col))
+        except InputError as exc:
+            problems.add(exc)
+            continue
         ignored.extend(k for k in rec if k not in KNOWN_COLUMNS and k not in ignored)
-        if "step" not in rec:
-            raise InputError("step", "present in every step entry", raw("no step field"), location=_place(i, where))
-        for col in (val_col, test_col):
-            if col not in rec:
-                raise InputError(col, "present in every step entry (like the first one)", raw(f"no {col} field"),
-                                 location=_place(i, where))
         cells = [("step", _parse_step), (val_col, partial(_parse_score, val_col)),
                  (test_col, partial(_parse_score, test_col))]
         cells += [("tenant", _parse_tenant)] if has_tenant else []
         cells += [("reverted", _parse_reverted), ("description", _parse_description)]
         values = []
         for col, parse in cells:
-            default = "" if col == "tenant" else None
-            values.append(parse(rec.get(col, default), f"{_place(i, where)}, field {col}"))
-        rows.append((*values, i))
+            try:
+                values.append(parse(rec.get(col, "" if col == "tenant" else None), f"{_place(i, where)}, field {col}"))
+            except InputError as exc:
+                problems.add(exc)
+        if len(values) == len(cells):
+            rows.append((*values, i))
+    problems.raise_any()
     optional = ("tenant",) * has_tenant + ("reverted", "description")
     return _from_rows(rows, metric, optional, ignored, lambda i: f"{_place(i, where)}, field step")
+
+
+def _record(record, i: int, where: str, scores: tuple) -> dict:
+    """A step entry with normalized names and its required fields present (InputError naming the entry)."""
+    if not isinstance(record, dict):
+        raise InputError("step entry", _ENTRY_RULE, raw(type(record).__name__), location=_place(i, where))
+    rec = {normalize_name(k): v for k, v in record.items()}
+    for k in OPTIONAL_COLUMNS:  # a DataFrame's missing optional cells are NaN
+        if isinstance(rec.get(k), float) and math.isnan(rec[k]):
+            rec[k] = None
+    if "step" not in rec:
+        raise InputError("step", "present in every step entry", raw("no step field"), location=_place(i, where))
+    for col in scores:
+        if col not in rec:
+            raise InputError(col, "present in every step entry (like the first one)", raw(f"no {col} field"),
+                             location=_place(i, where))
+    return rec

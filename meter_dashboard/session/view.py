@@ -11,48 +11,57 @@ self-contained HTML report (:mod:`meter_dashboard.session.report`).  It computes
 itself: every number comes from the model, every text from
 :mod:`~meter_dashboard.session.text`.
 
-An upload is bounded chunk by chunk (:class:`~meter_dashboard.ui.upload.GuardedFileDropper`)
-and read and replayed in a worker thread (:class:`~meter_dashboard.session.model.TraceLoad`),
-so a large trace never holds the server for other sessions.
+The sidebar — the trace, the upload area, the meter's summary and inputs — is
+:class:`~meter_dashboard.session.view_inputs.SessionInputs`.
 
-Stable hooks for tests: CSS classes ``meter-signal``, ``meter-incremental-signal`` and
-``meter-epsilon`` on the values of the current step's regular signal, incremental
-signal and eps_i; ``trace-error`` on a refused upload's message; ``trace-upload`` on the
-upload area; ``step-back``/``step-forward``/``play-button``/``first-step``/``last-step``
-on the replay buttons; ``jump-input`` on "go to step"; ``steps-note`` on where T comes
-from; ``session-report`` on the report button.
+The first view is what a person reads first — the step, the guarantee that holds, the meter,
+the sentence, what the signal means, the alarms, the steps — and only that is built when the
+page opens; the history plots (Figures 3a, 3c) are built the first time they are opened.  What
+is the same for everyone (the example traces, the notes) is read or rendered once per process.
+A step moved patches what changed (one message per action).  The page's HTML comes from the
+templates of :mod:`~meter_dashboard.session.view_html`; its state is in the URL through
+:class:`~meter_dashboard.ui.urlstate.UrlState` (the planner's keys, the session's, the step).
+
+Stable hooks for tests: CSS classes ``meter-signal``, ``meter-incremental-signal`` on the
+current step's signals, ``meter-guaranteed`` on what the test set guarantees and
+``meter-epsilon`` on the plan's eps_i; ``session-meaning`` on what the signal means;
+``trace-error`` on a refused upload's message; ``trace-upload`` on the upload area;
+``step-back``/``step-forward``/``play-button``/``first-step``/``last-step``/``next-alarm``/
+``next-change`` on the replay buttons, ``play-speed`` on the speed; ``jump-input`` on "go to
+step"; ``steps-note`` on where T comes from; ``session-report`` on the report button;
+``session-history-toggle`` on the history's button.
 """
 from __future__ import annotations
 
+import functools
 import io
-from urllib.parse import parse_qsl, urlencode
 
 import panel as pn
 import param
 from bokeh.events import RangesUpdate
 
-from ..core import formatting as fmt
-from ..core.files import MAX_UPLOAD_BYTES, human_bytes
+from ..core.html import render
 from ..core.validation import InputError, check_int
-from ..meter.model import MeterPlan, resize_ranges
-from ..ui.base import DashboardView
-from ..ui.inputs import ListInput, NumberInput
+from ..meter.model import MeterPlan
+from ..ui.base import DashboardView, load_notebook_extensions
+from ..ui.inputs import NumberInput
 from ..ui.meter_gauge import MeterGauge
 from ..ui.sections import document_dispatch
-from ..ui.style import HTML, SIGNAL_COLORS, error_html, esc, headline_html, headlines_html, stale_html
-from ..ui.upload import GuardedFileDropper
-from . import text
-from .figures import LOD_POINTS, ScorePlot, SignalPlot
-from .model import MAX_BUDGET_STEPS, METER_TITLES, SessionModel, TraceLoad
+from ..ui.style import HTML
+from ..ui.urlstate import UrlState
+from . import text, view_html
+from .model import METER_TITLES, SessionModel
 from .trace import EXAMPLES
+from .view_inputs import Opened, SessionInputs
 
-__all__ = ["Session", "page"]
+__all__ = ["Session", "page", "SPEEDS"]
 
-_UPLOADED = "(uploaded file)"
-_SESSION_QUERY_KEYS = set(MeterPlan.QUERY_KEYS) | set(SessionModel.SESSION_KEYS)
+#: Play speeds: label -> milliseconds per step (a 200-step trace plays in 10 s at 20 steps/s).
+SPEEDS = {"1 step/s": 1000, "2 steps/s": 500, "5 steps/s": 200, "10 steps/s": 100, "20 steps/s": 50}
+_HISTORY = "History: scores and signals per step (Fig. 3a, 3c)"
 
 
-class Session(DashboardView):
+class Session(SessionInputs, DashboardView):
     """Replay a development trace through the meter, step by step.
 
     Parameters
@@ -76,11 +85,12 @@ class Session(DashboardView):
     """
 
     title = "Session replay"
-    extensions = ("filedropper",)
+    #: None at page load: the upload area's FilePond comes once the page is on screen (view_inputs).
+    extensions = ()
 
     model = param.ClassSelector(class_=SessionModel)
     sync_url = param.Boolean(default=False)
-    play_interval = param.Integer(default=900, bounds=(100, 10_000), doc="Milliseconds per step when playing.")
+    play_interval = param.Selector(default=1000, objects=list(SPEEDS.values()), doc="Milliseconds per step when playing.")
 
     def __init__(self, trace=None, *, model: SessionModel | None = None, plan: MeterPlan | None = None,
                  sync_url: bool = False, **params):
@@ -91,124 +101,67 @@ class Session(DashboardView):
         if model is None:
             if plan is not None and plan_params:
                 plan.param.update(**plan_params)
-            if trace is None and "example" not in model_params and not sync_url:
-                model_params["example"] = "emocontext"
+            if trace is None and "example" not in model_params:  # a served page: the link's example, read once
+                model_params["example"] = _linked_example() if sync_url else "emocontext"
             model = SessionModel(trace=trace, plan=plan if plan is not None else (plan_params or None),
                                  **model_params)
         super().__init__(model=model, sync_url=sync_url, **params)
         self._play_callback = None
+        self._url = None  # UrlState of a served page
         self._url_ready = False
+        self.scores = self.signals = None  # the history plots, built when first opened
         self._load = None  # the TraceLoad under way
         self._dark = pn.config.theme == "dark"
-        self._build_inputs()
+        if sync_url and pn.state.location is not None:
+            self._init_url()  # the link's settings first: the page is then built and drawn once, as it is
+        doc = pn.state.curdoc
+        served = doc is not None and doc.session_context is not None
+        self._build_inputs(served)
         self._build_replay_controls()
         self._build_outputs()
         m = self.model
         m.param.watch(self._on_result, ["result"])
         m.param.watch(self._on_position, ["position"])
-        m.param.watch(self._on_status, ["error", "status", "example", "test_size", "variant"])
+        m.param.watch(self._on_status, ["error", "problems", "status", "example", "test_size", "variant"])
         m.param.watch(self._on_steps_note, ["steps_source", "trace"])
+        m.param.watch(self._on_plan, ["variant", "steps_source"])
         m.plan.param.watch(self._on_plan, ["result", "error", "steps", "tenant_steps"])
-        doc = pn.state.curdoc
-        if doc is not None and doc.session_context is not None:
+        if served:
             m.work_in_background(document_dispatch())  # long replays leave the event loop free for every session
-        if sync_url and pn.state.location is not None:
-            self._init_url()
+        self.param.watch(self._on_speed, ["play_interval"])
         self._on_status()
         self._on_plan()
         self._on_result()
-
-    # ------------------------------------------------------------------ inputs
-    def _build_inputs(self):
-        m, p = self.model, self.model.plan
-        options = {info.title: key for key, info in EXAMPLES.items()}
-        options[_UPLOADED] = _UPLOADED
-        current = m.example if m.example is not None else (_UPLOADED if m.trace is not None else None)
-        self.example = pn.widgets.Select(label="Example trace", options=options,
-                                         value=current or list(options.values())[0], sizing_mode="stretch_width",
-                                         css_classes=["example-select"])
-        self.example.param.watch(self._on_example, "value")
-        self.upload = GuardedFileDropper(
-            parameter="trace", max_bytes=MAX_UPLOAD_BYTES, layout="compact", sizing_mode="stretch_width", height=90,
-            accepted_filetypes=[".csv", ".json", "text/csv", "application/json", "text/plain"],
-            css_classes=["trace-upload"])
-        self.upload.param.watch(self._on_upload, "value")
-        self.upload.param.watch(self._on_upload_refused, "upload_error")
-        self.upload_help = HTML(
-            '<div class="md-note">CSV or JSON, one row per development step: <code>step</code>, '
-            '<code>val_accuracy</code>, <code>test_accuracy</code> (or <code>val_loss</code>, <code>test_loss</code>), '
-            'all in [0, 1]; optional <code>tenant</code>, <code>reverted</code> (true/false), '
-            f'<code>description</code>. Up to {esc(human_bytes(MAX_UPLOAD_BYTES))} (larger files: '
-            '<code>meter-dashboard replay</code>). A JSON trace may carry <code>"test_size"</code>.</div>',
-            sizing_mode="stretch_width", margin=(0, 5))
-        self.load_progress = pn.indicators.Progress(value=0, max=100, visible=False, sizing_mode="stretch_width",
-                                                    css_classes=["trace-progress"], margin=(0, 10))
-        self.trace_error = HTML("", sizing_mode="stretch_width", css_classes=["trace-error"], margin=(0, 5))
-        self.trace_status = HTML("", sizing_mode="stretch_width", css_classes=["trace-status"], margin=(0, 5))
-        self.test_size = NumberInput(m, "test_size", label="Test-set size n (labels)", placeholder="e.g. 5509",
-                                     css_classes=["test-size-input"], message_classes=["test-size-message"])
-        self.variant = pn.widgets.RadioButtonGroup.from_param(
-            m.param.variant, label="Meter", options={"Incremental meter": "incremental", "Regular meter": "regular"},
-            color="light", sizing_mode="stretch_width", css_classes=["variant-input"])
-        self.epsilon = ListInput(p, "epsilon", label="ε per signal (ε₁ ≤ … ≤ ε_m)", kind="float",
-                                 on_value=self._set_epsilon, css_classes=["epsilon-input"])
-        self.ranges = ListInput(p, "ranges", label="Range boundaries 0 = r₀ < … < r_m = 1", kind="float",
-                                css_classes=["ranges-input"])
-        self.delta = NumberInput(p, "delta", label="δ (failure probability)", css_classes=["delta-input"],
-                                 message_classes=["delta-message"])
-        self.steps = NumberInput(p, "steps", label="T (budget of steps)", css_classes=["steps-input"],
-                                 check=self._check_steps, message_classes=["steps-message"])
-        self.steps_note = HTML("", sizing_mode="stretch_width", css_classes=["steps-note"], margin=(0, 5))
-        self.follow_button = pn.widgets.Button(label="T = the trace's steps", color="light", visible=False,
-                                               sizing_mode="stretch_width", css_classes=["follow-trace"])
-        self.follow_button.on_click(lambda event: self.model.follow_trace())
-        self.tenant_steps = ListInput(p, "tenant_steps", label="Steps per tenant (optional)", placeholder="e.g. 12,8",
-                                      on_value=self._set_tenant_steps, css_classes=["tenant-steps-input"])
-        self.reverts = ListInput(p, "reverts", label="Revert steps fixed in advance (optional)", placeholder="e.g. 9",
-                                 on_value=self._set_reverts, css_classes=["reverts-input"])
-        self.plan_error = HTML("", sizing_mode="stretch_width", css_classes=["plan-error"], margin=(0, 5))
-        self.planner_link = HTML("", sizing_mode="stretch_width", css_classes=["planner-link"], margin=(0, 5))
-
-    @staticmethod
-    def _check_steps(value) -> int:
-        steps = check_int("T (budget of steps)", value, minimum=1)
-        if steps > MAX_BUDGET_STEPS:
-            raise InputError("T (budget of steps)", f"a whole number of at most {MAX_BUDGET_STEPS:,}", value)
-        return steps
-
-    def _set_epsilon(self, eps) -> None:
-        p = self.model.plan
-        values = {"epsilon": eps}
-        if len(eps) != len(p.ranges) - 1:
-            values["ranges"] = resize_ranges(p.ranges, len(eps))
-        p.param.update(**values)
-
-    def _set_tenant_steps(self, values) -> None:
-        self.model.plan.param.update(tenant_steps=values, tenants=max(1, len(values)))
-
-    def _set_reverts(self, values) -> None:
-        self.model.plan.param.update(reverts=values, revert_budget=len(values))
 
     def _build_replay_controls(self):
         buttons = (("◀◀ First", "first-step", self.model.first), ("◀ Back", "step-back", self.model.step_back),
                    ("Forward ▶", "step-forward", self.model.step_forward), ("Last ▶▶", "last-step", self.model.last))
         made = {}
         for label, css, action in buttons:
-            made[css] = pn.widgets.Button(label=label, width=92, css_classes=[css], margin=(4, 4))
+            made[css] = pn.widgets.Button(label=label, css_classes=[css], margin=(4, 4), **_fits(92))
             made[css].on_click(lambda event, action=action: self._stop_and(action))
         self.first_button, self.back_button = made["first-step"], made["step-back"]
         self.forward_button, self.last_button = made["step-forward"], made["last-step"]
-        self.play_button = pn.widgets.Button(label="▶ Play", width=92, color="primary", margin=(4, 4),
+        self.play_button = pn.widgets.Button(label="▶ Play", color="primary", margin=(4, 4), **_fits(92),
                                              css_classes=["play-button"])
         self.play_button.on_click(self._on_play)
+        self.speed = pn.widgets.Select.from_param(self.param.play_interval, name="Speed", options=SPEEDS, description=None, **_fits(110),
+                                                  margin=(4, 4), css_classes=["play-speed"])
+        self.next_alarm_button = pn.widgets.Button(label="Next alarm »", margin=(4, 4), **_fits(110),
+                                                   css_classes=["next-alarm"])
+        self.next_alarm_button.on_click(lambda event: self._stop_and(self.model.next_alarm))
+        self.next_change_button = pn.widgets.Button(label="Next change »", margin=(4, 4), **_fits(120),
+                                                    css_classes=["next-change"])
+        self.next_change_button.on_click(lambda event: self._stop_and(self.model.next_change))
         self.slider = pn.widgets.IntSlider(label="Position in the trace", start=1, end=2, value=1,
                                            sizing_mode="stretch_width", css_classes=["step-slider"])
         self.slider.param.watch(self._on_slider, "value_throttled")
-        self.jump = NumberInput(self.model, "position", label="Go to step", check=self._position_of,
-                                format=self._step_at, width=120, css_classes=["jump-input"],
+        self.jump = _Fitted(self.model, "position", label="Go to step", check=self._position_of,
+                                format=self._step_at, css_classes=["jump-input"],
                                 message_classes=["jump-error"], on_value=self._jump_to)
+        self.jump.text.description = None  # no tooltip: "Go to step" says it all (and saves a model)
         self.report_button = pn.widgets.FileDownload(callback=self._report_file, filename="session-replay.html",
-                                                     label="⤓ Report (HTML)", color="light", width=150,
+                                                     label="⤓ Report (HTML)", color="light", **_fits(150),
                                                      margin=(4, 4), css_classes=["session-report"])
 
     def _position_of(self, typed) -> int:
@@ -237,130 +190,53 @@ class Session(DashboardView):
     def _build_outputs(self):
         self.title = HTML("", sizing_mode="stretch_width", css_classes=["session-heading"])
         self.cards = HTML("", sizing_mode="stretch_width", css_classes=["session-cards"])
-        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["session-sentence"])
-        self.alarms = HTML("", sizing_mode="stretch_width", css_classes=["session-alarms"])
+        # the sentence, what the signal means and the alarms: one pane, they change together
+        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["session-sentence", "session-alarms"])
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["session-steps"])
-        self.explain = HTML('<div class="md-note md-section"><b>How to read this page</b><ul>'
-                            + "".join(f"<li>{esc(p)}</li>" for p in text.READING_NOTES) + "</ul></div>",
-                            sizing_mode="stretch_width", css_classes=["session-explain"])
+        self.explain = HTML(view_html.notes_html(), sizing_mode="stretch_width", css_classes=["session-explain"])
         self.gauge = MeterGauge()
-        self.scores = ScorePlot(dark=self._dark)
-        self.signals = SignalPlot(dark=self._dark)
+        self._history = Opened(_HISTORY, self._build_history, "session-history-toggle", margin=(10, 5, 4, 5))
+        self.history_toggle = self._history.toggle
+
+    def _build_history(self) -> pn.Column:
+        """The plots of Figures 3a and 3c (Bokeh), built the first time the history is opened."""
+        from .figures import ScorePlot, SignalPlot
+
+        dark = pn.config.theme == "dark"
+        self.scores, self.signals = ScorePlot(dark=dark), SignalPlot(dark=dark)
         for plot in (self.scores, self.signals):
-            plot.figure.on_event(RangesUpdate, lambda event, plot=plot: self._on_zoom(plot, event))
+            plot.figure.on_event(RangesUpdate, functools.partial(self._on_zoom, plot))
         self.score_pane = pn.pane.Bokeh(self.scores.figure, sizing_mode="stretch_width", css_classes=["session-scores"])
         self.signal_pane = pn.pane.Bokeh(self.signals.figure, sizing_mode="stretch_width",
                                          css_classes=["session-signals"])
+        self._draw_history()
+        return pn.Column(self.score_pane, self.signal_pane, sizing_mode="stretch_width", margin=0,
+                         css_classes=["session-history"])
+
+    def _draw_history(self) -> None:
+        r = self.model.result
+        if self.scores is None or r is None:
+            return
+        self.scores.update(r)
+        self.signals.update(r)
+        step = r.step(min(self.model.position, len(r) - 1))["step"]
+        self.scores.move_cursor(step)
+        self.signals.move_cursor(step)
 
     # ------------------------------------------------------------------ layout
-    def controls(self) -> pn.Column:
-        """Trace and meter inputs (the sidebar of the served page)."""
-        return pn.Column(
-            HTML("<b>Trace</b> — the team's development history", margin=(5, 5, 0, 5)),
-            self.example, self.upload, self.load_progress, self.upload_help, self.trace_error, self.trace_status,
-            self.test_size,
-            HTML("<b>Meter</b> — the plan's settings, shared with the planner", margin=(12, 5, 0, 5)),
-            self.variant, self.epsilon, self.ranges,
-            pn.Row(self.delta, self.steps, sizing_mode="stretch_width"),
-            self.steps_note, self.follow_button, self.tenant_steps, self.reverts, self.plan_error, self.planner_link,
-            sizing_mode="stretch_width",
-        )
-
     def results(self) -> pn.Column:
-        """Replay controls, headlines, meter, alarms, history and steps (the main area)."""
-        bar = pn.FlexBox(self.first_button, self.back_button, self.play_button, self.forward_button,
-                         self.last_button, self.jump, self.report_button, flex_wrap="wrap", align_items="flex-end",
-                         sizing_mode="stretch_width", css_classes=["session-controls"])
-        return pn.Column(self.title, bar, self.slider, self.cards, self.gauge, self.sentence, self.alarms,
-                         self.score_pane, self.signal_pane, self.table, self.explain, sizing_mode="stretch_width")
-
-    # ------------------------------------------------------------------ trace inputs
-    def _on_example(self, event):
-        if event.new == _UPLOADED or event.new == self.model.example:
-            return
-        self._stop()
-        with pn.io.hold():
-            self.model.load_example(event.new)
-
-    def _on_upload_refused(self, event):
-        if event.new:
-            self.model.refuse(event.new)
-
-    def _on_upload(self, event):
-        for name, data in (event.new or {}).items():
-            if isinstance(data, str):
-                data = data.encode("utf-8")
-            self._stop()
-            self._start_load(data, name)
-
-    def _start_load(self, data: bytes, name: str) -> None:
-        """Read and replay the upload in a worker thread (served), or right here (notebook, tests)."""
-        if self._load is not None:
-            self._load.cancel()  # a newer file wins
-        job = TraceLoad(self.model, data, name=name, max_bytes=MAX_UPLOAD_BYTES)
-        self._load = job
-        job.param.watch(self._on_load_progress, ["progress", "status", "running"])
-        doc = pn.state.curdoc
-        if doc is not None and doc.session_context is not None:
-            async def run():
-                await self._run_load(job)
-
-            pn.state.execute(run)
-        else:
-            job.run()
-            self._finish_load(job)
-
-    async def _run_load(self, job) -> None:
-        await job.arun()
-        self._finish_load(job)
-
-    def _finish_load(self, job) -> None:
-        if job is not self._load:
-            return  # a newer upload replaced it
-        self._load = None
-        with pn.io.hold():
-            self.load_progress.visible = False
-            if job.error:
-                self.model.refuse(job.error)
-            elif job.prepared is not None:
-                self.model.apply(job.prepared)
-
-    def _on_load_progress(self, *_):
-        job = self._load
-        if job is None:
-            return
-        self.load_progress.visible = job.running
-        self.load_progress.value = int(round(100 * job.progress))
-        if job.running and job.status:
-            self.trace_status.object = f'<div class="md-ok">{esc(job.status.capitalize())}</div>'
-
-    def _on_status(self, *_):
-        m = self.model
-        self.trace_error.object = error_html(m.error)
-        self.trace_status.object = f'<div class="md-ok">{esc(m.status)}</div>' if m.status and not m.error else ""
-        wanted = m.example if m.example is not None else (_UPLOADED if m.trace is not None else None)
-        if wanted is not None and self.example.value != wanted:
-            self.example.value = wanted
-        self._update_url()
-
-    # ------------------------------------------------------------------ the plan
-    def _on_plan(self, *_):
-        p = self.model.plan
-        query = p.query_string()
-        self.planner_link.object = (f'<div class="md-note"><a class="planner-link-a" href="./planner?{esc(query)}">'
-                                    "Open this meter in the planner →</a></div>")
-        self.plan_error.object = (error_html(p.error) + stale_html("replay")) if p.error else ""
-        self._on_steps_note()
-        self._update_url()
-
-    def _on_steps_note(self, *_):
-        m = self.model
-        origin = m.steps_origin
-        self.steps_note.object = f'<div class="md-note">{esc(text.steps_source_text(origin, m.plan.steps))}</div>'
-        self.follow_button.visible = (m.trace is not None and origin not in ("trace", "tenant_steps")
-                                      and m.plan.steps != len(m.trace))
-        self.follow_button.label = (f"T = the trace's {fmt.integer(len(m.trace))} steps" if m.trace is not None
-                                    else "T = the trace's steps")
+        """Replay controls, headlines, meter, sentence, alarms, steps; the history when opened (the main area)."""
+        # a Column laid out as a wrapping row: no template (pn.FlexBox costs ~200 ms per session), and its
+        # minimum width is 0 (each control is at most its width: a phone wraps them, never scrolls)
+        wrap = {"flex-direction": "row", "flex-wrap": "wrap", "align-items": "flex-end"}
+        bar = pn.Column(self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button,
+                        self.jump, self.report_button, self.speed,
+                        self.next_alarm_button, self.next_change_button, styles=wrap, sizing_mode="stretch_width",
+                        css_classes=["session-controls"])
+        results = pn.Column(self.title, bar, self.slider, self.cards, self.gauge, self.sentence, self.table,
+                            *self._history.parts(), self.explain, sizing_mode="stretch_width")
+        self._history.layout = results
+        return results
 
     # ------------------------------------------------------------------ replay controls
     def _stop_and(self, action):
@@ -380,6 +256,10 @@ class Session(DashboardView):
         self.play_button.label = "❚❚ Pause"
         self._play_callback = pn.state.add_periodic_callback(self._tick, period=self.play_interval)
 
+    def _on_speed(self, event) -> None:
+        if self._play_callback is not None:
+            self._play_callback.period = event.new  # playing on, at the new speed
+
     def _tick(self):
         with pn.io.hold():
             moved = self.model.step_forward()
@@ -390,6 +270,7 @@ class Session(DashboardView):
         if self._play_callback is not None:
             self._play_callback.stop()
             self._play_callback = None
+            self._update_url()  # the step reached goes into the link
         self.play_button.label = "▶ Play"
 
     def _on_slider(self, event):
@@ -399,8 +280,14 @@ class Session(DashboardView):
 
     def _on_zoom(self, plot, event) -> None:
         """Zooming a long trace's plot redraws the visible steps in more detail."""
+        from .figures import LOD_POINTS
+
         if plot.result is not None and len(plot.result) > LOD_POINTS:
             plot.show_window(event.x0, event.x1)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        load_notebook_extensions(("filedropper",))  # a notebook builds the upload area at once
+        return super()._repr_mimebundle_(include, exclude)
 
     def report(self):
         """The replay at the step shown, as a self-contained HTML report (``.save("session.html")`` in a notebook).
@@ -429,20 +316,11 @@ class Session(DashboardView):
         r = self.model.result
         self.report_button.disabled = r is None
         if r is None:
-            self.title.object = '<div class="md-note">Load a trace to replay it.</div>'
+            self.title.object = render("session/templates/note.html", text="Load a trace to replay it.")
             return
         t = r.trace
-        badge = '<span class="session-badge">SYNTHETIC</span>' if t.synthetic else ""
-        prov = f'<div class="md-note">{esc(t.provenance)}</div>' if t.provenance else ""
-        reverted = t.revert_steps
-        self.title.object = (
-            f'<div class="session-title">{esc(t.name)}{badge}</div>'
-            f'<div class="md-note">{fmt.integer(len(t))} steps · {esc(t.metric)} · '
-            f'{"tenants " + esc(", ".join(t.tenant_names[:12])) if t.has_tenants else "one developer"}'
-            + (f" · reverted: {esc(', '.join(map(str, reverted[:12])))}{' …' if len(reverted) > 12 else ''}"
-               if reverted else "") + f"</div>{prov}")
-        self.scores.update(r)
-        self.signals.update(r)
+        _set(self.title, view_html.title_html(r))
+        self._draw_history()
         self.gauge.param.update(ranges=list(r.settings["ranges"]), epsilon=list(r.settings["epsilon"]),
                                 meter_name=METER_TITLES[r.variant])
         self.slider.param.update(start=1, end=max(len(t), 2), disabled=len(t) < 2)
@@ -451,8 +329,11 @@ class Session(DashboardView):
     def _on_position(self, *_):
         with pn.io.hold():
             self._render_position()
+        if self._play_callback is None:
+            self._update_url()
 
     def _render_position(self):
+        """The step shown: each piece is replaced only when its content changed (one message in all)."""
         m = self.model
         r = m.result
         if r is None:
@@ -464,25 +345,28 @@ class Session(DashboardView):
         shown = self._step_at(i)
         if self.jump.text.value != shown:  # "Go to step" shows where the replay stands
             self.jump.text.value = shown
-        self.scores.move_cursor(d["step"])
-        self.signals.move_cursor(d["step"])
+        if self.scores is not None:
+            self.scores.move_cursor(d["step"])
+            self.signals.move_cursor(d["step"])
+        g = text.guarantee_at(r, i)
         self.gauge.param.update(empirical_overfitting=d["empirical_overfitting"], signal=d["signal"],
                                 incremental_signal=d["incremental_signal"], epsilon_shown=d["epsilon"],
-                                supported_epsilon=d["supported_epsilon"] if r.short_of_labels else None)
+                                supported_epsilon=g.holds if g.state == "short" else None,
+                                epsilon_note=text.gauge_note(g))
         self.back_button.disabled = self.first_button.disabled = i == 0
         self.forward_button.disabled = self.last_button.disabled = i >= len(r) - 1
-        self.cards.object = headlines_html(_cards(r, d), "session-card-row")
-        self.sentence.object = (f'<p class="md-sentence">{esc(text.sentence(r, i))}</p>'
-                                f'<div class="md-note session-needed">{esc(text.needed_text(r))}</div>')
-        self.alarms.object = _alarms_html(r, i)
-        self.table.object = _steps_table(r, i)
+        self.next_alarm_button.disabled = not m.has_next("alarm")
+        self.next_change_button.disabled = not m.has_next("change")
+        _set(self.cards, view_html.cards_html(r, i))
+        _set(self.sentence, view_html.answer_html(r, i) + view_html.alarms_html(r, i))
+        _set(self.table, view_html.steps_table_html(r, i))
 
     # ------------------------------------------------------------------ URL
     def _init_url(self):
-        loc = pn.state.location
-        query = dict(parse_qsl((loc.search or "").lstrip("?"), keep_blank_values=True))
-        applied = self.model.apply_link({k: v for k, v in query.items() if k in _SESSION_QUERY_KEYS})
-        problem = "" if applied else self.model.error
+        self._url = UrlState(SessionModel.QUERY_KEYS)
+        query = self._url.query()
+        applied = self.model.apply_link(query) if query else True
+        problem = self._url.refused or ("" if applied else self.model.error)
         if self.model.trace is None:
             self.model.load_example("emocontext")
         if problem:
@@ -494,92 +378,35 @@ class Session(DashboardView):
         self._update_url()
 
     def _update_url(self, *_):
-        if not (self.sync_url and self._url_ready) or self.model.plan.error:
+        if self._url is None or not self._url_ready or self.model.plan.error:
             return
-        loc = pn.state.location
-        if loc is None:
-            return
-        search = "?" + urlencode(self.model.to_query(), safe=",")
-        if loc.search != search:
-            loc.search = search
+        self._url.write(self.model.to_query())
 
 
-# ============================================================================ HTML pieces
-def _sub(k: int) -> str:
-    """3 -> '₃' (subscript digits for ε_i)."""
-    return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+class _Fitted(NumberInput):
+    """"Go to step": at most 130 px wide, adding nothing to its row's minimum width (see :func:`_fits`)."""
+
+    def __panel__(self):
+        column = super().__panel__()
+        column.max_width = 130
+        return column
 
 
-def _cards(r, d) -> list:
-    t = r.trace
-    tenant = d["tenant"]
-    who = f"{tenant} · " if tenant else ""
-    tenant_part = ""
-    if tenant and d["tenant_budget"] is not None:
-        tenant_part = f" · {tenant}: {fmt.integer(d['tenant_steps_used'])} of {fmt.integer(d['tenant_budget'])}"
-    elif tenant:
-        tenant_part = f" · {tenant}: {fmt.integer(d['tenant_steps_used'])} steps"
-    used_sub = f"of T = {fmt.integer(r.budget)}{tenant_part}" + ("" if d["within_budget"] else " · beyond budget")
-    lo, hi = d["signal_range"]
-    ilo, ihi = d["incremental_range"]
-    shown = d["incremental_signal"] if r.variant == "incremental" else d["signal"]
-    return [
-        headline_html("Step", str(d["step"]), f"{who}position {fmt.integer(d['position'])} of {fmt.integer(len(r))}"
-                      + (" · reverted" if d["reverted"] else ""), "session-step"),
-        headline_html("Steps used", f"{fmt.integer(d['steps_used'])} / {fmt.integer(r.budget)}", used_sub,
-                      "session-used"),
-        headline_html("Empirical overfitting", fmt.number(d["empirical_overfitting"]),
-                      f"|{fmt.number(d[t.val_column])} − {fmt.number(d[t.test_column])}|", "session-gap"),
-        headline_html("Regular signal", str(d["signal"]), f"this step: {text.range_text(lo, hi)}", "meter-signal"),
-        headline_html("Incremental signal", str(d["incremental_signal"]),
-                      f"worst so far{' (' + tenant + ')' if tenant else ''}: {text.range_text(ilo, ihi)}",
-                      "meter-incremental-signal"),
-        headline_html("Guaranteed bound", fmt.number(d["epsilon"]),
-                      f"ε{_sub(shown)} of the {r.variant} meter, prob. {fmt.confidence(r.settings['delta'])}",
-                      "meter-epsilon"),
-    ]
+def _fits(width: int) -> dict:
+    """A control of at most ``width`` px that adds nothing to its row's minimum width (a phone wraps the row)."""
+    return {"sizing_mode": "stretch_width", "max_width": width}
 
 
-def _alarms_html(r, index: int) -> str:
-    items = r.alarms_until(index)
-    if not items:
-        return '<div class="md-ok">No alarms up to this step.</div>'
-    out = []
-    for a in items[:40]:
-        cls = "session-alarm" if a.level == "alarm" else "session-note"
-        head = "Alarm" if a.level == "alarm" else "Note"
-        where = f" (step {a.step})" if a.step is not None else ""
-        out.append(f'<div class="{cls} alarm-{esc(a.kind)}"><b>{head}{where}:</b> {esc(a.message)}</div>')
-    if len(items) > 40:
-        out.append(f'<div class="md-note">… and {len(items) - 40:,} more (the report lists them all).</div>')
-    return "".join(out)
+def _set(pane, html: str) -> None:
+    """Replace a pane's HTML only when it changed (an unchanged piece sends nothing)."""
+    if pane.object != html:
+        pane.object = html
 
 
-def _steps_table(r, index: int) -> str:
-    t = r.trace
-    n = len(r)
-    lo, hi = text.table_window(n, index)
-    swatches = r.signals <= len(SIGNAL_COLORS)
-
-    def swatch(k):
-        return f'<span class="md-signal{f" signal-{k - 1}" if swatches else ""}">{k}</span>'
-
-    head = "".join(f'<th class="{"" if h in ("tenant", "regular", "incremental", "note") else "num"}">{esc(h)}</th>'
-                   for h in text.step_headers(r))
-    rows = []
-    for i in range(lo, hi):
-        c = text.step_row(r, i)
-        cls = " ".join(k for k, on in (("session-current", i == index), ("session-beyond", c["beyond"])) if on)
-        rows.append(
-            f'<tr class="{cls}"><td class="num">{c["step"]}</td>'
-            + (f"<td>{esc(c['tenant'])}</td>" if t.has_tenants else "")
-            + f'<td class="num">{c["val"]}</td><td class="num">{c["test"]}</td><td class="num">{c["gap"]}</td>'
-            f'<td>{swatch(c["signal"])}</td><td>{swatch(c["incremental"])}</td><td class="num">{c["epsilon"]}</td>'
-            f'<td class="num">{c["used"]}</td><td class="md-plain">{esc(c["note"])}</td></tr>')
-    caption = (f'<div class="md-note md-spaced session-table-caption">Steps {fmt.integer(t.steps[lo])}–'
-               f'{fmt.integer(t.steps[hi - 1])} of {fmt.integer(n)} (the current step highlighted)</div>')
-    return (caption + f'<div class="md-scroll-x"><table class="md-table session-table"><tr>{head}</tr>'
-            f'{"".join(rows)}</table></div>')
+def _linked_example() -> str:
+    """The shipped example a served page's link names (the EmoContext trace when it names none, or a bad one)."""
+    key = UrlState(["example"]).query().get("example")
+    return key if key in EXAMPLES else "emocontext"
 
 
 def page():

@@ -15,9 +15,10 @@ stderr).  ``--format json`` prints one object, documented by the schemas of the 
 """
 from __future__ import annotations
 
+import argparse
 import sys
 
-from ..core.cli import add_format_option, emit, table
+from ..core.cli import STDIN, StandardInput, add_format_option, emit, input_file, shown_path, table
 from ..core.validation import InputError, check_int, check_number, parse_int_list, parse_number_list, raw
 
 #: service parameter -> the flag a person typed
@@ -36,11 +37,25 @@ def _store_option(p, remote: bool = False) -> None:
     add_format_option(p)
 
 
+#: Runnable examples shown by ``--help``, in order, in one folder (tests/cli/test_help_examples.py runs them):
+#: a labels file and a model's predictions arrive on standard input (``-``).
+EXAMPLES = (
+    "seq 3000 | awk 'BEGIN {print \"id,label\"} {print \"x\" $1 \",\" $1 % 2}' | meter-dashboard testset create demo "
+    "--labels - --steps 4 --epsilon 0.05,0.1 --delta 0.1 --store sqlite:///demo.sqlite",
+    "seq 3000 | awk 'BEGIN {print \"id,prediction\"} {print \"x\" $1 \",1\"}' | meter-dashboard testset submit demo "
+    "--predictions - --val-accuracy 0.52 --tenant alice --store sqlite:///demo.sqlite",
+    "meter-dashboard testset status demo --store sqlite:///demo.sqlite",
+)
+
+
 def register(sub) -> None:
     p = sub.add_parser("testset", help="guarded test sets: create, submit, status, revert, retire, export",
                        description="Hold a test set: developers submit predictions and get back the meter's "
                        "signal (or ease.ml/ci's pass/fail), never the test score; the budget is enforced and the "
-                       "test set retires itself when it is used up.")
+                       "test set retires itself when it is used up.",
+                       epilog="examples (in one folder, in this order; - reads standard input):\n"
+                       + "\n".join(f"  {line}" for line in EXAMPLES),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     verbs = p.add_subparsers(dest="testset_command", metavar="SUBCOMMAND")  # the same one-line-error parser
     _register_create(verbs)
     t = verbs.add_parser("token", help="issue a tenant token (shown once)")
@@ -49,7 +64,7 @@ def register(sub) -> None:
     _store_option(t, remote=True)
     s = verbs.add_parser("submit", help="submit predictions; prints the signal only")
     s.add_argument("name", metavar="NAME")
-    s.add_argument("--predictions", required=True, help="CSV with columns id,prediction (one row per test example)")
+    s.add_argument("--predictions", required=True, help="CSV with columns id,prediction (one row per test example; - for standard input)")
     s.add_argument("--val-accuracy", default=None, help="the model's accuracy on your validation set, in [0, 1]")
     s.add_argument("--tenant", default=None, help="who submits (with --store; a token names its own tenant)")
     s.add_argument("--fail-on-alarm", action="store_true", help="exit 1 when the answer has an alarm (level "
@@ -76,7 +91,7 @@ def _register_create(verbs) -> None:
                          description="Meter mode (--epsilon/--delta/--steps, the planner's plan) or ease.ml/ci mode "
                          "(--condition/--reliability/--adaptivity). Prints the admin token once.")
     c.add_argument("name", metavar="NAME")
-    c.add_argument("--labels", required=True, help="CSV with columns id,label (any class names)")
+    c.add_argument("--labels", required=True, help="CSV with columns id,label (any class names; - for standard input)")
     c.add_argument("--steps", required=True, help="T (meter) or H (ci): the steps the test set must support")
     c.add_argument("--allow-smaller", action="store_true", help="accept fewer labels than the plan needs and "
                    "record the tolerance they support")
@@ -125,10 +140,12 @@ def _remote(args):
 def _read(kind: str, path: str, flag: str):
     from . import files
 
+    source = input_file(path)  # ``-``: standard input
     try:
-        return files.read_labels(path, parameter=flag) if kind == "labels" else files.read_predictions(path,
-                                                                                                       parameter=flag)
+        return files.read_labels(source, parameter=flag) if kind == "labels" else files.read_predictions(source,
+                                                                                                         parameter=flag)
     except InputError as exc:
+        path = shown_path(path)
         where = f"{path}, {exc.location}" if exc.location else path
         raise InputError(exc.parameter, exc.rule, raw(_got(exc)), location=where) from None
 
@@ -262,18 +279,24 @@ def _submit(args) -> int:
             raise InputError("--tenant", "left out with --server (the token names its tenant)", args.tenant)
         from .client import RemoteError
 
+        source = args.predictions
+        if source == STDIN:
+            from ..core.files import read_bytes
+            from .files import MAX_FILE_BYTES
+
+            source = read_bytes(StandardInput(), parameter="--predictions", max_bytes=MAX_FILE_BYTES)[0]
         try:  # the file goes as it is; the server names the row and column of a problem
-            out = remote.submit(args.name, args.predictions, val)
+            out = remote.submit(args.name, source, val)
         except RemoteError as exc:
             if str(exc).startswith(("row ", "line ")):  # say which file
-                raise RemoteError(f"{args.predictions}, {exc}", exc.status) from None
+                raise RemoteError(f"{shown_path(args.predictions)}, {exc}", exc.status) from None
             raise
     else:
         predictions = _read("predictions", args.predictions, "--predictions")
         try:
             out = service.submit(_store(args), args.name, predictions, val, tenant=args.tenant)
         except InputError as exc:
-            raise _in_file(exc, args.predictions, "predictions") from None
+            raise _in_file(exc, shown_path(args.predictions), "predictions") from None
     emit(args, out, _submit_text(out))
     if args.fail_on_alarm and out.get("failing"):
         return 1

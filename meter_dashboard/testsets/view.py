@@ -30,6 +30,7 @@ import param
 
 from ..core import formatting as fmt
 from ..core.runtime import in_thread, thread_pool
+from ..session.text import guarantee
 from ..ui.base import DashboardView
 from ..ui.meter_gauge import MeterGauge
 from ..ui.style import HTML, SIGNAL_COLORS, esc, headline_html
@@ -81,8 +82,15 @@ def _headlines(s: dict, detailed: bool) -> list:
     if s["mode"] == "meter":
         cards.append(headline_html("Signal", str(last["signal"]) if last else "—",
                                    f"{settings['meter']} meter, latest step shown", "testset-signal"))
-        cards.append(headline_html("Guaranteed bound", f"{last['epsilon']:g}" if last else "—",
-                                   f"ε, prob. {fmt.confidence(settings['delta'])}", "testset-epsilon"))
+        if last is None:
+            cards.append(headline_html("Guaranteed bound", "—", f"ε, prob. {fmt.confidence(settings['delta'])}",
+                                       "testset-epsilon"))
+        else:  # what this test set guarantees at its latest step, as on /session (issue 24)
+            supported = s["supported"]["epsilon"][last["signal"] - 1] if (s.get("supported") or {}).get("epsilon") \
+                else None
+            cards.append(guarantee(last["epsilon"], last["signal"], settings["delta"], meter=settings["meter"],
+                                   steps=s["steps"], test_size=s["labels"], needed=s["needed"],
+                                   supported=supported).html(css_class="testset-epsilon"))
     else:
         verdict = {True: "pass", False: "fail", None: "hidden"}[last["passed"]] if last else "—"
         cards.append(headline_html("Latest commit", verdict, "pass/fail", "testset-signal"))

@@ -68,6 +68,31 @@ def test_bench_replay_large_trace(benchmark, big_csv):
     assert np.all(result.incremental_signal >= result.signal)
 
 
+def _build_and_render(build) -> int:
+    """Build a page and its Bokeh models in a fresh document (what the server does per session opened)."""
+    from bokeh.document import Document
+
+    doc = Document()
+    doc.add_root(build().get_root(doc))
+    return len(doc.models)
+
+
+@pytest.mark.parametrize("page", ["session", "floor"])
+def test_bench_page_build_and_models(benchmark, page):
+    """Issue 19: the session page's Bokeh models and build time, beside the floor app's (same process).
+
+    Was 631 models on /session; the history plots and the meter's inputs are built when first opened.
+    """
+    from meter_dashboard.app import pages
+    from tests.benchmarks.load import floor_app
+
+    build = (lambda: pages.build("session")) if page == "session" else floor_app.build
+    models = benchmark(_build_and_render, build)
+    benchmark.extra_info["bokeh_models"] = models
+    print(f"\n{page}: {models} Bokeh models per session opened")
+    assert models <= (80 if page == "session" else 60)
+
+
 def test_bench_session_load_example(benchmark):
     model = SessionModel()
 

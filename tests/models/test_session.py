@@ -260,3 +260,65 @@ def test_long_replays_go_to_the_runner_and_late_results_are_dropped(monkeypatch)
         assert s.result.budget == 1000
 
     asyncio.run(go())
+
+# ---------------------------------------------------------------- issue 24: long traces, the step and the bound in links
+def long_trace(n: int = 200) -> bytes:
+    """n steps whose gap walks through the five default ranges (and back), so signals change often."""
+    gaps = [0.002, 0.007, 0.015, 0.03, 0.08, 0.03, 0.015, 0.007]
+    rows = [f"{i},0.9,{0.9 - gaps[(i // 9) % len(gaps)]:.4f}" for i in range(1, n + 1)]
+    return ("step,val_accuracy,test_accuracy\n" + "\n".join(rows) + "\n").encode()
+
+
+def test_next_alarm_and_next_change_jump_to_the_next_such_step():
+    s = SessionModel(trace=long_trace(), plan={"delta": 0.1, "steps": 150})
+    r = s.result
+    shown = r.incremental_signal
+    changes = [i for i in range(1, len(r)) if shown[i] != shown[i - 1]]
+    assert changes and r.change_positions.tolist() == changes
+    s.first()
+    seen = []
+    while s.next_change():
+        seen.append(s.position)
+    assert seen == changes and not s.has_next("change")
+    s.variant = "regular"  # the regular meter's signal changes more often
+    s.first()
+    regular = [i for i in range(1, len(s.result)) if s.result.signal[i] != s.result.signal[i - 1]]
+    assert s.has_next("change") and s.next_change() and s.position == regular[0]
+    s.first()
+    assert s.next_alarm() and s.position == 149  # step 150 used the last of T = 150, and steps went on
+    assert s.result.step(s.position)["alarms"] == ["budget_used_up"] and s.has_next("alarm")
+    assert s.next_alarm() and s.position == 150  # step 151 is the first beyond T = 150
+    assert s.result.step(s.position)["alarms"] == ["beyond_budget"] and not s.has_next("alarm")
+    assert not s.next_alarm() and s.position == 150
+
+
+def test_the_step_shown_is_in_the_link_and_restored():
+    s = SessionModel(example="emocontext")
+    assert "step" not in s.to_query()  # the last step: a loaded trace opens there
+    s.jump_to_step(5)
+    assert s.to_query()["step"] == "5"
+    other = SessionModel()
+    other.update_from_query(s.to_query())
+    assert other.current["step"] == 5
+    with pytest.raises(InputError, match="step must be a step of the trace \\(1..8\\); got '42'"):
+        other.update_from_query({"example": "emocontext", "step": "42"})
+
+
+def test_the_planners_bound_survives_the_round_trip_and_the_replay_stays_hoeffdings():
+    # issue 24: exact 15,651 on the planner became Hoeffding's 25,376 on the session and back
+    s = SessionModel(example="emocontext")
+    s.update_from_query("epsilon=0.01,0.02,0.03,0.04,0.05&delta=0.1&steps=8&bound=binomial&max_error_rate=0.2")
+    assert s.plan.bound == "hoeffding" and s.result.labels_needed["incremental"] == 25_376  # Section 6.3's 25K
+    assert s.planner_keys == {"bound": "binomial", "max_error_rate": "0.2"}
+    q = s.to_query()
+    assert q["bound"] == "binomial" and q["max_error_rate"] == "0.2"
+    back = MeterPlan.parse_query(s.planner_query())  # what the planner reads from the link
+    assert back["bound"] == "binomial" and back["max_error_rate"] == 0.2 and back["delta"] == 0.1
+    s.update_from_query({"delta": "0.05"})  # a link without the keys keeps them
+    assert s.planner_keys["bound"] == "binomial"
+    s.update_from_query({"bound": "hoeffding"})
+    assert s.planner_keys == {} and "bound" not in s.to_query()
+    with pytest.raises(InputError, match="bound must be one of"):
+        s.update_from_query({"bound": "magic"})
+    with pytest.raises(InputError, match="max_error_rate"):
+        s.update_from_query({"bound": "binomial", "max_error_rate": "0.7"})

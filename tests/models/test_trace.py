@@ -361,3 +361,69 @@ def test_columns_tenants_and_flags_from_the_vectorized_pass():
     assert t.tenants == ("bob", "alice", "bob") and t.tenant_names == ("bob", "alice")
     assert t.tenant_codes.tolist() == [0, 1, 0] and t.reverted.tolist() == [True, False, True]
     assert t.to_columns()["tenant"] == ("bob", "alice", "bob")
+
+
+# ---------------------------------------------------------------- issue 24: up to ten bad cells named at once
+def test_up_to_ten_bad_cells_are_named_in_file_order():
+    from meter_dashboard.session.trace_formats import MAX_PROBLEMS, TraceProblems
+
+    rows = [f"{i},0.9,{'1.7' if i % 3 == 0 else '0.8'}" for i in range(1, 60)]  # steps 3, 6, ... are bad
+    with pytest.raises(TraceProblems) as info:
+        read_trace(("step,val_accuracy,test_accuracy\n" + "\n".join(rows) + "\n").encode())
+    exc = info.value
+    assert len(exc.problems) == MAX_PROBLEMS == 10 and exc.more
+    assert [p.location for p in exc.problems] == [f"row {3 * k + 4}, column 3 (test_accuracy)" for k in range(10)]
+    assert str(exc).startswith("the first 10 of more than 10 problems in the trace: row 4, column 3 (test_accuracy)")
+    # two bad cells in one row, and a row with too many fields: all named, nothing else
+    with pytest.raises(TraceProblems) as info:
+        read_trace(b"step,val_accuracy,test_accuracy\n1,2,x\n2,0.5,0.4,9\n3,0.5,0.4\n")
+    assert [p.location for p in info.value.problems] == [
+        "row 2, column 2 (val_accuracy)", "row 2, column 3 (test_accuracy)", "row 3"] and not info.value.more
+    assert str(info.value).startswith("3 problems in the trace: row 2, column 2 (val_accuracy)")
+
+
+def test_a_single_bad_cell_keeps_its_own_message():
+    with pytest.raises(InputError) as info:
+        read_trace(b"step,val_accuracy,test_accuracy\n1,0.90,0.88\n2,0.91,1.7\n")
+    assert str(info.value) == "row 3, column 3 (test_accuracy): test_accuracy must be a number in [0, 1]; got '1.7'"
+    assert not hasattr(info.value, "problems")
+
+
+def test_json_steps_name_every_bad_field():
+    from meter_dashboard.session.trace_formats import TraceProblems
+
+    steps = [{"step": 1, "val_accuracy": 2, "test_accuracy": 0.5}, {"step": 2, "val_accuracy": 0.5},
+             {"step": 3, "val_accuracy": 0.5, "test_accuracy": -1}]
+    with pytest.raises(TraceProblems) as info:
+        read_trace(json.dumps(steps).encode(), format="json")
+    assert [p.location for p in info.value.problems] == [
+        "row 1 (steps[0]), field val_accuracy", "row 2 (steps[1])", "row 3 (steps[2]), field test_accuracy"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(bad=st.sets(st.integers(1, 300), min_size=0, max_size=14))
+def test_the_named_cells_are_the_first_bad_ones(bad):
+    from meter_dashboard.session.trace_formats import TraceProblems
+
+    rows = [f"{i},0.9,{'x' if i in bad else '0.8'}" for i in range(1, 301)]
+    data = ("step,val_accuracy,test_accuracy\n" + "\n".join(rows) + "\n").encode()
+    if not bad:
+        assert len(read_trace(data)) == 300
+        return
+    with pytest.raises(InputError) as info:
+        read_trace(data)
+    named = info.value.problems if isinstance(info.value, TraceProblems) else (info.value,)
+    expected = sorted(bad)[:10]
+    assert [p.location for p in named] == [f"row {i + 1}, column 3 (test_accuracy)" for i in expected]
+    assert getattr(info.value, "more", False) == (len(bad) > 10)
+
+
+def test_examples_are_read_once_per_process_and_shared_read_only():
+    # issue 19: every session used to parse the example's CSV again
+    a, b = load_example("emocontext"), load_example("emocontext")
+    assert a is b
+    for array in (a.steps, a.val, a.test, a.reverted, a.tenant_codes):
+        with pytest.raises(ValueError):
+            array[0] = array[0]
+    changed = a.with_test_size(60_000)  # a change is a new trace; the shared one stays as it was
+    assert changed is not a and changed.val is a.val and a.test_size == 5509

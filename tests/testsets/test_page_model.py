@@ -2,7 +2,6 @@
 and no test score in anything the page renders."""
 from __future__ import annotations
 
-from meter_dashboard.testsets.overview import TestSetsModel
 from meter_dashboard.testsets import access as A
 from meter_dashboard.testsets import service as S
 from meter_dashboard.testsets import signals as G
@@ -134,3 +133,24 @@ def test_an_empty_store_says_how_to_create_a_test_set(tmp_path):
     assert list(view.column.objects) == [view.empty]
     assert "meter-dashboard testset create NAME --labels LABELS.csv" in view.empty.object
     assert all(w.disabled for w in view.admin_widgets)
+
+
+def test_a_short_test_set_shows_what_it_supports_in_the_alarm_colour(sqlite_store, data):
+    """Issue 24: the /testsets card says what the test set guarantees at its latest step, as /session does:
+    created with too few labels (--allow-smaller), its card shows the supported eps, not the planned one."""
+    from meter_dashboard.session.text import guarantee
+    from meter_dashboard.testsets.view import _headlines
+
+    settings = G.meter_settings(epsilon=EPS, delta=0.01, steps=64)
+    made = S.create(sqlite_store, "short", data.labels_csv(), settings, allow_smaller=True)
+    assert made["labels"] < made["needed"] and made["supported"]
+    S.submit(sqlite_store, "short", data.mapping(data.predictions(2400)), 0.93)
+    status = S.status(sqlite_store, "short", A.OWNER)
+    last = status["history"][-1]
+    card = "".join(_headlines(status, detailed=True))
+    supported = made["supported"]["epsilon"][last["signal"] - 1]
+    expected = guarantee(last["epsilon"], last["signal"], 0.01, meter=settings["meter"], steps=64,
+                         test_size=made["labels"], needed=made["needed"], supported=supported)
+    assert expected.state == "short" and expected.alarm and expected.holds == supported > last["epsilon"]
+    assert expected.html(css_class="testset-epsilon") in card
+

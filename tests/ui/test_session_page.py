@@ -23,6 +23,12 @@ def expect_text(page, selector: str, value: str):
     expect(page.locator(selector).first).to_have_text(value, timeout=20_000)
 
 
+def open_settings(page):
+    """Open "Change the meter" (its inputs are built when first opened, issue 19)."""
+    page.locator(".meter-settings-toggle button").first.click()
+    page.locator(".delta-input input").first.wait_for(timeout=20_000)
+
+
 def test_upload_a_shipped_trace_step_back_then_a_malformed_file(page, server, open_page, relevant_errors, tmp_path):
     open_page(page, server, "/session", ".meter-signal")
     expect_text(page, ".session-step", "8")  # the EmoContext example, its last step
@@ -57,6 +63,45 @@ def test_upload_a_shipped_trace_step_back_then_a_malformed_file(page, server, op
     assert text(page, ".session-step") == "19"
     assert text(page, ".meter-signal") == "3" and text(page, ".meter-incremental-signal") == "4"
     expect(page.locator(".session-title").first).to_contain_text("synthetic_overfitting_trace.json")
+    expect_refused(page)  # issue 24: the drop area says so too, not a green "Upload complete"
+    assert relevant_errors(page.console_errors) == []
+
+
+def expect_refused(page):
+    """The upload widget shows the file as refused: red, no "Upload complete"."""
+    panel = page.locator(".trace-upload .filepond--panel-center").first
+    expect(panel).to_have_css("background-color", "rgb(196, 78, 71)", timeout=20_000)
+    expect(page.locator(".trace-upload .filepond--file-status-main").first).to_be_hidden()
+    after = page.locator(".trace-upload .filepond--file-status").first.evaluate(
+        "el => getComputedStyle(el, '::after').content")
+    assert after == '"Refused — see why below"'
+
+
+def test_a_file_with_many_bad_cells_names_ten_and_the_widget_refuses_it(page, server, open_page, relevant_errors,
+                                                                        tmp_path):
+    # issue 24: the widget showed a green "Upload complete" for a refused file; only the first bad cell was named
+    open_page(page, server, "/session?example=emocontext", ".meter-signal")
+    bad = tmp_path / "many-bad.csv"
+    rows = [f"{i},0.9,{'1.7' if i % 3 == 0 else '0.8'}" for i in range(1, 60)]  # rows 4, 7, 10, ... are bad
+    bad.write_text("step,val_accuracy,test_accuracy\n" + "\n".join(rows) + "\n")
+    page.locator(".trace-upload input[type=file]").first.set_input_files(str(bad))
+    items = page.locator(".trace-error .trace-problems li")
+    expect(items).to_have_count(10, timeout=30_000)
+    for k in range(10):
+        expect(items.nth(k)).to_have_text(f"row {3 * k + 4}, column 3 (test_accuracy): test_accuracy must be a "
+                                          "number in [0, 1]; got '1.7'")
+    expect(page.locator(".trace-error .trace-problems b").first).to_contain_text(
+        "the first 10 of more than 10 problems in the trace")
+    expect_refused(page)
+    expect_text(page, ".session-step", "8")  # the example stays
+    good = tmp_path / "good.csv"
+    good.write_text("step,val_accuracy,test_accuracy\n1,0.9,0.89\n2,0.91,0.9\n")
+    page.locator(".trace-upload .filepond--action-revert-item-processing").first.click()  # FilePond's undo
+    page.locator(".trace-upload input[type=file]").first.set_input_files(str(good))
+    expect_text(page, ".session-step", "2")
+    expect(page.locator(".trace-upload .filepond--panel-center").first).to_have_css(
+        "background-color", "rgb(54, 151, 99)")  # a file read: green again
+    expect(page.locator(".trace-error .md-error")).to_have_count(0)
     assert relevant_errors(page.console_errors) == []
 
 
@@ -70,6 +115,7 @@ def test_url_carries_the_planners_meter_and_links_back(page, server, open_page, 
     href = page.locator(".planner-link a").first.get_attribute("href")
     assert href.startswith("./planner?") and "epsilon=0.01,0.01,0.01,0.01,0.01" in href and "delta=0.1" in href
     # changing delta on this page writes the planner's keys back into the URL
+    open_settings(page)
     box = page.locator(".delta-input input").first
     box.fill("0.01")
     box.press("Enter")
@@ -104,6 +150,7 @@ def test_t_follows_the_loaded_trace_and_the_page_says_which(page, server, open_p
     # issue 11 #3: after EmoContext (T = 8) the 20-step example showed "Steps used 20 / 8"
     open_page(page, server, "/session?example=emocontext", ".meter-signal")
     expect_text(page, ".session-used", "8 / 8")
+    open_settings(page)
     expect(page.locator(".steps-note").first).to_contain_text("T = 8: the trace's number of steps")
     page.locator(".example-select select").first.select_option(label=EXAMPLE_TITLES["synthetic_overfitting"])
     expect_text(page, ".session-used", "20 / 20")
@@ -123,6 +170,7 @@ def test_numeric_inputs_say_what_is_wrong_beside_the_input(page, server, open_pa
     # issue 11 #4: delta = 1.5 used to be silently ignored
     open_page(page, server, "/session?example=emocontext", ".meter-signal")
     needed = text(page, ".session-needed")
+    open_settings(page)
     box = page.locator(".delta-input input").first
     box.fill("1.5")
     box.press("Enter")
@@ -153,22 +201,37 @@ def test_table_shows_every_step_and_go_to_step_follows(page, server, open_page):
 
 
 def test_usable_on_a_phone(browser, server, open_page, relevant_errors):
-    # issue 11 #11: at 390 px the meter's labels clipped and "Go to step" was cut off
+    # issue 11 #11: at 390 px the meter's labels clipped and "Go to step" was cut off;
+    # issue 24: the answer 1,000-1,200 px below the inputs -> the answer first on a narrow screen
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
         open_page(page, server, "/session?example=emocontext", ".meter-signal")
         page.wait_for_timeout(1500)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-        for selector in (".jump-input input", ".play-button button", ".session-report", ".meter-signal"):
+        for selector in (".jump-input input", ".play-button button", ".session-report", ".meter-signal",
+                         ".meter-guaranteed", ".md-gauge", ".next-alarm button"):
             box = page.locator(selector).first.bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (selector, box)
-        canvases = page.locator("canvas")  # the meter and the plots, labels included, fit the screen
-        assert canvases.count() >= 3
+        answer = page.locator(".meter-guaranteed").first.bounding_box()
+        inputs = page.locator(".example-select").first.bounding_box()
+        assert answer["y"] + answer["height"] < 844 and answer["y"] < inputs["y"]  # first screen, above the inputs
+        for selector in (".md-gauge-caption", ".md-gauge-bound", ".md-gauge-mark"):  # the meter's labels fit
+            for k in range(page.locator(selector).count()):
+                box = page.locator(selector).nth(k).bounding_box()
+                assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (selector, box)
+        page.locator(".session-history-toggle button").first.click()
+        canvases = page.locator("canvas")  # the history plots, built when opened, fit the screen
+        expect(canvases.first).to_be_visible(timeout=20_000)
+        page.wait_for_timeout(1000)
+        assert canvases.count() >= 2
         for k in range(canvases.count()):
             box = canvases.nth(k).bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
         page.screenshot(path=str(ARTIFACTS / "session-phone.png"), full_page=True)
+        assert relevant_errors(errors) == []
     finally:
         context.close()
 
@@ -222,3 +285,100 @@ def test_report_downloads_and_opens_offline_with_the_numbers(page, server, open_
         report.screenshot(path=str(ARTIFACTS / "session-report.png"), full_page=True)
     finally:
         context.close()
+
+
+# ---------------------------------------------------------------- issue 24: say only what holds, and what to do next
+def alarm_ink(page) -> str:
+    return page.locator(".session-alarm").first.evaluate("el => getComputedStyle(el).color")
+
+
+def test_the_headline_says_what_this_test_set_guarantees(page, server, open_page, relevant_errors):
+    # the card said "GUARANTEED BOUND 0.03" while the alarm beside it said the 5,509 labels support only 0.07763
+    open_page(page, server, "/session?example=emocontext", ".meter-signal")
+    eps3 = 0.03 * meter.min_epsilon("incremental", 5509, FIG3["epsilon"], 0.01, 8) / 0.01  # Theorem 2, scaled
+    expect_text(page, ".meter-guaranteed", f"{eps3:.4g}")
+    assert f"{eps3:.4g}" == "0.07763" and text(page, ".meter-epsilon") == "0.03"
+    card = page.locator(".md-headline-alarm").first
+    expect(card).to_contain_text("what 5,509 labels guarantee, prob. 0.99")
+    expect(card).to_contain_text("planned ε₃ = 0.03 needs 36,889 labels")
+    value_ink = page.locator(".meter-guaranteed").first.evaluate("el => getComputedStyle(el).color")
+    assert value_ink == alarm_ink(page)  # the alarm colour, the same as the alarm below
+    sentence = text(page, ".md-sentence")
+    assert "within 0.03" not in sentence and f"guarantees only that the test score is within {eps3:.4g}" in sentence
+    # beyond the budget (T = 6, enough labels): no bound at step 8
+    open_page(page, server, "/session?example=emocontext&steps=6&test_size=60000", ".meter-signal")
+    expect_text(page, ".meter-guaranteed", "none — beyond the budget")
+    expect(page.locator(".md-headline-alarm").first).to_contain_text("planned ε₃ = 0.03 covers the first T = 6 steps")
+    assert "within" not in text(page, ".md-sentence")
+    page.locator(".jump-input input").first.fill("6")
+    page.locator(".jump-input input").first.press("Enter")
+    expect_text(page, ".meter-guaranteed", "0.03")  # step 6 is within the budget and n = 60,000 suffices
+    expect(page.locator(".md-headline-alarm")).to_have_count(0)
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_what_the_signal_means_for_the_team(page, server, open_page):
+    open_page(page, server, "/session?example=emocontext&test_size=60000", ".meter-signal")
+    meaning = page.locator(".session-meaning").first
+    expect(meaning).to_contain_text("Signal 3 of 5 (gap 0.01–0.02): the validation set is overfit — trust the test "
+                                    "score (within ±0.03), not the validation score")
+    expect(meaning).to_contain_text("Paper's reading (Section 3.4): with probability 0.99 the validation set's "
+                                    "overfitting |OVFT(D_val, 𝒟)| lies in [0, 0.05].")
+    # narrower ranges: the last step's gap 0.0161 is in the last range -> refresh the validation set
+    open_page(page, server, "/session?example=emocontext&test_size=90000&ranges=0,0.001,0.002,0.003,0.01,1",
+              ".meter-signal")
+    expect(page.locator(".session-meaning").first).to_contain_text(
+        "Signal 5 of 5 (gap 0.01 or more): the validation set is overfit beyond the meter's last range — refresh it")
+
+
+def test_a_200_step_trace_plays_fast_jumps_to_alarms_and_changes_and_the_step_is_in_the_link(
+        page, server, open_page, relevant_errors, tmp_path):
+    from tests.models.test_session import long_trace
+
+    open_page(page, server, "/session?example=emocontext&steps=150&delta=0.1", ".meter-signal")
+    path = tmp_path / "two-hundred.csv"
+    path.write_bytes(long_trace(200))
+    page.locator(".trace-upload input[type=file]").first.set_input_files(str(path))
+    expect_text(page, ".session-step", "200")
+    expected = replay(long_trace(200), steps=150, delta=0.1)
+    page.locator(".play-speed select").first.select_option(label="20 steps/s")
+    page.locator(".first-step button").first.click()
+    expect_text(page, ".session-step", "1")
+    page.locator(".play-button button").first.click()
+    expect(page.locator(".session-step").first).to_have_text("200", timeout=45_000)  # 200 steps at 20 a second
+    expect(page.locator(".play-button button").first).to_contain_text("Play")
+    page.locator(".first-step button").first.click()
+    expect_text(page, ".session-step", "1")
+    for position in expected.change_positions[:3]:  # next change: where the incremental signal moves
+        page.locator(".next-change button").first.click()
+        expect_text(page, ".session-step", str(position + 1))
+        page.wait_for_function(f"() => window.location.search.includes('step={position + 1}')")
+    page.locator(".next-alarm button").first.click()
+    expect_text(page, ".session-step", "150")  # the last step of T = 150, with steps after it
+    page.locator(".next-alarm button").first.click()
+    expect_text(page, ".session-step", "151")
+    expect(page.locator(".next-alarm button").first).to_be_disabled()
+    # a shared link opens at its step
+    open_page(page, server, "/session?example=emocontext&step=5", ".meter-signal")
+    expect_text(page, ".session-step", "5")
+    page.locator(".step-back button").first.click()
+    page.wait_for_function("() => window.location.search.includes('step=4')")
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_the_planners_bound_goes_to_the_session_and_back(page, server, open_page, relevant_errors):
+    # issue 24: exact 15,651 on the planner became Hoeffding's 25,376 on the session and back
+    open_page(page, server, "/session?example=emocontext&epsilon=0.01,0.02,0.03,0.04,0.05&delta=0.1&steps=8"
+              "&bound=binomial&max_error_rate=0.2", ".meter-signal")
+    expect(page.locator(".session-needed").first).to_contain_text("incremental meter 25,376")  # Hoeffding's (Sec. 6.3)
+    page.wait_for_function("() => window.location.search.includes('bound=binomial')"
+                           " && window.location.search.includes('max_error_rate=0.2')")
+    link = page.locator(".planner-link a").first
+    href = link.get_attribute("href")
+    assert "bound=binomial" in href and "max_error_rate=0.2" in href and "delta=0.1" in href
+    expect(page.locator(".planner-link").first).to_contain_text("this replay uses Hoeffding's")
+    link.click()
+    page.locator(".label-count-incremental").first.wait_for(timeout=60_000)
+    expect(page.locator(".bound-select .bk-btn.bk-active").first).to_have_text("Exact binomial")
+    assert "max_error_rate=0.2" in page.evaluate("() => window.location.search")
+    assert relevant_errors(page.console_errors) == []

@@ -33,16 +33,26 @@ def test_colours_are_distinct():
 def test_gauge_draws_the_step_it_is_given():
     g = MeterGauge(empirical_overfitting=0.0161, signal=3, incremental_signal=4, epsilon_shown=0.04,
                    supported_epsilon=0.08)
-    segments = g._segments.data
-    assert segments["number"] == ["1", "2", "3", "4", "5"]
-    assert segments["alpha"][2] == 1.0 and segments["line_width"][3] > 1  # this step solid, worst so far outlined
-    bars = g._bars.data
-    assert np.isclose(bars["right"][0], (2 + 0.61) / 5)  # the solid bar ends at the gap
-    assert np.isclose(bars["right"][1], display_position([0.04], RANGES)[0])  # the grey bar at eps_4
-    assert len(g._hatch.data["left"]) == 1  # what the labels support, hatched
-    assert g._marks.data["text"] == ["this step", "worst so far"]
+    segments = g.layout["segments"]
+    assert [s["number"] for s in segments] == ["1", "2", "3", "4", "5"]
+    assert segments[2]["current"] and segments[3]["worst"]  # this step solid, worst so far outlined
+    assert np.isclose(g.layout["gap"]["end"], (2 + 0.61) / 5)  # the solid bar ends at the gap
+    assert np.isclose(g.layout["eps"]["end"], display_position([0.04], RANGES)[0])  # the grey bar at eps_4
+    assert np.isclose(g.layout["hatch"]["end"], display_position([0.08], RANGES)[0])  # what the labels support
+    assert [k["text"] for k in g.layout["marks"]] == ["this step", "worst so far"]
+    html = g.pane.object
+    assert html.count("class=\"md-gauge-seg") == 5 and "md-gauge-current" in html and "md-gauge-hatch" in html
+    assert "width: 52.200%" in html and "0.0161 → signal 3" in html
     g.param.update(ranges=[0, 0.5, 1], epsilon=[0.01, 0.02], signal=1, incremental_signal=1, supported_epsilon=None)
-    assert g._segments.data["number"] == ["1", "2"] and g._hatch.data["left"] == []
+    assert [s["number"] for s in g.layout["segments"]] == ["1", "2"] and g.layout["hatch"] is None
+    assert "md-gauge-hatch" not in g.pane.object
+
+
+def test_the_gauge_is_html_escaped_and_creates_no_bokeh_figure():
+    g = MeterGauge(meter_name="<b>x</b>", epsilon_shown=0.03, epsilon_note="none <i>guaranteed</i>")
+    assert "<b>x</b>" not in g.pane.object and "&lt;b&gt;x&lt;/b&gt;" in g.pane.object
+    assert "none &lt;i&gt;guaranteed&lt;/i&gt;" in g.pane.object
+    assert not hasattr(g, "figure")
 
 
 def test_session_view_renders_the_models_step():
@@ -50,6 +60,7 @@ def test_session_view_renders_the_models_step():
 
     view = Session(example="emocontext")
     assert 'meter-signal">3<' in view.cards.object and 'meter-epsilon">0.03<' in view.cards.object
+    assert 'meter-guaranteed">0.07763<' in view.cards.object  # n = 5,509 < 36,889: what these labels guarantee
     view.model.step_back()
     assert 'session-step">7<' in view.cards.object and 'meter-signal">2<' in view.cards.object
     assert not view.model.load(b"step,val_accuracy,test_accuracy\n1,0.5,x\n", name="<b>bad</b>.csv")

@@ -46,3 +46,23 @@ def test_each_component_renders_as_a_widget(executed, component):
     result = [o for o in cell.outputs if o.output_type == "execute_result"]
     assert result, f"md.{component}(...) displayed nothing"
     assert WIDGET in result[-1].data and "text/html" in result[-1].data, sorted(result[-1].data)
+
+
+def test_the_offline_switch_loads_every_components_extensions():
+    """``md.extension(inline=True)`` (README, first cell) names every extension a component declares."""
+    import panel as pn
+
+    import meter_dashboard as md
+    from meter_dashboard.ui.notebook import EXTENSIONS
+
+    needed = {name for component in ("Planner", "Session", "CI", "Ladder", "Compare", "Approve")
+              for name in getattr(md, component).extensions}
+    assert needed <= set(EXTENSIONS)
+    before = pn.config.inline
+    try:
+        md.extension(inline=True)
+        assert pn.config.inline is True
+        with pytest.raises(md.InputError, match="inline must be True or False"):
+            md.extension(inline="yes")
+    finally:
+        pn.config.inline = before

@@ -1,6 +1,8 @@
 """The session page's component without a browser: what it shows for the model's state."""
 from __future__ import annotations
 
+import html
+
 from meter_dashboard.session.text import table_window
 from meter_dashboard.session.trace import example_path
 from meter_dashboard.session.view import Session
@@ -31,6 +33,7 @@ def test_go_to_step_follows_the_replay():
 def test_numeric_inputs_say_what_is_wrong_and_keep_the_replay():
     # issue 11 #4: every numeric input gets a message beside it; the results stay
     view = Session(example="emocontext")
+    view.open_settings()  # issue 19: the meter's inputs are built when first opened
     before = view.model.result
     for box, typed, message in ((view.delta, "1.5", "δ (failure probability) must be in (0, 1); got '1.5'"),
                                 (view.steps, "0", "T (budget of steps) must be a whole number >= 1; got '0'"),
@@ -48,7 +51,9 @@ def test_numeric_inputs_say_what_is_wrong_and_keep_the_replay():
 def test_t_follows_the_trace_and_the_page_says_so():
     # issue 11 #3: after EmoContext (T = 8) a 20-step trace showed "Steps used 20 / 8"
     view = Session(example="emocontext")
-    assert "T = 8: the trace&#x27;s number of steps" in view.steps_note.object
+    assert "T = 8: the trace's number of steps" in html.unescape(view.meter_summary.object)
+    view.open_settings()
+    assert "T = 8: the trace's number of steps" in html.unescape(view.steps_note.object)
     view.model.load(GOOD, name="twenty.csv")
     assert 'session-used">20 / 20<' in view.cards.object and "T = 20: the trace" in view.steps_note.object
     view.steps.text.value = "12"
@@ -81,3 +86,45 @@ def test_shipped_json_through_the_view():
     view = Session(example="emocontext")
     view.model.load(example_path("synthetic_overfitting").read_bytes(), name="synthetic.json")
     assert 'meter-incremental-signal">4<' in view.cards.object and "reverted: 9, 18" in view.title.object
+
+
+def _models(view) -> tuple:
+    """(Bokeh models of the page's sidebar and main area, the document) once rendered."""
+    import panel as pn
+    from bokeh.document import Document
+
+    doc = Document()
+    doc.add_root(pn.Row(view.controls(), view.results()).get_root(doc))
+    return doc
+
+
+def test_the_first_view_builds_few_bokeh_models_and_the_rest_when_first_opened():
+    # issue 19: the page created 631 Bokeh models (60 BoxAnnotations for the signal bands alone); the first
+    # view now holds what a person reads first, and the history plots and the meter's inputs come when opened
+    from collections import Counter
+
+    view = Session(example="emocontext")
+    doc = _models(view)
+    first = Counter(type(m).__name__ for m in doc.models)
+    assert sum(first.values()) <= 60, first
+    assert first["figure"] == 0 and first["GlyphRenderer"] == 0 and first["TextInput"] == 2  # test size, go to step
+    view.history_toggle.value = True
+    opened = Counter(type(m).__name__ for m in doc.models)
+    assert opened["figure"] == 2 and opened["BoxAnnotation"] <= 4  # Figures 3a and 3c; the bands are one glyph
+    view.history_toggle.value = False
+    view.history_toggle.value = True
+    assert Counter(type(m).__name__ for m in doc.models) == opened  # reopened, not rebuilt
+    view.open_settings()
+    assert Counter(type(m).__name__ for m in doc.models)["TextInput"] == 8  # ε, ranges, δ, T, tenants, reverts
+    assert view.model.current["step"] == 8 and 'meter-signal">3<' in view.cards.object
+
+
+def test_a_step_moved_changes_only_what_differs():
+    view = Session(example="emocontext")
+    _models(view)
+    before = {name: getattr(view, name).object for name in ("title", "cards", "sentence", "table", "explain")}
+    gauge = view.gauge.pane.object
+    view.model.step_back()  # step 7: signal 2 (regular), 3 (worst so far)
+    after = {name: getattr(view, name).object for name in before}
+    assert after["title"] is before["title"] and after["explain"] is before["explain"]  # not re-sent
+    assert after["cards"] != before["cards"] and view.gauge.pane.object != gauge

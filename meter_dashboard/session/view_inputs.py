@@ -1,0 +1,337 @@
+"""The session page's sidebar: the trace (example, upload, n) and the meter (a summary; its inputs when opened).
+
+:class:`SessionInputs` is the part of :class:`~meter_dashboard.session.view.Session` that reads
+what a person gives.  What a first view needs is built when the page opens: the example, the
+test set's size, a one-paragraph summary of the meter with the link to the planner.  The rest is
+built when first wanted (issue 19):
+
+- the meter's inputs (ε, ranges, δ, T, tenants, reverts, the meter) when "Change the meter" is
+  first opened — most people read a replay with the meter the planner's link brought;
+- the upload area (Panel's ``FileDropper``, FilePond in the browser) once the page is on
+  screen: on a served page the browser then fetches FilePond's scripts (``jscallback`` on a
+  hidden toggle, started by ``pn.state.onload``) and says when they are in, so FilePond never
+  delays the answer; in a notebook it is built at once.
+
+Uploads are bounded chunk by chunk (:class:`~meter_dashboard.ui.upload.GuardedFileDropper`)
+and read and replayed in a worker thread (:class:`~meter_dashboard.session.model.TraceLoad`).
+"""
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+import panel as pn
+
+from ..core.files import MAX_UPLOAD_BYTES, human_bytes
+from ..core.html import render
+from ..core.validation import InputError, check_int
+from ..meter.model import resize_ranges
+from ..ui.inputs import ListInput, NumberInput
+from ..ui.style import HTML, stale_html
+from ..ui.upload import GuardedFileDropper
+from . import text, view_html
+from .model import MAX_BUDGET_STEPS, METER_TITLES, TraceLoad
+from .trace import EXAMPLES
+
+__all__ = ["SessionInputs", "Opened", "UPLOADED"]
+
+#: The example selector's entry for a trace that came from a file.
+UPLOADED = "(uploaded file)"
+_SETTINGS = "Change the meter (ε, ranges, δ, T, tenants, reverts)"
+
+#: Fetch FilePond's scripts (once per browser page), then tell the server (the toggle's value).
+_LOAD_FILEPOND = """
+if (cb_obj.label !== "load" || cb_obj.active) { return; }
+const sources = %s;
+const load = (src) => new Promise((done, fail) => {
+  const s = document.createElement("script");
+  s.src = src; s.onload = done; s.onerror = () => fail(new Error(src));
+  document.head.appendChild(s);
+});
+(async () => {
+  if (window.FilePond === undefined) { for (const src of sources) { await load(src); } }
+  cb_obj.active = true;
+})().catch((e) => console.warn("the upload area could not load FilePond:", e.message));
+"""
+
+
+class Opened:
+    """A part of the page built the first time its toggle is opened, then shown and hidden (issue 19).
+
+    ``build()`` returns the part (a Panel layout); it goes under the toggle in :attr:`layout`, the
+    column holding the toggle (set once the page is laid out).
+    """
+
+    def __init__(self, title: str, build, css: str, margin=(4, 5)):
+        self.title, self._build = title, build
+        self.toggle = pn.widgets.Toggle(label=f"▸ {title}", value=False, color="light", sizing_mode="stretch_width",
+                                        margin=margin, css_classes=[css])
+        self.toggle.param.watch(self._on_toggle, "value")
+        self.body: Any = None
+        self.layout: Any = None
+
+    def _on_toggle(self, event) -> None:
+        with pn.io.hold():
+            if event.new and self.body is None:
+                self.body = self._build()
+                if self.layout is not None:
+                    self.layout.insert(self.layout.objects.index(self.toggle) + 1, self.body)
+            if self.body is not None:
+                self.body.visible = event.new
+            self.toggle.label = f"{'▾' if event.new else '▸'} {self.title}"
+
+    def parts(self) -> list:
+        """The toggle, and the part once built (for laying out)."""
+        return [self.toggle] + ([self.body] if self.body is not None else [])
+
+
+class SessionInputs:
+    """The sidebar of :class:`~meter_dashboard.session.view.Session` (a mixin: it works on ``self.model``)."""
+
+    # what the mixin reads and builds (the page's model, and parts built when first needed)
+    model: Any
+    upload: Any
+    load_progress: Any
+    steps_note: Any
+    follow_button: Any
+    plan_error: Any
+    _filepond: Any
+    _load: Any
+    _sidebar: Any
+
+    # ------------------------------------------------------------------ building
+    def _build_inputs(self, served: bool) -> None:
+        m = self.model
+        options = {info.title: key for key, info in EXAMPLES.items()}
+        options[UPLOADED] = UPLOADED
+        current = m.example if m.example is not None else (UPLOADED if m.trace is not None else None)
+        self.example = pn.widgets.Select(label="Example trace", options=options,
+                                         value=current or list(options.values())[0], sizing_mode="stretch_width",
+                                         css_classes=["example-select"])
+        self.example.param.watch(self._on_example, "value")
+        self.upload = self.load_progress = None  # built once the page is on screen (see _build_upload)
+        self._sidebar = None  # the sidebar's column, once laid out
+        # what a trace file holds, then why a trace was refused or what was loaded: one pane (issue 19)
+        self.trace_error = HTML(_upload_help(), sizing_mode="stretch_width", margin=(0, 5),
+                                css_classes=["trace-error", "trace-status", "upload-help"])
+        self.trace_status = self.upload_help = self.trace_error
+        self.test_size = NumberInput(m, "test_size", label="Test-set size n (labels)", placeholder="e.g. 5509",
+                                     css_classes=["test-size-input"], message_classes=["test-size-message"])
+        self.meter_summary = HTML("", sizing_mode="stretch_width", css_classes=["meter-summary", "planner-link"],
+                                  margin=(12, 5, 0, 5))
+        self.planner_link = self.meter_summary  # the summary carries the link to the planner
+        self._settings = Opened(_SETTINGS, self._build_settings, "meter-settings-toggle")
+        self.settings_toggle = self._settings.toggle
+        self.steps_note = self.follow_button = self.plan_error = None  # with the meter's inputs
+        if served:
+            self._filepond = pn.widgets.Toggle(label="", value=False, visible=False, css_classes=["filepond-ready"])
+            self._filepond.jscallback(label=_LOAD_FILEPOND % json.dumps(_filepond_scripts()))
+            self._filepond.param.watch(self._on_filepond, "value")
+            pn.state.onload(self._start_filepond)
+        else:
+            self._filepond = None
+            self._build_upload()
+
+    def _on_filepond(self, event) -> None:
+        if event.new:
+            self._build_upload()
+
+    def _start_filepond(self) -> None:
+        """The page is on screen: the browser may fetch FilePond now (see _LOAD_FILEPOND)."""
+        self._filepond.label = "load"
+
+    def _build_upload(self) -> None:
+        """The upload area (Panel's FileDropper with the page's limits), in place of its placeholder."""
+        if self.upload is not None:
+            return
+        self.upload = GuardedFileDropper(
+            parameter="trace", max_bytes=MAX_UPLOAD_BYTES, layout="compact", sizing_mode="stretch_width", height=90,
+            accepted_filetypes=[".csv", ".json", "text/csv", "application/json", "text/plain"],
+            css_classes=["trace-upload"])
+        self.upload.param.watch(self._on_upload, "value")
+        self.upload.param.watch(self._on_upload_refused, "upload_error")
+        self.load_progress = pn.indicators.Progress(value=0, max=100, visible=False, sizing_mode="stretch_width",
+                                                    css_classes=["trace-progress"], margin=(0, 10))
+        if self._sidebar is not None and self._filepond in self._sidebar.objects:  # in place of the hidden toggle
+            k = self._sidebar.objects.index(self._filepond)
+            self._sidebar[k:k + 1] = [self.upload, self.load_progress]
+
+    def open_settings(self) -> None:
+        """Show the meter's inputs (built the first time)."""
+        self.settings_toggle.value = True
+
+    def _build_settings(self) -> pn.Column:
+        """The meter's inputs, bound to the planner's model the session holds."""
+        m, p = self.model, self.model.plan
+        self.variant = pn.widgets.RadioButtonGroup.from_param(
+            m.param.variant, label="Meter", options={"Incremental meter": "incremental", "Regular meter": "regular"},
+            color="light", sizing_mode="stretch_width", css_classes=["variant-input"])
+        self.epsilon = ListInput(p, "epsilon", label="ε per signal (ε₁ ≤ … ≤ ε_m)", kind="float",
+                                 on_value=self._set_epsilon, css_classes=["epsilon-input"])
+        self.ranges = ListInput(p, "ranges", label="Range boundaries 0 = r₀ < … < r_m = 1", kind="float",
+                                css_classes=["ranges-input"])
+        self.delta = NumberInput(p, "delta", label="δ (failure probability)", css_classes=["delta-input"],
+                                 message_classes=["delta-message"])
+        self.steps = NumberInput(p, "steps", label="T (budget of steps)", css_classes=["steps-input"],
+                                 check=self._check_steps, message_classes=["steps-message"])
+        self.steps_note = HTML("", sizing_mode="stretch_width", css_classes=["steps-note"], margin=(0, 5))
+        self.follow_button = pn.widgets.Button(label="T = the trace's steps", color="light", visible=False,
+                                               sizing_mode="stretch_width", css_classes=["follow-trace"])
+        self.follow_button.on_click(lambda event: self.model.follow_trace())
+        self.tenant_steps = ListInput(p, "tenant_steps", label="Steps per tenant (optional)", placeholder="e.g. 12,8",
+                                      on_value=self._set_tenant_steps, css_classes=["tenant-steps-input"])
+        self.reverts = ListInput(p, "reverts", label="Revert steps fixed in advance (optional)", placeholder="e.g. 9",
+                                 on_value=self._set_reverts, css_classes=["reverts-input"])
+        self.plan_error = HTML("", sizing_mode="stretch_width", css_classes=["plan-error"], margin=(0, 5))
+        settings = pn.Column(self.variant, self.epsilon, self.ranges,
+                             pn.Row(self.delta, self.steps, sizing_mode="stretch_width"), self.steps_note,
+                             self.follow_button, self.tenant_steps, self.reverts, self.plan_error,
+                             sizing_mode="stretch_width", margin=0, css_classes=["meter-settings"])
+        self._on_plan()
+        return settings
+
+    @staticmethod
+    def _check_steps(value) -> int:
+        steps = check_int("T (budget of steps)", value, minimum=1)
+        if steps > MAX_BUDGET_STEPS:
+            raise InputError("T (budget of steps)", f"a whole number of at most {MAX_BUDGET_STEPS:,}", value)
+        return steps
+
+    def _set_epsilon(self, eps) -> None:
+        p = self.model.plan
+        values = {"epsilon": eps}
+        if len(eps) != len(p.ranges) - 1:
+            values["ranges"] = resize_ranges(p.ranges, len(eps))
+        p.param.update(**values)
+
+    def _set_tenant_steps(self, values) -> None:
+        self.model.plan.param.update(tenant_steps=values, tenants=max(1, len(values)))
+
+    def _set_reverts(self, values) -> None:
+        self.model.plan.param.update(reverts=values, revert_budget=len(values))
+
+    def controls(self) -> pn.Column:
+        """Trace and meter inputs (the sidebar of the served page)."""
+        upload = [self._filepond] if self.upload is None else [self.upload, self.load_progress]
+        self._sidebar = pn.Column(
+            HTML("<b>Trace</b> — the team's development history", margin=(5, 5, 0, 5)),
+            self.example, *upload, self.trace_error, self.test_size,
+            self.meter_summary, *self._settings.parts(), sizing_mode="stretch_width",
+        )
+        self._settings.layout = self._sidebar
+        return self._sidebar
+
+    # ------------------------------------------------------------------ the trace
+    def _on_example(self, event):
+        if event.new == UPLOADED or event.new == self.model.example:
+            return
+        self._stop()
+        with pn.io.hold():
+            self.model.load_example(event.new)
+
+    def _on_upload_refused(self, event):
+        if event.new:
+            self.model.refuse(event.new)
+
+    def _on_upload(self, event):
+        for name, data in (event.new or {}).items():
+            if isinstance(data, str):
+                data = data.encode("utf-8")
+            self._stop()
+            self._start_load(data, name)
+
+    def _start_load(self, data: bytes, name: str) -> None:
+        """Read and replay the upload in a worker thread (served), or right here (notebook, tests)."""
+        if self._load is not None:
+            self._load.cancel()  # a newer file wins
+        job = TraceLoad(self.model, data, name=name, max_bytes=MAX_UPLOAD_BYTES)
+        self._load = job
+        job.param.watch(self._on_load_progress, ["progress", "status", "running"])
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            async def run():
+                await self._run_load(job)
+
+            pn.state.execute(run)
+        else:
+            job.run()
+            self._finish_load(job)
+
+    async def _run_load(self, job) -> None:
+        await job.arun()
+        self._finish_load(job)
+
+    def _finish_load(self, job) -> None:
+        if job is not self._load:
+            return  # a newer upload replaced it
+        self._load = None
+        with pn.io.hold():
+            self.load_progress.visible = False
+            if job.error:
+                self.model.refuse(job.error, job.problems)
+            elif job.prepared is not None:
+                self.model.apply(job.prepared)
+
+    def _on_load_progress(self, *_):
+        job = self._load
+        if job is None:
+            return
+        self.load_progress.visible = job.running
+        self.load_progress.value = int(round(100 * job.progress))
+        if job.running and job.status:
+            self._trace_message(view_html.status_html(job.status.capitalize()))
+
+    def _on_status(self, *_):
+        m = self.model
+        self._trace_message(view_html.refusal_html(m.error, m.problems) or view_html.status_html(m.status))
+        if self.upload is not None and (self.upload.value or self.upload.upload_error):
+            self.upload.show_refused(bool(m.error))  # the file in the drop area: refused or read
+        wanted = m.example if m.example is not None else (UPLOADED if m.trace is not None else None)
+        if wanted is not None and self.example.value != wanted:
+            self.example.value = wanted
+        self._update_url()
+
+    def _trace_message(self, html: str) -> None:
+        """Under what a trace file holds: why the last one was refused, or what was loaded."""
+        text = _upload_help() + html
+        if self.trace_error.object != text:
+            self.trace_error.object = text
+
+    # ------------------------------------------------------------------ the plan
+    def _on_plan(self, *_):
+        m = self.model
+        self.meter_summary.object = render(
+            "session/templates/meter_summary.html", meter=METER_TITLES[m.variant], plan=m.plan,
+            steps_text=text.steps_source_text(m.steps_origin, m.plan.steps),
+            query=urlencode(m.planner_query(), safe=","), bound=m.planner_keys.get("bound"))
+        if self.plan_error is not None:
+            self.plan_error.object = (view_html.error_html(m.plan.error) + stale_html("replay")) if m.plan.error else ""
+        self._on_steps_note()
+        self._update_url()
+
+    def _on_steps_note(self, *_):
+        if self.steps_note is None:
+            return
+        m = self.model
+        origin = m.steps_origin
+        self.steps_note.object = render("session/templates/note.html", text=text.steps_source_text(origin, m.plan.steps))
+        self.follow_button.visible = (m.trace is not None and origin not in ("trace", "tenant_steps")
+                                      and m.plan.steps != len(m.trace))
+        self.follow_button.label = (f"T = the trace's {len(m.trace):,} steps" if m.trace is not None
+                                    else "T = the trace's steps")
+
+
+@functools.lru_cache(maxsize=1)
+def _upload_help() -> str:
+    """What a trace file holds (the same for everyone: rendered once per process)."""
+    return render("session/templates/upload_help.html", limit=human_bytes(MAX_UPLOAD_BYTES))
+
+
+@functools.lru_cache(maxsize=1)
+def _filepond_scripts() -> list:
+    """FilePond's scripts as a served page lists them (relative to the page, in Panel's order)."""
+    from panel.models.file_dropper import FileDropper  # the Bokeh model: its scripts as the page would list them
+
+    return list(FileDropper.__javascript__)
