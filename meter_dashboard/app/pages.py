@@ -21,6 +21,7 @@ Each served page
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import importlib
@@ -177,16 +178,52 @@ async def _build_next(queue: asyncio.Queue) -> None:
     context = doc.session_context
     if context is None or context.destroyed:  # the browser left before its turn
         return
+    on_screen: list = []  # what the view asked to run once it is on screen (pn.state.onload)
     try:
-        await context.with_locked_document(functools.partial(_fill_in, root=root, name=name, module=module))
+        await context.with_locked_document(functools.partial(_fill_in, root=root, name=name, module=module,
+                                                             on_screen=on_screen))
+        if on_screen:  # the page's message has gone out: now the view's own onload callbacks
+            await context.with_locked_document(functools.partial(_run_on_screen, callbacks=on_screen))
     except Exception:  # noqa: BLE001 - one page's failure must not stop the others' builds
         log.exception("page %s could not be built", name)
     await asyncio.sleep(_FLUSH_SECONDS)  # the event loop hands the page's message to the network first
 
 
-def _fill_in(doc, *, root: pn.Column, name: str, module) -> None:
-    with set_curdoc(doc):
+def _fill_in(doc, *, root: pn.Column, name: str, module, on_screen: list) -> None:
+    with set_curdoc(doc), _onload_once_on_screen(doc, on_screen):
         _fill(root, name, module)
+
+
+@contextlib.contextmanager
+def _onload_once_on_screen(doc, callbacks: list):
+    """While a view is built for a browser that is already connected, ``pn.state.onload`` keeps its meaning.
+
+    Panel runs an ``onload`` callback at once when the session has loaded, which it has by the
+    time the builder builds the view: a view that waits for its widgets to be on screen (the
+    session page starts fetching FilePond that way) would act before they are.  So during the
+    build ``pn.state.onload(cb)`` for this document collects ``cb``, and the builder runs the
+    collected callbacks once the page's message has gone out.
+    """
+    state = pn.state
+    panel_onload = type(state).onload.__get__(state)
+
+    def onload(callback, threaded: bool = False):
+        if state.curdoc is doc:
+            callbacks.append(callback)
+        else:
+            panel_onload(callback, threaded)
+
+    state.onload = onload  # an instance attribute over Panel's method, for this build only
+    try:
+        yield
+    finally:
+        del state.onload
+
+
+def _run_on_screen(doc, *, callbacks: list) -> None:
+    with set_curdoc(doc):
+        for callback in callbacks:
+            pn.state.execute(callback, schedule=False)
 
 
 def build(name: str):

@@ -152,8 +152,10 @@ def test_each_page_loads_only_what_it_uses(page, server, name):
     assert not [u for u in urls if "fast-components" in u or "googleapis" in u]
     tabulator = [u for u in urls if "tabulator" in u]
     assert bool(tabulator) == (name == "planner"), "only the planner uses Tabulator"
-    filepond = [u for u in urls if "filepond" in u.lower()]
     uploads = ("session", "ci", "ladder", "compare", "approve")  # every upload is a GuardedFileDropper (issue 15)
+    if name == "session":  # its upload area is built once the answer is on screen (issue 19: first view light)
+        expect(page.locator(".trace-upload .filepond--root").first).to_be_attached(timeout=30_000)
+    filepond = [u for u in urls if "filepond" in u.lower()]
     assert bool(filepond) == (name in uploads), "only the upload pages use the file dropper"
     assert not [u for u in urls if not u.startswith((server, "blob:", "data:"))], "nothing from another host"
     assert _header_links(page) == _bar(PAGES.items())  # issue 24: a Docs link in every page's bar
