@@ -78,10 +78,11 @@ class DashboardDesign(Native):
 
     Through Panel's documented design mechanism (``pn.extension(design=...)``; a design's
     ``modifiers`` per component class, a theme's per theme): in the dark theme the Tabulator
-    uses its dark ``midnight`` theme; toggle groups, progress bars, sliders, file droppers, tabs and
-    buttons receive ``dashboard.css`` (the same URL as every component), whose rules make the
+    uses its dark ``midnight`` theme; toggle groups, progress bars, sliders, file droppers, tabs,
+    buttons and toggles receive ``dashboard.css`` (the same URL as every component), whose rules make the
     chosen option the highlighted one, the tracks, bars, drop areas and the active tab follow the
-    theme (light and dark, from Panel's theme variables) and a warning button's label readable
+    theme (light and dark, from Panel's theme variables), "light" buttons take the theme's surface
+    colour (Panel draws them white in the dark theme too) and a warning button's label is readable
     (dark on amber).  A table whose page
     chose its own Tabulator theme keeps it (modifiers apply to default values only).
     """
@@ -95,6 +96,7 @@ class DashboardDesign(Native):
         pn.widgets.FileDropper: {"stylesheets": [Inherit, _URL]},
         pn.Tabs: {"stylesheets": [Inherit, _URL]},
         pn.widgets.Button: {"stylesheets": [Inherit, _URL]},
+        pn.widgets.Toggle: {"stylesheets": [Inherit, _URL]},
     }
     _themes = {"default": NativeDefaultTheme, "dark": _DarkTheme}
 

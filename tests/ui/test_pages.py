@@ -183,10 +183,11 @@ def brightness(rgb: str) -> float:
 
 
 #: Every element (through Panel's shadow roots) with a visible, opaque, bright background larger than
-#: 300 px², except the ones bright on purpose: the header's switch, signal and series colours, icon masks.
+#: 300 px², except the ones bright on purpose: the header's switch, signal and series colours (the meter's
+#: segments included), icon masks.
 BRIGHT_AREAS = """() => {
   const out = [];
-  const on_purpose = ['md-theme-toggle', 'md-signal', 'md-swatch', 'bk-icon', 'md-badge'];
+  const on_purpose = ['md-theme-toggle', 'md-signal', 'md-swatch', 'md-gauge', 'bk-icon', 'md-badge'];
   const lum = (c) => { const m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
     const p = m[1].split(',').map(Number); if (p.length === 4 && p[3] < 0.5) return null;
     return (299 * p[0] + 587 * p[1] + 114 * p[2]) / 1000; };
