@@ -122,7 +122,7 @@ def _fill(root: pn.Column, name: str, module) -> None:
         else:
             body = Bar(pn.Column(controls, width=340, css_classes=["md-sidebar"]),
                        pn.Column(view.results(), sizing_mode="stretch_width", css_classes=["md-main"]),
-                       sizing_mode="stretch_width", css_classes=["md-body"])
+                       sizing_mode="stretch_width", css_classes=["md-body", f"md-body-{name}"])
     except Exception as exc:  # noqa: BLE001 - shown on the page (one line) and logged, never a blank page
         log.exception("page %s could not be built", name)
         body = HTML(snippet('<div class="md-error">This page could not be built: {{ what }}. Reload to try '

@@ -147,7 +147,7 @@ def test_a_websocket_message_over_the_limit_closes_only_that_connection(stats_se
             await big.request("PATCH-DOC", {"events": [], "padding": padding + "x" * 2000}, timeout=120)
         except (ConnectionError, WebSocketClosedError):
             pass
-        seconds = await other.change("delta-input", "0.05", other.text_id("label-count-regular"),
+        seconds = await other.change("delta-input", "0.05", await other.wait_text_id("label-count-regular"),
                                      "label-count-regular", "91,985")
         await other.close()
         await big.close()
