@@ -8,7 +8,7 @@ import argparse
 import math
 from typing import Any
 
-from ..core.cli import add_format_option, emit, file_or_example, input_file, table
+from ..core.cli import add_format_option, add_verb, emit, file_or_example, input_file, table
 from ..core.validation import InputError, check_int, check_number, raw
 
 METHOD_CHOICES = ("naive", "bonferroni", "weighted-bonferroni", "bonf-srgp", "fs-srgp", "pres-srgp")
@@ -48,8 +48,8 @@ class _ModelDefaultsHelp(argparse.RawDescriptionHelpFormatter):
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "approve",
+    p = add_verb(
+        sub, "approve",
         help="approve/deny each modification of a trace with Bonferroni or an SRGP (test-set reuse)",
         description=(
             "Sequentially test modifications of a model on one reused test set, releasing only approve/deny "
@@ -61,8 +61,8 @@ def register(sub) -> None:
             "modification in the order tested. The defaults are the paper's (Section 3) and the /approve "
             "page's."
         ),
-        epilog="examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES) + "\n\nThe second exits with status 1: "
-        "the naive procedure approves modifications that overfit the reused test set (--fail-on-approval).",
+        examples=EXAMPLES, note="The second exits with status 1: the naive procedure approves modifications that "
+        "overfit the reused test set (--fail-on-approval).",
         formatter_class=_ModelDefaultsHelp,
     )
     p.add_argument("trace", metavar="TRACE.csv", nargs="?", default=None,

@@ -4,9 +4,7 @@ No Panel import here (the CLI runs in CI pipelines).
 """
 from __future__ import annotations
 
-import argparse
-
-from ..core.cli import add_format_option, emit, input_file, shown_path, table
+from ..core.cli import add_format_option, add_verb, emit, input_file, shown_path, table
 from ..core.validation import InputError, check_number, raw
 from .inputs import ADAPTIVITIES, ALARM_ON, BOUNDS, MODES, default
 
@@ -21,8 +19,8 @@ EXAMPLES = (
 
 def register(sub) -> None:
     """Add ``meter-dashboard ci``; every default is the model's (:class:`~meter_dashboard.ci.CIInputs`)."""
-    p = sub.add_parser(
-        "ci",
+    p = add_verb(
+        sub, "ci",
         help="test-set size for an ease.ml/ci condition (and replay of a commit trace)",
         description=(
             "How many labelled test examples an ease.ml/ci condition needs (Renggli et al. 2019): the baseline "
@@ -30,9 +28,8 @@ def register(sub) -> None:
             "the optimized count (Bennett, Section 4) and the labels per commit with active labeling. "
             "With --trace, replays a commit history into pass/fail signals and new-testset alarms."
         ),
-        epilog="examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES) + "\n\nThe second replays the shipped "
-        "commit trace and exits with status 1: its last commit fails the condition (--fail-on-fail).",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=EXAMPLES, note="The second replays the shipped commit trace and exits with status 1: its last "
+        "commit fails the condition (--fail-on-fail).",
     )
     p.add_argument("--condition", required=True,
                    help="the condition, e.g. 'n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01' (n: new accuracy, "

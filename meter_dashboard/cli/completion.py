@@ -12,6 +12,8 @@ import argparse
 import re
 import sys
 
+from ..core.cli import add_verb
+
 #: Runnable examples shown by ``--help`` (tests/cli/test_habits.py runs each one).
 EXAMPLES = (
     "meter-dashboard completion bash > meter-dashboard.bash && bash -c 'source meter-dashboard.bash && complete -p meter-dashboard'",
@@ -20,16 +22,15 @@ SHELLS = ("bash", "zsh")
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "completion",
+    p = add_verb(
+        sub, "completion",
         help="print a shell completion script (bash or zsh)",
         description="Print a completion script for bash or zsh, generated from this command's own parser "
         "(verbs, flags, choices; file names elsewhere). Install it once, e.g. for bash: "
         "meter-dashboard completion bash > ~/.local/share/bash-completion/completions/meter-dashboard; "
         "for zsh: meter-dashboard completion zsh > ~/.zfunc/meter-dashboard.zsh and source that file "
         "from ~/.zshrc.",
-        epilog="example:\n" + "\n".join(f"  {line}" for line in EXAMPLES),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=EXAMPLES, heading="example",
     )
     p.add_argument("shell", metavar="{bash,zsh}", help="the shell to complete in")
     p.set_defaults(run=run)

@@ -9,9 +9,7 @@ text given.  No Panel import: the models and bounds only.
 """
 from __future__ import annotations
 
-import argparse
-
-from ..core.cli import add_format_option, as_typed, emit, file_or_example, table
+from ..core.cli import add_format_option, add_verb, emit, file_or_example, flags_named, table
 from ..core.validation import InputError, check_int, check_number
 
 #: Runnable examples shown by ``--help`` (tests/cli/test_compare.py runs each one).
@@ -27,22 +25,17 @@ SIZE_EXAMPLES = (
 _FLAGS = {"gamma": "--gamma", "alpha": "--alpha", "beta": "--beta", "resamples": "--resamples", "seed": "--seed"}
 
 
-def _epilog(lines, note: str) -> str:
-    return "examples:\n" + "\n".join(f"  {line}" for line in lines) + f"\n\n{note}"
-
-
 def register(sub) -> None:
-    p = sub.add_parser(
-        "compare",
+    p = add_verb(
+        sub, "compare",
         help="is pipeline A better than B? P(A>B), bootstrap CI and the decision",
         description="Runs file: CSV with columns a and b, one run per row, performances (higher is better).  "
         "Rows are pairs (same seeds/split) unless --unpaired, which pairs the runs at random (seeded; needed "
         "when A and B have different numbers of runs).  Decision (Bouthillier et al. 2021, Appendix C.6): not "
         "significant if the CI's lower bound <= 0.5, significant but not meaningful if its upper bound <= gamma, "
         "else significant and meaningful.  JSON keys: p_a_gt_b, ci, significant, meaningful, conclusion.",
-        epilog=_epilog(COMPARE_EXAMPLES, "The first: A beat B in 26 of 30 paired runs, significant and "
-                       "meaningful at gamma = 0.75."),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=COMPARE_EXAMPLES,
+        note="The first: A beat B in 26 of 30 paired runs, significant and meaningful at gamma = 0.75.",
     )
     p.add_argument("runs", metavar="RUNS.csv", nargs="?", default=None, help="runs file with columns a and b")
     p.add_argument("--example", default=None, help="compare a shipped example instead of a file: "
@@ -57,13 +50,12 @@ def register(sub) -> None:
     add_format_option(p)
     p.set_defaults(run=run_compare)
 
-    q = sub.add_parser(
-        "compare-size",
+    q = add_verb(
+        sub, "compare-size",
         help="runs needed to detect P(A>B) > gamma (Noether)",
         description="Noether's sample size (Bouthillier et al. 2021, Appendix C.3): the smallest N >= "
         "((z_{1-alpha} - z_beta) / (sqrt(6) (1/2 - gamma)))^2.  JSON key: runs.",
-        epilog=_epilog(SIZE_EXAMPLES, "29 runs: Figure C.1's red star (the paper's recommendation gamma = 0.75)."),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=SIZE_EXAMPLES, note="29 runs: Figure C.1's red star (the paper's recommendation gamma = 0.75).",
     )
     q.add_argument("--alpha", default="0.05", help="false-positive rate in (0, 0.5) (default 0.05)")
     q.add_argument("--beta", default="0.05", help="false-negative rate in (0, 0.5) (default 0.05)")
@@ -72,14 +64,8 @@ def register(sub) -> None:
     q.set_defaults(run=run_size)
 
 
+@flags_named(_FLAGS)
 def run_compare(args) -> int:
-    try:
-        return _run_compare(args)
-    except InputError as exc:
-        raise as_typed(exc, args, _FLAGS) from None
-
-
-def _run_compare(args) -> int:
     from ..bounds.compare import MAX_RESAMPLES
     from . import model
 
@@ -110,14 +96,12 @@ def _run_compare(args) -> int:
     return 0
 
 
+@flags_named(_FLAGS)
 def run_size(args) -> int:
     from . import model
 
-    try:
-        size = model.sample_size(check_number("--alpha", args.alpha), check_number("--beta", args.beta),
-                                 check_number("--gamma", args.gamma))
-    except InputError as exc:
-        raise as_typed(exc, args, _FLAGS) from None
+    size = model.sample_size(check_number("--alpha", args.alpha), check_number("--beta", args.beta),
+                             check_number("--gamma", args.gamma))
     rows = [["runs", size.runs], ["Noether's bound", size.real], ["alpha", size.alpha], ["beta", size.beta],
             ["gamma", size.gamma]]
     text = ("Runs needed to detect P(A>B) > gamma (Noether, Appendix C.3):\n\n" + table(["", "value"], rows,

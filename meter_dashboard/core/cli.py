@@ -6,6 +6,7 @@ Bokeh, so the commands start as fast as numpy and scipy allow and run in CI pipe
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -15,7 +16,7 @@ from typing import NoReturn
 import numpy as np
 
 from .display import cell_text
-from .validation import InputError, raw
+from .validation import InputError, check_int, raw
 
 
 def add_format_option(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +26,28 @@ def add_format_option(parser: argparse.ArgumentParser) -> None:
         default="table",
         help="table (for people, the default) or json (one object, for scripts)",
     )
+
+
+def add_verb(sub, name: str, *, help: str, description: str, examples: Sequence[str], note: str = "",
+             heading: str = "examples", formatter_class=argparse.RawDescriptionHelpFormatter) -> argparse.ArgumentParser:
+    """One verb's parser: its help line, description and an epilog of runnable examples (tests run them).
+
+    The epilog is ``heading:`` and the examples indented by two spaces, then ``note`` after a blank line.
+    """
+    epilog = f"{heading}:\n" + "\n".join(f"  {line}" for line in examples) + (f"\n\n{note}" if note else "")
+    return sub.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=formatter_class)
+
+
+def epsilon_for_signals(epsilon: list[float], signals) -> list[float]:
+    """``--epsilon`` with ``--signals M``: one ε repeated M times, or M values checked against M."""
+    if signals is None:
+        return epsilon
+    m = check_int("--signals", signals, minimum=1, maximum=1000)
+    if len(epsilon) == 1:
+        return epsilon * m
+    if len(epsilon) != m:
+        raise InputError("--signals", f"the number of --epsilon values ({len(epsilon)})", signals)
+    return epsilon
 
 
 def _plain(value):
@@ -113,6 +136,19 @@ class StandardInput:
         return sys.stdin.buffer.read(size)
 
 
+def flags_named(flags: dict):
+    """Decorate a verb's run function: its InputErrors name the flags a person typed (:func:`as_typed`)."""
+    def decorate(run):
+        @functools.wraps(run)
+        def wrapped(args) -> int:
+            try:
+                return run(args)
+            except InputError as exc:
+                raise as_typed(exc, args, flags) from None
+        return wrapped
+    return decorate
+
+
 def input_file(path):
     """``path``, or :class:`StandardInput` when it is ``-``."""
     return StandardInput() if path == STDIN else path
@@ -152,5 +188,5 @@ def fail(message: str, prog: str = "meter-dashboard") -> NoReturn:
     raise SystemExit(2)
 
 
-__all__ = ["add_format_option", "dumps", "table", "emit", "as_typed", "file_or_example", "fail", "InputError",
+__all__ = ["add_format_option", "add_verb", "epsilon_for_signals", "flags_named", "dumps", "table", "emit", "as_typed", "file_or_example", "fail", "InputError",
            "STDIN", "INTERRUPTED", "StandardInput", "input_file", "shown_path"]

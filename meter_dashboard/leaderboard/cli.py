@@ -12,10 +12,9 @@ the models and bounds only.
 """
 from __future__ import annotations
 
-import argparse
 import os
 
-from ..core.cli import add_format_option, as_typed, emit, file_or_example, table
+from ..core.cli import add_format_option, add_verb, emit, file_or_example, flags_named, table
 from ..core.validation import InputError, check_int, check_number, check_probability
 
 #: Runnable examples shown by ``--help`` (tests/cli/test_ladder.py runs each one).
@@ -33,21 +32,16 @@ _FLAGS = {"epsilon": "--epsilon", "step": "--step", "submissions": "--submission
           "total_error": "--total-error"}
 
 
-def _epilog(lines, note: str) -> str:
-    return "examples:\n" + "\n".join(f"  {line}" for line in lines) + f"\n\n{note}"
-
-
 def register(sub) -> None:
-    p = sub.add_parser(
-        "ladder",
+    p = add_verb(
+        sub, "ladder",
         help="replay a leaderboard with the Ladder (scores it would release beside the exact ones)",
         description="Replay per-example losses (CSV: one row per test example, one column per submission, header = "
         "submission names, values in [0, 1]) through the Ladder of Blum & Hardt.  Without --step: the "
         "parameter-free Ladder (Algorithm 2); with --step ETA: the fixed-step Ladder (Algorithm 1).  "
         "JSON keys: scores (released score per submission), naive (exact empirical losses).",
-        epilog=_epilog(LADDER_EXAMPLES, "The first replays the 4-example board whose submissions land exactly on "
-                       "the thresholds: ties are not released (scores 0.75, 0.75, 0.25, 0.25, 0.25)."),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=LADDER_EXAMPLES, note="The first replays the 4-example board whose submissions land exactly on "
+        "the thresholds: ties are not released (scores 0.75, 0.75, 0.25, 0.25, 0.25).",
     )
     p.add_argument("losses", metavar="LOSSES.csv", nargs="?", default=None, help="per-example loss file")
     p.add_argument("--example", default=None,
@@ -58,17 +52,15 @@ def register(sub) -> None:
     add_format_option(p)
     p.set_defaults(run=run_ladder)
 
-    q = sub.add_parser(
-        "ladder-size",
+    q = add_verb(
+        sub, "ladder-size",
         help="test labels for k submissions with leaderboard error eps + eta (Lemma 4)",
         description="The smallest test set for which the Ladder's leaderboard error stays within epsilon + step "
         "with probability 1 - delta over k submissions: exp(-2 eps^2 n + (1/eta + 2) log(4k/eta) + 1) < delta "
         "(Lemma 4).  With --total-error instead of --epsilon/--step: the split eps + eta needing the fewest "
         "labels.  JSON key: labels.",
-        epilog=_epilog(SIZE_EXAMPLES, "The first needs 40,343 labels: (22 log 8000 + 1 + log 20) / (2 * 0.05^2) "
-                       "= 40,342.8.  Counts are certified (n satisfies Lemma 4, n - 1 does not) and refused "
-                       "above 1e15."),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=SIZE_EXAMPLES, note="The first needs 40,343 labels: (22 log 8000 + 1 + log 20) / (2 * 0.05^2) "
+        "= 40,342.8.  Counts are certified (n satisfies Lemma 4, n - 1 does not) and refused above 1e15.",
     )
     q.add_argument("--epsilon", default=None, help="eps in (0, 1), the statistical part of the error")
     q.add_argument("--step", default=None, help="eta in (0, 1], the Ladder's step")
@@ -124,14 +116,8 @@ def run_ladder(args) -> int:
     return 0
 
 
+@flags_named(_FLAGS)
 def run_size(args) -> int:
-    try:
-        return _run_size(args)
-    except InputError as exc:
-        raise as_typed(exc, args, _FLAGS) from None
-
-
-def _run_size(args) -> int:
     from . import model
 
     submissions = check_int("--submissions", args.submissions, minimum=1)

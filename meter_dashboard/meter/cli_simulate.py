@@ -17,7 +17,7 @@ import argparse
 import sys
 import textwrap
 
-from ..core.cli import add_format_option, emit, table
+from ..core.cli import add_format_option, emit, epsilon_for_signals, table
 from ..core.validation import InputError, check_int, check_probability, parse_number_list
 from .cli import add_bound_options, bound_values
 from .defaults import DEFAULT_RANGES
@@ -71,12 +71,7 @@ def _settings(args) -> dict:
     from .model import resize_ranges, validate_ranges
 
     epsilon = parse_number_list("--epsilon", args.epsilon)
-    if args.signals is not None:
-        m = check_int("--signals", args.signals, minimum=1, maximum=1000)
-        if len(epsilon) == 1:
-            epsilon = epsilon * m
-        elif len(epsilon) != m:
-            raise InputError("--signals", f"the number of --epsilon values ({len(epsilon)})", args.signals)
+    epsilon = epsilon_for_signals(epsilon, args.signals)
     ranges = (validate_ranges(parse_number_list("--ranges", args.ranges), len(epsilon)) if args.ranges is not None
               else resize_ranges(DEFAULT_RANGES, len(epsilon)))
     return {"epsilon": epsilon, "ranges": ranges, "delta": check_probability("--delta", args.delta),

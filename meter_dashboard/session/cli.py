@@ -1,13 +1,12 @@
 """``meter-dashboard replay``: what the meter would have said at every step of a trace."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
 import numpy as np
 
-from ..core.cli import add_format_option, dumps, input_file, shown_path, table
+from ..core.cli import add_format_option, add_verb, dumps, epsilon_for_signals, input_file, shown_path, table
 from ..core.validation import InputError, check_int, check_probability, parse_int_list, parse_number_list
 
 EXAMPLE = ("meter-dashboard replay --example emocontext --ranges 0,0.005,0.01,0.02,0.05,1 "
@@ -34,16 +33,15 @@ def _nums(values) -> str:
 
 def register(sub) -> None:
     defaults = _defaults()  # MeterPlan's parameter defaults: the page and the notebook use the same
-    p = sub.add_parser(
-        "replay",
+    p = add_verb(
+        sub, "replay",
         help="replay a development trace through the meter",
         description="Replay a development trace (CSV or JSON: step, val_accuracy, test_accuracy or "
         "val_loss, test_loss; optional tenant, reverted, description) through ease.ml/meter: per step the "
         "empirical overfitting, the regular and incremental signals, the epsilon they guarantee and the "
         "steps used; alarms when steps go beyond the budget T or the test set is too small. "
         "Ranges are half-open [r_(i-1), r_i), the last one closed at 1.",
-        epilog=f"example:\n  {EXAMPLE}\n\nA trace from a pipe: ... | meter-dashboard replay - --steps 8",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=[EXAMPLE], heading="example", note="A trace from a pipe: ... | meter-dashboard replay - --steps 8",
     )
     p.add_argument("trace", nargs="?", default=None, metavar="TRACE", help="a CSV or JSON trace file (- for standard input)")
     p.add_argument("--example", default=None, help="replay a shipped example instead: emocontext or "
@@ -78,12 +76,7 @@ def _plan_values(args, trace_len: int) -> dict:
     defaults = _defaults()
     epsilon = parse_number_list("--epsilon", args.epsilon) if args.epsilon is not None else defaults["epsilon"]
     values: dict = {}
-    if args.signals is not None:
-        m = check_int("--signals", args.signals, minimum=1, maximum=1000)
-        if len(epsilon) == 1:
-            epsilon = epsilon * m
-        elif len(epsilon) != m:
-            raise InputError("--signals", f"the number of --epsilon values ({len(epsilon)})", args.signals)
+    epsilon = epsilon_for_signals(epsilon, args.signals)
     values["epsilon"] = epsilon
     if args.ranges is not None:
         values["ranges"] = validate_ranges(parse_number_list("--ranges", args.ranges), len(epsilon))

@@ -237,6 +237,20 @@ def _error_of(exc: Exception, request) -> tuple:
     return 500, "internal error", None
 
 
+def _one_call(action, method: str, doc: str) -> type[_Handler]:
+    """A route whose answer is ``action(store, name, caller)``, on ``method`` (``"get"`` or ``"post"``)."""
+    async def handle(self: _Handler, name: str) -> None:
+        await self._run(lambda: self._call(action, self.store, name, self.caller))
+
+    return type(f"{action.__name__.title().replace('_', '')}Handler", (_Handler,), {method: handle, "__doc__": doc})
+
+
+StatusHandler = _one_call(service.status, "get", "GET /api/testsets/NAME: the state and the history the caller may see.")
+RevertHandler = _one_call(service.revert, "post", "POST .../revert: mark the latest step reverted.")
+RetireHandler = _one_call(service.retire, "post", "POST .../retire: retire the test set now.")
+LabelsHandler = _one_call(service.release_labels, "get", "GET .../labels: the labels, once the set is retired.")
+
+
 class SubmissionHandler(_Handler):
     max_body = MAX_BODY_BYTES
 
@@ -262,11 +276,6 @@ class SubmissionHandler(_Handler):
         await self._run(work)
 
 
-class StatusHandler(_Handler):
-    async def get(self, name):
-        await self._run(lambda: self._call(service.status, self.store, name, self.caller))
-
-
 class TokenHandler(_Handler):
     async def post(self, name):
         async def work():
@@ -278,25 +287,10 @@ class TokenHandler(_Handler):
         await self._run(work)
 
 
-class RevertHandler(_Handler):
-    async def post(self, name):
-        await self._run(lambda: self._call(service.revert, self.store, name, self.caller))
-
-
-class RetireHandler(_Handler):
-    async def post(self, name):
-        await self._run(lambda: self._call(service.retire, self.store, name, self.caller))
-
-
 class ExportHandler(_Handler):
     async def get(self, name):
         fmt = self.get_query_argument("format", "csv")
         await self._run(lambda: self._call(service.export, self.store, name, self.caller, format=fmt))
-
-
-class LabelsHandler(_Handler):
-    async def get(self, name):
-        await self._run(lambda: self._call(service.release_labels, self.store, name, self.caller))
 
 
 class ListHandler(_Handler):

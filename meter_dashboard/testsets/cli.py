@@ -15,10 +15,10 @@ stderr).  ``--format json`` prints one object, documented by the schemas of the 
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
-from ..core.cli import STDIN, StandardInput, add_format_option, emit, input_file, shown_path, table
+from ..core.cli import (STDIN, StandardInput, add_format_option, add_verb, emit, epsilon_for_signals, input_file,
+                        shown_path, table)
 from ..core.validation import InputError, check_int, check_number, parse_int_list, parse_number_list, raw
 
 #: service parameter -> the flag a person typed
@@ -49,13 +49,11 @@ EXAMPLES = (
 
 
 def register(sub) -> None:
-    p = sub.add_parser("testset", help="guarded test sets: create, submit, status, revert, retire, export",
-                       description="Hold a test set: developers submit predictions and get back the meter's "
-                       "signal (or ease.ml/ci's pass/fail), never the test score; the budget is enforced and the "
-                       "test set retires itself when it is used up.",
-                       epilog="examples (in one folder, in this order; - reads standard input):\n"
-                       + "\n".join(f"  {line}" for line in EXAMPLES),
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = add_verb(sub, "testset", help="guarded test sets: create, submit, status, revert, retire, export",
+                 description="Hold a test set: developers submit predictions and get back the meter's "
+                 "signal (or ease.ml/ci's pass/fail), never the test score; the budget is enforced and the "
+                 "test set retires itself when it is used up.",
+                 examples=EXAMPLES, heading="examples (in one folder, in this order; - reads standard input)")
     verbs = p.add_subparsers(dest="testset_command", metavar="SUBCOMMAND")  # the same one-line-error parser
     _register_create(verbs)
     t = verbs.add_parser("token", help="issue a tenant token (shown once)")
@@ -185,12 +183,7 @@ def _settings(args) -> dict:
         if value is not None:
             raise InputError(flag, "used with --condition (ease.ml/ci mode)", raw("a value"))
     epsilon = parse_number_list("--epsilon", args.epsilon or "0.01,0.02,0.03,0.04,0.05")
-    if args.signals is not None:
-        m = check_int("--signals", args.signals, minimum=1, maximum=1000)
-        if len(epsilon) == 1:
-            epsilon = epsilon * m
-        elif len(epsilon) != m:
-            raise InputError("--signals", f"the number of --epsilon values ({len(epsilon)})", args.signals)
+    epsilon = epsilon_for_signals(epsilon, args.signals)
     return signals.meter_settings(
         epsilon=epsilon, delta=check_number("--delta", args.delta or "0.01"), steps=steps,
         ranges=parse_number_list("--ranges", args.ranges) if args.ranges else None, meter=args.meter or "incremental",
