@@ -6,32 +6,48 @@ notebooks.  ``apps/*.py``, ``meter-dashboard serve`` and the tests all call :fun
 
 Each served page
 
+- answers its first request with the header bar (every page, Docs, the light/dark switch) and a
+  loading state, as plain HTML built once per process, then builds its view once the browser has
+  connected (:func:`build`): in a full room everyone sees the page at once and the numbers follow;
 - loads only the Panel extensions its component declares (``pn.extension(*names)`` in
   the session, so Panel sends that page's JavaScript and no other page's);
-- uses Panel's Vanilla template (no web fonts, no design-system bundle: it renders
-  offline and first paints fast), with a viewport tag for phones and projectors and
-  Panel's theme toggle (``?theme=dark`` works as a link);
-- has the navigation to the others, in the order a team uses them.
+- uses Panel's page template (no web fonts, no design-system bundle: it renders offline and
+  first paints fast) with a viewport tag for phones and projectors, the dashboard's one
+  stylesheet, and the dark theme as a link (``?theme=dark``), every widget themed
+  (:class:`meter_dashboard.ui.style.DashboardDesign`).
 
-``/`` is a landing page (``templates/index.html``): what the tool answers and the pages.
+``/`` (the landing page) and ``/docs`` (the README) are :mod:`meter_dashboard.app.documents`.
 """
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
+import functools
 import importlib
 import importlib.util
+import logging
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
 import panel as pn
+from panel.io.state import set_curdoc
 
 from ..core import runtime
+from ..core.html import Markup, render, snippet
 from ..core.serving import DEFAULT_ADDRESS, DEFAULT_THREADS, SESSION_LIFETIME_MS, server_options
-from ..ui.style import HTML, Bar, esc
+from ..ui import style
+from ..ui.base import DashboardView
+from ..ui.style import HTML, Bar
+from . import documents
 
-__all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "landing_items", "INDEX_TEMPLATE", "docs_html", "serve"]
+__all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "view_classes",
+           "page_template", "first_response", "serve"]
 
 SITE_TITLE = "meter-dashboard"
-INDEX_TEMPLATE = Path(__file__).parent / "templates" / "index.html"
+TEMPLATES = Path(__file__).parent / "templates"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -71,117 +87,177 @@ def available_pages() -> list[str]:
     return [name for name, spec in PAGES.items() if importlib.util.find_spec(spec.module) is not None]
 
 
-def landing_items() -> list[tuple[str, str, str]]:
-    """(name, title, summary) of every available page, for the landing page."""
-    return [(name, PAGES[name].title, PAGES[name].summary) for name in available_pages()]
+def view_classes(module) -> list[type]:
+    """The :class:`DashboardView` classes a page module defines (found without building one)."""
+    return [obj for obj in vars(module).values()
+            if isinstance(obj, type) and issubclass(obj, DashboardView) and obj.__module__ == module.__name__]
 
 
-def _nav(current: str) -> HTML:
-    links = "".join(
-        f'<a href="./{name}" class="{"md-nav-current" if name == current else ""}">{esc(PAGES[name].title)}</a>'
-        for name in available_pages()
-    )
-    return HTML(f'<nav class="md-nav"><a href="./" class="md-nav-home">{SITE_TITLE}</a>{links}</nav>',
-                sizing_mode="stretch_width")
+@functools.lru_cache(maxsize=1)
+def page_template():
+    """Panel's page template (``panel.io.resources.BASE_TEMPLATE``) with the shell's head tags and header.
 
-
-_THEME_SWITCH = """
-const url = new URL(window.location.href);
-url.searchParams.set("theme", dark ? "default" : "dark");
-window.location.href = url.toString();
-"""
-
-
-def _theme_toggle() -> pn.widgets.Button:
-    """Light/dark switch: reloads the page with ``?theme=dark`` (or back), keeping the rest of its URL."""
-    dark = pn.config.theme == "dark"
-    button = pn.widgets.Button(label="☀ Light" if dark else "☾ Dark", button_type="light", width=90,
-                               css_classes=["md-theme-toggle"], margin=(6, 10))
-    button.js_on_click(args={"dark": dark}, code=_THEME_SWITCH)
-    return button
-
-
-def _page_template():
-    """Panel's own page template (``panel.io.resources.BASE_TEMPLATE``) plus the head tags a phone needs."""
+    ``app/templates/page.html``, compiled once per process in Panel's own Jinja2 environment.
+    """
     from panel.io.resources import BASE_TEMPLATE
 
-    return BASE_TEMPLATE.environment.from_string(
-        "{% extends 'base.html' %}{% block postamble %}"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta name="description" content="{{ page_description | e }}">'
-        "{% endblock %}"
-    )
+    return BASE_TEMPLATE.environment.from_string((TEMPLATES / "page.html").read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=64)
+def first_response(name: str, theme: str) -> tuple[str, str]:
+    """(head tags, header + loading state) of page ``name``: once per process, page and theme."""
+    top = documents.header_html(name, theme) + Markup(render("app/templates/loading.html", title=PAGES[name].title,
+                                                             theme=theme))
+    return documents.head_html(PAGES[name].summary), Markup(top)
+
+
+def _fill(root: pn.Column, name: str, module) -> None:
+    """Build page ``name``'s view into ``root`` (once the browser has connected): one message."""
+    try:
+        view = module.page()
+        controls = view.controls()
+        if controls is None:
+            body = pn.Column(view.results(), sizing_mode="stretch_width", css_classes=["md-main"])
+        else:
+            body = Bar(pn.Column(controls, width=340, css_classes=["md-sidebar"]),
+                       pn.Column(view.results(), sizing_mode="stretch_width", css_classes=["md-main"]),
+                       sizing_mode="stretch_width", css_classes=["md-body", f"md-body-{name}"])
+    except Exception as exc:  # noqa: BLE001 - shown on the page (one line) and logged, never a blank page
+        log.exception("page %s could not be built", name)
+        body = HTML(snippet('<div class="md-error">This page could not be built: {{ what }}. Reload to try '
+                            "again; if it persists, the server log has the details.</div>",
+                            what=f"{type(exc).__name__}: {exc}"[:300]), sizing_mode="stretch_width")
+    doc = pn.state.curdoc
+    held = doc is not None and doc.session_context is not None
+    if held:  # Bokeh's own hold under the document lock: the page goes out before anything the view sends next
+        doc.hold("combine")
+    try:
+        root.objects = [body]
+        root.css_classes = [*root.css_classes, "md-ready"]
+    finally:
+        if held:
+            doc.unhold()
+
+
+#: After each build the builder lets the event loop run this long (serving other requests meanwhile), so the
+#: page's message (100-200 KB, written in several frames) reaches the network before the next build holds
+#: the loop.
+_FLUSH_SECONDS = 0.02
+_QUEUES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> its pages waiting to be built
+
+
+def _enqueue(root: pn.Column, name: str, module) -> None:
+    """Queue this session's view for this process's builder (called when the browser reported ready)."""
+    loop = asyncio.get_running_loop()
+    queue = _QUEUES.get(loop)
+    if queue is None:
+        queue = _QUEUES[loop] = asyncio.Queue()
+        # in an empty context: a task keeps the context it was created in, here this session's document
+        contextvars.Context().run(loop.create_task, _builder(queue))
+    queue.put_nowait((pn.state.curdoc, root, name, module))
+
+
+async def _builder(queue: asyncio.Queue) -> None:
+    """Build the queued pages one at a time, in the order their browsers arrived, each sent before the next.
+
+    A page's message (its whole view) is large and needs a few turns of the event loop to reach the
+    network.  When every session built its view in its own ``document_ready`` handler, a room of
+    people arriving together queued their builds back to back and every message left after the last
+    build: with 10 people, everyone saw the numbers at the time of the last one.  Here each build
+    runs under its document's lock (Bokeh's public ``with_locked_document``), then the loop has
+    :data:`_FLUSH_SECONDS` to send it (and to answer other requests) before the next build: the first
+    to arrive is the first to see the numbers.
+    """
+    while True:
+        await _build_next(queue)  # nothing of a built page is held here between builds (its memory goes with it)
+
+
+async def _build_next(queue: asyncio.Queue) -> None:
+    doc, root, name, module = await queue.get()
+    context = doc.session_context
+    if context is None or context.destroyed:  # the browser left before its turn
+        return
+    on_screen: list = []  # what the view asked to run once it is on screen (pn.state.onload)
+    try:
+        await context.with_locked_document(functools.partial(_fill_in, root=root, name=name, module=module,
+                                                             on_screen=on_screen))
+        if on_screen:  # the page's message has gone out: now the view's own onload callbacks
+            await context.with_locked_document(functools.partial(_run_on_screen, callbacks=on_screen))
+    except Exception:  # noqa: BLE001 - one page's failure must not stop the others' builds
+        log.exception("page %s could not be built", name)
+    await asyncio.sleep(_FLUSH_SECONDS)  # the event loop hands the page's message to the network first
+
+
+def _fill_in(doc, *, root: pn.Column, name: str, module, on_screen: list) -> None:
+    with set_curdoc(doc), _onload_once_on_screen(doc, on_screen):
+        _fill(root, name, module)
+
+
+@contextlib.contextmanager
+def _onload_once_on_screen(doc, callbacks: list):
+    """While a view is built for a browser that is already connected, ``pn.state.onload`` keeps its meaning.
+
+    Panel runs an ``onload`` callback at once when the session has loaded, which it has by the
+    time the builder builds the view: a view that waits for its widgets to be on screen (the
+    session page starts fetching FilePond that way) would act before they are.  So during the
+    build ``pn.state.onload(cb)`` for this document collects ``cb``, and the builder runs the
+    collected callbacks once the page's message has gone out.
+    """
+    state = pn.state
+    panel_onload = type(state).onload.__get__(state)
+
+    def onload(callback, threaded: bool = False):
+        if state.curdoc is doc:
+            callbacks.append(callback)
+        else:
+            panel_onload(callback, threaded)
+
+    state.onload = onload  # an instance attribute over Panel's method, for this build only
+    try:
+        yield
+    finally:
+        del state.onload
+
+
+def _run_on_screen(doc, *, callbacks: list) -> None:
+    with set_curdoc(doc):
+        for callback in callbacks:
+            pn.state.execute(callback, schedule=False)
 
 
 def build(name: str):
-    """Page ``name``: a header with the navigation and the theme switch, then the view's controls and results.
+    """Page ``name``: the first response carries the header and a loading state; the view follows.
 
-    One root, no template: a template adds roots that make Bokeh ship MathJax (1.7 MiB) to
-    every page, and a design-system bundle; this page loads Bokeh, Panel and the page's own
-    extensions only.
+    Everything that is the same for every visitor — the header bar, the head tags, the template,
+    the stylesheet — is built once per process (:mod:`meter_dashboard.app.documents`) and goes out
+    in the page's first response as plain HTML, so the header and "building the page …" show at
+    once, before any JavaScript arrived.  The view itself is built when the browser has connected
+    (``pn.state.onload``), in arrival order by this process's builder (:func:`_builder`), and arrives
+    in one message; until then the document holds one empty column.  One root, no Panel template (a template's extra roots make Bokeh ship MathJax, 1.7 MiB,
+    and a design-system bundle): this page loads Bokeh, Panel and its own extensions only.
+    Outside a server (a notebook, a script) the view is built at once.
     """
     if name not in PAGES:
         raise KeyError(f"page must be one of {', '.join(PAGES)}; got {name!r}")
     module = importlib.import_module(PAGES[name].module)
-    view = module.page()
-    pn.extension(*type(view).extensions)  # this session loads this page's extensions, no other page's
+    extensions = sorted({e for cls in view_classes(module) for e in cls.extensions})
+    pn.extension(*extensions, design=style.DashboardDesign)  # this page's extensions only
+    root = pn.Column(sizing_mode="stretch_width", css_classes=["md-page", f"md-page-{name}"])
     doc = pn.state.curdoc
-    if doc is not None and doc.session_context is not None:
-        if pn.config.theme == "dark":
-            from panel.theme import DarkTheme
+    if doc is None or doc.session_context is None:
+        _fill(root, name, module)
+        return root
+    theme = documents.theme_of(pn.config.theme)
+    if theme == "dark":
+        from panel.theme import DarkTheme
 
-            doc.theme = DarkTheme.bokeh_theme
-        doc.template = _page_template()
-        doc.template_variables["page_description"] = PAGES[name].summary
-    header = Bar(_nav(name), _theme_toggle(), css_classes=["md-header"], sizing_mode="stretch_width")
-    controls = view.controls()
-    if controls is None:
-        body = pn.Column(view.results(), sizing_mode="stretch_width", css_classes=["md-main"])
-    else:
-        body = Bar(pn.Column(controls, width=340, css_classes=["md-sidebar"]),
-                   pn.Column(view.results(), sizing_mode="stretch_width", css_classes=["md-main"]),
-                   sizing_mode="stretch_width", css_classes=["md-body"])
-    return pn.Column(header, body, sizing_mode="stretch_width", css_classes=["md-page", f"md-page-{name}"])
-
-
-def docs_html() -> str:
-    """The README (from the installed package's metadata) as one offline HTML page, for ``/docs``."""
-    from importlib import metadata
-
-    from markdown_it import MarkdownIt  # Panel's own Markdown renderer
-
-    try:
-        text = metadata.metadata("meter-dashboard").get_payload() or ""
-    except metadata.PackageNotFoundError:  # running from a checkout that is not installed
-        text = ""
-    if not text.strip():
-        readme = Path(__file__).resolve().parents[2] / "README.md"
-        text = readme.read_text(encoding="utf-8") if readme.is_file() else "# meter-dashboard"
-    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
-    return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{SITE_TITLE} · documentation</title><style>"
-        "body{margin:0 auto;max-width:960px;padding:16px 24px 48px;font-family:'Helvetica Neue',Arial,"
-        "'DejaVu Sans',sans-serif;line-height:1.5;color:#1b2733}pre{background:#f5f8fb;padding:10px;overflow-x:auto}"
-        "code{background:#f5f8fb;padding:1px 3px}table{border-collapse:collapse}td,th{border:1px solid #dde5ee;"
-        "padding:4px 8px}a{color:#0072B2}@media (prefers-color-scheme: dark){body{background:#212529;color:#e8eef4}"
-        "pre,code{background:#2b3035}a{color:#56B4E9}}</style></head><body>"
-        f'<p><a href="./">← {SITE_TITLE}</a></p>{body}</body></html>'
-    )
-
-
-def _docs_handler():
-    from tornado.web import RequestHandler
-
-    page = docs_html()  # rendered once per process
-
-    class DocsHandler(RequestHandler):
-        def get(self):
-            self.set_header("Content-Type", "text/html; charset=utf-8")
-            self.write(page)
-
-    return DocsHandler
+        doc.theme = DarkTheme.bokeh_theme
+    doc.template = page_template()
+    head, top = first_response(name, theme)
+    doc.template_variables.update(md_head=head, md_top=top)
+    pn.state.onload(functools.partial(_enqueue, root, name, module))
+    return root
 
 
 def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = True, pages=None,
@@ -194,7 +270,7 @@ def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = 
     :func:`meter_dashboard.core.runtime.configure`; 0 does it on the event loop);
     ``num_procs`` processes share the port (Bokeh's ``--num-procs``: a session lives in the
     process its websocket reached).  ``extra_patterns``: Tornado routes added beside the
-    pages and ``/docs``.  The server settings are :func:`meter_dashboard.core.serving.server_options`;
+    pages, ``/`` and ``/docs`` (:func:`meter_dashboard.app.documents.routes`).  The server settings are :func:`meter_dashboard.core.serving.server_options`;
     other keyword arguments go to ``pn.serve``.
     """
     names = pages or available_pages()
@@ -202,12 +278,7 @@ def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = 
     runtime.configure(num_threads)
     options = server_options(port, address, websocket_origin=websocket_origin, num_procs=num_procs,
                              session_lifetime_ms=session_lifetime_ms,
-                             extra_patterns=[(r"/docs", _docs_handler()), *extra_patterns])
+                             extra_patterns=[*documents.routes(), *extra_patterns])
     options.update(kwargs)
-    return pn.serve(
-        apps,
-        show=show,
-        title={name: f"{SITE_TITLE} · {PAGES[name].title}" for name in names},
-        index=str(INDEX_TEMPLATE),
-        **options,
-    )
+    return pn.serve(apps, show=show, title={name: f"{SITE_TITLE} · {PAGES[name].title}" for name in names},
+                    **options)

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 from bokeh.models import ColumnDataSource, FactorRange, HoverTool, Legend, LegendItem, Range1d, Span, Whisker
-from bokeh.plotting import figure
 
+from ..core.plots import figure
 from .model import METHOD_LABELS, METHODS
 
 __all__ = ["METHOD_COLORS", "DecisionFigure", "CompareFigure", "SimulationFigures"]
@@ -27,18 +27,14 @@ METHOD_COLORS = {
     "pres-srgp": "#009E73",
 }
 _APPROVED, _DENIED = "#1d7a46", "#8a99a8"
-_TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
 _FLOOR = 1e-300  # probabilities are drawn on a log axis
 
 
 def _figure(title: str, x_label: str, y_label: str, **kwargs):
     # titles stay short (<= ~40 characters): a Bokeh title does not wrap and would widen a phone's page
-    fig = figure(height=320, sizing_mode="stretch_width", x_axis_label=x_label, y_axis_label=y_label,
-                 tools=kwargs.pop("tools", _TOOLS), toolbar_location="above", title=title,
-                 x_range=kwargs.pop("x_range", Range1d(0.5, 1.5)), y_range=kwargs.pop("y_range", Range1d(0, 1)),
-                 **kwargs)
-    fig.toolbar.logo = None
-    return fig
+    return figure(height=320, x_axis_label=x_label, y_axis_label=y_label, title=title,
+                  x_range=kwargs.pop("x_range", Range1d(0.5, 1.5)), y_range=kwargs.pop("y_range", Range1d(0, 1)),
+                  **kwargs)
 
 
 def _log_range(rng: Range1d, values) -> None:

@@ -17,8 +17,8 @@ Algorithm 1, Eqs. 1-7).  This module adds what a person works with:
 """
 from __future__ import annotations
 
+import functools
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -34,6 +34,9 @@ from .simulation import ApprovalSimulation
 from .trace import EXAMPLES, ModificationTrace, as_trace, check_prespecified, load_example, read_modification_trace
 from .simulation import WORKER_KINDS
 
+#: Results of procedures kept per process (shared by every session; least recently used dropped first).
+RESULTS_KEPT = 256
+
 __all__ = [
     "METHODS",
     "METHOD_LABELS",
@@ -48,6 +51,8 @@ __all__ = [
     "ApprovalSettings",
     "ApproveModel",
     "ApprovalSimulation",
+    "clear_shared_results",
+    "RESULTS_KEPT",
 ]
 
 
@@ -357,6 +362,22 @@ class ApprovalSettings(param.Parameterized):
 
 
 # --------------------------------------------------------------------------- the model
+@functools.lru_cache(maxsize=RESULTS_KEPT)
+def _results(key: tuple) -> dict:
+    """The slot of one computation's result (``{"result": ApprovalResult}`` once known), shared by the process.
+
+    Decisions depend only on the trace (by fingerprint), the procedure and its settings, so
+    everyone who opens the same example with the same settings reads one result; the
+    :data:`RESULTS_KEPT` most recently used are kept.
+    """
+    return {}
+
+
+def clear_shared_results() -> None:
+    """Forget every result this process shares (tests; a server never needs it)."""
+    _results.cache_clear()
+
+
 class _Superseded(Exception):
     """A newer setting made a computation in a worker pointless."""
 
@@ -397,7 +418,7 @@ class ApproveModel(ApprovalSettings):
     prespecified_error = param.String(default="", constant=True, doc="Why the last prespecified file was refused.")
 
     #: While computing in the background, partial results are published at most this often (seconds).
-    STREAM_INTERVAL = 0.1
+    STREAM_INTERVAL = 0.25
     #: fsSRGP/presSRGP in a worker process go in chunks of about this many seconds of work.
     CHUNK_SECONDS = 0.1
 
@@ -411,7 +432,6 @@ class ApproveModel(ApprovalSettings):
         self._latest = Latest(on_busy=self._pass_busy, background=self._background)
         if dispatch is not None:
             self._latest.dispatch = dispatch
-        self._cache: OrderedDict = OrderedDict()
         if self._background:
             warm_up(*WORKER_KINDS)  # the worker processes start now, ready for fsSRGP and presSRGP
         if trace is not None:
@@ -425,6 +445,16 @@ class ApproveModel(ApprovalSettings):
             self.param.update(**values)
 
     # -- inputs ----------------------------------------------------------------------
+    @staticmethod
+    def read_trace(source, name: str | None = None, parameter: str = "trace") -> ModificationTrace:
+        """A trace read from a path, bytes, file object, DataFrame or array (touches no state: a worker thread
+        may call it); named ``name``.  Refused: an :class:`InputError` naming each bad cell."""
+        try:
+            trace = as_trace(source, parameter=parameter)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(parameter, "a readable CSV file", str(exc)) from None
+        return trace.renamed(name) if name else trace
+
     def load_trace(self, source, prespecified=None, *, name: str | None = None) -> bool:
         """Use an uploaded/own trace (path, bytes, file object, DataFrame, array).
 
@@ -432,44 +462,56 @@ class ApproveModel(ApprovalSettings):
         trace and results stay.
         """
         try:
-            trace = as_trace(source)
-            if name:
-                trace = trace.renamed(name)
-        except (InputError, OSError, UnicodeDecodeError) as exc:
-            self._set(trace_error=str(exc))
+            trace = self.read_trace(source, name)
+        except InputError as exc:
+            self.fail_trace(exc)
             return False
         pres, pres_error = None, ""
         if prespecified is not None:
             try:
-                pres = as_trace(prespecified, parameter="prespecified")
+                pres = self.read_trace(prespecified, parameter="prespecified")
                 check_prespecified(trace, pres)
-            except (InputError, OSError, UnicodeDecodeError) as exc:
+            except InputError as exc:
                 pres, pres_error = None, str(exc)
-        self._set(trace_error="", prespecified_error=pres_error)
-        self._uploaded = (trace, pres)
+        self.use_trace(trace, pres, pres_error)
+        return True
+
+    def fail_trace(self, exc) -> None:
+        """A refused trace file: say why (the previous trace and results stay)."""
+        self._set(trace_error=str(exc))
+
+    def use_trace(self, trace: ModificationTrace, prespecified: ModificationTrace | None = None,
+                  prespecified_error: str = "") -> None:
+        """Analyse ``trace`` (from :meth:`read_trace`) as the uploaded trace, with its prespecified plan if any."""
+        self._set(trace_error="", prespecified_error=prespecified_error)
+        self._uploaded = (trace, prespecified)
         if self.example != "uploaded":
             self.example = "uploaded"  # _load_example picks up the uploaded trace and recomputes
         else:
-            self._set(trace=trace, prespecified=pres)
+            self._set(trace=trace, prespecified=prespecified)
             self._recompute()
-        return True
 
     def load_prespecified(self, source, *, name: str | None = None) -> bool:
         """Use a prespecified procedure's trace for the current trace (presSRGP)."""
         try:
-            pres = as_trace(source, parameter="prespecified")
-            if name:
-                pres = pres.renamed(name)
-            if self.trace is not None:
-                check_prespecified(self.trace, pres)
-        except (InputError, OSError, UnicodeDecodeError) as exc:
-            self._set(prespecified_error=str(exc))
+            self.use_prespecified(self.read_trace(source, name, parameter="prespecified"))
+        except InputError as exc:
+            self.fail_prespecified(exc)
             return False
-        if self.example == "uploaded" and self._uploaded is not None:
-            self._uploaded = (self._uploaded[0], pres)
-        self._set(prespecified=pres, prespecified_error="")
-        self._recompute()
         return True
+
+    def fail_prespecified(self, exc) -> None:
+        """A refused prespecified file: say why (the previous plan stays)."""
+        self._set(prespecified_error=str(exc))
+
+    def use_prespecified(self, prespecified: ModificationTrace) -> None:
+        """Use ``prespecified`` (from :meth:`read_trace`) for the current trace; InputError if its rows differ."""
+        if self.trace is not None:
+            check_prespecified(self.trace, prespecified)
+        if self.example == "uploaded" and self._uploaded is not None:
+            self._uploaded = (self._uploaded[0], prespecified)
+        self._set(prespecified=prespecified, prespecified_error="")
+        self._recompute()
 
     @param.depends("example", watch=True)
     def _load_example(self):
@@ -530,11 +572,15 @@ class ApproveModel(ApprovalSettings):
             raise InputError(key, rule, text)
         return value
 
-    def query_string(self) -> str:
-        """The settings as a link's query string (``example=refits&method=fs-srgp&alpha=0.1...``)."""
+    def to_query(self) -> dict[str, str]:
+        """The settings as a link's query parameters (strings; an uploaded trace is not in a link)."""
         parts = [("example", self.example)] if self.example in EXAMPLES else []
         parts += [(key, getattr(self, key)) for key in self.QUERY_KEYS if key != "example"]
-        return "&".join(f"{k}={v if isinstance(v, str) else repr(v)}" for k, v in parts)
+        return {k: v if isinstance(v, str) else repr(v) for k, v in parts}
+
+    def query_string(self) -> str:
+        """The settings as a link's query string (``example=refits&method=fs-srgp&alpha=0.1...``)."""
+        return "&".join(f"{k}={v}" for k, v in self.to_query().items())
 
     @property
     def methods_available(self) -> list[str]:
@@ -542,15 +588,14 @@ class ApproveModel(ApprovalSettings):
 
     # -- derived results -------------------------------------------------------------
     def _key(self, method: str, options: dict) -> tuple:
-        return (method, id(self.trace), id(self.prespecified), tuple(sorted(options.items())))
+        pres = self.prespecified.fingerprint if self.prespecified is not None and method == "pres-srgp" else None
+        return (method, self.trace.fingerprint, pres, tuple(sorted(options.items())))
 
     def _cached(self, method: str, options: dict):
-        return self._cache.get(self._key(method, options))
+        return _results(self._key(method, options)).get("result")
 
     def _store(self, method: str, options: dict, result: ApprovalResult) -> None:
-        self._cache[self._key(method, options)] = result
-        while len(self._cache) > 64:
-            self._cache.popitem(last=False)
+        _results(self._key(method, options))["result"] = result
 
     def _compute(self, method: str, options: dict) -> ApprovalResult:
         """approve() with a cache: switching procedures or settings back recomputes nothing."""
@@ -577,12 +622,18 @@ class ApproveModel(ApprovalSettings):
     def _recompute(self):
         if self.trace is None:
             return
-        if not self._background or running_loop() is None:
+        if not self._background or running_loop() is None or self._known():
             self._latest.cancel()
-            self._compute_now()
+            self._compute_now()  # at once: nothing to compute, or nowhere else to compute it
             return
         self._set(busy=True)
         self._latest.run(self._refresh_once)
+
+    def _known(self) -> bool:
+        """Every result on screen is already known in this process (another session computed it)."""
+        options = self.options()
+        wanted = [self.method] + (self._compare_list() if self.compare_active else [])
+        return all(self._cached(m, options) is not None for m in wanted)
 
     def _pass_busy(self, busy: bool) -> None:
         if not busy:  # every pass is over (the chosen procedure's result said "not busy" already)

@@ -10,8 +10,8 @@ its line and column, never a traceback.
 """
 from __future__ import annotations
 
-import csv
-import io
+import functools
+import hashlib
 import os
 from dataclasses import dataclass
 from importlib import resources
@@ -21,6 +21,7 @@ import numpy as np
 
 from ..bounds.srgp import MAX_STEPS
 from ..core.files import read_text
+from ..core.tables import BadCells, CsvError, Rows, read_rows
 from ..core.validation import MAX_NUMBER_CHARS, InputError, check_number, check_real_array, raw
 
 __all__ = ["EXAMPLES", "ModificationTrace", "read_modification_trace", "load_example", "as_trace",
@@ -61,6 +62,15 @@ class ModificationTrace:
         """Per-example ``loss_0 - loss_j`` (positive = modification j is better), shape (n, T)."""
         return self.original[:, None] - self.losses
 
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """A digest of the losses and names: equal traces (whoever loaded them) have equal fingerprints."""
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(repr((self.names, self.original_name, self.original.shape, self.losses.shape)).encode())
+        digest.update(np.ascontiguousarray(self.original).tobytes())
+        digest.update(np.ascontiguousarray(self.losses).tobytes())
+        return digest.hexdigest()
+
     def renamed(self, source: str) -> ModificationTrace:
         """The same trace with another display name (an uploaded file's name)."""
         return ModificationTrace(self.names, self.original, self.losses, self.original_name, source)
@@ -70,23 +80,13 @@ class ModificationTrace:
                 f"source={self.source!r})")
 
 
-def _rows(text: str, parameter: str):
+def _rows(text: str, parameter: str) -> Rows | None:
     """Non-empty, non-comment CSV rows with their line numbers (CR, LF and CRLF endings)."""
-    rows, lines = [], []
-    reader = csv.reader(io.StringIO(text, newline=""))
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:  # e.g. a field over the csv module's 131,072-character limit
-            raise InputError(parameter, "a CSV file of numbers", raw(f"unreadable CSV ({exc})"),
-                             location=f"line {reader.line_num}") from None
-        if not row or all(cell.strip() == "" for cell in row) or row[0].lstrip().startswith("#"):
-            continue
-        rows.append(row)
-        lines.append(reader.line_num)
-    return rows, lines
+    try:
+        return read_rows(text, parameter=parameter, comments=True)
+    except CsvError as exc:  # e.g. a field over the csv module's 131,072-character limit
+        raise InputError(parameter, "a CSV file of numbers", raw(f"unreadable CSV ({exc.reason})"),
+                         location=f"line {exc.line}") from None
 
 
 def _header(row: list, line: int, parameter: str) -> list:
@@ -120,13 +120,15 @@ def _is_number(cell: str) -> bool:
     return True
 
 
-def _values(rows: list, lines: list, header: list) -> np.ndarray:
-    """The loss table; every cell a finite number of bounded length, or an error naming it."""
-    width = len(header)
+def _values(table: Rows, header: list) -> np.ndarray:
+    """The loss table; every cell a finite number of bounded length, or an error naming each bad one."""
+    width, rows = len(header), table.data
     values = np.empty((len(rows), width))
-    for i, (row, line) in enumerate(zip(rows, lines)):
+    bad = BadCells()
+    for i, row in enumerate(rows):
         if len(row) != width:
-            raise InputError("row", f"{width} values like the header", f"{len(row)} values", location=f"line {line}")
+            raise InputError("row", f"{width} values like the header", f"{len(row)} values",
+                             location=f"line {table.line(i)}")
         try:  # fast path: numpy parses the whole row; any doubt falls back to the checked path
             if max(len(cell) for cell in row) > MAX_NUMBER_CHARS:
                 raise ValueError
@@ -136,12 +138,13 @@ def _values(rows: list, lines: list, header: list) -> np.ndarray:
             values[i] = parsed
         except ValueError:
             for j, cell in enumerate(row):
+                where = f"line {table.line(i)}, column {j + 1}"
                 try:
-                    values[i, j] = check_number(f"loss ({header[j]})", cell, location=f"line {line}, column {j + 1}")
+                    values[i, j] = check_number(f"loss ({header[j]})", cell, location=where)
                 except InputError as exc:
                     rule = "a finite number" if len(cell.strip()) <= MAX_NUMBER_CHARS else exc.rule
-                    raise InputError(f"loss ({header[j]})", rule, cell.strip(),
-                                     location=f"line {line}, column {j + 1}") from None
+                    bad.add(InputError(f"loss ({header[j]})", rule, cell.strip(), location=where))
+    bad.check()
     return values
 
 
@@ -160,7 +163,8 @@ def read_modification_trace(source, *, parameter: str = "trace") -> Modification
     Raises
     ------
     InputError
-        With the line and column of the first bad value.
+        With the line and column of each bad value (up to
+        :data:`~meter_dashboard.core.tables.MAX_NAMED_CELLS` of them, the rest counted).
 
     References
     ----------
@@ -168,11 +172,11 @@ def read_modification_trace(source, *, parameter: str = "trace") -> Modification
     (per-example losses of the original model and of each modification, Eq. 7).
     """
     text, label = read_text(source, parameter=parameter)
-    rows, lines = _rows(text, parameter)
-    if not rows:
+    table = _rows(text, parameter)
+    if table is None:
         raise InputError(parameter, "a CSV file with a header row and one row per test example", "an empty file")
-    header = _header(rows[0], lines[0], parameter)
-    values = _values(rows[1:], lines[1:], header)
+    header = _header(table.header, table.header_line, parameter)
+    values = _values(table, header)
     if values.shape[0] < 2:
         raise InputError(parameter, "at least 2 test examples (rows after the header)", values.shape[0])
     return ModificationTrace(names=tuple(header[1:]), original=values[:, 0].copy(), losses=values[:, 1:].copy(),
@@ -184,9 +188,27 @@ def _example_path(filename: str):
 
 
 def load_example(name: str) -> tuple[ModificationTrace, ModificationTrace | None]:
-    """A shipped example trace and its prespecified companion (or ``None``)."""
+    """A shipped example trace and its prespecified companion (or ``None``).
+
+    Read once per process and shared (the arrays are read-only): every session of a server
+    opens the same example without reading it again.
+    """
     if name not in EXAMPLES:
         raise InputError("example", "one of " + ", ".join(EXAMPLES), name)
+    return _example(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _example(name: str) -> tuple[ModificationTrace, ModificationTrace | None]:
+    trace, prespecified = _read_example(name)
+    for t in (trace, prespecified):
+        if t is not None:
+            t.original.flags.writeable = False
+            t.losses.flags.writeable = False
+    return trace, prespecified
+
+
+def _read_example(name: str) -> tuple[ModificationTrace, ModificationTrace | None]:
     main, pres, _ = EXAMPLES[name]
     with resources.as_file(_example_path(main)) as path:
         trace = read_modification_trace(path)

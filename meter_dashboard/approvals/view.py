@@ -10,16 +10,20 @@ Words and tables come from :mod:`.approve_text`, figures from :mod:`.approve_fig
 """
 from __future__ import annotations
 
+import functools
+
 import panel as pn
 import param
 from panel.io.state import set_curdoc
 
 from ..core.files import MAX_UPLOAD_BYTES, human_bytes
+from ..core.html import snippet
 from ..ui.base import DashboardView
 from ..ui.inputs import NumberInput
 from ..ui.simulation import SimulationControls
-from ..ui.style import HTML, error_html, esc, stale_html
+from ..ui.style import HTML, error_html, stale_html
 from ..ui.upload import GuardedFileDropper
+from ..ui.urlstate import UrlState
 from . import view_text as text
 from .figures import METHOD_COLORS, CompareFigure, DecisionFigure, SimulationFigures
 from .model import METHOD_LABELS, METHODS, ApprovalSimulation, ApproveModel
@@ -94,17 +98,18 @@ class Approve(DashboardView):
         self._dirty: set = set()
         self._flush_pending = False
         self._url_errors: list[str] = []
-        self._location = pn.state.location if sync_url and served else None
-        if self._location is not None:
-            query = dict(self._location.query_params or {})
-            self._url_errors = self.model.update_from_query(query) if query else []
+        self._url = UrlState(keys=ApproveModel.QUERY_KEYS) if sync_url and served else None
+        if self._url is not None:
+            query = self._url.query()
+            self._url_errors = ([self._url.refused] if self._url.refused else []) + (
+                self.model.update_from_query(query) if query else [])
         self._build_inputs()
         self._build_results()
         self.model.param.watch(lambda *e: self._schedule("result", "comparison"), ["result", "busy"])
         self.model.param.watch(lambda *e: self._schedule("comparison"), ["comparison"])
         self.model.param.watch(lambda *e: self._schedule("inputs"), ["error", "trace_error", "prespecified_error",
                                                                      "trace", "prespecified", "example"])
-        if self._location is not None:
+        if self._url is not None:
             self.model.param.watch(lambda *e: self._schedule("url"), list(ApproveModel.QUERY_KEYS))
         for kind in ("fwer", "power"):
             getattr(self, kind).param.watch(lambda *e, k=kind: self._schedule(f"sim-{k}"), ["result"])
@@ -138,10 +143,8 @@ class Approve(DashboardView):
             for kind in ("fwer", "power"):
                 if f"sim-{kind}" in parts:
                     self._draw_simulation(kind)
-            if "url" in parts and self._location is not None:
-                search = "?" + self.model.query_string()
-                if self._location.search != search:
-                    self._location.search = search
+            if "url" in parts and self._url is not None:
+                self._url.write(self.model.to_query())
         finally:
             if doc is not None:
                 doc.unhold()
@@ -154,13 +157,14 @@ class Approve(DashboardView):
         self.example_note = HTML("", sizing_mode="stretch_width", css_classes=["approve-small"])
         # uploads bounded before they are sent (a file over the limit never reaches the websocket)
         self.upload = GuardedFileDropper(parameter="trace", max_bytes=MAX_UPLOAD_BYTES, layout="compact", height=80,
+                                         checked=True,
                                          accepted_filetypes=[".csv", "text/csv", "text/plain"],
                                          sizing_mode="stretch_width", css_classes=["approve-upload"])
         self.upload.param.watch(self._on_upload, "value")
         self.upload.param.watch(self._on_upload_refused, "upload_error")
         self.upload_error = HTML("", sizing_mode="stretch_width")
         self.pres_upload = GuardedFileDropper(parameter="prespecified", max_bytes=MAX_UPLOAD_BYTES, layout="compact",
-                                              height=80, accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                              height=80, checked=True, accepted_filetypes=[".csv", "text/csv", "text/plain"],
                                               sizing_mode="stretch_width", css_classes=["approve-pres-upload"])
         self.pres_upload.param.watch(self._on_pres_upload, "value")
         self.pres_upload.param.watch(self._on_upload_refused, "upload_error")
@@ -173,24 +177,48 @@ class Approve(DashboardView):
         self.margin = NumberInput(m, "margin", label="Margin δ₁ (loss units)", css_classes=["approve-margin"])
         self.margin_step = NumberInput(m, "margin_step", label="Margin step after an approval",
                                        css_classes=["approve-margin-step"])
+        self.error = HTML("", sizing_mode="stretch_width", css_classes=["approve-error"])
+        self._numbers = [self.alpha, self.success_weight, self.margin, self.margin_step]
+        self._watch_numbers(self._numbers)
+        # the advanced settings are built when their card is first opened (or at once in a notebook)
+        # (a placeholder keeps the closed card's look: an empty card is drawn without its frame)
+        self.advanced = pn.Card(pn.Spacer(height=0, margin=0), title="Advanced", collapsed=True,
+                                sizing_mode="stretch_width")
+        if self._doc is None:
+            self._build_advanced()
+        else:
+            self.advanced.param.watch(self._on_advanced, "collapsed")
+
+    def _watch_numbers(self, boxes) -> None:
+        for box in boxes:  # a refused number: the results say they are the last valid ones
+            box.message_pane.param.watch(lambda *e: self._schedule("inputs"), "object")
+
+    def _build_advanced(self) -> None:
+        m = self.model
         self.seed = NumberInput(m, "seed", label="Seed (MVN integration)", css_classes=["approve-seed"])
         self.failure_threshold = NumberInput(m, "failure_threshold", label="wBonferroni: 'few denials' means at most")
         self.pres_share = NumberInput(m, "pres_share", label="presSRGP: α share of the plan")
         self.pres_first_share = NumberInput(m, "pres_first_share", label="presSRGP: first planned node's share")
         self.max_conditioning = NumberInput(m, "max_conditioning", label="fs/presSRGP: earlier nodes conditioned on")
-        self.error = HTML("", sizing_mode="stretch_width", css_classes=["approve-error"])
-        self._numbers = [self.alpha, self.success_weight, self.margin, self.margin_step, self.seed,
-                         self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning]
-        for box in self._numbers:  # a refused number: the results say they are the last valid ones
-            box.message_pane.param.watch(lambda *e: self._schedule("inputs"), "object")
+        boxes = [self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning, self.seed]
+        self._numbers += boxes
+        self._watch_numbers(boxes)
+        self.advanced.objects = boxes
 
-    def _on_upload(self, event):
-        for name, data in (event.new or {}).items():  # the latest file only
-            self.model.load_trace(data.encode("utf-8") if isinstance(data, str) else data, name=name)
+    def _on_advanced(self, event) -> None:
+        if not event.new and len(self._numbers) == 4:
+            self._build_advanced()
 
-    def _on_pres_upload(self, event):
+    async def _on_upload(self, event):
+        m = self.model
+        for name, data in (event.new or {}).items():  # the latest file only: read in a worker thread
+            await self.upload.load(data, name, m.read_trace, m.use_trace, m.fail_trace)
+
+    async def _on_pres_upload(self, event):
+        m = self.model
         for name, data in (event.new or {}).items():
-            self.model.load_prespecified(data.encode("utf-8") if isinstance(data, str) else data, name=name)
+            await self.pres_upload.load(data, name, functools.partial(m.read_trace, parameter="prespecified"),
+                                        m.use_prespecified, m.fail_prespecified)
 
     def _on_upload_refused(self, event):
         self._schedule("inputs")
@@ -215,14 +243,31 @@ class Approve(DashboardView):
         self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self.method_note = HTML("", sizing_mode="stretch_width", css_classes=["md-note"])
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["approve-table"])
-        self.decision_figure = DecisionFigure()
-        self.decision_source = self.decision_figure.source
-        self.decision_plot = pn.pane.Bokeh(self.decision_figure.figure, sizing_mode="stretch_width",
-                                           css_classes=["approve-decision-plot"], visible=False)
+        # the plot sits below the table: on a served page it is built once the page has been shown
+        self.decision_figure = self.decision_source = self.decision_plot = None
+        self._plot_holder = pn.Column(sizing_mode="stretch_width", margin=0)
+        if self._doc is None:
+            self._build_decision_plot()
+        else:
+            pn.state.onload(self._show_decision_plot)
         self._tabs_built: dict = {}
         if self._doc is None:  # a notebook: everything at once (the tabs switch without a server)
             for name in _TABS[1:3]:
                 self._tab(name)
+
+    def _build_decision_plot(self) -> None:
+        self.decision_figure = DecisionFigure()
+        self.decision_source = self.decision_figure.source
+        self.decision_plot = pn.pane.Bokeh(self.decision_figure.figure, sizing_mode="stretch_width",
+                                           css_classes=["approve-decision-plot"], visible=False)
+        self._plot_holder.objects = [self.decision_plot]
+
+    def _show_decision_plot(self) -> None:
+        if self.decision_plot is None:
+            with pn.io.hold():
+                self._build_decision_plot()
+                if self.model.result is not None:
+                    self._draw_result()
 
     def _tab(self, name: str):
         """The content of tab ``name``, built on first use."""
@@ -240,7 +285,7 @@ class Approve(DashboardView):
                 self._tabs_built[name] = HTML(text.notes_html(), sizing_mode="stretch_width")
             else:
                 self._tabs_built[name] = pn.Column(self.headlines, self.stale, self.sentence, self.method_note,
-                                                   self.table, self.decision_plot, sizing_mode="stretch_width")
+                                                   self.table, self._plot_holder, sizing_mode="stretch_width")
         return self._tabs_built[name]
 
     def _build_compare(self):
@@ -269,8 +314,9 @@ class Approve(DashboardView):
         self.sentence.object = text.sentence(r)
         self.method_note.object = text.method_note(r.method)
         self.table.object = text.decision_table(r)
-        self.decision_figure.update(r)
-        self.decision_plot.visible = True
+        if self.decision_figure is not None:
+            self.decision_figure.update(r)
+            self.decision_plot.visible = True
 
     def _draw_comparison(self):
         c, r = self.model.comparison, self.model.result
@@ -325,28 +371,27 @@ class Approve(DashboardView):
         settings = pn.Column(w["replicates"], w["seed"], w["steps"], w["test_size"], w["alpha"], w["controls"],
                              width=260)
         results = pn.Column(w["table"], w["plots"], sizing_mode="stretch_width")
-        return pn.Column(HTML(f"<h2>{esc(title)}</h2><p class='md-note'>{esc(words)}</p>",
-                              sizing_mode="stretch_width"),
+        return pn.Column(HTML(str(snippet("<h2>{{ title }}</h2><p class='md-note'>{{ words }}</p>", title=title,
+                                          words=words)), sizing_mode="stretch_width"),
                          pn.Row(settings, results, sizing_mode="stretch_width"),
                          sizing_mode="stretch_width", css_classes=["approve-section", f"approve-{kind}"])
 
     # ------------------------------------------------------------------ layout
     def controls(self):
         if getattr(self, "_controls", None) is None:
-            advanced = pn.Card(self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning,
-                               self.seed, title="Advanced", collapsed=True, sizing_mode="stretch_width")
             self._controls = pn.Column(
                 HTML("<b>Modification trace</b>", margin=(8, 5, 0, 5)),
                 self.example, self.example_note,
-                HTML("<span class='approve-small'>Or upload a CSV: header of names; one row per test example; first "
-                     "column the original model's per-example loss, then one column per modification in the order "
-                     f"tested. Up to {esc(human_bytes(MAX_UPLOAD_BYTES))}.</span>", margin=(4, 5, 0, 5)),
+                HTML(str(snippet("<span class='approve-small'>Or upload a CSV: header of names; one row per test "
+                                 "example; first column the original model's per-example loss, then one column per "
+                                 "modification in the order tested. Up to {{ limit }}.</span>",
+                                 limit=human_bytes(MAX_UPLOAD_BYTES))), margin=(4, 5, 0, 5)),
                 self.upload, self.upload_error,
                 HTML("<span class='approve-small'>Prespecified plan (presSRGP), same shape:</span>",
                      margin=(4, 5, 0, 5)),
                 self.pres_upload, self.pres_error,
                 HTML("<b>Procedure</b>", margin=(12, 5, 0, 5)),
-                self.method, self.alpha, self.success_weight, self.margin, self.margin_step, self.error, advanced,
+                self.method, self.alpha, self.success_weight, self.margin, self.margin_step, self.error, self.advanced,
                 sizing_mode="stretch_width",
             )
         return self._controls

@@ -6,10 +6,12 @@ HTML; nothing is computed here beyond formatting (one precision rule: :mod:`.for
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from ..core import formatting as fmt
-from ..ui.style import esc, headline_html, headlines_html
+from ..core.html import Markup, render, snippet
+from ..ui.style import headline_html, headlines_html
 from .model import EXAMPLES, METHOD_LABELS, METHODS
 
 __all__ = ["METHOD_NOTES", "headlines", "sentence", "method_note", "decision_table", "compare_headlines",
@@ -51,8 +53,8 @@ SIMULATION_TEXT = {
 }
 
 
-def _pending(text: str = "computing…") -> str:
-    return f'<span class="approve-pending">{esc(text)}</span>'
+def _pending(text: str = "computing…") -> Markup:
+    return snippet('<span class="approve-pending">{{ text }}</span>', text=text)
 
 
 def headlines(result, original_name: str, busy: bool) -> str:
@@ -77,37 +79,25 @@ def headlines(result, original_name: str, busy: bool) -> str:
         cards.append(headline_html("Deployed now", result.names[last] if last is not None else original_name,
                                    f"after test {k}" if last is not None else "no modification approved",
                                    css_class="approve-deployed"))
-    note = f'<div class="md-note approve-busy">{_pending("updating…")}</div>' if busy and result.complete else ""
-    return headlines_html(cards, "approve-headlines") + note
+    note = snippet('<div class="md-note approve-busy">{{ p }}</div>', p=_pending("updating…")) if busy and result.complete else ""
+    return headlines_html(cards, "approve-headlines") + str(note)
 
 
 def sentence(result) -> str:
     """One paragraph a reviewer can repeat."""
-    label = esc(METHOD_LABELS[result.method])
     k = len(result.names)
-    if not result.complete:
-        return f"<p><b>{label}</b>: {result.decided} of {k} tests decided so far…</p>"
-    approved = [i + 1 for i in range(k) if result.approved[i]]
-    if approved:
-        shown = ", ".join(str(i) for i in approved[:12]) + (" …" if len(approved) > 12 else "")
-        last = approved[-1] - 1
-        text = (f"<p><b>{label}</b> approves tests {shown}. Only these approve/deny bits are released to the "
-                f"developer. The last approved modification, <b>{esc(result.names[last])}</b>, lowers the mean "
-                f"loss by {fmt.number(result.estimates[last])} on the test set (margin "
-                f"{fmt.number(result.margins[last])}).")
-    else:
-        text = f"<p><b>{label}</b> approves none of the {k} modifications; the original model stays."
-    if result.method == "naive":
-        text += (" <b>Warning:</b> the naive procedure tests everything at level α, so the chance of approving at "
-                 "least one modification that is not really better grows with every test.")
-    else:
-        text += (f" Whatever path the developer takes through the {k} tests, the chance that any approved "
-                 f"modification fails to beat its margin is at most α = {fmt.number(result.alpha)}.")
-    return text + "</p>"
+    approved = [i + 1 for i in range(k) if result.approved[i]] if result.complete else []
+    last = approved[-1] - 1 if approved else None
+    return render("approvals/templates/sentence.html", result=result, label=METHOD_LABELS[result.method], k=k,
+                  approved=approved,
+                  shown=", ".join(str(i) for i in approved[:12]) + (" …" if len(approved) > 12 else ""),
+                  last_name=result.names[last] if last is not None else "",
+                  last_estimate=result.estimates[last] if last is not None else 0.0,
+                  last_margin=result.margins[last] if last is not None else 0.0)
 
 
 def method_note(method: str) -> str:
-    return f'<div class="approve-method-note"><b>{esc(METHOD_LABELS[method])}.</b> {METHOD_NOTES[method]}</div>'
+    return render("approvals/templates/method_note.html", label=METHOD_LABELS[method], note=Markup(METHOD_NOTES[method]))
 
 
 def decision_table(result) -> str:
@@ -116,25 +106,15 @@ def decision_table(result) -> str:
     rows = []
     for i, name in enumerate(result.names):
         if i >= result.decided:
-            rows.append(f"<tr><td class='num'>{i + 1}</td><td>{esc(name)}</td>"
-                        f"<td colspan='{8 if fs else 7}'>{_pending()}</td></tr>")
+            rows.append({"name": name, "pending": True})
             continue
-        a = bool(result.approved[i])
         cells = [fmt.number(result.estimates[i]) + " ± " + fmt.number(result.standard_errors[i], 2),
                  fmt.number(result.margins[i]), fmt.number(result.z[i]), fmt.number(result.p_values[i]),
                  fmt.number(result.weights[i]), fmt.number(result.levels[i])]
         if fs:
             cells.append(fmt.number(result.z_thresholds[i]))
-        row_class = " class='approve-row-yes'" if a else ""
-        rows.append(f"<tr{row_class}><td class='num'>{i + 1}</td><td>{esc(name)}</td>"
-                    + "".join(f"<td class='num'>{c}</td>" for c in cells)
-                    + f"<td class='approve-decision {'approve-yes' if a else 'approve-no'}' data-test='{i + 1}' "
-                    f"data-approved='{str(a).lower()}'>{'✔ approved' if a else 'denied'}</td></tr>")
-    head = ("<tr><th>#</th><th>modification</th><th class='num'>loss improvement ± s.e.</th><th class='num'>margin "
-            "δ</th><th class='num'>z</th><th class='num'>p-value</th><th class='num'>weight w</th>"
-            "<th class='num'>level</th>" + ("<th class='num'>z to beat</th>" if fs else "") + "<th>decision</th></tr>")
-    return (f"<div class='md-scroll-x'><table class='md-table'><thead>{head}</thead><tbody>{''.join(rows)}"
-            "</tbody></table></div>")
+        rows.append({"name": name, "pending": False, "approved": bool(result.approved[i]), "cells": cells})
+    return render("approvals/templates/decision_table.html", rows=rows, fs=fs)
 
 
 def compare_headlines(comparison) -> str:
@@ -152,114 +132,43 @@ def compare_headlines(comparison) -> str:
 
 def compare_table(comparison) -> str:
     """Decision and level of every procedure, side by side (pending procedures say so)."""
-    methods = [m for m in METHODS if m in comparison.results or m in comparison.pending]
-    head = "<tr><th>#</th><th>modification</th>" + "".join(
-        f"<th class='approve-method md-text method-{m}'>{esc(METHOD_LABELS[m])}</th>" for m in methods) + "</tr>"
-    rows = []
-    for i, name in enumerate(comparison.names):
-        cells = []
-        for m in methods:
-            res = comparison.results.get(m)
-            if res is None:
-                cells.append(f"<td>{_pending('…')}</td>")
-                continue
-            a = bool(res.approved[i])
-            cells.append(f"<td class='approve-decision approve-compare {'approve-yes' if a else 'approve-no'}' "
-                         f"data-method='{m}' data-test='{i + 1}' data-approved='{str(a).lower()}'>"
-                         f"{'✔' if a else '✗'} <span class='approve-small'>{fmt.number(res.levels[i], 2)}</span></td>")
-        rows.append(f"<tr><td class='num'>{i + 1}</td><td>{esc(name)}</td>{''.join(cells)}</tr>")
-    total = "<tr><td></td><td><b>approved</b></td>" + "".join(
-        f"<td class='approve-compare'><b>{comparison.results[m].approvals}</b></td>" if m in comparison.results
-        else f"<td>{_pending('…')}</td>" for m in methods) + "</tr>"
-    return (f"<div class='md-scroll-x'><table class='md-table'><thead>{head}</thead><tbody>{''.join(rows)}{total}"
-            "</tbody></table></div>")
+    methods = [{"key": m, "label": METHOD_LABELS[m], "result": comparison.results.get(m)}
+               for m in METHODS if m in comparison.results or m in comparison.pending]
+    return render("approvals/templates/compare_table.html", methods=methods, names=comparison.names)
 
 
 def simulation_table(kind: str, res) -> str:
     """FWER (± Monte Carlo s.e.) and mean approvals per procedure, with what they mean."""
-    if res is None:
-        return ("<div class='md-note'>Not run yet. Each replicate re-runs the developer against every procedure; "
-                "fsSRGP and presSRGP take most of the time (about a second per replicate for all six). The plots "
-                "appear with the first result.</div>")
     rows = []
-    for m in res.methods:
+    for m in (res.methods if res is not None else []):
         f, e = res.fwer[m], res.fwer_error[m]
         if math.isnan(f):
             continue
         verdict = "—" if m == "naive" and kind == "power" else ("✔ at or below α" if f <= res.alpha + 2 * e
                                                                 else "✗ above α")
-        rows.append(f"<tr><td class='md-text method-{m}'><b>{esc(METHOD_LABELS[m])}</b></td>"
-                    f"<td class='num approve-sim-fwer' data-method='{m}'>{fmt.number(f)}</td>"
-                    f"<td class='num'>± {fmt.number(e)}</td><td class='num'>{fmt.number(res.approvals[m])}</td>"
-                    f"<td>{verdict}</td></tr>")
+        rows.append({"key": m, "label": METHOD_LABELS[m], "fwer": f, "error": e, "approvals": res.approvals[m],
+                     "verdict": verdict})
     what = ("approving ≥ 1 modification (all are worse than the oracle)" if kind == "fwer" else
             "approving ≥ 1 modification whose fresh-data AUC gain is at most its margin")
-    note = (f"<div class='md-note'>{res.completed} of {res.replicates} replicates"
-            f"{' (cancelled)' if res.cancelled else ''}, seed {res.seed}, α = {fmt.number(res.alpha)}. FWER = rate "
-            f"of {what}; ± one Monte Carlo standard error √(p(1−p)/replicates).</div>")
-    return (note + "<table class='md-table'><thead><tr><th>procedure</th><th class='num'>FWER</th>"
-            "<th class='num'>MC s.e.</th><th class='num'>mean approvals</th><th></th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>")
+    return render("approvals/templates/simulation_table.html", res=res, rows=rows, what=what)
 
 
 def trace_note(model) -> str:
     """What is loaded: the file, its size, the prespecified plan."""
-    t = model.trace
-    if t is None:
+    if model.trace is None:
         return ""
-    desc = EXAMPLES[model.example][2] if model.example in EXAMPLES else "your file"
-    pres = (f"prespecified plan: {esc(model.prespecified.source)} ({model.prespecified.modifications} modifications)"
-            if model.prespecified is not None else "no prespecified plan (presSRGP unavailable)")
-    return (f"<b>{esc(t.source)}</b>: {fmt.integer(t.modifications)} modifications × {fmt.integer(t.examples)} "
-            f"test examples — {esc(desc)}.<br>{pres}.")
+    return render("approvals/templates/trace_note.html", trace=model.trace, prespecified=model.prespecified,
+                  description=EXAMPLES[model.example][2] if model.example in EXAMPLES else "your file")
 
 
+@functools.lru_cache(maxsize=1)
 def intro_html() -> str:
-    return ("<h2>Approve model modifications on a reused test set</h2>"
-            "<p class='md-note'>A developer proposes modifications one after another; each is approved only if a "
-            "one-sided test on the <i>same</i> test set shows it beats the original model by more than a margin δ. "
-            "Only approve/deny is released. Feng et al., “Sequential algorithmic modification with test data "
-            "reuse”: Bonferroni over the tree of possible histories, alpha recycling (SRGPs), correlation-aware "
-            "fixed sequences and a prespecified plan keep the chance of approving <i>any</i> unacceptable "
-            "modification below α.</p>")
+    """The page's opening paragraph (the same for everyone: rendered once per process)."""
+    return render("approvals/templates/intro.html")
 
 
+@functools.lru_cache(maxsize=1)
 def notes_html() -> str:
-    """How it works: the test, the procedures, the choices where the paper is silent."""
-    items = "".join(f"<li><b>{esc(METHOD_LABELS[m])}</b> — {METHOD_NOTES[m]}</li>" for m in METHODS)
-    return f"""
-<div class="md-note approve-about">
-<h3>The test behind each decision</h3>
-<p>Test j asks whether modification j lowers the expected loss of the original model by more than the margin
-δ<sub>j</sub> (Eq. 7): H<sub>j</sub>: E[loss<sub>0</sub> − loss<sub>j</sub>] ≤ δ<sub>j</sub>. It is a one-sided
-z-test on the per-example differences: z = (mean − δ<sub>j</sub>) / (sd/√n), p = 1 − Φ(z); the modification is
-approved when p ≤ its level. After an approval the margin grows by the margin step — 0.01 by default, the
-paper's schedule in all of Section 3 — so each approval must improve on the last; with a step of 0, a
-modification only as good as the one just approved is approved again. Always comparing with the
-<i>original</i> model is the paper's choice. The shipped examples use the AUC loss (1 − each example's AUC
-influence value), so improvements are AUC gains. The page, notebooks and the command line use the same
-defaults.</p>
-<h3>Procedures</h3><ul>{items}</ul>
-<h3>Choices where the paper is silent (documented in the code as well)</h3>
-<ul>
-<li>The start node carries weight 1 and counts as approved, so the first streak gets 0.8, 0.16, 0.032, …
-(α = 0.1: levels 0.08, 0.016, 0.0032; after an approval at the first test, 0.064 for the next).</li>
-<li>wBonferroni with T ≤ 4 has no history with more than 3 denials; then the first group gets all of α.</li>
-<li>fsSRGP and presSRGP condition each threshold on at most 6 earlier nodes (configurable), chosen as those that
-exclude the most probability. Conditioning on fewer nodes is conservative: by a union bound each threshold still
-spends at most its share of α. Correlations are estimated from your per-example losses; statistics that are
-identical are merged exactly.</li>
-<li>Multivariate normal probabilities: one dimension in closed form, two by a deterministic integral, three or more
-by Genz's method on a randomly shifted lattice with a fixed seed (the Seed setting); they agree with independent
-computations to a few 10<sup>−4</sup> on the z scale.</li>
-<li>presSRGP: 90% of α on the plan's nodes (half to the first, the rest equally), 10% on your tests; the plan's
-confidence regions bound how much its improvement could be <i>over</i>estimated (the orientation in which the
-correlation with your modifications buys power). Nothing about the plan is ever released.</li>
-<li>The simulations follow Section 3 with our simplifications: X ~ N(0, I); the power developer waits one time
-point after a denial instead of running a power calculation; fresh-data AUCs use 2,000–4,000 examples.</li>
-</ul>
-<h3>Reading a static trace</h3>
-<p>Replaying several procedures on one recorded trace shows what each would have said about the same
-modifications. A real developer's next modification depends on the answers, which is why the simulations re-run
-the developer for every procedure.</p>
-</div>"""
+    """How it works: the test, the procedures, the choices where the paper is silent (rendered once per process)."""
+    return render("approvals/templates/notes.html",
+                  methods=[{"label": METHOD_LABELS[m], "note": Markup(METHOD_NOTES[m])} for m in METHODS])

@@ -6,12 +6,16 @@ Derived outputs are read-only (``constant=True``; only the model sets them, insi
 ``param.edit_constant``).  Invalid input sets :attr:`CIModel.error` and keeps the last
 good results.
 
-Cost on a server: the plan and curves take milliseconds.  A trace replay small enough
-(:data:`SYNC_REPLAY_CELLS`) runs at once; a larger one runs in a worker thread (an
+Cost on a server: the plan and Hoeffding's curves take milliseconds.  A trace replay small
+enough (:data:`SYNC_REPLAY_CELLS`) runs at once; a larger one runs in a worker thread (an
 ``async`` step scheduled by ``param``'s executor, which Panel points at the server's
 event loop), with :attr:`CIModel.replaying` set meanwhile, and a result overtaken by a
-newer input is dropped.  Without a running event loop (scripts, the CLI, tests) every
-step completes before the assignment returns.
+newer input is dropped.  Under the exact binomial bound the table's counts are one
+background search (:class:`~.exact.ExactCounts`) and the curves' exact counts another,
+:attr:`CIModel.exact_points` values of H computed one after another through the runtime
+(:class:`~meter_dashboard.core.runtime.Latest`: off the loop once :meth:`CIModel.work_in_background`
+is called, newest inputs winning), Hoeffding's curves kept beside them.  Without a running
+event loop (scripts, the CLI, tests) every step completes before the assignment returns.
 
 References
 ----------
@@ -21,6 +25,8 @@ References
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import param
 
@@ -28,40 +34,39 @@ from ..core.runtime import Latest, in_thread, running_loop
 from ..core.validation import InputError
 from .exact import ExactCounts
 from .grammar import ConditionError, parse_condition
-from .inputs import DEFAULT_CONDITION, CIInputs
-from .plan import ci_curves, ci_labels
+from .inputs import ADAPTIVITIES, DEFAULT_CONDITION, CIInputs
+from .plan import ci_curves, ci_exact_point, ci_labels, exact_curve_order
 from .replay import replay_ci
 from .trace import CITrace, example_trace, read_ci_trace
 
 __all__ = ["PRESETS", "SYNC_REPLAY_CELLS", "CIModel"]
 
+def _preset(condition: str, reliability: float = 0.9999, adaptivity: str = "full", mode: str = "fp-free",
+            steps: int = 32, p: float | None = None) -> dict:
+    """One of the paper's settings as CIModel parameter values (p: a difference bound known in advance)."""
+    values = dict(condition=condition, reliability=reliability, adaptivity=adaptivity, mode=mode, steps=steps,
+                  difference_bound=p)
+    if p is not None:
+        values["check_difference_bound"] = False
+    return values
+
+
 #: The paper's settings, by where they appear (name -> CIModel parameter values).
 PRESETS = {
-    "Pattern 1, Section 4.1.1 (about 67K labels, 6,771 per commit)": dict(
-        condition=DEFAULT_CONDITION, reliability=0.9999, adaptivity="full", mode="fp-free", steps=32,
-        difference_bound=None),
-    "Section 2.2 script: n - o > 0.02 +/- 0.01, full": dict(
-        condition="n - o > 0.02 +/- 0.01", reliability=0.9999, adaptivity="full", mode="fp-free", steps=32,
-        difference_bound=None),
-    "Section 3.3: n > 0.8 +/- 0.05, full (6,279)": dict(
-        condition="n > 0.8 +/- 0.05", reliability=0.9999, adaptivity="full", mode="fn-free", steps=32,
-        difference_bound=None),
-    "Public calculator: n - o > 0.1 +/- 0.1, 0.99, full (5,496)": dict(
-        condition="n - o > 0.1 +/- 0.1", reliability=0.99, adaptivity="full", mode="fp-free", steps=32,
-        difference_bound=None),
-    "F3 milestones: n - o > 0.1 +/- 0.01, firstChange": dict(
-        condition="n - o > 0.1 +/- 0.01", reliability=0.9999, adaptivity="firstChange", mode="fp-free", steps=32,
-        difference_bound=None),
-    "F4 no big changes: d < 0.1 +/- 0.01, fn-free": dict(
-        condition="d < 0.1 +/- 0.01", reliability=0.9999, adaptivity="full", mode="fn-free", steps=32,
-        difference_bound=None),
-    "Figure 5 adaptive: n - o > 0.018 +/- 0.022, p = 0.1 known (5,204)": dict(
-        condition="n - o > 0.018 +/- 0.022", reliability=0.998, adaptivity="full", mode="fp-free", steps=7,
-        difference_bound=0.1, check_difference_bound=False),
-    "Figure 5 non-adaptive: n - o > 0.02 +/- 0.02, p = 0.1 known (4,713)": dict(
-        condition="n - o > 0.02 +/- 0.02", reliability=0.998, adaptivity="none", mode="fp-free", steps=7,
-        difference_bound=0.1, check_difference_bound=False),
+    "Pattern 1, Section 4.1.1 (about 67K labels, 6,771 per commit)": _preset(DEFAULT_CONDITION),
+    "Section 2.2 script: n - o > 0.02 +/- 0.01, full": _preset("n - o > 0.02 +/- 0.01"),
+    "Section 3.3: n > 0.8 +/- 0.05, full (6,279)": _preset("n > 0.8 +/- 0.05", mode="fn-free"),
+    "Public calculator: n - o > 0.1 +/- 0.1, 0.99, full (5,496)": _preset("n - o > 0.1 +/- 0.1", 0.99),
+    "F3 milestones: n - o > 0.1 +/- 0.01, firstChange": _preset("n - o > 0.1 +/- 0.01", adaptivity="firstChange"),
+    "F4 no big changes: d < 0.1 +/- 0.01, fn-free": _preset("d < 0.1 +/- 0.01", mode="fn-free"),
+    "Figure 5 adaptive: n - o > 0.018 +/- 0.022, p = 0.1 known (5,204)": _preset(
+        "n - o > 0.018 +/- 0.022", 0.998, steps=7, p=0.1),
+    "Figure 5 non-adaptive: n - o > 0.02 +/- 0.02, p = 0.1 known (4,713)": _preset(
+        "n - o > 0.02 +/- 0.02", 0.998, adaptivity="none", steps=7, p=0.1),
 }
+
+#: Seconds of exact curve work gathered into one update of the curves (fewer, larger messages to a page).
+CURVE_BATCH_SECONDS = 0.25
 
 #: A trace whose replay touches at most this many cells (commits, or examples x models) is
 #: replayed at once (well under 50 ms); a larger one in a worker thread.
@@ -102,8 +107,10 @@ class CIModel(CIInputs):
     # ---- derived (read-only: set by the model only)
     parsed = param.Parameter(default=None, constant=True, doc="The last valid parsed Condition.")
     result = param.Parameter(default=None, constant=True, doc="The last valid CIResult.")
-    curves = param.Dict(default={}, constant=True,
-                        doc="{'steps': H array, adaptivity: {'baseline', 'optimized'} arrays}.")
+    curves = param.Dict(default={}, constant=True, doc=(
+        "{'steps': H array, adaptivity: {'baseline', 'optimized'} arrays, 'bound': the bound drawn}; under the "
+        "binomial bound the arrays hold the exact counts computed so far (NaN elsewhere), 'hoeffding' the paper's "
+        "counts at every H, 'computed' and 'planned' how many values of H are (to be) exact."))
     replay = param.Parameter(default=None, constant=True,
                              doc="The CIReplay of the trace under the current condition.")
     replaying = param.Boolean(default=False, constant=True, doc="A large trace is being replayed in a worker.")
@@ -114,12 +121,19 @@ class CIModel(CIInputs):
                                doc="Why the last trace could not be read or replayed.")
     exact = param.ClassSelector(class_=ExactCounts, constant=True,
                                 doc="The search of the exact binomial counts (bound='binomial'): status, cancel.")
+    exact_points = param.Integer(default=24, bounds=(2, 400), doc=(
+        "How many values of H get an exact binomial count on the curves (each is a search; Hoeffding's curves "
+        "are drawn at every H)."))
+    curving = param.Boolean(default=False, constant=True, doc="The exact curves are being computed.")
 
     def __init__(self, **params):
         params.setdefault("exact", ExactCounts())
         super().__init__(**params)
         self._last_error = None
         self._latest = Latest()  # replays of large traces, the newest inputs winning
+        # the exact curves, point by point; off the loop once a page or kernel calls work_in_background
+        self._curve_work = Latest(on_busy=lambda busy: self._set(curving=busy))
+        self._curve_key = None
         self.exact.param.watch(self._on_exact, ["running"])
         self._recompute()
         if self.error:
@@ -134,25 +148,26 @@ class CIModel(CIInputs):
         """Read a trace (path, CSV text/bytes, DataFrame); on error set :attr:`trace_error`, keep the old one."""
         try:
             trace = read_ci_trace(source)
-        except InputError as exc:
-            self._set(trace_error=f"{name + ': ' if name else ''}{exc}")
-            return False
-        except (OSError, UnicodeDecodeError) as exc:
-            self._set(trace_error=f"cannot read {name or 'the trace'}: {exc}")
-            return False
-        self.trace = trace.named(name) if name else trace
-        return True
+        except (InputError, OSError, UnicodeDecodeError) as exc:
+            return self._refuse_trace(exc, name)
+        return self._use_trace(trace, name)
 
     async def load_trace_async(self, source, name: str = "") -> bool:
         """:meth:`load_trace` with the reading (up to 10 MiB of CSV) in a worker thread."""
         try:
             trace = await in_thread(read_ci_trace, source)
-        except InputError as exc:
+        except (InputError, OSError, UnicodeDecodeError) as exc:
+            return self._refuse_trace(exc, name)
+        return self._use_trace(trace, name)
+
+    def _refuse_trace(self, exc: Exception, name: str) -> bool:
+        if isinstance(exc, InputError):
             self._set(trace_error=f"{name + ': ' if name else ''}{exc}")
-            return False
-        except (OSError, UnicodeDecodeError) as exc:
+        else:
             self._set(trace_error=f"cannot read {name or 'the trace'}: {exc}")
-            return False
+        return False
+
+    def _use_trace(self, trace: CITrace, name: str) -> bool:
         self.trace = trace.named(name) if name else trace
         return True
 
@@ -182,22 +197,95 @@ class CIModel(CIInputs):
                     labelers=self.labelers)
 
     @param.depends("condition", "reliability", "adaptivity", "mode", "steps", "difference_bound",
-                   "check_difference_bound", "seconds_per_label", "labelers", "bound", watch=True)
+                   "check_difference_bound", "seconds_per_label", "labelers", "bound", "exact_points", watch=True)
     def _recompute(self):
         try:
             cond = parse_condition(self.condition)
             result = ci_labels(**self._settings(cond))
             axis = self.curve_axis()
-            curves = ci_curves(cond, self.reliability, axis, self.mode, difference_bound=self.difference_bound,
-                               check_difference_bound=self.check_difference_bound)
+            key = (cond.canonical(), self.reliability, self.mode, self.difference_bound, self.check_difference_bound,
+                   int(axis[-1]), self.bound, self.exact_points)
+            curves = self.curves if key == self._curve_key and self.curves else self._hoeffding_curves(cond, axis)
         except InputError as exc:
             self._last_error = exc
             self._set(error=str(exc), error_column=exc.column if isinstance(exc, ConditionError) else None)
             return
-        curves["steps"] = axis
         self._set(parsed=cond, result=result, curves=curves, error="", error_column=None)
+        if key != self._curve_key:
+            self._curve_key = key
+            self._start_exact_curves(cond, axis)
         if self.bound == "binomial":  # Hoeffding's counts now, the exact ones when the search ends
             self._search_exact(self._settings(cond))
+
+    # ------------------------------------------------------------------ the curves
+    def _hoeffding_curves(self, cond, axis) -> dict:
+        """Hoeffding's curves at every H; under the binomial bound, the exact ones still to compute (NaN)."""
+        curves = ci_curves(cond, self.reliability, axis, self.mode, difference_bound=self.difference_bound,
+                           check_difference_bound=self.check_difference_bound)
+        if self.bound == "hoeffding":
+            return {**curves, "steps": axis, "bound": "hoeffding"}
+        exact = {a: {**c, "baseline": np.full(axis.shape, np.nan),
+                     "optimized": None if c["optimized"] is None else np.full(axis.shape, np.nan)}
+                 for a, c in curves.items()}
+        return {**exact, "steps": axis, "bound": "binomial", "hoeffding": curves, "computed": 0,
+                "planned": len(self._exact_order(axis))}
+
+    def _exact_order(self, axis) -> list[int]:
+        """The indices of ``axis`` that get exact counts, the chosen H first."""
+        return exact_curve_order(axis.size, int(np.argmin(np.abs(axis - self.steps))), self.exact_points)
+
+    def _start_exact_curves(self, cond, axis) -> None:
+        """Compute the exact curves' points (newest inputs win); nothing to do under Hoeffding's bound."""
+        work = self._curve_work
+        if self.bound != "binomial":
+            work.cancel()
+            return
+        order = self._exact_order(axis)
+        settings = dict(condition=cond, reliability=self.reliability, mode=self.mode,
+                        difference_bound=self.difference_bound, check_difference_bound=self.check_difference_bound)
+
+        def points(stopped):
+            batch, started = {}, time.perf_counter()
+            for i in order:
+                if stopped():
+                    return
+                batch[i] = ci_exact_point(steps=int(axis[i]), **settings)
+                if time.perf_counter() - started >= CURVE_BATCH_SECONDS:
+                    yield batch
+                    batch, started = {}, time.perf_counter()
+            if batch:
+                yield batch
+
+        work.stream(points, self._add_exact_points, on_error=lambda exc: self._set(error=f"The exact curves "
+                                                                                      f"stopped: {exc}"))
+
+    def _add_exact_points(self, batch: dict) -> None:
+        """Fold a batch of exact points ({index: ci_exact_point}) into :attr:`curves` (a new dict: watchers see it)."""
+        curves = dict(self.curves)
+        if curves.get("bound") != "binomial":
+            return
+        for a in ADAPTIVITIES:
+            entry = dict(curves[a])
+            for key in ("baseline", "optimized"):
+                if entry[key] is None:
+                    continue
+                values = np.array(entry[key], dtype=float)
+                for i, point in batch.items():
+                    values[i] = point[a][key]
+                entry[key] = values
+            curves[a] = entry
+        curves["computed"] = curves["computed"] + len(batch)
+        self._set(curves=curves)
+
+    def work_in_background(self, dispatch=None) -> None:
+        """Compute the exact curves off the event loop from now on (a served page, a Jupyter kernel).
+
+        ``dispatch(fn)`` runs ``fn`` where the model lives (a page: the session's next tick under
+        its document lock); Hoeffding's curves are published at once, the exact points as they come.
+        """
+        self._curve_work.background = True
+        if dispatch is not None:
+            self._curve_work.dispatch = dispatch
 
     # ------------------------------------------------------------------ the exact binomial counts
     def _search_exact(self, settings: dict) -> None:
@@ -246,5 +334,6 @@ class CIModel(CIInputs):
             self._set(replay=outcome, trace_error="", replaying=False)
 
     async def settled(self) -> None:
-        """Wait until a background replay of the current inputs is done (tests, notebooks)."""
+        """Wait until the background replay and exact curves of the current inputs are done (tests, notebooks)."""
         await self._latest.settled()
+        await self._curve_work.settled()

@@ -62,6 +62,8 @@ __all__ = [
     "CIResult",
     "ci_labels",
     "ci_curves",
+    "ci_exact_point",
+    "exact_curve_order",
 ]
 
 ADAPTIVITY_TITLES = {
@@ -704,3 +706,66 @@ def ci_curves(condition, reliability=default("reliability"), steps=None, mode: s
     steps = np.arange(1, 65) if steps is None else np.asarray(steps)
     setup = _setup(cond, mode, p, bool(check_difference_bound))
     return {a: _curve(cond, delta, steps, check_choice("adaptivity", a, ADAPTIVITIES), setup) for a in adaptivities}
+
+
+# ============================================================================ exact curves, point by point
+def ci_exact_point(condition, reliability=default("reliability"), steps: int = default("steps"),
+                   mode: str = default("mode"), *, difference_bound=default("difference_bound"),
+                   check_difference_bound: bool = default("check_difference_bound")) -> dict:
+    """Every adaptivity's exact binomial counts at one H: a point of the exact curves.
+
+    The same counts as :func:`ci_labels` with ``bound='binomial'`` (Section 4.3), so a curve
+    through these points meets the table and the cards at the chosen H.
+
+    Returns
+    -------
+    dict
+        ``{adaptivity: {'baseline': float, 'optimized': float or None}}``; NaN where the
+        count cannot be searched exactly (Hoeffding's count passes
+        :data:`meter_dashboard.bounds.ci.MAX_EXACT_LABELS`) or is too large to be exact.
+
+    References
+    ----------
+    Renggli et al. 2019, Section 4.3 (tight numerical bounds) and Sections 3.2-3.4 (firstChange needs
+    the non-adaptive count: it is computed once for both).
+    """
+    cond = as_condition(condition)
+    delta = delta_from_reliability(reliability)
+    steps = check_steps(steps)
+    setup = _setup(cond, check_choice("mode", mode, MODES), validate_difference_bound(difference_bound),
+                   bool(check_difference_bound))
+    out: dict = {}
+    for a in ADAPTIVITIES:
+        same = next((b for b in out if ci_bounds.log_histories(b, steps) == ci_bounds.log_histories(a, steps)), None)
+        if same is not None:
+            out[a] = dict(out[same])
+            continue
+        try:
+            arr = _arrays(cond, delta, steps, a, setup, "binomial")
+            out[a] = {"baseline": float(arr["baseline"]),
+                      "optimized": float(arr["optimized"]) if setup.applies else None}
+        except InputError as exc:
+            if exc.parameter not in ("bound", "labels"):
+                raise
+            out[a] = {"baseline": math.nan, "optimized": math.nan if setup.applies else None}
+    return out
+
+
+def exact_curve_order(size: int, current: int, points: int) -> list[int]:
+    """Which of ``size`` values of H get an exact count, in the order to compute them.
+
+    About ``points`` indices spread evenly over ``0..size-1`` (both ends included), ``current``
+    (the chosen H) first; then coarse to fine: each index before those that halve the gaps it
+    leaves, so a curve drawn through the points computed so far spans the whole axis early.
+    """
+    spread = np.unique(np.round(np.linspace(0, size - 1, max(2, min(points, size)))).astype(int))
+    chosen = [int(i) for i in spread]
+
+    def fineness(k: int) -> tuple:  # 0 and the last first, then by how coarse a grid position k sits on
+        if k in (0, len(chosen) - 1):
+            return (0, k)
+        return (1, -(k & -k), k)
+
+    order = [chosen[k] for k in sorted(range(len(chosen)), key=fineness)]
+    current = int(min(max(current, 0), size - 1))
+    return [current] + [i for i in order if i != current]

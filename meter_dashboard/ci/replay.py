@@ -25,17 +25,8 @@ import numpy as np
 from ..core.formatting import strict_json
 from ..core.validation import InputError
 from .evaluation import TRUTHS, ExactColumn, evaluate_columns
-from .inputs import (
-    ADAPTIVITIES,
-    ALARM_ON,
-    MODES,
-    as_condition,
-    check_choice,
-    check_steps,
-    default,
-    delta_from_reliability,
-    validate_difference_bound,
-)
+from .inputs import ADAPTIVITIES, ALARM_ON, MODES, as_condition, check_choice, check_steps, default
+from .inputs import delta_from_reliability, validate_difference_bound
 from .plan import CIResult, ci_labels
 from .trace import CITrace, read_ci_trace
 

@@ -23,7 +23,6 @@ References
 """
 from __future__ import annotations
 
-import csv
 import dataclasses
 import io
 import math
@@ -34,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.files import MAX_UPLOAD_BYTES, check_size, read_text
+from ..core.tables import BadCells, CsvError, read_rows
 from ..core.validation import InputError, raw
 from .evaluation import ExactColumn, exact_estimate
 from .grammar import VARIABLES
@@ -132,46 +132,24 @@ def _text(source) -> tuple:
     return read_text(source, parameter="trace")[0], ""
 
 
-class _Lines:
-    """The line number of each data row, found only when an error message needs one."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self._lines = None
-
-    def __getitem__(self, i: int) -> int:
-        if self._lines is None:
-            reader = csv.reader(io.StringIO(self.text, newline=""), skipinitialspace=True)
-            self._lines = [reader.line_num for row in reader if _kept(row)][1:]
-        return self._lines[i]
-
-
-def _kept(row: list) -> bool:
-    """Blank lines (and lines of blank cells) are skipped."""
-    return bool(row) and any(cell.strip() for cell in row)
-
-
 def _rows(text: str) -> tuple:
-    """``(header, data rows, line numbers)`` of CSV text; every field bounded in length.
+    """``(header, data rows, line of a row)`` of CSV text (:func:`~meter_dashboard.core.tables.read_rows`).
 
     The csv module reads every row in C; Python-level work per cell happens only for
-    rows that need it (blank or ragged rows, over-long lines), and line numbers are
-    recovered only for a message.
+    rows that need it (ragged rows, over-long lines), and line numbers are recovered
+    only for a message.
     """
-    reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True)
     try:
-        rows = list(reader)
-    except csv.Error as exc:  # a field over the csv module's limit, a NUL byte
-        line = reader.line_num
-        if "field larger" not in str(exc):
-            raise InputError("trace", "a CSV file", raw(str(exc)[:120]), location=f"line {line}") from None
+        table = read_rows(text, parameter="trace", skipinitialspace=True)
+    except CsvError as exc:  # a field over the csv module's limit, a NUL byte
+        if exc.length is None:
+            raise InputError("trace", "a CSV file", raw(exc.reason[:120]), location=f"line {exc.line}") from None
         raise InputError("trace", f"fields of at most {MAX_FIELD_CHARS:,} characters",
-                         raw("a field of more than 131,072 characters"), location=_long_field(text, line)) from None
-    if any(len(r) < 2 and not (r and r[0].strip()) for r in rows):
-        rows = [r for r in rows if _kept(r)]
-    if not rows:
+                         raw("a field of more than 131,072 characters"),
+                         location=_long_field(text, exc.line, exc.column)) from None
+    if table is None:
         raise InputError("trace", "a CSV file with a header row", raw("an empty file"))
-    header, data, lines = rows[0], rows[1:], _Lines(text)
+    header, data, lines = table.header, table.data, table.line
     width = len(header)
     if max(map(len, text.splitlines())) > MAX_FIELD_CHARS:
         _check_field_lengths(header, data, lines)
@@ -180,12 +158,12 @@ def _rows(text: str) -> tuple:
         for i, row in enumerate(data):
             if len(row) > width:
                 raise InputError("trace", f"rows of at most {width} fields (as many as the header)",
-                                 raw(f"{len(row)} fields"), location=f"line {lines[i]}")
+                                 raw(f"{len(row)} fields"), location=f"line {lines(i)}")
             row.extend([""] * (width - len(row)))
-    return [c.strip() for c in header], data, lines
+    return header, data, lines
 
 
-def _check_field_lengths(header: list, data: list, lines: _Lines) -> None:
+def _check_field_lengths(header: list, data: list, lines) -> None:
     for j, cell in enumerate(header):
         if len(cell) > MAX_FIELD_CHARS:
             raise InputError("trace", f"fields of at most {MAX_FIELD_CHARS:,} characters",
@@ -195,18 +173,17 @@ def _check_field_lengths(header: list, data: list, lines: _Lines) -> None:
             if len(cell) > MAX_FIELD_CHARS:
                 name = header[j].strip()[:40] if j < len(header) else str(j + 1)
                 raise InputError("trace", f"fields of at most {MAX_FIELD_CHARS:,} characters",
-                                 raw(f"{len(cell):,} characters"), location=f"line {lines[i]}, column '{name}'")
+                                 raw(f"{len(cell):,} characters"), location=f"line {lines(i)}, column '{name}'")
 
 
-def _long_field(text: str, line: int) -> str:
+def _long_field(text: str, line: int, column: int | None) -> str:
     """Where the over-long field that stopped the csv module is: 'line L, column C' (best effort:
-    the line split at commas, the column named by the header's field there)."""
+    the column named by the header's field there, the header split at commas)."""
+    if column is None:
+        return f"line {line}"
     lines = text.splitlines()
     header = [] if line <= 1 or not lines else lines[0].split(",")
-    fields = lines[line - 1].split(",") if 0 < line <= len(lines) else []
-    j = next((j for j, f in enumerate(fields) if len(f) > MAX_FIELD_CHARS), None)
-    if j is None:
-        return f"line {line}"
+    j = column - 1
     name = header[j].strip()[:40] if j < len(header) and len(header[j]) <= MAX_FIELD_CHARS else str(j + 1)
     return f"line {line}, column '{name}'"
 
@@ -241,20 +218,23 @@ def _plain_column(cells: list) -> ExactColumn | None:
     return ExactColumn.from_scaled(numerators // common, _PLAIN_SCALE // common)
 
 
-def _number_column(var: str, col: str, cells: list, lines) -> ExactColumn:
-    """One estimates column, exact; errors name the line and the column."""
+def _number_column(var: str, col: str, cells: list, lines, bad: BadCells) -> ExactColumn | None:
+    """One estimates column, exact; its bad cells (named by line and column) go to ``bad`` (then None)."""
     if all(cells):
         fast = _plain_column(cells)
         if fast is not None:
             return fast
-    values = []
+    values, found = [], bad.count
     for i, cell in enumerate(cells):
         cell = cell.strip()
-        values.append(None if cell == "" else exact_estimate(var, cell, f"line {lines[i]}, column '{col}'"))
-    return ExactColumn.from_fractions(values)
+        try:
+            values.append(None if cell == "" else exact_estimate(var, cell, f"line {lines(i)}, column '{col}'"))
+        except InputError as exc:
+            bad.add(exc)
+    return ExactColumn.from_fractions(values) if bad.count == found else None
 
 
-def _predictions(columns: list, lower: list, rows: list, lines: list, name: str) -> CITrace:
+def _predictions(columns: list, lower: list, rows: list, lines, name: str) -> CITrace:
     label_col = columns[lower.index("label")]
     models = [c for c, low in zip(columns, lower) if low != "label" and low not in _IGNORED_COLUMNS]
     if len(models) < 2:
@@ -262,24 +242,27 @@ def _predictions(columns: list, lower: list, rows: list, lines: list, name: str)
                          "the commits)", raw(", ".join(columns)))
     index = {c: j for j, c in enumerate(columns)}
     data = {c: tuple(r[index[c]].strip() for r in rows) for c in [label_col] + models}
+    bad = BadCells()
     for col in [label_col] + models:
         if "" in data[col]:
-            row = data[col].index("")
-            raise InputError(col, "a prediction in every row (empty cell)", "", location=f"line {lines[row]}, "
-                             f"column '{col}'")
+            for row in (i for i, v in enumerate(data[col]) if v == ""):
+                bad.add(InputError(col, "a prediction in every row (empty cell)", "",
+                                   location=f"line {lines(row)}, column '{col}'"))
+    bad.check()
     return CITrace("predictions", tuple(models[1:]), labels=data[label_col],
                    predictions={c: data[c] for c in models}, baseline=models[0], source=name)
 
 
-def _estimates(columns: list, lower: list, rows: list, lines: list, name: str) -> CITrace:
+def _estimates(columns: list, lower: list, rows: list, lines, name: str) -> CITrace:
     present = [v for v in VARIABLES if v in lower]
     if not present:
         raise InputError("trace", "a CSV with columns n, o, d (one row per commit) or a 'label' column and "
                          "one column per model (one row per example)", raw("columns " + ", ".join(columns)))
-    values = {}
+    values, bad = {}, BadCells()
     for var in present:
         j = lower.index(var)
-        values[var] = _number_column(var, columns[j], [r[j] for r in rows], lines)
+        values[var] = _number_column(var, columns[j], [r[j] for r in rows], lines, bad)
+    bad.check()
     if "commit" in lower:
         j = lower.index("commit")
         commits = tuple(r[j].strip() or f"commit {i + 1}" for i, r in enumerate(rows))
@@ -310,8 +293,9 @@ def read_ci_trace(source) -> CITrace:
     Raises
     ------
     InputError
-        Naming the line (the header is line 1) and the column of the first bad cell,
-        or what is wrong with the layout.
+        Naming the line (the header is line 1) and the column of each bad cell (up to
+        :data:`~meter_dashboard.core.tables.MAX_NAMED_CELLS` of them, the rest counted), or
+        what is wrong with the layout.
 
     References
     ----------

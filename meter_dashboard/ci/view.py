@@ -17,20 +17,30 @@ from __future__ import annotations
 
 import contextlib
 import math
-from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker, HoverTool, Legend, NumeralTickFormatter, Span
-from bokeh.plotting import figure
+from bokeh.models import (
+    BasicTicker,
+    ColumnDataSource,
+    FixedTicker,
+    HoverTool,
+    Legend,
+    LegendItem,
+    NumeralTickFormatter,
+    Span,
+)
 
 from ..core import formatting as fmt
+from ..core.html import Markup, render, snippet
+from ..core.plots import figure
 from ..core.validation import InputError, check_number, format_value
 from ..ui.base import DashboardView
 from ..ui.inputs import NumberInput
 from ..ui.style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html, swatch_html
 from ..ui.upload import GuardedFileDropper
+from ..ui.urlstate import UrlState
 from . import (
     ADAPTIVITIES,
     ADAPTIVITY_TITLES,
@@ -73,10 +83,9 @@ def _html(text: str = "", **kwargs) -> HTML:
     return HTML(text, **kwargs)
 
 
-def _badge(truth_or_signal: str) -> str:
-    key = {"pass": "pass", "fail": "fail", RESULT_TRUE: "pass", RESULT_FALSE: "fail"}.get(truth_or_signal, "unknown")
-    label = {"pass": "✓ pass", "fail": "✗ fail"}.get(truth_or_signal, truth_or_signal)
-    return f'<span class="md-badge md-{key} ci-{key}">{esc(label)}</span>'
+#: What a clause's truth or a commit's signal shows as: (class, label).
+_BADGES = {"pass": ("pass", "✓ pass"), "fail": ("fail", "✗ fail"), RESULT_TRUE: ("pass", RESULT_TRUE),
+           RESULT_FALSE: ("fail", RESULT_FALSE)}
 
 
 # ============================================================================ numeric inputs
@@ -157,7 +166,11 @@ class CI(DashboardView):
         self.model.param.watch(lambda *_: self._refresh("replay"), ["replay", "trace_error", "replaying"])
         self.model.param.watch(self._on_condition, ["condition"])
         self.model.exact.param.watch(lambda *_: self._refresh("exact"), ["running", "status", "error"])
-        if sync_url and pn.state.location is not None:
+        self.model.param.watch(lambda *_: self._refresh("exact"), ["curving"])
+        if self._doc is not None:
+            self.model.work_in_background()  # the exact curves off the event loop, point by point
+        self._url = UrlState(keys=URL_KEYS) if sync_url else None
+        if self._url is not None and self._url.active:
             self._read_url()
             self.model.param.watch(lambda *_: self._refresh("url"),
                                    ["result", "adaptivity", "mode", "steps", "reliability", "bound"])
@@ -196,12 +209,8 @@ class CI(DashboardView):
                                               sizing_mode="stretch_width", css_classes=["ci-condition"])
         self.condition.param.watch(self._on_typed, "value_input")
         self.condition_error = _html("", css_classes=["ci-condition-error"], margin=(0, 5))
-        self.grammar = _html(
-            '<div class="md-note ci-grammar">' + "; ".join(
-                f"<code>{v}</code> {esc(t)}" for v, t in VARIABLE_NAMES.items())
-            + ". Combine with <code>+</code> <code>-</code> and constant factors <code>1.1 * o</code>; compare with "
-              "<code>&gt;</code> or <code>&lt;</code>, a threshold and <code>+/-</code> tolerance; join clauses "
-              "with <code>/\\</code>.</div>", margin=(0, 5))
+        self.grammar = _html(render("ci/templates/grammar.html", variables=list(VARIABLE_NAMES.items())),
+                             margin=(0, 5))
         self.reliability = NumberInput(m, "reliability", label="Reliability (1 − δ)",
                                        check=_reliability_check("Reliability (1 − δ)"), format=_exact_text,
                                        css_classes=["ci-reliability"],
@@ -247,7 +256,7 @@ class CI(DashboardView):
         self.example.param.watch(self._on_example, "value")
         # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
         self.upload = GuardedFileDropper(parameter="commit trace", layout="compact", height=80, width=260,
-                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                         accepted_filetypes=[".csv", "text/csv", "text/plain"], checked=True,
                                          css_classes=["ci-upload"])
         self.upload.param.watch(self._on_upload, "value")
         self.upload.param.watch(lambda *_: self._refresh("replay"), "upload_error")
@@ -267,11 +276,11 @@ class CI(DashboardView):
 
     def _build_plots(self):
         self.curve_source = ColumnDataSource({"x": [1], **{f"{a}_{k}": [1] for a in ADAPTIVITIES
-                                                           for k in ("baseline", "optimized")}})
-        fig = figure(height=360, sizing_mode="stretch_width", y_axis_type="log", x_axis_label="H (commits per test set)",
-                     y_axis_label="labels needed", tools="pan,wheel_zoom,box_zoom,reset,save",
-                     title=_CURVE_TITLE,
-                     toolbar_location="above")
+                                                           for k in ("baseline", "optimized")}},
+                                             name="ci-curves")
+        self.reference_source = None  # Hoeffding's curves beside the exact ones: built when first needed
+        fig = figure(height=360, y_axis_type="log", x_axis_label="H (commits per test set)",
+                     y_axis_label="labels needed", title=_CURVE_TITLE)
         items = []
         self._optimized_renderers = []
         for a in ADAPTIVITIES:
@@ -289,25 +298,24 @@ class CI(DashboardView):
                                                           for a in ADAPTIVITIES]
                                 + [(f"{a} optimized", f"@{{{a}_optimized}}{{0,0}}") for a in ADAPTIVITIES],
                                 mode="vline"))
+        self._reference_renderers: list = []
         self.legend = Legend(items=items, location="top_left", click_policy="hide", background_fill_alpha=0.8)
         fig.add_layout(self.legend, "right")
         fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
         self.y_ticker = FixedTicker(ticks=[1, 10, 100, 1000])
         fig.yaxis.ticker = self.y_ticker
-        fig.toolbar.logo = None
         self.current_h = Span(location=self.model.steps, dimension="height", line_color="#888888", line_dash="dotted",
                               line_width=1)
         fig.add_layout(self.current_h)
         self.curve_fig = fig
-        self.curve_caption = _html(f'<span class="md-note">{_CURVE_CAPTION}</span>', margin=(10, 10, 0, 10))
+        self.curve_caption = _html(f"<span class='md-note'>{_CURVE_CAPTION}</span>", margin=(10, 10, 0, 10),
+                                   css_classes=["ci-curve-caption"])
         self.curve_pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ci-curve"])
         self._build_replay_plot()
 
     def _build_replay_plot(self):
         self.replay_source = ColumnDataSource({"x": [], "n": [], "o": [], "color": [], "signal": [], "commit": []})
-        rfig = figure(height=280, sizing_mode="stretch_width", x_axis_label="commit", y_axis_label="accuracy",
-                      tools="pan,wheel_zoom,box_zoom,reset,save", toolbar_location="above",
-                      title=_REPLAY_TITLE)
+        rfig = figure(height=280, x_axis_label="commit", y_axis_label="accuracy", title=_REPLAY_TITLE)
         rfig.step("x", "o", source=self.replay_source, mode="center", color="#888888", line_width=1.5,
                   legend_label="o (active model)")
         rfig.scatter("x", "n", source=self.replay_source, color="color", size=9, legend_label="n (commit)")
@@ -318,7 +326,6 @@ class CI(DashboardView):
                                            ("signal", "@signal")]))
         rfig.legend.location = "bottom_right"
         rfig.xaxis.ticker = BasicTicker(min_interval=1)
-        rfig.toolbar.logo = None
         self.replay_fig = rfig
         # Shown and hidden through a layout around it: toggling a Bokeh pane's own ``visible``
         # makes Panel copy the figure's stylesheet objects into a list of strings (TypeError).
@@ -381,7 +388,7 @@ class CI(DashboardView):
     # ------------------------------------------------------------------ URL
     def _read_url(self) -> None:
         """Apply the page's URL keys; a bad value gets a message naming the key, the rule and the value."""
-        query = dict(parse_qsl(pn.state.location.search.lstrip("?"), keep_blank_values=True))
+        query = self._url.query()
         checks = {"reliability": _reliability_check("reliability"), "steps": check_steps,
                   "adaptivity": lambda v: check_choice("adaptivity", v, ADAPTIVITIES),
                   "mode": lambda v: check_choice("mode", v, MODES),
@@ -395,22 +402,17 @@ class CI(DashboardView):
                     errors.append(f"URL key {key} must be {exc.rule}; got {format_value(query[key])}")
         if "condition" in query:
             values["condition"] = query["condition"]  # the model checks it and shows where it is wrong
-        self._url_errors = errors
+        self._url_errors = ([self._url.refused] if self._url.refused else []) + errors
         if values:
             self.model.param.update(**values)
 
     def _write_url(self) -> None:
         """Keep the URL at the current valid settings (an invalid condition never reaches it)."""
         m = self.model
-        if m.error or m.result is None:
+        if m.error or m.result is None or self._url is None:
             return
-        loc = pn.state.location
-        query = dict(parse_qsl(loc.search.lstrip("?"), keep_blank_values=True))
-        query.update(condition=m.condition, reliability=repr(m.reliability), adaptivity=m.adaptivity, mode=m.mode,
-                     steps=str(m.steps), bound=m.bound)
-        search = "?" + urlencode(query)
-        if loc.search != search:
-            loc.search = search
+        self._url.write(dict(condition=m.condition, reliability=repr(m.reliability), adaptivity=m.adaptivity,
+                             mode=m.mode, steps=str(m.steps), bound=m.bound))
 
     # ------------------------------------------------------------------ input handlers
     def _on_preset(self, event):
@@ -447,7 +449,10 @@ class CI(DashboardView):
     async def _on_upload(self, event):
         for name, data in (event.new or {}).items():  # the latest file only
             data = data.encode("utf-8") if isinstance(data, str) else data
-            await self.model.load_trace_async(data, name=name)
+            if await self.model.load_trace_async(data, name=name):
+                self.upload.accept()
+            else:
+                self.upload.refuse(self.model.trace_error)
 
     # ------------------------------------------------------------------ output handlers
     def _on_result(self, *_):
@@ -457,7 +462,7 @@ class CI(DashboardView):
             return
         banner = stale_html("condition") if self.model.error else ""
         self.headlines.object = banner + _headlines(r)
-        self.sentence.object = f'<p class="md-sentence">{esc(r.sentence())}</p>'
+        self.sentence.object = str(snippet('<p class="md-sentence">{{ text }}</p>', text=r.sentence()))
         self.table.object = _adaptivity_table(r)
         self.clauses.object = _clause_table(r)
         self.assumptions.object = _assumptions(r)
@@ -468,8 +473,9 @@ class CI(DashboardView):
         err = m.error
         if err and m.error_column is not None:
             col = m.error_column
-            pointer = f'<pre class="ci-pointer">{esc(m.condition[:200])}\n{" " * min(col - 1, 200)}^</pre>'
-            self.condition_error.object = error_html(err) + pointer
+            pointer = snippet('<pre class="ci-pointer">{{ condition }}\n{{ pad }}^</pre>', condition=m.condition[:200],
+                              pad=" " * min(col - 1, 200))
+            self.condition_error.object = error_html(err) + str(pointer)
         else:
             self.condition_error.object = ""
         messages = ([err] if err and m.error_column is None else []) + self._url_errors
@@ -481,35 +487,85 @@ class CI(DashboardView):
         if job.running:
             text = ("Searching the exact binomial counts… Hoeffding's are shown meanwhile."
                     if m.result is None or m.result.bound != "binomial" else "Updating the exact binomial counts…")
-            self.exact_status.object = f'<span class="md-note">{esc(text)}</span>'
+            self.exact_status.object = str(snippet('<span class="md-note">{{ text }}</span>', text=text))
         elif m.bound == "binomial" and job.status.startswith("cancelled"):
-            self.exact_status.object = f'<span class="md-note">{esc("Search " + job.status + ".")}</span>'
+            self.exact_status.object = str(snippet('<span class="md-note">Search {{ status }}.</span>',
+                                                   status=job.status))
         else:
             self.exact_status.object = ""
-        caption = _CURVE_CAPTION + (" With the binomial bound the curves are Hoeffding's counts (the exact ones are "
-                                    "in the table)." if m.bound == "binomial" else "")
-        caption = f'<span class="md-note">{esc(caption)}</span>'
+        self._show_caption()
+
+    def _show_caption(self) -> None:
+        c, m = self.model.curves, self.model
+        caption = _CURVE_CAPTION
+        if c.get("bound") == "binomial":
+            known = "computing…" if m.curving else "done"
+            caption += (f" Exact binomial counts at {c['computed']:,} of {c['planned']:,} values of H ({known}); "
+                        "dotted: Hoeffding's counts (the paper's), for comparison.")
+        caption = f'<span class="md-note">{esc(caption)}</span>'  # html.escape: a test reads its &#x27;
         if self.curve_caption.object != caption:
             self.curve_caption.object = caption
+
+    @staticmethod
+    def _curve_columns(x, c: dict) -> dict:
+        """The plot's columns from curves ``c`` (the exact or Hoeffding's arrays) at the positions ``x`` selects."""
+        data = {}
+        for a in ADAPTIVITIES:
+            data[f"{a}_baseline"] = np.asarray(c[a]["baseline"], dtype=float)[x]
+            opt = c[a]["optimized"]
+            optimized = np.asarray(opt, dtype=float)[x] if opt is not None else np.full(data[f"{a}_baseline"].shape,
+                                                                                        np.nan)
+            # a log axis cannot show 0 (conditions over d alone need no labels)
+            data[f"{a}_optimized"] = np.where(optimized > 0, optimized, np.nan)
+        return data
 
     def _on_curves(self, *_):
         c = self.model.curves
         if not c:
             return
-        data = {"x": np.asarray(c["steps"])}
-        has_opt = False
-        for a in ADAPTIVITIES:
-            data[f"{a}_baseline"] = np.asarray(c[a]["baseline"], dtype=float)
-            opt = c[a]["optimized"]
-            has_opt = has_opt or opt is not None
-            data[f"{a}_optimized"] = (np.asarray(opt, dtype=float) if opt is not None
-                                      else np.full(len(data["x"]), np.nan))
-        for a in ADAPTIVITIES:  # a log axis cannot show 0 (conditions over d alone need no labels)
-            data[f"{a}_optimized"] = np.where(data[f"{a}_optimized"] > 0, data[f"{a}_optimized"], np.nan)
+        steps = np.asarray(c["steps"])
+        exact = c.get("bound") == "binomial"
+        every = np.ones(steps.shape, dtype=bool)
+        known = every
+        if exact:  # the exact counts computed so far: lines through them, Hoeffding's dotted beside
+            known = np.zeros(steps.shape, dtype=bool)
+            for a in ADAPTIVITIES:
+                known |= np.isfinite(np.asarray(c[a]["baseline"], dtype=float))
+        data = {"x": steps[known], **self._curve_columns(known, c)}
         self.curve_source.data = data
-        self.y_ticker.ticks = _log_ticks([v for k, v in data.items() if k != "x"])
+        self._show_reference(steps, c["hoeffding"] if exact else None)
+        columns = [v for k, v in data.items() if k != "x"]
+        if exact:
+            columns += [v for k, v in self.reference_source.data.items() if k != "x"]
+        self.y_ticker.ticks = _log_ticks(columns)
+        has_opt = any(c[a]["optimized"] is not None for a in ADAPTIVITIES)
         for r in self._optimized_renderers:
             r.visible = has_opt
+        self._show_caption()
+
+    def _show_reference(self, steps, hoeffding: dict | None) -> None:
+        """Hoeffding's curves, thin and dotted, beside the exact ones (the renderers are made on first use)."""
+        if hoeffding is None:
+            if self.reference_source is not None and len(self.reference_source.data["x"]):
+                self.reference_source.data = {k: [] for k in self.reference_source.data}
+            for r in self._reference_renderers:
+                r.visible = False
+            return
+        data = {"x": steps, **self._curve_columns(np.ones(steps.shape, dtype=bool), hoeffding)}
+        if self.reference_source is None:
+            self.reference_source = ColumnDataSource(data, name="ci-curves-hoeffding")
+            for a in ADAPTIVITIES:
+                for k in ("baseline", "optimized"):
+                    self._reference_renderers.append(self.curve_fig.line(
+                        "x", f"{a}_{k}", source=self.reference_source, color=ADAPTIVITY_COLORS[a], line_width=1.2,
+                        alpha=0.6, line_dash="dotted"))
+            self.legend.items.append(LegendItem(label="dotted: Hoeffding (the paper's)",
+                                                renderers=list(self._reference_renderers)))
+        else:
+            self.reference_source.data = data
+        has_opt = any(hoeffding[a]["optimized"] is not None for a in ADAPTIVITIES)
+        for i, r in enumerate(self._reference_renderers):
+            r.visible = has_opt or i % 2 == 0
 
     def _on_replay(self, *_):
         m = self.model
@@ -517,11 +573,12 @@ class CI(DashboardView):
         # a file refused while it arrived (too big, damaged) or when read (a bad cell): the newest message
         self.trace_error.object = error_html(self.upload.upload_error or m.trace_error)
         if m.replaying:
-            self.replay_summary.object = (f'<p class="md-note">Replaying {len(m.trace):,} commits of '
-                                          f'{esc(m.trace.source or "the trace")}…</p>')
+            self.replay_summary.object = str(snippet('<p class="md-note">Replaying {{ n | integer }} commits of '
+                                                     '{{ source }}…</p>', n=len(m.trace),
+                                                     source=m.trace.source or "the trace"))
             return
         if rep is None:
-            self.replay_summary.object = _NO_TRACE
+            self.replay_summary.object = render("ci/templates/no_trace.html")
             self.replay_table.object = ""
             self.replay_source.data = {"x": [], "n": [], "o": [], "color": [], "signal": [], "commit": []}
             self.alarm_source.data = {"x": []}
@@ -550,11 +607,6 @@ class CI(DashboardView):
         self.alarm_source.data = {"x": alarms[:: max(1, math.ceil(alarms.size / PLOT_POINTS))] + 0.5}
         self.replay_fig.title.text = _REPLAY_TITLE + (f" (every {step:,}th of {len(rep):,} commits shown)"
                                                       if step > 1 else "")
-
-
-_NO_TRACE = ('<p class="md-note">No trace loaded. Choose an example or upload a CSV with columns '
-             '<code>commit,n,o,d</code> (one row per commit) or <code>label,&lt;model&gt;,…</code> (one row per test '
-             'example; the first model is the deployed one).</p>')
 
 
 def _log_ticks(arrays) -> list:
@@ -599,36 +651,26 @@ def _assumptions(r) -> str:
     notes.append(TEXT_ROUNDING_NOTE)
     notes.append("Labels per commit with active labeling cover the whole H-step guarantee; the paper's 2,188 "
                  "(Section 4.1.2) is the same formula for a single commit (H = 1): ⌈2,188.85⌉ = 2,189.")
-    return ('<div class="md-note"><b>Assumptions and notes</b><ul>'
-            + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul></div>")
+    return render("ci/templates/assumptions.html", notes=notes)
+
+
+def _adaptivity_row(r, a: str) -> dict:
+    v = r.by_adaptivity[a]
+    row = {"name": a, "chosen": a == r.adaptivity, "labels": v["labels"],
+           "swatch": Markup(swatch_html(f"palette-{PALETTE.index(ADAPTIVITY_COLORS[a])}")),
+           "union": ADAPTIVITY_TITLES[a].split("(", 1)[1].rstrip(")")}
+    if r.bound == "binomial":
+        h = r.hoeffding[a]["labels"]
+        row.update(hoeffding=h, fewer="—" if h is None or v["labels"] is None else fmt.percent(1 - v["labels"] / h))
+    if r.optimized is not None:
+        row.update(optimized=v["optimized"], per_commit=v["labels_per_commit"],
+                   saving="—" if not v["optimized"] or v["labels"] is None else f"{v['labels'] / v['optimized']:,.1f}×")
+    return row
 
 
 def _adaptivity_table(r) -> str:
-    optimized = r.optimized is not None
-    exact = r.bound == "binomial"
-    head = ("<tr><th>adaptivity</th><th class='num'>labels (baseline)</th>"
-            + ("<th class='num'>Hoeffding</th><th class='num'>fewer</th>" if exact else "")
-            + ("<th class='num'>optimized</th><th class='num'>saving</th><th class='num'>labels per commit</th>"
-               if optimized else "")
-            + "<th>union bound over</th></tr>")
-    rows = []
-    for a in ADAPTIVITIES:
-        v = r.by_adaptivity[a]
-        cls = ' class="md-recommended"' if a == r.adaptivity else ""
-        cells = [f'<td>{swatch_html(f"palette-{PALETTE.index(ADAPTIVITY_COLORS[a])}")}{esc(a)}</td>',
-                 f'<td class="num ci-count-{a}">{fmt.integer(v["labels"])}</td>']
-        if exact:
-            h = r.hoeffding[a]["labels"]
-            fewer = "—" if h is None or v["labels"] is None else fmt.percent(1 - v["labels"] / h)
-            cells += [f'<td class="num ci-hoeffding-{a}">{fmt.integer(h)}</td>', f'<td class="num">{fewer}</td>']
-        if optimized:
-            saving = "—" if not v["optimized"] or v["labels"] is None else f"{v['labels'] / v['optimized']:,.1f}×"
-            cells.append(f'<td class="num ci-optimized-{a}">{fmt.integer(v["optimized"])}</td>')
-            cells.append(f'<td class="num">{saving}</td>')
-            cells.append(f'<td class="num">{fmt.integer(v["labels_per_commit"])}</td>')
-        cells.append(f"<td class='md-plain'>{esc(ADAPTIVITY_TITLES[a].split('(', 1)[1].rstrip(')'))}</td>")
-        rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    return f'<table class="md-table ci-adaptivity-table">{head}{"".join(rows)}</table>'
+    return render("ci/templates/adaptivity_table.html", exact=r.bound == "binomial", optimized=r.optimized is not None,
+                  rows=[_adaptivity_row(r, a) for a in ADAPTIVITIES])
 
 
 _METHODS = {
@@ -640,74 +682,31 @@ _METHODS = {
 
 
 def _clause_table(r) -> str:
-    optimized = r.optimized is not None
-    head = ("<tr><th>clause</th><th>tolerance per estimate</th><th class='num'>baseline</th>"
-            + ("<th class='num'>optimized</th><th>how</th>" if optimized else "") + "</tr>")
-    rows = []
-    for c in r.clauses:
-        tol = ", ".join(f"{esc(k)} ± {float(v):.4g}" for k, v in c.tolerances.items())
-        cells = [f"<td><code>{esc(c.clause)}</code></td>", f"<td>{tol}</td>",
-                 f'<td class="num">{fmt.integer(c.baseline)}</td>']
-        if optimized:
-            cells.append(f'<td class="num">{fmt.integer(c.optimized)}</td>')
-            cells.append(f"<td>{esc(_METHODS.get(c.method, c.method))}</td>")
-        rows.append(f"<tr>{''.join(cells)}</tr>")
-    return (f'<div class="md-section"><b>Per clause</b> <span class="md-note">({esc(r.adaptivity)} '
-            f'adaptivity; δ split equally across the clauses and the terms of each sum)</span>'
-            f'<table class="md-table ci-clause-table">{head}{"".join(rows)}</table></div>')
+    clauses = [{"clause": c.clause, "baseline": c.baseline, "optimized": c.optimized,
+                "tolerances": ", ".join(f"{k} ± {float(v):.4g}" for k, v in c.tolerances.items()),
+                "how": _METHODS.get(c.method, c.method)} for c in r.clauses]
+    return render("ci/templates/clause_table.html", adaptivity=r.adaptivity, optimized=r.optimized is not None,
+                  clauses=clauses)
 
 
 def _replay_summary(rep, m) -> str:
-    source = m.trace.source if m.trace is not None and m.trace.source else "the trace"
-    parts = [f"<b>{esc(source)}</b>: <b>{len(rep):,}</b> commits, <b>{rep.passes:,}</b> passed ({esc(rep.mode)})."]
+    alarms = []
     for a in ADAPTIVITIES:
-        alarms = rep.alarms(a)
-        if alarms:
-            text = ", ".join(str(x) for x in alarms[:12]) + (" …" if len(alarms) > 12 else "")
-            parts.append(f"New-testset alarm ({esc(a)}): after commit{'s' if len(alarms) != 1 else ''} {esc(text)}.")
-        else:
-            parts.append(f"New-testset alarm ({esc(a)}): none yet.")
-    parts.append(f"Dashed lines in the plot: the alarms of the chosen adaptivity ({esc(m.adaptivity)}).")
-    if rep.examples is not None:
-        need = rep.required.get("optimized") or rep.required.get("labels")
-        parts.append(f"The trace has {rep.examples:,} test examples; the plan needs {fmt.integer(need)} labels.")
-    warnings = "".join(f'<div class="md-error">{esc(w)}</div>' for w in rep.warnings)
-    return f'<div class="md-note ci-replay-summary-text">{" ".join(parts)}</div>{warnings}'
-
-
-def _replay_row(i: int, r: dict, has_dis: bool) -> str:
-    num = fmt.number
-    cells = [f"<td>{i + 1}</td>", f"<td>{esc(r['commit'])}</td>",
-             f'<td class="num">{num(r["n"])}</td>', f'<td class="num">{num(r["o"])}</td>',
-             f'<td class="num">{num(r["d"])}</td>']
-    cells += [f"<td>{_badge(t)}</td>" for t in r["clauses"]]
-    cells.append(f'<td class="ci-signal">{_badge(r["signal"])}</td>')
-    cells.append(f"<td class='md-nowrap'>{esc(r['active'])}</td>")
-    if has_dis:
-        cells.append(f'<td class="num">{fmt.integer(r["disagreements"])}</td>')
-    for a in ADAPTIVITIES:
-        alarm = '<span class="md-badge md-alarm">new test set</span>' if r[f"alarm_{a}"] else ""
-        cells.append(f"<td>{alarm}<span class='md-note'> #{r[f'testset_{a}']}</span></td>")
-    return f"<tr>{''.join(cells)}</tr>"
+        found = rep.alarms(a)
+        alarms.append({"name": a, "count": len(found),
+                       "after": ", ".join(str(x) for x in found[:12]) + (" …" if len(found) > 12 else "")})
+    need = (rep.required.get("optimized") or rep.required.get("labels")) if rep.examples is not None else None
+    return render("ci/templates/replay_summary.html",
+                  source=m.trace.source if m.trace is not None and m.trace.source else "the trace", commits=len(rep),
+                  passes=rep.passes, mode=rep.mode, alarms=alarms, adaptivity=m.adaptivity, examples=rep.examples,
+                  need=need, warnings=list(rep.warnings))
 
 
 def _replay_table(rep) -> str:
-    clauses = rep.condition.split(" /\\ ")
-    has_dis = rep.columns["disagreements"] is not None
-    head = ("<tr><th>#</th><th>commit</th><th class='num'>n</th><th class='num'>o</th><th class='num'>d</th>"
-            + "".join(f"<th title='{esc(c)}'>clause {i + 1}</th>" for i, c in enumerate(clauses))
-            + "<th>signal</th><th>active model</th>"
-            + ("<th class='num'>labels (active)</th>" if has_dis else "")
-            + "".join(f"<th>alarm · {esc(a)}</th>" for a in ADAPTIVITIES) + "</tr>")
     shown = rep.head(TABLE_ROWS)
-    rows = "".join(_replay_row(i, r, has_dis) for i, r in enumerate(shown))
-    more = (f'<div class="md-note">Showing the first {len(shown):,} of {len(rep):,} commits; the summary and the '
-            f'plot cover all of them, and the CLI (<code>meter-dashboard ci --trace</code>) lists every one.</div>'
-            if len(shown) < len(rep) else "")
-    legend = ('<div class="md-note">Clauses: ' + "; ".join(f"{i + 1}: <code>{esc(c)}</code>"
-                                                            for i, c in enumerate(clauses))
-              + ". #k is the test set a commit was evaluated on.</div>")
-    return f'{legend}<div class="md-scroll-y"><table class="md-table ci-replay-table">{head}{rows}</table></div>{more}'
+    return render("ci/templates/replay_table.html", clauses=rep.condition.split(" /\\ "), rows=shown,
+                  has_dis=rep.columns["disagreements"] is not None, adaptivities=ADAPTIVITIES, badges=_BADGES,
+                  shown=len(shown), total=len(rep))
 
 
 def page():

@@ -35,8 +35,7 @@ import param
 from ..core.formatting import strict_json
 from ..bounds import compare as compare_bounds
 from ..core.files import read_text
-from ..core.runtime import OffloadedModel
-from ..core.tables import csv_rows, data_file, first_row, numeric_table
+from ..core.tables import UPLOADED, BadCells, TableModel, csv_rows, data_file, first_row, numeric_table
 from ..core.validation import InputError, check_int, check_number, check_probability, check_real_array
 
 __all__ = [
@@ -109,9 +108,9 @@ def _columns(header: list[str], header_line: int) -> dict[str, int]:
 
 
 def _parse_rows_exactly(text: str, columns: dict[str, int]) -> tuple[dict, bool]:
-    """The csv-module reader: cell by cell, the first bad cell named by line and column."""
+    """The csv-module reader: cell by cell, each bad cell named by line and column."""
     values = {"a": [], "b": []}
-    complete = True
+    complete, bad = True, BadCells()
     for line, cells in csv_rows(text, parameter="runs file")[1:]:
         for name, j in columns.items():
             cell = cells[j] if j < len(cells) else ""
@@ -123,9 +122,10 @@ def _parse_rows_exactly(text: str, columns: dict[str, int]) -> tuple[dict, bool]
             except ValueError:
                 value = math.nan
             if not math.isfinite(value):
-                raise InputError(name, "a finite number (a performance, higher is better)", cell,
-                                 location=f"line {line}, column {j + 1}")
+                bad.add(InputError(name, "a finite number (a performance, higher is better)", cell,
+                                   location=f"line {line}, column {j + 1}"))
             values[name].append(value)
+    bad.check()
     return {k: np.asarray(v, dtype=float) for k, v in values.items()}, complete
 
 
@@ -399,13 +399,13 @@ def sample_size_curve(alpha: float = 0.05, beta: float = 0.05, gammas=None):
 
 
 # --------------------------------------------------------------------------- param model
-class CompareModel(OffloadedModel, param.Parameterized):
+class CompareModel(TableModel):
     """A comparison of two pipelines: the runs, the person's choices, and the conclusion.
 
     ``table``, ``result``, ``size``, ``error`` and ``busy`` are outputs (read-only).
     """
 
-    example = param.Selector(default="compare_paired.csv", objects=list(COMPARE_EXAMPLES) + ["uploaded file"],
+    example = param.Selector(default="compare_paired.csv", objects=list(COMPARE_EXAMPLES) + [UPLOADED],
                              doc="The runs file: a shipped example or the last uploaded file.")
     paired = param.Boolean(default=True, doc="Rows are pairs (same seeds/split for A and B); off: pair at random.")
     gamma = param.Number(default=0.75, bounds=(0.5, 1.0), inclusive_bounds=(False, False), softbounds=(0.55, 0.95),
@@ -425,33 +425,25 @@ class CompareModel(OffloadedModel, param.Parameterized):
                                  doc="The comparison of the current runs and settings.")
     size = param.ClassSelector(class_=SampleSize, default=None, allow_None=True, constant=True,
                                doc="Noether's runs needed for alpha, beta, gamma.")
-    error = param.String(default="", constant=True, doc="Why the last input was refused ('' when all is well).")
     busy = param.Boolean(default=False, constant=True, doc="A comparison is being computed in a worker thread.")
 
     def __init__(self, runs=None, **params):
-        super().__init__(**params)
-        if runs is not None:
-            self.load(runs)
-        else:
-            self._load_example()
+        super().__init__(runs, **params)
 
-    @param.depends("example", watch=True)
-    def _load_example(self):
-        if self.example == "uploaded file":
-            return
-        try:
-            table = load_example(self.example)
-        except InputError as exc:
-            self._set(error=str(exc))
-            return
-        self._set(paired=table.complete_rows, table=table)
+    @staticmethod
+    def example_table(name: str) -> RunsTable:
+        return load_example(name)
+
+    def _table_values(self, table: RunsTable) -> dict:
+        # A new file starts paired when every row has both values (uncheck for independent runs).
+        return {"paired": table.complete_rows, "table": table}
 
     @staticmethod
     def prepare(source, name: str | None = None) -> RunsTable:
         """Read runs (path, bytes of an upload, an open file, a RunsTable or an (a, b) pair); touches no state."""
         try:
             if isinstance(source, (bytes, bytearray)):
-                return parse_runs(read_text(source, parameter="runs")[0], name or "uploaded file")
+                return parse_runs(read_text(source, parameter="runs")[0], name or UPLOADED)
             if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
                 return read_runs(source)
             if isinstance(source, RunsTable):
@@ -463,28 +455,6 @@ class CompareModel(OffloadedModel, param.Parameterized):
             raise
         except (OSError, ValueError, TypeError) as exc:
             raise InputError("runs", "a readable runs file or a pair of arrays", str(exc), location=name) from None
-
-    def apply_table(self, table: RunsTable) -> None:
-        """Show ``table`` (from :meth:`prepare`) as the uploaded file; pairing follows its rows."""
-        # A new file starts paired when every row has both values (uncheck for independent runs).
-        self._set(example="uploaded file", paired=table.complete_rows, table=table)
-
-    def fail(self, exc: InputError | str) -> None:
-        """Report a refused file: its InputError, or the upload's own message (the last good runs and result stay)."""
-        self._set(error=str(exc))
-
-    def load(self, source, name: str | None = None) -> bool:
-        """Load runs from a path, bytes (an upload) or a (a, b) pair of arrays.
-
-        Returns True on success; on failure keeps the last good runs and sets ``error``.
-        """
-        try:
-            table = self.prepare(source, name)
-        except InputError as exc:
-            self.fail(exc)
-            return False
-        self.apply_table(table)
-        return True
 
     @staticmethod
     def _compute(request):

@@ -29,25 +29,23 @@ from bokeh.models import (
     Slope,
     Span,
 )
-from bokeh.plotting import figure
 
+from ..core import colors
 from ..core import formatting as fmt
+from ..core.plots import GREY, LOG_TICKS, figure
+from ..core.html import render
 from ..ui.base import DashboardView
-from ..ui.sections import document_dispatch, held, load_upload, number_input, section
+from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
-from ..ui.style import HTML, PALETTE, Bar, error_html, esc, headline_html, headlines_html, stale_html
+from ..ui.style import HTML, PALETTE, Bar, error_html, headline_html, headlines_html, stale_html
 from ..ui.upload import GuardedFileDropper
 from .model import COMPARE_EXAMPLES, CompareModel
 
 __all__ = ["Compare", "page", "COMPARE_EXAMPLES"]
 
 BLUE, GREEN, VERMILLION = PALETTE[0], PALETTE[2], PALETTE[5]
-GREY = "#888888"  # readable on the light and the dark theme
-#: 1-2-5 ticks for log axes of counts (Bokeh shows the ones inside the range).
-LOG_TICKS = [m * 10**e for e in range(0, 16) for m in (1, 2, 5)]
 #: Pairs drawn in the scatter plot (evenly spread over all pairs when there are more).
 MAX_POINTS = 5000
-_TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
 
 _TITLES = {
     "not_significant": "Not significant",
@@ -58,7 +56,7 @@ _TITLES = {
 
 def _ink() -> str:
     """Text and reference-line colour that reads on the page's theme."""
-    return "#dddddd" if pn.config.theme == "dark" else "#333333"
+    return colors.ink(pn.config.theme == "dark")[0]
 
 
 def _share(value: float) -> str:
@@ -67,17 +65,7 @@ def _share(value: float) -> str:
 
 
 def _conclusion_card(conclusion: str) -> str:
-    return (f'<div class="md-headline compare-verdict-{esc(conclusion)}">'
-            f'<span class="md-headline-label">Conclusion</span>'
-            f'<span class="md-headline-value compare-conclusion {esc(conclusion)}" '
-            f'data-conclusion="{esc(conclusion)}">{esc(_TITLES[conclusion])}</span>'
-            f'<span class="md-headline-sub">A vs B, threshold γ</span></div>')
-
-
-def _figure(**kwargs):
-    fig = figure(sizing_mode="stretch_width", tools=_TOOLS, toolbar_location="above", **kwargs)
-    fig.toolbar.logo = None
-    return fig
+    return render("comparison/templates/conclusion.html", conclusion=conclusion, title=_TITLES[conclusion])
 
 
 class Compare(DashboardView):
@@ -139,7 +127,7 @@ class Compare(DashboardView):
         self.example = pn.widgets.Select.from_param(m.param.example, label="Runs file", sizing_mode="stretch_width",
                                                     css_classes=["compare-example"])
         # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
-        self.upload = GuardedFileDropper(parameter="runs file", layout="compact", height=80,
+        self.upload = GuardedFileDropper(parameter="runs file", layout="compact", height=80, checked=True,
                                          accepted_filetypes=[".csv", "text/csv", "text/plain"],
                                          sizing_mode="stretch_width", css_classes=["compare-upload"])
         self.upload.param.watch(self._on_upload_refused, "upload_error")
@@ -168,7 +156,8 @@ class Compare(DashboardView):
     async def _on_upload(self, event):
         for name, data in (event.new or {}).items():  # the latest file only
             data = data.encode("utf-8") if isinstance(data, str) else data
-            await load_upload(self.model, data, name, self._dispatch)
+            m = self.model
+            await self.upload.load(data, name, m.prepare, m.apply_table, m.fail, self._dispatch)
 
     def _on_upload_refused(self, event):
         if event.new:  # too large, or damaged on the way: the last good table stays
@@ -185,7 +174,7 @@ class Compare(DashboardView):
     def _build_plots(self):
         self._build_histogram()
         self.runs_source = ColumnDataSource({"a": [], "b": [], "color": [], "outcome": [], "run": []})
-        fig = _figure(height=300, x_axis_label="B's performance (higher is better)", y_axis_label="A's performance",
+        fig = figure(height=300, x_axis_label="B's performance (higher is better)", y_axis_label="A's performance",
                       title="The runs: above the diagonal A wins")
         pts = fig.scatter("b", "a", source=self.runs_source, color="color", size=9, alpha=0.8, legend_field="outcome")
         fig.add_layout(Slope(gradient=1, y_intercept=0, line_color=_ink(), line_dash="dotted"))
@@ -200,7 +189,7 @@ class Compare(DashboardView):
         """Bootstrap distribution of P(A>B) against 0.5 and gamma."""
         ink = _ink()
         self.hist_source = ColumnDataSource({"left": [], "right": [], "count": []})
-        fig = _figure(height=300, x_range=(0, 1), x_axis_label="P(A>B)", y_axis_label="share of bootstrap resamples",
+        fig = figure(height=300, x_range=(0, 1), x_axis_label="P(A>B)", y_axis_label="share of bootstrap resamples",
                       title="Bootstrap distribution of P(A>B)")
         self.region_low = BoxAnnotation(right=0.5, fill_color=GREY, fill_alpha=0.08)
         self.region_mid = BoxAnnotation(left=0.5, right=0.75, fill_color=PALETTE[1], fill_alpha=0.08)
@@ -232,7 +221,7 @@ class Compare(DashboardView):
         self.curve_source = ColumnDataSource({"gamma": gammas, "runs": runs})
         self.star_source = ColumnDataSource({"gamma": [], "runs": []})
         self.have_source = ColumnDataSource({"gamma": [], "runs": []})
-        fig = _figure(height=300, x_axis_label="threshold γ", y_axis_type="log", y_axis_label="runs needed",
+        fig = figure(height=300, x_axis_label="threshold γ", y_axis_type="log", y_axis_label="runs needed",
                       title="Runs needed to detect P(A>B) > γ (Noether)")
         line = fig.line("gamma", "runs", source=self.curve_source, color=BLUE, line_width=2.5)
         star = fig.scatter("gamma", "runs", source=self.star_source, marker="star", size=18, color=VERMILLION)
@@ -272,16 +261,7 @@ class Compare(DashboardView):
             _conclusion_card(res.conclusion),
             headline_html("Runs", fmt.integer(res.runs), pairing, css_class="compare-runs"),
         ], "compare-headlines")
-        short = res.runs < res.runs_needed
-        self.sentence.object = (
-            f"<p>{esc(res.sentence)} A beat B in {fmt.integer(res.wins)} of {fmt.integer(res.runs)} {esc(pairing)}: "
-            f"P(A>B) = {_share(res.p_a_gt_b)}, and resampling the pairs puts it in [{_share(lo)}, {_share(hi)}] with "
-            f"{fmt.percent(1 - res.alpha)} confidence. The interval is compared with 0.5 (chance) for significance "
-            f"and with γ = {fmt.number(res.gamma)} for a meaningful improvement (Bouthillier et al. 2021, "
-            "Appendix C.6)."
-            + (f" With {fmt.integer(res.runs)} runs the test may miss a real improvement: Noether asks for "
-               f"{fmt.integer(res.runs_needed)}." if short else "")
-            + "</p>")
+        self.sentence.object = render("comparison/templates/sentence.html", res=res, pairing=pairing, share=_share)
         self._update_histogram(res)
         self._update_runs(res)
 
@@ -328,12 +308,7 @@ class Compare(DashboardView):
             headline_html("Runs you have", fmt.integer(have) if have is not None else "—",
                           "enough" if have is not None and have >= size.runs else "fewer than needed"),
         ], "compare-headlines")
-        self.size_sentence.object = (
-            f"<p>To detect P(A>B) &gt; γ = {fmt.number(size.gamma)} with at most {fmt.percent(size.alpha)} false "
-            f"positives and {fmt.percent(size.beta)} false negatives, Noether's rule for the Mann–Whitney test asks "
-            f"for N ≥ ((z<sub>1−α</sub> − z<sub>β</sub>) / (√6 (½ − γ)))² = {fmt.number(size.real)}, so "
-            f"<b>{fmt.integer(size.runs)}</b> runs of each pipeline. Thresholds close to 0.5 get expensive fast: the "
-            "paper recommends γ = 0.75 (29 runs at α = β = 0.05).</p>")
+        self.size_sentence.object = render("comparison/templates/size_sentence.html", size=size)
         gammas, runs = m.curve()
         self.curve_source.data = {"gamma": gammas, "runs": runs}
         self.star_source.data = {"gamma": [size.gamma], "runs": [size.runs]}

@@ -93,6 +93,13 @@ class Report:
         tail = f'<span class="md-badge">{_esc(badge)}</span>' if badge else ""
         self._blocks.append(("html", f"<p{cls}>{_esc(text)}{tail}</p>"))
 
+    def link(self, text: str, href: str) -> None:
+        """A line with one link; only ``http(s)`` addresses become links (anything else stays text)."""
+        if href.startswith(("http://", "https://")):
+            self._blocks.append(("html", f'<p>{_esc(text)} <a href="{_esc(href)}">{_esc(href)}</a></p>'))
+        else:
+            self.paragraph(f"{text} {href}")
+
     def callout(self, label: str, text: str, level: str = "note") -> None:
         """An alarm (``level='alarm'``) or a note, in its colours."""
         level = "alarm" if level == "alarm" else "note"

@@ -41,8 +41,7 @@ from ..core.formatting import strict_json
 from ..bounds import ladder as ladder_bounds
 from ..core.files import read_text
 from ..core.runtime import BackgroundJob
-from ..core.runtime import OffloadedModel
-from ..core.tables import csv_rows, data_file, first_row, numeric_table
+from ..core.tables import UPLOADED, BadCells, TableModel, csv_rows, data_file, first_row, numeric_table
 from ..core.validation import InputError, check_int, check_probability, check_real_array
 
 __all__ = [
@@ -60,6 +59,8 @@ __all__ = [
     "LadderSize",
     "ladder_size",
     "best_step",
+    "BoardSize",
+    "board_size",
     "AttackResult",
     "summarize_attack",
     "boosting_attack",
@@ -131,7 +132,7 @@ def _check_names(names: list[str], header_line: int) -> None:
 
 
 def _parse_rows_exactly(text: str, names: list[str], source: str) -> LossTable:
-    """The csv-module reader: every rule checked row by row, the first failure named by line and column."""
+    """The csv-module reader: every rule checked row by row, each bad cell named by line and column."""
     data = csv_rows(text, parameter="losses file")[1:]
     if not data:
         raise InputError("losses file", "at least one row of losses below the header", "only a header",
@@ -141,6 +142,7 @@ def _parse_rows_exactly(text: str, names: list[str], source: str) -> LossTable:
         if len(cells) != k:
             raise InputError("row", f"{k} values, one per submission ({', '.join(names[:4])}"
                              + (", ..." if k > 4 else "") + ")", f"{len(cells)} values", location=f"line {line}")
+    bad = BadCells()
     for line, row in data:
         for j, cell in enumerate(row):
             try:
@@ -148,8 +150,9 @@ def _parse_rows_exactly(text: str, names: list[str], source: str) -> LossTable:
             except ValueError:
                 value = math.nan
             if not (0.0 <= value <= 1.0):
-                raise InputError("loss", "a number in [0, 1]", cell, location=f"line {line}, column {j + 1} "
-                                 f"({names[j]})")
+                bad.add(InputError("loss", "a number in [0, 1]", cell, location=f"line {line}, column {j + 1} "
+                                   f"({names[j]})"))
+    bad.check()
     return LossTable(names=tuple(names), losses=np.array([c for _, c in data], dtype=float), source=source)
 
 
@@ -381,6 +384,50 @@ def best_step(total_error: float, submissions: int, delta: float) -> LadderSize:
     return LadderSize(labels=n, epsilon=eps, step=eta, submissions=int(submissions), delta=float(delta))
 
 
+@dataclass(repr=False)
+class BoardSize:
+    """A replayed board's test set against a target error (Lemma 4 both ways).
+
+    ``error`` is the leaderboard error its ``examples`` labels guarantee for its
+    ``submissions`` (1 or more: nothing useful); ``needed`` the labels a leaderboard error of
+    ``target`` needs for the same submissions, at the best split of ``target`` into eps + eta.
+    """
+
+    submissions: int
+    examples: int
+    delta: float
+    error: float
+    target: float
+    needed: LadderSize
+
+    @property
+    def more(self) -> int:
+        """Labels to add to reach the target (0 when the board already has enough)."""
+        return max(0, self.needed.labels - self.examples)
+
+    def to_dict(self) -> dict:
+        return {"submissions": self.submissions, "examples": self.examples, "delta": self.delta,
+                "error": self.error, "target": self.target, "needed": self.needed.to_dict(), "more": self.more}
+
+    def __repr__(self) -> str:
+        return (f"BoardSize({self.submissions} submissions on {self.examples:,} labels: error <= {self.error:.4g}; "
+                f"+/-{self.target:.4g} needs {self.needed.labels:,})")
+
+
+def board_size(result: LadderResult, target: float, delta: float) -> BoardSize:
+    """What a replayed board's labels guarantee, and what ``target`` would need for its submissions (Lemma 4 [1]_).
+
+    References
+    ----------
+    .. [1] Lecture notes on the Ladder, Lemma 4 (and its inversion, as in
+       :func:`meter_dashboard.bounds.ladder.leaderboard_error`).
+    """
+    delta = check_probability("delta", delta)
+    error = ladder_bounds.leaderboard_error(result.examples, result.submissions, delta)[0]
+    return BoardSize(submissions=result.submissions, examples=result.examples, delta=delta, error=float(error),
+                     target=float(target), needed=best_step(target, result.submissions, delta))
+
+
 # --------------------------------------------------------------------------- the attack
 @dataclass(repr=False)
 class AttackResult:
@@ -500,7 +547,7 @@ def boosting_attack(labels: int = 4000, submissions: int = 400, *, step: float |
 
 
 # --------------------------------------------------------------------------- param models
-class LadderReplayModel(OffloadedModel, param.Parameterized):
+class LadderReplayModel(TableModel):
     """A loss file replayed through the Ladder: what a person chose and what follows.
 
     ``table``, ``result``, ``error`` and ``busy`` are outputs (read-only).  With
@@ -510,7 +557,7 @@ class LadderReplayModel(OffloadedModel, param.Parameterized):
     :class:`~meter_dashboard.core.runtime.Latest`).
     """
 
-    example = param.Selector(default="ladder_leaderboard.csv", objects=list(LADDER_EXAMPLES) + ["uploaded file"],
+    example = param.Selector(default="ladder_leaderboard.csv", objects=list(LADDER_EXAMPLES) + [UPLOADED],
                              doc="The loss file: a shipped example or the last uploaded file.")
     variant = param.Selector(default="parameter_free", objects=list(ladder_bounds.LADDER_VARIANTS),
                              doc="parameter_free: Algorithm 2 (no step to choose); fixed_step: Algorithm 1 with "
@@ -525,60 +572,29 @@ class LadderReplayModel(OffloadedModel, param.Parameterized):
                                 doc="The loaded losses.")
     result = param.ClassSelector(class_=LadderResult, default=None, allow_None=True, constant=True,
                                  doc="The replay of the current table.")
-    error = param.String(default="", constant=True, doc="Why the last input was refused ('' when all is well).")
     busy = param.Boolean(default=False, constant=True, doc="A replay is being computed in a worker thread.")
 
     def __init__(self, losses=None, **params):
-        super().__init__(**params)
-        if losses is not None:
-            self.load(losses)
-        else:
-            self._load_example()
+        super().__init__(losses, **params)
 
-    @param.depends("example", watch=True)
-    def _load_example(self):
-        if self.example == "uploaded file":
-            return
-        try:
-            self._set(table=load_example(self.example))
-        except InputError as exc:
-            self._set(error=str(exc))
+    @staticmethod
+    def example_table(name: str) -> LossTable:
+        return load_example(name)
 
     @staticmethod
     def prepare(source, name: str | None = None) -> LossTable:
         """Read losses (path, bytes of an upload, DataFrame, array) into a table; may take long, touches no state.
 
-        Raises :class:`InputError` naming the line and column of the first problem.
+        Raises :class:`InputError` naming the line and column of each bad cell (up to ten).
         """
         try:
             if isinstance(source, (bytes, bytearray)):
-                return parse_losses(read_text(source, parameter="losses")[0], name or "uploaded file")
+                return parse_losses(read_text(source, parameter="losses")[0], name or UPLOADED)
             return as_table(source)
         except (OSError, ValueError) as exc:
             if isinstance(exc, InputError):
                 raise
             raise InputError("losses", "a readable loss file", str(exc), location=name) from None
-
-    def apply_table(self, table: LossTable) -> None:
-        """Show ``table`` (from :meth:`prepare`) as the uploaded file and replay it."""
-        self._set(example="uploaded file", table=table)
-
-    def fail(self, exc: InputError | str) -> None:
-        """Report a refused file: its InputError, or the upload's own message (the last good table and result stay)."""
-        self._set(error=str(exc))
-
-    def load(self, source, name: str | None = None) -> bool:
-        """Load losses from a path, bytes (an upload), a DataFrame or an array.
-
-        Returns True on success; on failure keeps the last good table and sets ``error``.
-        """
-        try:
-            table = self.prepare(source, name)
-        except InputError as exc:
-            self.fail(exc)
-            return False
-        self.apply_table(table)
-        return True
 
     @property
     def step_value(self) -> float | None:

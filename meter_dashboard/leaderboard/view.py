@@ -24,44 +24,36 @@ from bokeh.models import (
     ColumnDataSource,
     FixedTicker,
     HoverTool,
-    Legend,
     NumeralTickFormatter,
     Range1d,
     Span,
 )
-from bokeh.plotting import figure
 
+from ..core import colors
 from ..core import formatting as fmt
+from ..core.plots import GREY, LOG_TICKS, figure, legend
+from ..core.html import render
+from ..core.validation import InputError
 from ..ui.base import DashboardView
-from ..ui.sections import document_dispatch, held, load_upload, number_input, section
+from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.simulation import SimulationControls
-from ..ui.style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html
+from ..ui.style import HTML, PALETTE, error_html, headline_html, headlines_html, stale_html
 from ..ui.upload import GuardedFileDropper
-from .model import BoostingAttackModel, LadderReplayModel, LadderSizeModel
+from .model import BoostingAttackModel, LadderReplayModel, LadderSizeModel, board_size
 
 __all__ = ["Ladder", "page"]
 
 BLUE, ORANGE, GREEN, VERMILLION = PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[5]
-GREY = "#888888"  # readable on the light and the dark theme
-#: 1-2-5 ticks for log axes of counts (Bokeh shows the ones inside the range).
-LOG_TICKS = [m * 10**e for e in range(0, 16) for m in (1, 2, 5)]
 #: Rows of the replay table written into the page (the CSV download has them all).
 TABLE_ROWS = 200
 
 VARIANT_LABELS = {"Parameter-free (Algorithm 2)": "parameter_free", "Fixed step η (Algorithm 1)": "fixed_step"}
-_TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
 
 
-def _ink() -> str:
-    """Text and reference-line colour that reads on the page's theme."""
-    return "#dddddd" if pn.config.theme == "dark" else "#333333"
-
-
-def _figure(**kwargs):
-    fig = figure(sizing_mode="stretch_width", tools=_TOOLS, toolbar_location="above", **kwargs)
-    fig.toolbar.logo = None
-    return fig
+def _number_inputs(model, prefix: str, labels: dict) -> dict:
+    """``{parameter: NumberInput}`` for ``labels`` (parameter -> label); each box's class is ``<prefix>-<parameter>``."""
+    return {name: number_input(model, name, label, f"{prefix}-{name}") for name, label in labels.items()}
 
 
 class Ladder(DashboardView):
@@ -145,7 +137,7 @@ class Ladder(DashboardView):
         self.example = pn.widgets.Select.from_param(r.param.example, label="Loss file", sizing_mode="stretch_width",
                                                     css_classes=["ladder-example"])
         # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
-        self.upload = GuardedFileDropper(parameter="losses file", layout="compact", height=80,
+        self.upload = GuardedFileDropper(parameter="losses file", layout="compact", height=80, checked=True,
                                          accepted_filetypes=[".csv", "text/csv", "text/plain"],
                                          sizing_mode="stretch_width", css_classes=["ladder-upload"])
         self.upload.param.watch(self._on_upload_refused, "upload_error")
@@ -165,7 +157,7 @@ class Ladder(DashboardView):
         self.replay_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self.replay_table = HTML("", sizing_mode="stretch_width", css_classes=["ladder-table"])
         self.replay_source = ColumnDataSource(self._replay_data())
-        fig = _figure(height=330, x_axis_label="submission (in order)", y_axis_label="loss (lower is better)",
+        fig = figure(height=330, x_axis_label="submission (in order)", y_axis_label="loss (lower is better)",
                       title="What each leaderboard publishes")
         src = self.replay_source
         naive = fig.scatter("x", "naive", source=src, size=8, color=GREY, alpha=0.8)
@@ -174,9 +166,8 @@ class Ladder(DashboardView):
         released = fig.scatter("x", "released", source=src, size=10, color=BLUE, marker="diamond")
         fig.add_tools(HoverTool(renderers=[naive], tooltips=[("submission", "@name"), ("naive loss", "@naive{0.0000}"),
                                                              ("Ladder score", "@score{0.0000}")]))
-        fig.add_layout(Legend(items=[("naive: exact loss", [naive]), ("naive: best so far", [best]),
-                                     ("Ladder: released score", [ladder, released])],
-                              location="top_right", background_fill_alpha=0.8, click_policy="hide"))
+        legend(fig, [("naive: exact loss", [naive]), ("naive: best so far", [best]),
+                     ("Ladder: released score", [ladder, released])], "top_right")
         self.replay_fig = fig
         self.replay_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-replay-plot"])
 
@@ -191,7 +182,8 @@ class Ladder(DashboardView):
     async def _on_upload(self, event):
         for name, data in (event.new or {}).items():  # the latest file only
             data = data.encode("utf-8") if isinstance(data, str) else data
-            await load_upload(self.replay, data, name, self._dispatch)
+            r = self.replay
+            await self.upload.load(data, name, r.prepare, r.apply_table, r.fail, self._dispatch)
 
     def _on_upload_refused(self, event):
         if event.new:  # too large, or damaged on the way: the last good table stays
@@ -226,13 +218,10 @@ class Ladder(DashboardView):
             axis.major_label_orientation = 0
         self.replay_headlines.object = headlines_html(self._replay_cards(res), "ladder-headlines")
         how = "parameter-free Ladder" if res.step is None else f"Ladder with step η = {fmt.number(res.step)}"
-        self.replay_sentence.object = (
-            f"<p>The {esc(how)} published a new score for <b>{fmt.integer(res.releases)}</b> of {fmt.integer(k)} "
-            f"submissions. The other {fmt.integer(k - res.releases)} did not beat the previous score by "
-            + ("the step η" if res.step is not None else "one standard error of the paired loss differences")
-            + ", so the board kept showing the old score: a team learns nothing from them about the test set. "
-            "A naive board would have shown every exact loss.</p>")
+        self.replay_sentence.object = render("leaderboard/templates/replay_sentence.html", how=how,
+                                             releases=res.releases, submissions=k, fixed=res.step is not None)
         self.replay_table.object = self._table_html(res)
+        self._on_size()  # the sizing's card for this board
 
     def _replay_cards(self, res) -> list[str]:
         how = "parameter-free Ladder" if res.step is None else f"Ladder with step η = {fmt.number(res.step)}"
@@ -255,26 +244,11 @@ class Ladder(DashboardView):
 
     @staticmethod
     def _table_html(res) -> str:
-        shown = min(res.submissions, TABLE_ROWS)
-        rows = []
-        for i in range(shown):
-            released = bool(res.improved[i])
-            thr = float(res.thresholds[i])
-            score_cls = "num ladder-score" + ("" if released else " ladder-stale")
-            row_cls = " class='ladder-released'" if released else ""
-            rows.append(
-                f"<tr{row_cls}><td class='num'>{i + 1}</td>"
-                f"<td>{esc(res.names[i])}</td><td class='num'>{fmt.number(float(res.naive[i]))}</td>"
-                f"<td class='num'>{fmt.number(float(res.best_naive[i]))}</td>"
-                f"<td class='num'>{'—' if not math.isfinite(thr) else fmt.number(thr)}</td>"
-                f"<td class='{score_cls}'>{fmt.number(float(res.scores[i]))}</td>"
-                f"<td>{'✔ new score' if released else 'unchanged'}</td></tr>")
-        more = (f"<div class='md-note'>The first {fmt.integer(shown)} of {fmt.integer(res.submissions)} "
-                "submissions; the CSV download has them all.</div>" if shown < res.submissions else "")
-        return ("<div class='md-scroll-y'><table class='md-table'><thead><tr><th>#</th><th>submission</th>"
-                "<th class='num'>naive loss</th><th class='num'>naive best</th><th class='num'>threshold to beat</th>"
-                "<th class='num'>Ladder score</th><th>released?</th></tr></thead><tbody>" + "".join(rows)
-                + "</tbody></table></div>" + more)
+        rows = [{"name": res.names[i], "naive": float(res.naive[i]), "best": float(res.best_naive[i]),
+                 "threshold": float(res.thresholds[i]) if math.isfinite(res.thresholds[i]) else None,
+                 "score": float(res.scores[i]), "released": bool(res.improved[i])}
+                for i in range(min(res.submissions, TABLE_ROWS))]
+        return render("leaderboard/templates/replay_table.html", rows=rows, total=res.submissions)
 
     @held
     def _on_variant(self, *events):
@@ -292,20 +266,21 @@ class Ladder(DashboardView):
     # ------------------------------------------------------------------ label bound
     def _build_size(self):
         s = self.size
-        self.size_inputs = {
-            "epsilon": number_input(s, "epsilon", "ε (statistical error)", "size-epsilon"),
-            "step": number_input(s, "step", "η (the Ladder's step)", "size-step"),
-            "submissions": number_input(s, "submissions", "k (submissions)", "size-submissions"),
-            "delta": number_input(s, "delta", "δ (failure probability)", "size-delta"),
-        }
+        self.size_inputs = _number_inputs(s, "size", {"epsilon": "ε (statistical error)", "step": "η (the Ladder's step)",
+                                                      "submissions": "k (submissions)",
+                                                      "delta": "δ (failure probability)"})
         self.size_error = HTML("", sizing_mode="stretch_width", css_classes=["size-error"])
+        # the board replayed above feeds the sizing: its k in one click, its labels against the target
+        self.use_board = pn.widgets.Button(label="Size the board above", sizing_mode="stretch_width",
+                                           css_classes=["ladder-use-board"])
+        self.use_board.on_click(self._on_use_board)
         self.size_stale = HTML("", sizing_mode="stretch_width", css_classes=["size-stale"])
         self.size_headlines = HTML("", sizing_mode="stretch_width")
         self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         eta, labels = s.curve()
         self.size_source = ColumnDataSource({"eta": eta, "labels": labels})
         self.size_points = ColumnDataSource({"eta": [], "labels": [], "what": [], "color": []})
-        fig = _figure(height=300, x_axis_label="step η (ε = total error − η)", y_axis_label="labels needed",
+        fig = figure(height=300, x_axis_label="step η (ε = total error − η)", y_axis_label="labels needed",
                       y_axis_type="log", title="Labels for each split of ε + η")
         line = fig.line("eta", "labels", source=self.size_source, color=BLUE, line_width=2.5)
         pts = fig.scatter("eta", "labels", source=self.size_points, color="color", size=12, marker="diamond",
@@ -327,22 +302,19 @@ class Ladder(DashboardView):
             return
         setting = (f"ε = {fmt.number(size.epsilon)}, η = {fmt.number(size.step)}, k = {fmt.integer(size.submissions)}, "
                    f"δ = {fmt.number(size.delta)}")
+        board = self._board(size.total_error)
         self.size_headlines.object = headlines_html([
             headline_html("Labels needed", fmt.integer(size.labels), setting, css_class="ladder-labels"),
             headline_html("With the best step", fmt.integer(best.labels),
                           f"η = {fmt.number(best.step)}, ε = {fmt.number(best.epsilon)} (same total "
                           f"{fmt.number(best.total_error)})", css_class="ladder-best-labels"),
+            *([] if board is None else [headline_html(
+                "For the board above", fmt.integer(board.needed.labels),
+                f"±{fmt.number(board.target)} for its {fmt.integer(board.submissions)} submissions; it has "
+                f"{fmt.integer(board.examples)}", css_class="ladder-board-labels")]),
         ], "ladder-headlines")
-        saved = size.labels - best.labels
-        self.size_sentence.object = (
-            f"<p>With <b>{fmt.integer(size.labels)}</b> test labels, the Ladder's published scores stay within "
-            f"ε + η = {fmt.number(size.total_error)} of the best true loss so far, for all "
-            f"{fmt.integer(size.submissions)} submissions, with probability at least {fmt.confidence(size.delta)} "
-            "(Lemma 4: exp(−2ε²n + (1/η + 2)·log(4k/η) + 1) &lt; δ). "
-            + (f"Splitting the same total as η = {fmt.number(best.step)} and ε = {fmt.number(best.epsilon)} needs "
-               f"{fmt.integer(saved)} fewer labels." if saved > 0 else "Your split is already the cheapest.")
-            + " The bound holds however adaptively the submissions are chosen; it is a worst case, so real "
-            "leaderboards often do better.</p>")
+        self.size_sentence.object = render("leaderboard/templates/size_sentence.html", size=size, best=best,
+                                           saved=size.labels - best.labels, board=board)
         eta, labels = s.curve()
         self.size_source.data = {"eta": eta, "labels": labels}
         inside = size.step < size.total_error * 0.95
@@ -351,15 +323,27 @@ class Ladder(DashboardView):
         self.size_points.data = {key: [p[i] for p in points] for i, key in enumerate(("eta", "labels", "what", "color"))}
         self.size_fig.title.text = f"Labels for each split of ε + η = {fmt.number(size.total_error)}"
 
+    def _board(self, target: float):
+        """The replayed board against ``target`` (None without a replay or for a target Lemma 4 cannot size)."""
+        res = self.replay.result
+        if res is None:
+            return None
+        try:
+            board = board_size(res, target, self.replay.delta)
+        except InputError:
+            return None
+        self.use_board.label = f"Size the board above (k = {fmt.integer(res.submissions)})"
+        return board
+
+    def _on_use_board(self, event) -> None:
+        if self.replay.result is not None:
+            self.size.submissions = self.replay.result.submissions
+
     # ------------------------------------------------------------------ attack
     def _build_attack(self):
         a = self.attack
-        self.attack_inputs = {
-            "labels": number_input(a, "labels", "n (test labels)", "attack-labels"),
-            "submissions": number_input(a, "submissions", "k up to (probes)", "attack-submissions"),
-            "trials": number_input(a, "trials", "Trials (averaged)", "attack-trials"),
-            "seed": number_input(a, "seed", "Seed", "attack-seed"),
-        }
+        self.attack_inputs = _number_inputs(a, "attack", {"labels": "n (test labels)", "submissions": "k up to (probes)",
+                                                          "trials": "Trials (averaged)", "seed": "Seed"})
         self.attack_variant = pn.widgets.RadioBoxGroup.from_param(a.param.variant, options=VARIANT_LABELS,
                                                                   inline=False, css_classes=["attack-variant"])
         self.attack_step_input = number_input(a, "step", "Step η", "attack-step")
@@ -368,8 +352,8 @@ class Ladder(DashboardView):
         self.attack_headlines = HTML("", sizing_mode="stretch_width")
         self.attack_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self.attack_source = ColumnDataSource(self._attack_data())
-        ink = _ink()
-        fig = _figure(height=360, x_axis_label="k, random submissions probed",
+        ink = colors.ink(pn.config.theme == "dark")[0]
+        fig = figure(height=360, x_axis_label="k, random submissions probed",
                       x_range=Range1d(0, a.submissions + 1), y_axis_label="loss of the boosted submission",
                       title="Published score against k")
         naive = fig.line("k", "naive", source=self.attack_source, color=VERMILLION, line_width=2.5)
@@ -381,10 +365,9 @@ class Ladder(DashboardView):
         fig.add_tools(HoverTool(renderers=[naive], mode="vline",
                                 tooltips=[("k", "@k"), ("naive board", "@naive{0.0000}"),
                                           ("Ladder", "@ladder{0.0000}"), ("fresh holdout", "@holdout{0.0000}")]))
-        fig.add_layout(Legend(items=[("naive board (published)", [naive]), ("Ladder (published)", [ladder]),
-                                     ("fresh holdout (truth)", [holdout]),
-                                     ("½ − √(k/2n)/π (expected drift)", [reference])],
-                              location="bottom_left", background_fill_alpha=0.85, click_policy="hide"))
+        legend(fig, [("naive board (published)", [naive]), ("Ladder (published)", [ladder]),
+                     ("fresh holdout (truth)", [holdout]), ("½ − √(k/2n)/π (expected drift)", [reference])],
+                "bottom_left", alpha=0.85)
         self.attack_fig = fig
         self.attack_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-attack-plot"])
 
@@ -420,15 +403,9 @@ class Ladder(DashboardView):
             headline_html("True loss (fresh holdout)", fmt.number(v["naive_holdout"]), "the attacker learned nothing",
                           css_class="attack-holdout"),
         ], "ladder-headlines")
-        self.attack_sentence.object = (
-            f"<p>An attacker who knows nothing submits k random labelings of n = {fmt.integer(n)} test examples, "
-            "keeps those the board scored at or below ½ and submits their majority vote. Against the exact (naive) "
-            f"board the vote looks <b>{fmt.number(0.5 - v['naive_public'])}</b> better than chance after "
-            f"{fmt.integer(k)} probes — about √(k/n) = {fmt.number(math.sqrt(k / n))} times a constant, as Theorem 6 "
-            "says — while on fresh data it is a coin flip. The Ladder releases a score only on a significant "
-            "improvement, so random probes teach the attacker almost nothing: its board moves only with the few "
-            "early releases (the luckiest of the first random probes) and then stops falling. Averaged over "
-            f"{fmt.integer(res.trials)} trial(s), seed {res.seed}.</p>")
+        self.attack_sentence.object = render("leaderboard/templates/attack_sentence.html", n=n, k=k,
+                                             gain=0.5 - v["naive_public"], root=math.sqrt(k / n), trials=res.trials,
+                                             seed=res.seed)
 
     # ------------------------------------------------------------------ layout
     def results(self):
@@ -455,7 +432,7 @@ class Ladder(DashboardView):
             "Lemma 4 of the lecture notes: the leaderboard error — how far the published score can be from the "
             "best true loss so far — exceeds ε + η with probability at most "
             "exp(−2ε²n + (1/η + 2)·log(4k/η) + 1).",
-            [*self.size_inputs.values(), self.size_error],
+            [*self.size_inputs.values(), self.use_board, self.size_error],
             [self.size_stale, self.size_headlines, self.size_sentence, self.size_plot],
             "ladder", "ladder-size")
 

@@ -29,8 +29,7 @@ References
 """
 from __future__ import annotations
 
-import math
-import time
+import sys
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -63,7 +62,31 @@ from .result import (
     bound_title,
     range_caveat,
 )
-from .stages import check_bound, coarse_to_fine, exact_labels, normalize, quick_result, slow_items, with_items
+from .curves import (
+    SWEEPS,
+    curve,
+    exact_batches,
+    exact_curve_batches,
+    fold,
+    hoeffding_curve,
+    hoeffding_sweep,
+    plan_curves,
+    resize_vector,
+    start_curves,
+    sweep,
+    sweep_setting,
+    t_axis,
+)
+from .stages import (
+    ORDER,
+    check_bound,
+    chosen_counts,
+    coarse_to_fine,
+    normalize,
+    quick_result,
+    slow_items,
+    with_items,
+)
 
 __all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "plan_curves", "VARIANTS", "RECOMMENDED", "BOUNDS",
            "REVERT_CAVEAT", "TENANT_CAVEAT", "ASSUMPTION", "BINOMIAL_ASSUMPTION", "PRESETS", "validate_ranges",
@@ -71,6 +94,8 @@ __all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "plan_curves", "
 
 #: The per-model bounds: Hoeffding's (the paper's, the default) and the exact binomial tail.
 BOUNDS = meter_bounds.BOUNDS
+#: Up to this many labels (Hoeffding's count, every variant) a page's exact counts are computed at once.
+QUICK_LABELS = 2_000_000
 
 
 
@@ -158,121 +183,6 @@ def plan(epsilon=DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, steps: int = DEF
     return with_items(result, items)
 
 
-def curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, variants=VARIANTS, bound: str = "hoeffding",
-          max_error_rate: float | None = None) -> dict:
-    """Labels against T for every variant: ``{variant: array}``.
-
-    Tenants split each T evenly; reverts count once T reaches their step.  Hoeffding's
-    curve is one vectorized call (int arrays).  With ``bound='binomial'`` each point is an
-    exact count (:func:`meter_dashboard.meter.stages.exact_labels`, cached): float
-    arrays, NaN where the bound refuses a count (above 2e7 labels).
-
-    References
-    ----------
-    Hubis, Wu & Zhang (2019), Figs. 8-12; Renggli et al. (2019), Section 4.3.
-    """
-    steps = np.asarray(steps)
-    if bound == "hoeffding" and max_error_rate is None:
-        return meter_bounds.all_labels(epsilon, delta, steps, tenants=tenants, reverts=reverts, variants=variants)
-    bound, rate = check_bound(bound, max_error_rate)
-    eps = tuple(float(e) for e in meter_bounds.validate_epsilon(epsilon))
-    delta = check_probability("delta", delta)
-    rv = tuple(int(r) for r in (reverts or ()))
-    out = {v: np.full(steps.shape, np.nan) for v in variants}
-    for i, t in enumerate(steps.reshape(-1)):
-        point = _exact_point(eps, delta, int(t), tenants, rv, rate, variants)
-        for v in variants:
-            out[v].reshape(-1)[i] = np.nan if point[v] is None else point[v]
-    return out
-
-
-def _exact_point(eps: tuple, delta: float, steps: int, tenants: int, reverts: tuple, rate, variants=VARIANTS) -> dict:
-    """Every variant's exact binomial count at one T (resampling is T fresh no_adaptivity sets, Eq. 2)."""
-    out = {}
-    for v in variants:
-        if v == "resampling":
-            per_set = exact_labels("no_adaptivity", eps, delta, steps, tenants, reverts, "binomial", rate)
-            out[v] = None if per_set is None else per_set * steps
-        else:
-            out[v] = exact_labels(v, eps, delta, steps if v != "single_model" else 1, tenants, reverts, "binomial",
-                                  rate)
-    return out
-
-
-#: Parameters the second plot can sweep, with their axis labels.
-SWEEPS = {
-    "delta": "δ (failure probability)",
-    "epsilon": "ε₁ (the ε vector scaled together)",
-    "signals": "m (signals)",
-    "tenants": "tenants (sharing T evenly)",
-}
-
-
-def sweep_axis(parameter: str, epsilon, steps, points: int = 60) -> np.ndarray:
-    """The values :func:`sweep` puts on the x axis for ``parameter``."""
-    eps = np.asarray(epsilon, dtype=float)
-    if parameter == "delta":
-        return np.logspace(-6, math.log10(0.5), points)
-    if parameter == "epsilon":
-        return np.logspace(math.log10(max(eps[0] / 10, 1e-4)), math.log10(min(0.2, 0.99 / eps[-1] * eps[0])), points)
-    if parameter == "signals":
-        return np.arange(1, 21)
-    if parameter == "tenants":
-        return np.arange(1, min(int(steps), 20) + 1)
-    raise InputError("sweep", "one of " + ", ".join(SWEEPS), parameter)
-
-
-def sweep_setting(parameter: str, x, epsilon, delta, tenants: int = 1) -> tuple:
-    """``(epsilon tuple, delta, tenants)`` of the sweep's point at ``x`` (the other inputs held)."""
-    eps = np.asarray(epsilon, dtype=float)
-    if parameter == "delta":
-        return tuple(eps.tolist()), float(x), tenants
-    if parameter == "epsilon":
-        return tuple((eps * (float(x) / eps[0])).tolist()), delta, tenants
-    if parameter == "signals":
-        return tuple(resize_vector(eps, int(x)).tolist()), delta, tenants
-    return tuple(eps.tolist()), delta, int(x)
-
-
-def sweep(parameter: str, epsilon, delta, steps, *, tenants: int = 1, reverts=None, points: int = 60,
-          bound: str = "hoeffding", max_error_rate: float | None = None):
-    """Labels of every variant against one parameter, others held: ``(x, {variant: array})``.
-
-    With ``bound='binomial'`` every point is an exact count (float arrays, NaN where refused).
-    """
-    x = sweep_axis(parameter, epsilon, steps, points)
-    if bound != "hoeffding" or max_error_rate is not None:
-        bound, rate = check_bound(bound, max_error_rate)
-        rv = tuple(int(r) for r in (reverts or ())) if parameter != "tenants" else ()
-        out = {v: np.full(x.shape, np.nan) for v in VARIANTS}
-        for i, value in enumerate(x):
-            eps_i, delta_i, tenants_i = sweep_setting(parameter, value, epsilon, delta, tenants)
-            point = _exact_point(eps_i, delta_i, int(steps), tenants_i, rv, rate)
-            for v in VARIANTS:
-                out[v][i] = np.nan if point[v] is None else point[v]
-        return x, out
-    eps = np.asarray(epsilon, dtype=float)
-    if parameter == "delta":
-        return x, meter_bounds.all_labels(eps, x, steps, tenants=tenants, reverts=reverts)
-    if parameter == "epsilon":
-        scaled = eps[None, :] * (x / eps[0])[:, None]
-        return x, meter_bounds.all_labels(scaled, delta, steps, tenants=tenants, reverts=reverts)
-    if parameter == "signals":
-        rows = [meter_bounds.all_labels(resize_vector(eps, int(m)), delta, steps, tenants=tenants, reverts=reverts)
-                for m in x]
-    else:
-        rows = [meter_bounds.all_labels(eps, delta, steps, tenants=int(l), reverts=None) for l in x]
-    return x, {v: np.array([r[v] for r in rows]) for v in VARIANTS}
-
-
-def resize_vector(eps, m: int) -> np.ndarray:
-    """The eps vector truncated, or extended by repeating its last value, to length m."""
-    eps = np.asarray(eps, dtype=float)
-    if m <= eps.size:
-        return eps[:m].copy()
-    return np.concatenate([eps, np.full(m - eps.size, eps[-1])])
-
-
 def resize_ranges(ranges, m: int) -> list[float]:
     """The range boundaries for m signals: truncated, or extended by doubling the last inner one."""
     inner = [float(r) for r in ranges[1:-1]]
@@ -352,9 +262,14 @@ class MeterPlan(param.Parameterized):
                                   softbounds=(0.01, 0.49), step=0.01, doc=(
         "With the binomial bound: every model the developer might submit (bad ones included) errs at most this; "
         "empty for no such range."))
+    with_sweep = param.Boolean(default=True, doc=(
+        "Compute the second plot's curves (a page turns this on when the plot is first opened)."))
+    budget_variants = param.ListSelector(default=list(ORDER), objects=list(ORDER), doc=(
+        "The variants whose budget answers are computed (a page asks for the headlined one until its table "
+        "is opened)."))
     exact_points = param.Integer(default=24, bounds=(2, 1000), doc=(
-        "How many values of T (and of the swept parameter) get an exact count on the curves; Hoeffding's "
-        "curves use every value."))
+        "How many values of T get an exact count in each batch of the curve over T (the first batch, coarse to "
+        "fine, shows the curve's shape; every value gets one)."))
 
     # ---- derived (read-only for users)
     result = param.Parameter(default=None, doc="The last valid PlanResult (partial while `result.pending`).")
@@ -379,7 +294,7 @@ class MeterPlan(param.Parameterized):
             params["revert_budget"] = len(params["reverts"])
         if "epsilon" in params and "ranges" not in params:
             params["ranges"] = resize_ranges(DEFAULT_RANGES, len(params["epsilon"]))
-        self._memo: dict = {}  # Hoeffding curves of the last inputs (per plan: no module-level state)
+        self._memo: dict = {}  # the inputs the curves on show belong to
         #: the slow work of the newest plan (exact counts, budget answers, exact curve points); a page turns
         #: on ``background`` work with :meth:`work_in_background`, else everything is computed right away
         self._latest = Latest()
@@ -420,7 +335,8 @@ class MeterPlan(param.Parameterized):
                            tenant_steps=self.tenant_steps or None, reverts=self.reverts, budget=self.budget,
                            seconds_per_label=self.seconds_per_label, labelers=self.labelers,
                            cost_per_hour=self.cost_per_hour, bound=self.bound,
-                           max_error_rate=self.max_error_rate if self.bound == "binomial" else None)
+                           max_error_rate=self.max_error_rate if self.bound == "binomial" else None,
+                           budget_variants=tuple(self.budget_variants))
         validate_ranges(self.ranges, self.signals)
         return inputs
 
@@ -428,43 +344,39 @@ class MeterPlan(param.Parameterized):
         """Raise :class:`InputError` if the inputs do not form a valid plan."""
         self.inputs()
 
-    def _t_axis(self) -> np.ndarray:
-        t_max = int(min(max(100, 2 * self.steps), 100_000))
-        return np.unique(np.round(np.geomspace(1, t_max, 200)).astype(int)) if t_max > 400 else np.arange(1, t_max + 1)
-
     def _kept(self, name: str, key, start):
         """The curves on show when they belong to the same inputs (exact points kept), else ``start()``."""
-        if self._memo.get(name + "_key") == key and getattr(self, name):
+        if self._memo.get(name) == key and getattr(self, name):
             return getattr(self, name)
-        self._memo[name + "_key"] = key
+        self._memo[name] = key
         return start()
 
-    def _memoized(self, name: str, key, compute):
-        known = self._memo.get(name)
-        if known is None or known[0] != key:
-            self._memo[name] = (key, compute())
-        return self._memo[name][1]
+    def _sweep_state(self, inputs):
+        """``(x, sweep_curves)`` for the second plot, or ``(None, {})`` while nobody looks at it."""
+        if not self.with_sweep:
+            self._memo.pop("sweep_curves", None)
+            return None, (self.sweep_curves if not self.sweep_curves else {})
+        parameter = self.sweep_parameter
+        # the swept parameter's own value does not change its plot (a δ change keeps the δ sweep)
+        key = (inputs.epsilon, None if parameter == "delta" else inputs.delta,
+               None if parameter == "tenants" else inputs.tenant_count, inputs.reverts, inputs.steps, parameter)
+        x, swept = hoeffding_sweep(parameter, inputs.epsilon, inputs.delta, inputs.steps, inputs.tenant_count,
+                                   inputs.reverts)
+        state = self._kept("sweep_curves", (key, inputs.bound, inputs.max_error_rate),
+                           lambda: {**start_curves(x, swept, inputs.bound, "x"), "parameter": parameter})
+        return x, state
 
     @param.depends("ranges", "epsilon", "delta", "steps", "tenants", "tenant_steps", "reverts",
                    "seconds_per_label", "labelers", "cost_per_hour", "budget", "sweep_parameter", "bound",
-                   "max_error_rate", "exact_points", watch=True)
+                   "max_error_rate", "exact_points", "with_sweep", "budget_variants", watch=True)
     def _recompute(self):
         try:
             inputs = self.inputs()
             result = quick_result(inputs)
-            axis = self._t_axis()
-            rv = list(inputs.reverts) or None
+            axis = t_axis(inputs.steps)
             base = (inputs.epsilon, inputs.delta, inputs.tenant_count, inputs.reverts)
-            hoeffding = self._memoized("curves", (base, int(axis[-1])), lambda: curve(
-                list(inputs.epsilon), inputs.delta, axis, tenants=inputs.tenant_count, reverts=rv))
-            # the swept parameter's own value does not change its plot (a δ change keeps the δ sweep)
-            parameter = self.sweep_parameter
-            sweep_key = (inputs.epsilon, None if parameter == "delta" else inputs.delta,
-                         None if parameter == "tenants" else inputs.tenant_count, inputs.reverts, inputs.steps,
-                         parameter)
-            x, swept = self._memoized("sweep", sweep_key, lambda: sweep(
-                self.sweep_parameter, list(inputs.epsilon), inputs.delta, inputs.steps, tenants=inputs.tenant_count,
-                reverts=rv))
+            hoeffding = hoeffding_curve(*base, int(axis[-1]))
+            x, sweep_state = self._sweep_state(inputs)
         except InputError as exc:
             self._last_error_args = (exc.parameter, exc.rule, exc.got)
             with param.parameterized.batch_call_watchers(self):
@@ -474,19 +386,25 @@ class MeterPlan(param.Parameterized):
         self._last_error_args = None
         state = {"result": result,
                  "curves": self._kept("curves", (base, int(axis[-1]), inputs.bound, inputs.max_error_rate),
-                                      lambda: _curves(axis, hoeffding, inputs.bound, "steps")),
-                 "sweep_curves": self._kept("sweep_curves", (sweep_key, inputs.bound, inputs.max_error_rate),
-                                            lambda: {**_curves(x, swept, inputs.bound, "x"),
-                                                     "parameter": self.sweep_parameter})}
+                                      lambda: start_curves(axis, hoeffding, inputs.bound, "steps")),
+                 "sweep_curves": sweep_state}
         latest = self._latest
+        if inputs.bound == "hoeffding":  # milliseconds, all of it: nothing goes off the loop, one update
+            latest.cancel()
+            self._publish(state)
+            return
         if not latest.background or running_loop() is None:
             latest.cancel()  # background work for older inputs stops
             for update in self._work(inputs, latest.stopped_function(), axis, x):
-                _fold(state, update)
+                fold(state, update)
             self._publish(state)
             return
+        planned = self._counts_now(inputs, result)
+        if planned is not None:  # the first update already has the exact counts (and the curve's point at T)
+            fold(state, self._with_point([("labels", v, planned[v]) for v in ORDER], axis, inputs))
         self._publish(state)
-        latest.stream(lambda stopped: self._work(inputs, stopped, axis, x), self._deliver, on_error=self._failed)
+        latest.stream(lambda stopped: self._work(inputs, stopped, axis, x, planned), self._deliver,
+                      on_error=self._failed)
 
     def work_in_background(self, dispatch=None) -> None:
         """Compute the slow part off the event loop from now on (a served page, a Jupyter kernel).
@@ -514,28 +432,53 @@ class MeterPlan(param.Parameterized):
         self.work_error = f"The exact computation stopped: {type(exc).__name__}: {exc}"
 
     def _deliver(self, update) -> None:
-        """One item of background work, where the model lives (items for an older plan never arrive)."""
+        """One update of background work, where the model lives (updates for an older plan never arrive).
+
+        The parameters it changes are set together: the page shows a new exact count in the
+        headline, the table and on the curve in one message.
+        """
         if self.error:
             return
-        key = "result" if update[0] == "result" else update[0]
-        state = {key: getattr(self, key)}
-        _fold(state, update)
-        setattr(self, key, state[key])
+        kinds = [u[0] for u in update[1]] if update[0] == "many" else [update[0]]
+        state = {k: getattr(self, k) for k in kinds}
+        fold(state, update)
+        with param.parameterized.batch_call_watchers(self):
+            self.param.update(**state)
 
-    def _work(self, inputs, stop, axis, x):
+    @staticmethod
+    def _with_point(unit, axis, inputs):
+        """A unit of results; with the exact counts, the curve's point at T too (both change at once)."""
+        current = int(np.argmin(np.abs(axis - inputs.steps)))
+        on_curve = int(axis[current]) == inputs.steps and len(set(inputs.tenant_steps)) <= 1
+        point = {v: (None if isinstance(n, InputError) else n) for kind, v, n in unit if kind == "labels"}
+        if point and on_curve:  # the same count is the curve's point at T
+            return ("many", [("result", unit), ("curves", {"points": {current: point}})])
+        return ("result", unit)
+
+    def _counts_now(self, inputs, result) -> dict | None:
+        """The exact counts, computed right away when they take milliseconds (else None: off the loop).
+
+        The engine of issue 18 finds every variant's count in one search of a few milliseconds for
+        modest counts, once its module is loaded (the first exact plan of a process loads it off the loop).
+        """
+        if "meter_dashboard.bounds.binomial" not in sys.modules or max(result.hoeffding_labels.values()) > QUICK_LABELS:
+            return None
+        return chosen_counts(inputs)
+
+    def _work(self, inputs, stop, axis, x, planned=None):
         """The slow part of one plan: exact counts, budget answers, exact curve and sweep points (until ``stop()``)."""
-        for unit in slow_items(inputs, stop):
-            yield ("result", unit)
-        if inputs.bound == "hoeffding" or stop():
+        current = int(np.argmin(np.abs(axis - inputs.steps)))
+        for unit in slow_items(inputs, stop, planned):
+            yield self._with_point(unit, axis, inputs)
+        if stop():
             return
         settings = dict(reverts=inputs.reverts, rate=inputs.max_error_rate)
-        current = int(np.argmin(np.abs(axis - inputs.steps)))
-        order = coarse_to_fine(len(axis), self.exact_points, first=[current])
-        yield from _exact_points("curves", order,
-                                 lambda i: (inputs.epsilon, inputs.delta, int(axis[i]), inputs.tenant_count),
-                                 settings, stop)
+        yield from exact_curve_batches(axis, coarse_to_fine(len(axis), None, first=[current]), inputs, stop,
+                                       self.exact_points)
+        if x is None:
+            return
         parameter = self.sweep_parameter
-        order = coarse_to_fine(len(x), min(self.exact_points, len(x)))
+        order = coarse_to_fine(len(x))  # every point, coarse to fine, a batch per quarter second
         sweep_settings = dict(settings, reverts=() if parameter == "tenants" else inputs.reverts)
 
         def sweep_point(i):
@@ -543,7 +486,7 @@ class MeterPlan(param.Parameterized):
                                                       inputs.tenant_count)
             return eps_i, delta_i, inputs.steps, tenants_i
 
-        yield from _exact_points("sweep_curves", order, sweep_point, sweep_settings, stop)
+        yield from exact_batches("sweep_curves", order, sweep_point, sweep_settings, stop)
 
     # -- URL state
     QUERY_KEYS = ("epsilon", "ranges", "delta", "steps", "signals", "tenants", "tenant_steps", "reverts",
@@ -657,91 +600,3 @@ class MeterPlan(param.Parameterized):
         values = self.parse_query(query, current_ranges=self.ranges)
         if values:
             self.param.update(**values)
-
-
-# ============================================================================ the model's background work
-#: Seconds of exact work gathered into one update of the curves (fewer, larger messages to a page).
-_BATCH_SECONDS = 0.25
-
-
-def plan_curves(result: PlanResult, *, sweep_parameter: str = "delta", exact_points: int = 12) -> tuple:
-    """``(curves, sweep_curves)`` of a finished plan, in :class:`MeterPlan`'s format (for reports and the CLI).
-
-    Hoeffding's curves at every T (1..max(100, 2T)) and every swept value; under the
-    binomial bound, exact counts at ``exact_points`` of them (each an exact solve).
-    """
-    if sweep_parameter not in SWEEPS:
-        raise InputError("sweep", "one of " + ", ".join(SWEEPS), sweep_parameter)
-    exact_points = check_int("exact_points", exact_points, minimum=2, maximum=1000)
-    t_max = int(min(max(100, 2 * result.steps), 100_000))
-    axis = (np.unique(np.round(np.geomspace(1, t_max, 200)).astype(int)) if t_max > 400
-            else np.arange(1, t_max + 1))
-    eps, tenants = list(result.epsilon), len(result.tenant_steps)
-    rv = list(result.reverts) or None
-    state = {"curves": _curves(axis, curve(eps, result.delta, axis, tenants=tenants, reverts=rv), result.bound,
-                               "steps")}
-    x, swept = sweep(sweep_parameter, eps, result.delta, result.steps, tenants=tenants, reverts=rv)
-    state["sweep_curves"] = {**_curves(x, swept, result.bound, "x"), "parameter": sweep_parameter}
-    if result.bound != "hoeffding":
-        settings = dict(reverts=tuple(result.reverts), rate=result.max_error_rate)
-
-        def sweep_point(i):
-            eps_i, delta_i, tenants_i = sweep_setting(sweep_parameter, x[i], result.epsilon, result.delta, tenants)
-            return eps_i, delta_i, result.steps, tenants_i
-
-        first = [int(np.argmin(np.abs(axis - result.steps)))]
-        updates = [_exact_points("curves", coarse_to_fine(len(axis), exact_points, first),
-                                 lambda i: (result.epsilon, result.delta, int(axis[i]), tenants), settings,
-                                 lambda: False),
-                   _exact_points("sweep_curves", coarse_to_fine(len(x), min(exact_points, len(x))), sweep_point,
-                                 dict(settings, reverts=() if sweep_parameter == "tenants" else settings["reverts"]),
-                                 lambda: False)]
-        for generator in updates:
-            for update in generator:
-                _fold(state, update)
-    return state["curves"], state["sweep_curves"]
-
-
-def _curves(x, hoeffding: dict, bound: str, key: str) -> dict:
-    """The curves' starting state: Hoeffding's everywhere, the chosen bound's still to compute."""
-    x = np.asarray(x)
-    if bound == "hoeffding":
-        return {key: x, **hoeffding, "hoeffding": hoeffding, "bound": bound, "computed": x.size, "planned": x.size}
-    return {key: x, **{v: np.full(x.shape, np.nan) for v in VARIANTS}, "hoeffding": hoeffding, "bound": bound,
-            "computed": 0, "planned": 0}
-
-
-def _exact_points(kind: str, order, point, settings: dict, stop):
-    """``(kind, {"planned": n, "points": {index: {variant: count}}})`` updates, a batch per ~0.25 s of work."""
-    batch, started = {}, time.perf_counter()
-    yield (kind, {"planned": len(order), "points": {}})
-    for i in order:
-        if stop():
-            return
-        eps, delta, steps, tenants = point(i)
-        batch[i] = _exact_point(eps, delta, steps, tenants, settings["reverts"], settings["rate"])
-        if time.perf_counter() - started >= _BATCH_SECONDS:
-            yield (kind, {"points": batch})
-            batch, started = {}, time.perf_counter()
-    if batch:
-        yield (kind, {"points": batch})
-
-
-def _fold(state: dict, update) -> None:
-    """Apply one update of :meth:`MeterPlan._work` to ``state`` (result, curves, sweep_curves) in place."""
-    kind, payload = update
-    if kind == "result":
-        state["result"] = with_items(state["result"], payload)
-        return
-    curves = dict(state[kind])
-    if "planned" in payload:
-        curves["planned"] = payload["planned"]
-    if payload["points"]:
-        for v in VARIANTS:
-            values = np.array(curves[v], dtype=float)
-            for i, point in payload["points"].items():
-                values[i] = np.nan if point[v] is None else point[v]
-            curves[v] = values
-    curves["done"] = frozenset(curves.get("done", frozenset())) | frozenset(payload["points"])
-    curves["computed"] = len(curves["done"])
-    state[kind] = curves

@@ -24,40 +24,20 @@ from __future__ import annotations
 from ..bounds.meter import VARIANTS
 from ..core import formatting as fmt
 from ..core.report import Report
+from .curves import SWEEPS
 from .result import RECOMMENDED, TENANT_DISCREPANCY, VARIANT_TITLES, range_caveat, variant_note
-from .text import confidence_shown, steps_shown
+from .text import (
+    budget_sentence,
+    budget_status,
+    confidence_shown,
+    epsilon_shown,
+    plan_inputs,
+    plan_title,
+    ratio_shown,
+    steps_shown,
+)
 
 __all__ = ["plan_report"]
-
-_SWEEP_LABELS = {
-    "delta": "δ (failure probability)",
-    "epsilon": "ε₁ (the ε vector scaled together)",
-    "signals": "m (signals)",
-    "tenants": "tenants (sharing T evenly)",
-}
-
-
-def _inputs(r, ranges) -> list[tuple[str, str]]:
-    pairs = [("ε (tolerance per signal)", fmt.number_list(r.epsilon) + f"  (m = {r.signals} signals)")]
-    if ranges is not None:
-        pairs.append(("Ranges of empirical overfitting", fmt.number_list(ranges)))
-    pairs += [("δ (failure probability)", f"{fmt.number(r.delta)}  (confidence 1 − δ = {fmt.confidence(r.delta)})"),
-              ("T (development steps)", fmt.integer(r.steps))]
-    if len(r.tenant_steps) > 1:
-        pairs.append(("Tenants (steps each)", ", ".join(fmt.integer(t) for t in r.tenant_steps)))
-    if r.reverts:
-        pairs.append(("Reverts (fixed in advance)", ", ".join(str(t) for t in r.reverts)))
-    pairs.append(("Per-model bound", r.bound_title))
-    if r.max_error_rate is not None:
-        pairs.append(("Error-rate range a", f"every submitted model errs at most {fmt.number(r.max_error_rate)}"))
-    effort = f"{fmt.number(r.seconds_per_label)} s per label, {r.labelers} labeler{'s' if r.labelers > 1 else ''}"
-    if r.cost_per_hour is not None:
-        effort += f", {fmt.number(r.cost_per_hour)} per labeler-hour"
-    pairs.append(("Labeling", effort))
-    if r.budget is not None:
-        pairs.append(("Label budget", fmt.integer(r.budget)))
-    return pairs
-
 
 def _counts_table(report: Report, r) -> None:
     exact = r.bound != "hoeffding"
@@ -75,7 +55,7 @@ def _counts_table(report: Report, r) -> None:
             saved = r.label_savings[v]
             row += [fmt.integer(r.hoeffding_labels[v]),
                     "—" if v in r.refused else f"{fmt.integer(saved)} ({fmt.percent(saved / r.hoeffding_labels[v], 2)})"]
-        row += [f"{r.savings[v]:,.2f}×", f"{r.labeler_hours[v]:,.1f}", f"{r.calendar_hours[v]:,.1f}"]
+        row += [ratio_shown(r.savings[v]), f"{r.labeler_hours[v]:,.1f}", f"{r.calendar_hours[v]:,.1f}"]
         if r.cost is not None:
             row.append(fmt.money(r.cost[v]))
         row.append(variant_note(v, r.bound))
@@ -103,9 +83,10 @@ def _budget_section(report: Report, r) -> None:
     rows = []
     for v in VARIANTS:
         conf = r.confidence[v]
-        rows.append([VARIANT_TITLES[v], steps_shown(r.max_steps[v]), fmt.number(r.min_epsilon[v]),
+        rows.append([VARIANT_TITLES[v], steps_shown(r.max_steps[v]), epsilon_shown(r.min_epsilon[v]),
                      "none" if conf is None or conf <= 0 else confidence_shown(1.0 - conf)])
-    report.table(["variant", "largest T", f"smallest ε₁ at T = {r.steps}", f"confidence at T = {r.steps}"], rows,
+    t = fmt.integer(r.steps)
+    report.table(["variant", "largest T", f"smallest ε₁ at T = {t}", f"confidence at T = {t}"], rows,
                  numeric=[False, True, True, True],
                  caption=f"Inverse questions ({r.bound_title}); the ε vector is scaled together.")
 
@@ -118,12 +99,18 @@ def _plots(report: Report, r, curves, sweep_curves) -> None:
     report.heading("Labels against T")
     plot = LabelsPlot("T (development steps)", "Labels against T (Figs. 8–12)", marker=r.steps, sizing_mode=None)
     plot.update(curves, "steps")
+    status = budget_status(r)
+    if status is not None:
+        plot.show_budget(status.budget, status.largest_steps, x_end=float(curves["steps"][-1]))
     report.figure(plot.figure)
     parameter = sweep_curves.get("parameter", "delta")
-    report.paragraph(f"The dashed line marks T = {r.steps}.{note}", css_class="md-sub")
-    report.heading(f"Labels against {_SWEEP_LABELS[parameter].split(' ')[0]}")
-    sweep = LabelsPlot(_SWEEP_LABELS[parameter], f"Labels against {_SWEEP_LABELS[parameter].split(' ')[0]} "
-                       f"(T = {r.steps})", log_x=parameter in ("delta", "epsilon"), height=320, sizing_mode=None)
+    budget = budget_status(r)
+    if budget is not None:
+        note += f" The red dashed line is the budget, {fmt.integer(budget.budget)} labels."
+    report.paragraph(f"The dashed line marks T = {fmt.integer(r.steps)}.{note}", css_class="md-sub")
+    report.heading(f"Labels against {SWEEPS[parameter].split(' ')[0]}")
+    sweep = LabelsPlot(SWEEPS[parameter], f"Labels against {SWEEPS[parameter].split(' ')[0]} "
+                       f"(T = {fmt.integer(r.steps)})", log_x=parameter in ("delta", "epsilon"), height=320, sizing_mode=None)
     sweep.update(sweep_curves, "x")
     report.figure(sweep.figure)
 
@@ -144,7 +131,7 @@ def _check_section(report: Report, rows, settings: dict) -> None:
 
 
 def plan_report(result, *, curves=None, sweep_curves=None, ranges=None, check=None, check_settings=None,
-                title: str | None = None) -> Report:
+                title: str | None = None, link: str | None = None) -> Report:
     """The report of a plan: sentence, inputs, counts, range check, budget, plots, simulation, assumptions.
 
     Parameters
@@ -159,6 +146,9 @@ def plan_report(result, *, curves=None, sweep_curves=None, ranges=None, check=No
     check, check_settings : optional
         The simulation check's rows and settings (:class:`~meter_dashboard.meter.check.PlanCheck`).
     title : str, optional
+        By default the labels for T, or the budget's shortfall when it falls short.
+    link : str, optional
+        The page URL holding this plan (the planner page's report shares it).
 
     Returns
     -------
@@ -176,18 +166,24 @@ def plan_report(result, *, curves=None, sweep_curves=None, ranges=None, check=No
     r = check_instance("result", result, PlanResult, "a PlanResult (what md.plan returns)")
     if title is not None and not isinstance(title, str):
         raise InputError("title", "a text", title)
+    if link is not None and not isinstance(link, str):
+        raise InputError("link", "a text (the page URL)", link)
     if curves is None or sweep_curves is None:
         from .model import plan_curves
 
         curves, sweep_curves = plan_curves(r, sweep_parameter=(sweep_curves or {}).get("parameter", "delta"))
-    rec = RECOMMENDED
-    report = Report(title or f"Test-set plan: {fmt.integer(r.labels[rec])} labels for {r.steps} development steps",
-                    f"ease.ml/meter · {r.bound_title} bound · δ = {fmt.number(r.delta)} · T = {r.steps}")
+    report = Report(title or plan_title(r),
+                    f"ease.ml/meter · {r.bound_title} bound · δ = {fmt.number(r.delta)} · T = {fmt.integer(r.steps)}")
+    status = budget_status(r)
+    if status is not None and status.short:
+        report.callout("Budget", budget_sentence(status), "alarm")
     report.paragraph(r.sentence(), css_class="md-sentence")
+    if link:
+        report.link("Share this plan:", link)
     if r.max_error_rate is not None:
         report.callout("Assumption", range_caveat(r.max_error_rate), "alarm")
     report.heading("Inputs")
-    report.facts(_inputs(r, ranges))
+    report.facts(plan_inputs(r, ranges))
     report.heading("Labels per variant")
     _counts_table(report, r)
     if r.bound != "hoeffding" and r.max_error_rate is not None and r.unrestricted_labels is not None:

@@ -205,7 +205,7 @@ class PlanResult:
         eps_text = (f"below {self.epsilon[0]:g}" if len(set(self.epsilon)) == 1 or variant not in ADAPTIVE_VARIANTS
                     else "below its ε")
         who = "every signal's" if variant in ADAPTIVE_VARIANTS else "every model's"
-        steps = "1 model" if variant == "single_model" else f"{self.steps} development steps"
+        steps = "1 model" if variant == "single_model" else f"{self.steps:,} development steps"
         tail = ""
         if variant in ADAPTIVE_VARIANTS and self.reverts:
             tail = " (reverts fixed in advance at steps " + ", ".join(str(t) for t in self.reverts) + ")"

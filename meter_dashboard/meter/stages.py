@@ -4,9 +4,9 @@ Hoeffding's counts of every variant take milliseconds; the exact binomial counts
 answers a label budget gives (largest T, smallest eps_1) and every exact point of a curve
 take from milliseconds to seconds each.  So a plan is computed in two parts:
 
-- :func:`quick_result`: Hoeffding's counts, the effort and the notes, as a
-  :class:`~meter_dashboard.meter.result.PlanResult` whose ``pending`` names what is
-  still to come (the chosen bound's counts, the budget answers);
+- :func:`quick_result`: Hoeffding's counts, the effort, the notes and (under Hoeffding's
+  bound) the budget answers, as a :class:`~meter_dashboard.meter.result.PlanResult` whose
+  ``pending`` names what is still to come (the exact bound's counts and budget answers);
 - :func:`slow_items`: a generator of ``(kind, variant, value)`` items, cheapest and most
   looked-at first (the recommended variant's exact count, then the others), each one
   unit of work; :func:`with_items` folds them into the result.
@@ -15,8 +15,10 @@ take from milliseconds to seconds each.  So a plan is computed in two parts:
 :func:`slow_items` in a worker thread and shows each item as it arrives (stale ones are
 dropped when the inputs change meanwhile), so nothing holds the event loop.
 
-Exact counts of curve points go through :func:`exact_labels`, cached per process (a few
-integers per key; bounded), so returning to an earlier setting costs nothing.
+Every part is cached per process with ``functools.lru_cache`` (bounded; the values are
+shared read-only): the quick result of a setting, its budget answers, every exact count
+(:func:`exact_labels`, the curves' points).  Everyone opening the same shared link, and
+anyone returning to an earlier setting, gets the numbers without computing them again.
 
 References
 ----------
@@ -28,8 +30,8 @@ References
 """
 from __future__ import annotations
 
+import functools
 import math
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -51,7 +53,7 @@ from .result import (
 )
 
 __all__ = ["PlanInputs", "normalize", "check_bound", "quick_result", "slow_items", "with_items", "exact_labels",
-           "coarse_to_fine", "clear_cache", "BOUNDS", "ORDER"]
+           "budget_answers", "chosen_count", "chosen_counts", "coarse_to_fine", "clear_cache", "cache_info", "BOUNDS", "ORDER"]
 
 BOUNDS = meter_bounds.BOUNDS
 #: The order exact work is done in: what the page headlines first.
@@ -74,6 +76,8 @@ class PlanInputs:
     cost_per_hour: float | None = None
     bound: str = "hoeffding"
     max_error_rate: float | None = None
+    #: whose budget answers to compute (a page asks for the headlined variant's until its table is opened)
+    budget_variants: tuple = ORDER
 
     @property
     def count_kw(self) -> dict:
@@ -103,7 +107,7 @@ def check_bound(bound, max_error_rate):
 
 def normalize(epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=None, reverts=None, budget=None,
               seconds_per_label=2.0, labelers=1, cost_per_hour=None, bound="hoeffding",
-              max_error_rate=None) -> PlanInputs:
+              max_error_rate=None, budget_variants=ORDER) -> PlanInputs:
     """Every input checked (``InputError`` naming it) and put in canonical form."""
     delta = check_probability("delta", delta)
     eps = parse_number_list("epsilon", epsilon)  # text or a flat list of real numbers
@@ -136,7 +140,7 @@ def normalize(epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=No
         reverts=rv, budget=check_int("budget", budget, minimum=1) if budget is not None else None,
         seconds_per_label=check_positive("seconds_per_label", seconds_per_label),
         labelers=check_int("labelers", labelers, minimum=1), cost_per_hour=cost_per_hour, bound=bound,
-        max_error_rate=rate)
+        max_error_rate=rate, budget_variants=tuple(v for v in ORDER if v in budget_variants))
 
 
 # ============================================================================ the quick part
@@ -159,11 +163,30 @@ def _static_notes(inputs: PlanInputs) -> list[str]:
         notes.append(REVERT_CAVEAT)
     if inputs.budget is not None and inputs.tenant_count > 1 and len(set(inputs.tenant_steps)) > 1:
         notes.append("Largest T splits every T evenly among the tenants.")
+    if inputs.budget is not None and inputs.bound == "binomial":
+        from ..bounds.binomial import EXACT_LABELS  # the exact path loads scipy anyway
+
+        if inputs.budget > EXACT_LABELS:
+            notes.append(f"The budget ({inputs.budget:,} labels) is beyond {EXACT_LABELS:,} labels, where the exact "
+                         "tails are replaced by their certified upper bound: the budget's answers are conservative "
+                         "(the confidence at least, the largest T and the smallest ε₁ at worst what is shown).")
     return notes
 
 
 def quick_result(inputs: PlanInputs) -> PlanResult:
-    """Hoeffding's counts of every variant (milliseconds) with ``pending`` naming the rest."""
+    """Hoeffding's counts of every variant (milliseconds) with ``pending`` naming the rest; cached per process.
+
+    Under Hoeffding's bound the budget answers are part of it (milliseconds too); under the
+    exact bound they and the exact counts are pending (:func:`slow_items`).
+    """
+    result = _quick_result(inputs)
+    if inputs.bound == "hoeffding" and inputs.budget is not None:
+        result = with_items(result, [("budget", v, budget_answers(inputs, v)) for v in inputs.budget_variants])
+    return result
+
+
+@functools.lru_cache(maxsize=256)
+def _quick_result(inputs: PlanInputs) -> PlanResult:
     counts = {v: int(n)  # one setting: Python ints
               for v, n in meter_bounds.all_labels(list(inputs.epsilon), inputs.delta, inputs.steps,
                                                   **inputs.count_kw).items()}
@@ -173,7 +196,7 @@ def quick_result(inputs: PlanInputs) -> PlanResult:
         if inputs.max_error_rate is not None:
             pending |= {f"unrestricted.{v}" for v in VARIANTS}
     if inputs.budget is not None:
-        pending |= {f"budget.{v}" for v in VARIANTS}
+        pending |= {f"budget.{v}" for v in inputs.budget_variants}
     empty: dict[str, float | None] | None = {v: None for v in VARIANTS} if inputs.budget is not None else None
     return PlanResult(
         epsilon=inputs.epsilon, delta=inputs.delta, steps=inputs.steps, tenant_steps=inputs.tenant_steps,
@@ -193,8 +216,26 @@ def _confidence(log_delta: float) -> float:
     return float(-np.expm1(log_delta)) if log_delta < 0 else 0.0
 
 
+def budget_answers(inputs: PlanInputs, variant: str) -> tuple:
+    """(largest T, smallest eps_1, confidence at T) for the budget, under the chosen bound; cached per process.
+
+    A count the exact bound refuses gives ``(None, nan, None)``.
+    """
+    try:
+        return _budget_answers(_budget_key(inputs), variant)
+    except InputError:
+        if inputs.bound == "hoeffding":
+            raise
+        return None, math.nan, None
+
+
+def _budget_key(inputs: PlanInputs) -> PlanInputs:
+    """The inputs the budget answers depend on (effort and the variants asked for do not matter)."""
+    return replace(inputs, seconds_per_label=2.0, labelers=1, cost_per_hour=None, budget_variants=ORDER)
+
+
+@functools.lru_cache(maxsize=1024)
 def _budget_answers(inputs: PlanInputs, variant: str) -> tuple:
-    """(largest T, smallest eps_1, confidence at T) for the budget, under the chosen bound."""
     eps, n = list(inputs.epsilon), inputs.budget
     assert n is not None  # asked only with a budget
     kw = inputs.count_kw
@@ -205,55 +246,66 @@ def _budget_answers(inputs: PlanInputs, variant: str) -> tuple:
     return t, e1, _confidence(log_d)
 
 
-def slow_items(inputs: PlanInputs, stop=lambda: False) -> Iterator[list]:
+def slow_items(inputs: PlanInputs, stop=lambda: False, planned: dict | None = None) -> Iterator[list]:
     """Lists of ``(kind, variant, value)`` items, one unit of work per list, until done or ``stop()``.
 
     kinds: ``"labels"`` (the chosen bound's count, or the InputError refusing it),
     ``"unrestricted"`` (``(count without the range, confidence the planned count delivers
-    without it)``), ``"budget"`` (``(largest T, smallest eps_1, confidence)``).  Under
-    Hoeffding's bound the budget answers of every variant are one unit (milliseconds).
+    without it)``), ``"budget"`` (``(largest T, smallest eps_1, confidence)``, exact bound only:
+    Hoeffding's are part of :func:`quick_result`).  ``planned``: the exact counts when already known
+    (:func:`chosen_counts`; their unit is then not yielded again).
     """
-    eps, kw = list(inputs.epsilon), inputs.count_kw
-    planned: dict[str, int | np.ndarray | InputError] = {}  # one setting: an int, or why it was refused
-    if inputs.bound != "hoeffding":
-        for v in ORDER:
+    if inputs.bound != "hoeffding" and planned is None:  # every variant in one search of the engine (milliseconds)
+        planned = chosen_counts(inputs)
+        yield [("labels", v, planned[v]) for v in ORDER]
+    planned = planned or {}
+    if inputs.max_error_rate is not None and not stop():
+        without = chosen_counts(replace(inputs, max_error_rate=None))
+        yield [("unrestricted", v, _without_range(inputs, v, planned[v], without[v])) for v in ORDER]
+    if inputs.budget is not None and inputs.bound != "hoeffding":  # Hoeffding's are in the quick result
+        for v in inputs.budget_variants:
             if stop():
                 return
-            try:
-                planned[v] = meter_bounds.labels(v, eps, inputs.delta, inputs.steps, **kw, **inputs.bound_kw)
-            except InputError as exc:
-                planned[v] = exc
-            yield [("labels", v, planned[v])]
-    if inputs.max_error_rate is not None:
-        for v in ORDER:
-            if stop():
-                return
-            yield [("unrestricted", v, _without_range(inputs, v, planned[v]))]
-    if inputs.budget is not None:
-        if inputs.bound == "hoeffding":
-            if not stop():
-                yield [("budget", v, _budget_answers(inputs, v)) for v in ORDER]
-            return
-        for v in ORDER:
-            if stop():
-                return
-            try:
-                yield [("budget", v, _budget_answers(inputs, v))]
-            except InputError:
-                yield [("budget", v, (None, math.nan, None))]
+            yield [("budget", v, budget_answers(inputs, v))]
 
 
-def _without_range(inputs: PlanInputs, variant: str, planned) -> tuple:
+def chosen_counts(inputs: PlanInputs) -> dict:
+    """Every variant's count under the chosen bound (an InputError where it refuses one); cached per process."""
+    key = _budget_key(replace(inputs, budget=None))
+    try:
+        return dict(_chosen_counts(key))
+    except InputError:  # one variant refused: each on its own, the refusal named
+        return {v: chosen_count(inputs, v) for v in ORDER}
+
+
+@functools.lru_cache(maxsize=1024)
+def _chosen_counts(inputs: PlanInputs) -> tuple:
+    counts = meter_bounds.all_labels(list(inputs.epsilon), inputs.delta, inputs.steps, **inputs.count_kw,
+                                     **inputs.bound_kw)
+    return tuple((v, int(counts[v])) for v in ORDER)
+
+
+def chosen_count(inputs: PlanInputs, variant: str):
+    """The chosen bound's count of ``variant`` (or the InputError refusing it); cached per process."""
+    try:
+        return _chosen_count(_budget_key(replace(inputs, budget=None)), variant)
+    except InputError as exc:
+        return exc
+
+
+@functools.lru_cache(maxsize=1024)
+def _chosen_count(inputs: PlanInputs, variant: str) -> int:
+    return meter_bounds.labels(variant, list(inputs.epsilon), inputs.delta, inputs.steps, **inputs.count_kw,
+                               **inputs.bound_kw)
+
+
+def _without_range(inputs: PlanInputs, variant: str, planned, without) -> tuple:
     """(the binomial count without the error-rate range, the confidence ``planned`` labels give without it)."""
     if isinstance(planned, InputError):
         return None, None
     eps, kw = list(inputs.epsilon), inputs.count_kw
     log_d = float(meter_bounds.failure_probability(variant, planned, eps, inputs.steps, log=True, **kw, bound="binomial"))
-    try:
-        without = meter_bounds.labels(variant, eps, inputs.delta, inputs.steps, **kw, bound="binomial")
-    except InputError:
-        without = None
-    return without, _confidence(log_d)
+    return (None if isinstance(without, InputError) else without), _confidence(log_d)
 
 
 def with_items(result: PlanResult, items) -> PlanResult:
@@ -293,17 +345,23 @@ def with_items(result: PlanResult, items) -> PlanResult:
 
 
 # ============================================================================ exact curve points
+#: Exact counts a process keeps (a few integers each).
 _CACHE_SIZE = 50_000
-_cache: dict = {}
-_cache_lock = threading.Lock()
+
+
+def cache_info() -> dict:
+    """Hits, misses and sizes of the per-process caches (benchmarks report them)."""
+    return {cached.__name__.lstrip("_"): cached.cache_info()._asdict()
+            for cached in (_quick_result, _budget_answers, _chosen_count, _chosen_counts, exact_labels)}
 
 
 def clear_cache() -> None:
-    """Forget every cached exact count (benchmarks measure cold runs; memory is bounded anyway)."""
-    with _cache_lock:
-        _cache.clear()
+    """Forget every cached result and exact count (benchmarks measure cold runs; memory is bounded anyway)."""
+    for cached in (_quick_result, _budget_answers, _chosen_count, _chosen_counts, exact_labels):
+        cached.cache_clear()
 
 
+@functools.lru_cache(maxsize=_CACHE_SIZE)
 def exact_labels(variant: str, epsilon: tuple, delta: float, steps: int, tenants: int = 1, reverts: tuple = (),
                  bound: str = "binomial", max_error_rate=None):
     """One count under ``bound`` (cached per process), or None when the bound refuses it.
@@ -311,21 +369,12 @@ def exact_labels(variant: str, epsilon: tuple, delta: float, steps: int, tenants
     ``tenants`` split ``steps`` evenly and reverts count once ``steps`` reaches them (the
     curves' conventions).
     """
-    key = (variant, epsilon, delta, int(steps), tenants, reverts, bound, max_error_rate)
-    with _cache_lock:
-        if key in _cache:
-            return _cache[key]
     rv = [r for r in reverts if r <= steps] or None
     try:
-        n = meter_bounds.labels(variant, list(epsilon), delta, int(steps), tenants=min(tenants, int(steps)), reverts=rv,
-                          bound=bound, max_error_rate=max_error_rate)
+        return meter_bounds.labels(variant, list(epsilon), delta, int(steps), tenants=min(tenants, int(steps)),
+                                   reverts=rv, bound=bound, max_error_rate=max_error_rate)
     except InputError:
-        n = None
-    with _cache_lock:
-        if len(_cache) >= _CACHE_SIZE:
-            _cache.clear()
-        _cache[key] = n
-    return n
+        return None
 
 
 def coarse_to_fine(size: int, limit: int | None = None, first=()) -> list[int]:

@@ -1,40 +1,51 @@
 """The planner page: live label counts for every meter variant.
 
 :class:`Planner` is a ``pn.viewable.Viewer`` over a :class:`~meter_dashboard.meter.model.MeterPlan`.
-It holds widgets made from the plan's parameters (the per-model bound among them), a results
-table with Hoeffding's count beside the chosen bound's, headline numbers, two Bokeh plots
-updated in place (their ranges follow the data until the user zooms, then keep the zoom),
-the simulation check, the assumptions in words, downloads (CSV, the HTML report) and URL
-sharing.  It computes nothing itself: every number comes from the model.
+It holds widgets made from the plan's parameters (the per-model bound among them), headline
+numbers with the sentence, a results table with Hoeffding's count beside the chosen bound's,
+the curve over T (a Bokeh plot updated in place: its ranges follow the data until the user
+zooms, then keep the zoom) with the label budget drawn on it, downloads (CSV, the HTML
+report) and URL sharing.  It computes nothing itself: every number comes from the model.
+
+A page builds what its first view shows and nothing more: the second plot, the budget's
+answers for every variant and the simulation check are sections built (and computed) the
+first time someone opens them.  Served, the first response holds the header, the inputs and a
+"computing…" state; the numbers and the plot replace it once the page is connected, so a
+room opening one link at once sees the page at once.
 
 On a served page, and in a Jupyter kernel, the model's slow work (exact binomial counts, the
-budget answers, exact curve points) runs in the runtime's worker threads
-(:meth:`MeterPlan.work_in_background`, :mod:`meter_dashboard.core.runtime`): Hoeffding's numbers show at once, the rest streams in, and work for inputs changed meanwhile
-is dropped.  Elsewhere (a plain script) everything is computed before the constructor returns.  Each update
-re-sends only the panes whose markup changed, all in one message (``pn.io.hold``).
+budget answers under it, exact curve points) runs in the runtime's worker threads
+(:meth:`MeterPlan.work_in_background`, :mod:`meter_dashboard.core.runtime`): Hoeffding's
+numbers show at once, the rest streams in, and work for inputs changed meanwhile is dropped.
+Elsewhere (a plain script) everything is computed before the constructor returns.  Each
+update re-sends only the panes whose markup changed and the plot columns that changed, all
+in one message (``pn.io.hold``).
 """
 from __future__ import annotations
 
 import asyncio
-import io
+import importlib
 import logging
+from dataclasses import replace
 
 import pandas as pd
 import panel as pn
 import param
 
-from ..core.runtime import in_thread
+from ..core.html import render
+from ..core.runtime import thread_pool
 from ..core.validation import InputError, check_int
 from ..ui.base import DashboardView
 from ..ui.inputs import ListInput, NumberInput
 from ..ui.sections import document_dispatch
+from ..ui.style import HTML, error_html
 from ..ui.urlstate import UrlState
-from ..ui.style import HTML, error_html, esc
 from . import view_html as markup
 from .figures import LabelsPlot
-from .model import PRESETS, SWEEPS, TENANT_DISCREPANCY, MeterPlan
-from .stages import slow_items, with_items
-from .view_check import PlanCheckPanel
+from .model import PRESETS, RECOMMENDED, SWEEPS, TENANT_DISCREPANCY, MeterPlan
+from .stages import ORDER, quick_result, slow_items, with_items
+from .text import file_stem, plan_inputs, summary_text
+from .view_parts import Artefacts, Drawer, OnDemand
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +65,27 @@ _PRESET_PLACEHOLDER = "Choose a paper setting…"
 _BOUND_BUTTONS = {"Hoeffding (paper)": "hoeffding", "Exact binomial": "binomial"}
 _SWEEP_BUTTONS = {"δ": "delta", "ε₁": "epsilon", "m": "signals", "tenants": "tenants"}
 _URL_KEYS = set(MeterPlan.QUERY_KEYS) | set(MeterPlan.BOUND_QUERY_KEYS)
+#: Text identical for every session (rendered once per process).
+_TEXT = {part: render("meter/templates/sidebar.html", part=part)
+         for part in ("meter", "bound", "binomial", "hoeffding", "against")}
+_EFFORT = ("seconds_per_label", "labelers", "cost_per_hour")
+#: How long the page waits for a new plan's exact counts before it shows Hoeffding's with "computing…".
+HOLD_SECONDS = 0.15
+_CURVE_TITLE = "Labels against T (Figs. 8–12)"
+_CURVE_NOTE = ("Resampling and single_model use ε₁; curves over T split tenants evenly and count a revert once T "
+               "reaches its step.")
+
+
+def _warm_engine() -> None:
+    """Load the exact engine's module in a worker thread, once per process, before a page first asks for it."""
+    import sys
+
+    if "meter_dashboard.bounds.binomial" not in sys.modules and not _WARMING:
+        _WARMING.append(True)
+        thread_pool().submit(importlib.import_module, "meter_dashboard.bounds.binomial")
+
+
+_WARMING: list = []
 
 
 def _served() -> bool:
@@ -95,7 +127,8 @@ class Planner(DashboardView):
     plan : MeterPlan, optional
         The model to drive; by default a new one from the remaining keyword arguments
         (``epsilon``, ``delta``, ``steps``, ``tenants``, ``tenant_steps``, ``reverts``,
-        ``bound``, ``max_error_rate``, ...).
+        ``bound``, ``max_error_rate``, ...).  The page asks it for the second plot and every
+        variant's budget answers only once those sections are opened.
     sync_url : bool
         Keep the plan in the page URL's query string (served pages; off in notebooks).
 
@@ -114,13 +147,26 @@ class Planner(DashboardView):
 
     def __init__(self, plan: MeterPlan | None = None, sync_url: bool = False, **params):
         plan_params = {k: params.pop(k) for k in list(params) if k in MeterPlan.param and k != "name"}
-        background = _served() or _in_event_loop()
+        served = _served()
+        self._url = UrlState(keys=_URL_KEYS) if sync_url and served else None
+        link_message = ""
+        if self._url is not None:
+            link_values, link_message = self._link_values()
+            plan_params.update(link_values)
+        background = served or _in_event_loop()
         # the exact bound's slow work starts once it is off the loop (Hoeffding's plan is milliseconds)
         exact = {k: plan_params.pop(k) for k in ("bound", "max_error_rate") if background and k in plan_params}
+        lean = dict(with_sweep=False, budget_variants=[RECOMMENDED])  # the rest once its section is opened
         if plan is None:
-            plan = MeterPlan(**plan_params)
-        elif plan_params:
-            plan.param.update(**plan_params)
+            try:
+                plan = MeterPlan(**plan_params, **lean)
+            except InputError as exc:
+                if self._url is None:
+                    raise
+                link_message = f"The link's settings were not applied: {exc}"
+                plan, exact = MeterPlan(**lean), {}
+        else:
+            plan.param.update(**plan_params, **lean)
         if background:
             # slow work leaves the event loop free: every session of a server, or a Jupyter kernel's cell
             plan.work_in_background(document_dispatch())
@@ -128,26 +174,40 @@ class Planner(DashboardView):
             plan.param.update(**exact)
         super().__init__(plan=plan, sync_url=sync_url, **params)
         self._input_errors: dict[str, str] = {}
+        if link_message:
+            self._input_errors["other"] = link_message
         self._applying_preset = False
         self._budget_result = None  # the last result whose budget answers are on screen
         self._budget_timer = False
         self._budget_overdue = None  # the plan (its Hoeffding counts) whose answers are late: show "computing…"
+        self._filled = False
+        self.check = self.sweep_plot = self._whatif = None
+        self._controls = None
+        self._error_panes: dict = {}
+        self._stale_shown = False
+        self._behind = self._waited = False  # a render held for the exact counts; the hold is over
+        self._hold_token: object | None = None
+        self._typed_tenants = plan.tenants
         self._build_widgets()
         self._build_outputs()
-        self._build_plots()
-        self.check = PlanCheckPanel(self.plan)
+        self._watch_boxes(self._boxes())
         self.plan.param.watch(self._on_outputs, ["result", "error", "error_parameter", "curves", "sweep_curves",
                                                  "work_error"])
         self.plan.param.watch(self._on_meter_inputs, ["epsilon", "ranges"])
         self.plan.param.watch(self._on_bound_inputs, ["bound"])
+        self.plan.param.watch(self._open_drawers, ["reverts", "revert_budget", *_EFFORT])
         self.plan.param.watch(self._on_inputs_changed, list(PRESETS[next(iter(PRESETS))]) + ["ranges"])
         self._on_bound_inputs()
-        self._on_result()
-        self._on_curves()
-        self._on_sweep()
-        if sync_url and pn.state.location is not None:
-            self._init_url()
-            pn.state.onload(self._update_url)
+        self._update_url()  # before the page is connected: its first response carries the URL
+        if served:
+            _warm_engine()
+            # the first response: header, inputs and "computing…"; the numbers follow once the page is connected
+            self.headlines.object = markup.computing()
+            self._build_curve()
+            self._render_errors()
+            pn.state.onload(self._fill)
+        else:
+            self._fill()
 
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self):
@@ -173,8 +233,6 @@ class Planner(DashboardView):
             css_classes=["meter-table"], layout="fit_columns",
         )
         self.meter_table.on_edit(self._on_table_edit)
-        self.meter_error = HTML("", css_classes=["error-meter", "planner-error"], sizing_mode="stretch_width",
-                                margin=(0, 5))
 
         self.delta = NumberInput(p, "delta", label="δ (failure probability)", css_classes=["delta-input"],
                                  slider={"start": 0.001, "end": 0.2, "step": 0.001})
@@ -184,32 +242,15 @@ class Planner(DashboardView):
         self.tenant_steps = ListInput(p, "tenant_steps", label="Steps per tenant (optional)", placeholder="e.g. 5,5",
                                       name_in_messages="tenant_steps", on_value=self._set_tenant_steps,
                                       css_classes=["tenant-steps-input"])
-        self.tenants_error = HTML("", sizing_mode="stretch_width", margin=(0, 5),
-                                  css_classes=["error-tenants", "planner-error"])
-        self.revert_budget = NumberInput(p, "revert_budget", label="Reverts B", width=110,
-                                         css_classes=["revert-budget-input"])
-        self.reverts = ListInput(p, "reverts", label="Revert steps (fixed in advance)", placeholder="e.g. 1,2,3",
-                                 name_in_messages="reverts", on_value=self._set_reverts,
-                                 css_classes=["reverts-input"], message_classes=["error-reverts"])
-        self.reverts_error = HTML("", sizing_mode="stretch_width", margin=(0, 5),
-                                  css_classes=["error-reverts", "planner-error"])
+        self.revert_drawer = Drawer("Reverts fixed in advance", self._build_reverts, "planner-reverts")
         self._build_bound_widgets()
 
-        self.seconds = NumberInput(p, "seconds_per_label", label="Seconds per label", width=140)
-        self.labelers = NumberInput(p, "labelers", label="Labelers", width=100)
-        self.cost = NumberInput(p, "cost_per_hour", label="Cost per labeler-hour (optional)", placeholder="e.g. 25")
+        # below the first view: built when opened (a link or preset that sets them opens them)
+        self.effort = Drawer("Labeling effort and cost", self._build_effort, "planner-effort")
         self.budget = NumberInput(p, "budget", label="Label budget (what we have)", css_classes=["budget-input"])
-        self.sweep = pn.widgets.RadioButtonGroup.from_param(p.param.sweep_parameter, label="Second plot against",
-                                                            options=_SWEEP_BUTTONS, color="light")
-        self.other_errors = HTML("", sizing_mode="stretch_width", margin=(0, 5),
-                                 css_classes=["error-other", "planner-error"])
 
-        self.csv_download = pn.widgets.FileDownload(callback=self._csv, filename="meter-plan.csv",
-                                                    label="Download table (CSV)", color="primary",
-                                                    sizing_mode="stretch_width")
-        self.report_download = pn.widgets.FileDownload(callback=self._report_file, filename="meter-plan.html",
-                                                       label="Download report (HTML)", color="primary",
-                                                       sizing_mode="stretch_width", css_classes=["planner-report"])
+        self.share = Artefacts(self)
+        self.csv_download, self.report_download = self.share.csv, self.share.report
 
     def _build_bound_widgets(self):
         p = self.plan
@@ -219,84 +260,170 @@ class Planner(DashboardView):
                                           placeholder="e.g. 0.1", css_classes=["max-error-rate-input"],
                                           message_classes=["error-bound"])
         self.bound_note = HTML("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["planner-bound-note"])
-        self.bound_error = HTML("", sizing_mode="stretch_width", margin=(0, 5),
-                                css_classes=["error-bound", "planner-error"])
 
     # ------------------------------------------------------------------ outputs
     def _build_outputs(self):
-        self.headlines = HTML("", sizing_mode="stretch_width", css_classes=["planner-headlines"])
-        self.progress = HTML("", sizing_mode="stretch_width", css_classes=["planner-progress-pane"])
-        self.table = HTML("", sizing_mode="stretch_width", css_classes=["planner-table"])
-        self.range_check = HTML("", sizing_mode="stretch_width", css_classes=["planner-range-check"])
-        self.budget_answers = HTML("", sizing_mode="stretch_width", css_classes=["planner-budget"])
+        # the answer in one pane: cards, sentence, table (and what the range assumes) change together
+        self.headlines = self.table = HTML("", sizing_mode="stretch_width",
+                                           css_classes=["planner-headlines", "planner-table"])
         self.assumptions = HTML("", sizing_mode="stretch_width", css_classes=["planner-assumptions"])
+        self.curve_plot = None
+        self.curve_holder = pn.Column(sizing_mode="stretch_width", css_classes=["planner-curve-holder"])
+        self.sections = OnDemand({"whatif": self._build_whatif, "sweep": self._build_sweep,
+                                  "check": self._build_check})
 
-    def _build_plots(self):
-        self.curve_plot = LabelsPlot("T (development steps)", "Labels against T (Figs. 8–12)",
-                                     marker=self.plan.steps)
+    def _build_curve(self):
+        """The curve over T (the first view's plot): empty in a served page's first response, drawn on its first tick.
+
+        Made with the page (a plot added to a shown page makes Bokeh walk the whole document again).
+        """
+        self.curve_plot = LabelsPlot("T (development steps)", _CURVE_TITLE + ("" if self._filled else " · computing…"),
+                                     marker=self.plan.steps, name="planner-curve")
         self.curve_pane = pn.pane.Bokeh(self.curve_plot.figure, sizing_mode="stretch_width",
                                         css_classes=["planner-curve"])
+        self.curve_holder.objects = [self.curve_pane]
+
+    def _draw_curve(self):
+        if self.curve_plot.figure.title.text != _CURVE_TITLE:
+            self.curve_plot.figure.title.text = _CURVE_TITLE
+        self._on_curves()
+        if self.plan.result is not None:
+            self._show_on_curve(self.plan.result)
+
+    def _build_whatif(self):
+        self._whatif = HTML("", sizing_mode="stretch_width", css_classes=["planner-budget", "planner-whatif-section"])
+        self.plan.budget_variants = list(ORDER)  # every variant's answers from now on
+        self._render_whatif()
+        return self._whatif
+
+    def _build_sweep(self):
+        self.sweep = pn.widgets.RadioButtonGroup.from_param(self.plan.param.sweep_parameter, options=_SWEEP_BUTTONS,
+                                                            color="light", css_classes=["sweep-select"])
+        self._ensure_sweep_plot()
+        return pn.Column(pn.Row(HTML(_TEXT["against"], margin=(12, 5)), self.sweep), self.sweep_pane,
+                         sizing_mode="stretch_width", css_classes=["planner-sweep-section"])
+
+    def _ensure_sweep_plot(self):
+        if self.sweep_plot is not None:
+            return
         self._sweep_parameter = self.plan.sweep_parameter
         self.sweep_plot = self._sweep_plot(self._sweep_parameter)
         self.sweep_pane = pn.pane.Bokeh(self.sweep_plot.figure, sizing_mode="stretch_width")
+        self.plan.with_sweep = True  # the model computes its curves from now on
+        self._on_sweep()
+
+    def _build_check(self):
+        from .view_check import PlanCheckPanel
+
+        self.check = PlanCheckPanel(self.plan)
+        return pn.Column(self.check, sizing_mode="stretch_width", css_classes=["planner-check-section"])
 
     def _sweep_plot(self, parameter: str) -> LabelsPlot:
         return LabelsPlot(SWEEPS[parameter], _sweep_title(parameter, self.plan.steps),
-                          log_x=parameter in ("delta", "epsilon"), height=320)
+                          log_x=parameter in ("delta", "epsilon"), height=320, name="planner-sweep")
 
     @property
     def curve_source(self):
         """The labels-against-T plot's data (the chosen bound's counts)."""
+        if self.curve_plot is None:
+            self._fill()
         return self.curve_plot.source
 
     @property
     def sweep_source(self):
-        """The second plot's data (the chosen bound's counts)."""
+        """The second plot's data (the chosen bound's counts); the plot is made when first asked for."""
+        self._ensure_sweep_plot()
         return self.sweep_plot.source
 
     # ------------------------------------------------------------------ layout
     def controls(self) -> pn.Column:
         """The input column (the sidebar of the served page)."""
-        return pn.Column(
+        if self._controls is not None:
+            return self._controls
+        tenants = pn.Row(self.tenants, self.tenant_steps, sizing_mode="stretch_width")
+        # an error pane appears after its anchor the first time it has something to say
+        self._anchors = {"meter": self.meter_table, "tenants": tenants, "reverts": self.revert_drawer.body,
+                         "bound": self.bound_note, "other": self.preset}  # a refused link: seen first
+        self._controls = pn.Column(
             self.preset,
-            HTML("<b>Meter</b> — ranges of empirical overfitting and the ε each signal guarantees",
-                 margin=(10, 5, 0, 5)),
+            HTML(_TEXT["meter"], margin=(10, 5, 0, 5)),
             self.signals,
             self.meter_table,
-            self.meter_error,
             self.delta,
             self.steps,
-            pn.Row(self.tenants, self.tenant_steps, sizing_mode="stretch_width"),
-            self.tenants_error,
-            pn.Row(self.revert_budget, self.reverts, sizing_mode="stretch_width"),
-            self.reverts_error,
-            HTML("<b>Per-model bound</b> — Hoeffding's (the paper's) or exact binomial tails (0/1 losses)",
-                 margin=(10, 5, 0, 5)),
+            self.budget,
+            tenants,
+            self.revert_drawer.toggle,
+            self.revert_drawer.body,
+            HTML(_TEXT["bound"], margin=(10, 5, 0, 5)),
             self.bound,
             self.max_error_rate,
             self.bound_note,
-            self.bound_error,
-            HTML("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
-            pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"),
-            pn.Row(self.cost, sizing_mode="stretch_width"),
-            self.budget,
-            self.other_errors,
+            self.effort.toggle,
+            self.effort.body,
             sizing_mode="stretch_width",
         )
+        self._open_drawers()
+        for group in list(self._error_panes):
+            self._place_error(group)
+        return self._controls
+
+    def _build_effort(self) -> list:
+        p = self.plan
+        self.seconds = NumberInput(p, "seconds_per_label", label="Seconds per label", width=140)
+        self.labelers = NumberInput(p, "labelers", label="Labelers", width=100)
+        self.cost = NumberInput(p, "cost_per_hour", label="Cost per labeler-hour (optional)", placeholder="e.g. 25")
+        self._watch_boxes([self.seconds, self.labelers, self.cost])
+        return [pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"), self.cost]
+
+    def _build_reverts(self) -> list:
+        p = self.plan
+        self.revert_budget = NumberInput(p, "revert_budget", label="Reverts B", width=110,
+                                         css_classes=["revert-budget-input"])
+        self.reverts = ListInput(p, "reverts", label="Revert steps (fixed in advance)", placeholder="e.g. 1,2,3",
+                                 name_in_messages="reverts", on_value=self._set_reverts,
+                                 css_classes=["reverts-input"], message_classes=["error-reverts"])
+        self._watch_boxes([self.revert_budget, self.reverts])
+        return [pn.Row(self.revert_budget, self.reverts, sizing_mode="stretch_width")]
+
+    def _open_drawers(self, *_) -> None:
+        """A drawer whose inputs hold something other than their defaults is open (a link, a preset)."""
+        p = self.plan
+        if p.reverts or p.revert_budget:
+            self.revert_drawer.open()
+        if any(getattr(p, k) != p.param[k].default for k in _EFFORT):
+            self.effort.open()
+
+    def _error_pane(self, group: str) -> HTML:
+        """The message pane of ``group`` (``error-<group>``), made and placed when first needed."""
+        pane = self._error_panes.get(group)
+        if pane is None:
+            pane = self._error_panes[group] = HTML("", sizing_mode="stretch_width", margin=(0, 5),
+                                                   css_classes=[f"error-{group}", "planner-error"])
+            self._place_error(group)
+        return pane
+
+    def _place_error(self, group: str) -> None:
+        column, pane = self._controls, self._error_panes[group]
+        if column is None or pane in column.objects:
+            return
+        anchor = self._anchors[group]
+        index = len(column.objects) if anchor is None else column.objects.index(anchor) + 1
+        column.insert(index, pane)
+
+    meter_error = property(lambda self: self._error_pane("meter"), doc="Messages about the meter table.")
+    tenants_error = property(lambda self: self._error_pane("tenants"), doc="Messages about the tenants.")
+    reverts_error = property(lambda self: self._error_pane("reverts"), doc="Messages about the reverts.")
+    bound_error = property(lambda self: self._error_pane("bound"), doc="Messages about the bound.")
+    other_errors = property(lambda self: self._error_pane("other"), doc="Messages about other inputs and links.")
 
     def results(self) -> pn.Column:
-        """Headlines, sentence, table, budget answers, plots, the check and assumptions (the main area)."""
+        """Headlines, sentence, table, the curve, then sections opened on demand, and assumptions."""
         return pn.Column(
             self.headlines,
-            self.progress,
-            self.table,
-            pn.Row(self.csv_download, self.report_download, sizing_mode="stretch_width"),
-            self.range_check,
-            self.budget_answers,
-            self.curve_pane,
-            pn.Row(HTML("<b>Second plot against</b>", margin=(12, 5)), self.sweep),
-            self.sweep_pane,
-            self.check,
+            self.share.row,
+            self.curve_holder,
+            self.sections,
             self.assumptions,
             sizing_mode="stretch_width",
         )
@@ -336,18 +463,21 @@ class Planner(DashboardView):
     def _on_bound_inputs(self, *_):
         exact = self.plan.bound == "binomial"
         self.max_error_rate.text.disabled = not exact
-        self.bound_note.object = (
-            '<div class="md-note">Exact binomial tails need accuracy-like 0/1 losses. The error-rate range '
-            "a must hold for <b>every</b> model the developer might submit, bad ones included (accuracy ≥ 1 − a); "
-            "leave it empty when unsure.</div>" if exact else
-            '<div class="md-note">The paper\'s bound (every published number). Choose exact binomial for fewer '
-            "labels with the same guarantee (0/1 losses).</div>")
+        self.bound_note.object = _TEXT["binomial" if exact else "hoeffding"]
 
     def _set_tenant_steps(self, values):
-        with param.parameterized.batch_call_watchers(self.plan):
-            if values:
-                self.plan.tenants = len(values)
-            self.plan.tenant_steps = values
+        """Steps per tenant set the tenants; a refused list changes nothing, an empty one restores the tenants typed."""
+        p = self.plan
+        if values:
+            if sum(values) != p.steps:
+                raise InputError("tenant_steps", f"steps per tenant summing to T = {p.steps:,}", ",".join(map(str, values)))
+            if not p.tenant_steps:
+                self._typed_tenants = p.tenants  # what the person typed before the list took over
+            with param.parameterized.batch_call_watchers(p):
+                p.param.update(tenants=len(values), tenant_steps=values)
+            return
+        with param.parameterized.batch_call_watchers(p):
+            p.param.update(tenant_steps=[], tenants=self._typed_tenants if p.tenant_steps else p.tenants)
 
     def _set_reverts(self, values):
         with param.parameterized.batch_call_watchers(self.plan):
@@ -357,31 +487,88 @@ class Planner(DashboardView):
     def _set_input_error(self, group: str, message: str):
         self._input_errors[group] = message
         self._render_errors()
+        self._on_box()
+
+    def _boxes(self) -> list:
+        """Every input box built so far (drawers add theirs when opened)."""
+        names = ("signals", "delta", "steps", "budget", "tenants", "tenant_steps", "max_error_rate", "revert_budget",
+                 "reverts", "seconds", "labelers", "cost")
+        return [getattr(self, n) for n in names if hasattr(self, n)]
+
+    def _watch_boxes(self, boxes) -> None:
+        """After a box took (or refused) what was typed, the results say whether they are still valid."""
+        for box in boxes:
+            box.text.param.watch(self._on_box, "value")
+
+    def _stale(self) -> bool:
+        """The results on screen are the last valid ones: the plan or a box refused what was typed."""
+        return bool(self.plan.error or self._input_errors.get("meter") or not all(b.valid for b in self._boxes()))
+
+    def _on_box(self, *_) -> None:
+        if self._filled and self._stale() != self._stale_shown:
+            with pn.io.hold():
+                self._on_result()
 
     def _render_errors(self):
         """Each pane shows the one current message about its inputs (never an outdated second one)."""
         model_group = next((g for g, names in _ERROR_GROUPS.items() if self.plan.error_parameter in names), "other")
-        panes = {"meter": self.meter_error, "tenants": self.tenants_error, "reverts": self.reverts_error,
-                 "bound": self.bound_error}
-        for group, pane in list(panes.items()) + [("other", self.other_errors)]:
+        groups = ("meter", "tenants", "reverts", "bound")
+        for group in (*groups, "other"):
             message = self._input_errors.get(group, "")
-            if self.plan.error and (model_group == group or (group == "other" and model_group not in panes)):
+            if self.plan.error and (model_group == group or (group == "other" and model_group not in groups)):
                 message = self.plan.error
-            pane.object = error_html(message)
+            if message or group in self._error_panes:
+                self._error_pane(group).object = error_html(message)
 
     # ------------------------------------------------------------------ output handlers
-    def _on_outputs(self, *events):
-        """One model change -> one batch of view updates (a single message to the browser)."""
-        changed = {e.name for e in events}
+    def _fill(self):
+        """The numbers and the curve (served: on the page's first tick, replacing "computing…")."""
+        if self._filled:
+            return
+        self._filled = True
         with pn.io.hold():
-            if changed & {"result", "error", "error_parameter", "work_error"}:
+            if self.curve_plot is None:
+                self._build_curve()
+            self._on_result()
+            self._draw_curve()
+
+    def _on_outputs(self, *events):
+        """One model change -> one batch of view updates (a single message to the browser).
+
+        Under the exact bound a new plan's counts take milliseconds (issue 18): the page waits for
+        them up to :data:`HOLD_SECONDS` and then shows the whole answer at once; only when they take
+        longer do Hoeffding's counts and "computing…" show meanwhile.
+        """
+        if not self._filled:
+            return
+        r, changed = self.plan.result, {e.name for e in events}
+        if r is not None and not self.plan.error and r.is_pending("labels", RECOMMENDED) and not self._waited:
+            self._hold_render()
+            return
+        everything, self._behind = self._behind, False  # after a hold every part is brought up to date
+        with pn.io.hold():
+            if everything or changed & {"result", "error", "error_parameter", "work_error", "curves",
+                                        "sweep_curves"}:
                 self._on_result()
-            if "curves" in changed:
+            if everything or "curves" in changed:
                 self._on_curves()
-            if "sweep_curves" in changed:
+            if everything or "sweep_curves" in changed:
                 self._on_sweep()
-            if changed & {"result", "curves", "sweep_curves", "work_error"}:
-                self._on_progress()
+
+    def _hold_render(self) -> None:
+        self._behind = True
+        token = self._hold_token = object()
+
+        async def later():
+            await asyncio.sleep(HOLD_SECONDS)
+            if self._hold_token is token and self._behind:  # still waiting: show what there is
+                self._waited = True
+                try:
+                    self._on_outputs()
+                finally:
+                    self._waited = False
+
+        pn.state.execute(later)
 
     def _on_result(self, *_):
         self._render_errors()
@@ -391,27 +578,52 @@ class Planner(DashboardView):
         # Few panes, each updated only when its markup changed (param compares the new text with the old):
         # a pane update costs the server far more than its bytes, so what changes together shares a pane.
         budget = self._budget_shown(r)
-        self.headlines.object = (markup.headlines(r, stale=bool(self.plan.error), budget_from=budget)
-                                 + f'<p class="md-sentence">{esc(r.sentence())}</p>')
-        self.table.object = markup.results_table(r) + self._share_html()
-        self.range_check.object = markup.range_check_html(r)
-        self.budget_answers.object = markup.budget_html(budget)
-        notes = list(r.notes) + [n for n in r.bound_notes() if n not in r.notes]
-        notes.append(TENANT_DISCREPANCY)
-        notes.append("Resampling and single_model use ε₁; curves over T split tenants evenly and count a revert "
-                     "once T reaches its step.")
-        self.assumptions.object = markup.assumptions_html(notes)
-        self.curve_plot.move_marker(r.steps)
-        self.check.on_plan()
+        p = self.plan
+        stale = self._stale()
+        self._stale_shown = stale
+        self.headlines.object = markup.answer(r, stale=stale, budget_from=budget, curves=p.curves,
+                                              sweep=p.sweep_curves, work_error=p.work_error,
+                                              share_query=self._session_query(),
+                                              summary=summary_text(r, plan_inputs(r, p.ranges)),
+                                              stem=file_stem(r))
+        if self.curve_plot is not None:
+            styles = {"opacity": "0.45"} if stale else {}
+            if self.curve_pane.styles != styles:
+                self.curve_pane.styles = styles
+        self._render_whatif(budget)
+        self.assumptions.object = markup.assumptions_html(self._notes(r))
+        if self.curve_plot is not None:
+            self._show_on_curve(budget)
+        if self.check is not None:
+            self.check.on_plan()
         self._update_url()
+
+    def _show_on_curve(self, budget) -> None:
+        """The plan's T and the budget's line (with the largest T it supports) on the curve over T."""
+        p = self.plan
+        self.curve_plot.move_marker(p.result.steps)
+        shown = budget.budget is not None and not budget.is_pending("budget", RECOMMENDED)
+        self.curve_plot.show_budget(budget.budget if shown else None,
+                                    budget.max_steps[RECOMMENDED] if shown else None,
+                                    x_end=float(p.curves["steps"][-1]) if p.curves else None)
+
+    def _render_whatif(self, budget=None):
+        if self._whatif is not None and self.plan.result is not None:
+            self._whatif.object = markup.budget_html(budget or self._budget_shown(self.plan.result),
+                                                     stale=self._stale())
+
+    @staticmethod
+    def _notes(r) -> list:
+        notes = list(r.notes) + [n for n in r.bound_notes() if n not in r.notes]
+        return notes + [TENANT_DISCREPANCY, _CURVE_NOTE]
 
     def _budget_shown(self, r):
         """The result whose budget answers to show: ``r``, or while its answers are computing the last ones shown.
 
-        Hoeffding's answers come back within milliseconds: keeping the last ones on screen meanwhile
-        spares a message and a flicker; if they take longer (the exact bound), "computing…" shows.
+        Under the exact bound the answers take a while: keeping the last ones on screen meanwhile
+        spares a message and a flicker; if they take longer than 0.3 s, "computing…" shows.
         """
-        waiting = r.budget is not None and any(r.is_pending("budget", v) for v in r.labels)
+        waiting = r.budget is not None and any(r.is_pending("budget", v) for v in ORDER)
         last = self._budget_result
         overdue = self._budget_overdue is r.hoeffding_labels  # shared by every partial result of one plan
         if waiting and last is not None and last.budget == r.budget and not overdue:
@@ -430,24 +642,20 @@ class Planner(DashboardView):
             await asyncio.sleep(seconds)
             self._budget_timer = False
             r = self.plan.result
-            if r is not None and r.budget is not None and any(r.is_pending("budget", v) for v in r.labels):
+            if r is not None and r.budget is not None and any(r.is_pending("budget", v) for v in ORDER):
                 self._budget_overdue = r.hoeffding_labels
                 with pn.io.hold():
                     self._on_result()
 
         pn.state.execute(later)
 
-    def _on_progress(self):
-        self.progress.object = markup.progress_html(self.plan.result, self.plan.curves, self.plan.sweep_curves,
-                                                    self.plan.work_error)
-
     def _on_curves(self, *_):
-        if self.plan.curves:
+        if self.plan.curves and self.curve_plot is not None:
             self.curve_plot.update(self.plan.curves, "steps")
 
     def _on_sweep(self, *_):
         s = self.plan.sweep_curves
-        if not s:
+        if not s or self.sweep_plot is None:
             return
         if self._sweep_parameter != s["parameter"]:
             self._sweep_parameter = s["parameter"]
@@ -456,63 +664,74 @@ class Planner(DashboardView):
             self.sweep_pane.object = self.sweep_plot.figure
         else:
             self.sweep_plot.update(s, "x")
-            self.sweep_plot.figure.title.text = _sweep_title(s["parameter"], self.plan.steps)
+            title = _sweep_title(s["parameter"], self.plan.steps)
+            if self.sweep_plot.figure.title.text != title:
+                self.sweep_plot.figure.title.text = title
 
-    def _csv(self):
-        frame = self.plan.result.to_frame()
-        buf = io.StringIO()
-        frame.to_csv(buf)
-        buf.seek(0)
-        return buf
+    def complete_result(self):
+        """The current result with every part computed (downloads wait for nothing on screen)."""
+        result = self.plan.result
+        if result.complete and all(v is not None for v in (result.max_steps or {v: 0 for v in ORDER}).values()):
+            return result
+        full = replace(self.plan.inputs(), budget_variants=ORDER)
+        return with_items(quick_result(full), [item for unit in slow_items(full) for item in unit])
 
     # ------------------------------------------------------------------ the report
-    def report(self, path=None):
+    def report(self, path=None, link: str | None = None):
         """The current plan as a self-contained HTML report (curves as shown); ``path`` writes it.
+
+        ``link``: the page address holding the plan, shared inside the report (the page's button passes it).
 
         Returns the :class:`~meter_dashboard.core.report.Report` (or the path written).
         """
-        check = self.check.job.rows if any(row.result is not None for row in self.check.job.rows) else None
+        job = self.check.job if self.check is not None else None
+        check = job.rows if job is not None and any(row.result is not None for row in job.rows) else None
         from .report import plan_report
 
-        result, curves, sweep_curves = self.plan.result, self.plan.curves, self.plan.sweep_curves
-        if not result.complete:  # still computing in the background: the report waits for nothing
-            result = with_items(result, [item for unit in slow_items(self.plan.inputs()) for item in unit])
-        if curves.get("computed", 0) < curves.get("planned", 0) or \
+        result, curves, sweep_curves = self.complete_result(), self.plan.curves, self.plan.sweep_curves
+        if not sweep_curves or curves.get("computed", 0) < curves.get("planned", 0) or \
                 sweep_curves.get("computed", 0) < sweep_curves.get("planned", 0):
             curves = sweep_curves = None  # the report computes its own
         built = plan_report(result, curves=curves, sweep_curves=sweep_curves, ranges=self.plan.ranges, check=check,
-                            check_settings=self.check.job.settings)
+                            check_settings=job.settings if job is not None else None, link=link)
         return built if path is None else built.save(path)
 
-    async def _report_file(self):
-        """The report, built in a worker thread (inlining Bokeh takes longer than the event loop may wait)."""
-        html = await in_thread(lambda: self.report().to_html())
-        return io.StringIO(html)
-
     # ------------------------------------------------------------------ URL
-    def _init_url(self):
-        self._url = UrlState(keys=_URL_KEYS)
-        query = self._url.query()  # raw text: the plan's own parser bounds and checks every value
-        if self._url.refused:
-            self._set_input_error("other", self._url.refused)
-        if query:
-            try:
-                self.plan.update_from_query(query)
-            except InputError as exc:
-                self._set_input_error("other", f"The link's settings were not applied: {exc}")
-        self._url_ready = True
-        self._update_url()
+    def share_link(self) -> str | None:
+        """The page's address holding this plan (served pages; None in a notebook)."""
+        href = getattr(pn.state.location, "href", "") if self._url is not None else ""
+        return f"{href.split('?')[0]}?{self.plan.query_string()}" if href else None
+
+    def _csv(self):
+        return self.share.csv_file()
+
+    def _link_values(self) -> tuple[dict, str]:
+        """The plan's values from the page URL (raw text through the plan's own parser) and why not, if refused."""
+        url = self._url
+        if url is None:
+            return {}, ""
+        query = url.query()
+        if url.refused:
+            return {}, url.refused
+        if not query:
+            return {}, ""
+        try:
+            return MeterPlan.parse_query(query), ""
+        except InputError as exc:
+            return {}, f"The link's settings were not applied: {exc}"
 
     def _update_url(self):
-        if getattr(self, "_url_ready", False) and not self.plan.error:
+        if self._url is not None and not self.plan.error:
             self._url.write(self.plan.to_query())
 
-    def _share_html(self) -> str:
-        """The sharing note under the table, with a link replaying a trace through this meter."""
-        session_query = "&".join(part for part in self.plan.query_string().split("&")
-                                 if part.split("=")[0] not in MeterPlan.BOUND_QUERY_KEYS)
-        return (f'<div class="md-note share-link">Share this plan: the page URL holds it. '
-                f'<a href="./session?{esc(session_query)}">Replay a trace with this meter →</a></div>')
+    def _session_query(self) -> str | None:
+        """The plan (every setting, the bound included) for the link replaying a trace; None unless served.
+
+        In a notebook there is no page URL and no session page: the note and the link are left out.
+        """
+        if self._url is None:
+            return None
+        return self.plan.query_string()
 
 
 def page():

@@ -15,18 +15,48 @@ from bokeh.models import ColumnDataSource, Legend, LegendItem, Span
 from bokeh.plotting import figure
 
 from ..core import formatting as fmt
+from ..core.html import render
 from ..ui.inputs import NumberInput
 from ..ui.simulation import SimulationControls
-from ..ui.style import HTML, esc
+from ..ui.style import HTML
 from .check import MAX_REPLICATES, PlanCheck
 
 __all__ = ["PlanCheckPanel", "shown_interval"]
 
 _ROW_COLORS = {"naive": "#D55E00", "hoeffding": "#0072B2", "planned": "#E69F00"}
-_BEFORE_RUN = ('<div class="md-note">Checks three test-set sizes of the current plan: the naive count (one '
-               "Hoeffding estimate, single_model), the chosen meter's planned count under Hoeffding's bound and, "
-               "with the exact bound, its exact count. Each is run against the simulated developer for T steps; "
-               "the table then shows each failure rate with its interval beside δ.</div>")
+#: What the check shows, before it runs (issue 24: the section leads with the point it makes).
+_POINT = ("Against a developer who adapts to the signals, the naive count (one Hoeffding estimate, single_model) "
+          "fails above δ, and the planned count holds at or below δ.")
+_BEFORE_RUN = ("Run the check: each count of this plan (the naive one, the chosen meter's planned count under "
+               "Hoeffding's bound and, with the exact bound, its exact count) is used by simulated developers for "
+               "T steps; the table shows each failure rate with its interval beside δ.")
+
+
+_INTRO = render("meter/templates/check_intro.html", point=_POINT)  # the same for everyone: built once
+
+
+def _lead(rows, delta, meter) -> tuple[str, bool]:
+    """The sentence leading the results: what this run showed (and whether it is an alarm)."""
+    done = {row.key: row for row in rows if row.result is not None and row.result.replicates}
+    naive = done.get("naive")
+    planned = [row for key, row in done.items() if key != "naive"]
+    if naive is None or not planned:
+        return "", False
+    failed = [row for row in planned if row.verdict != "within δ"]
+    rate = f"{fmt.percent(naive.result.failure_rate)} of the runs"
+    if failed:
+        return (f"The planned count {fmt.integer(failed[0].labels)} failed in "
+                f"{fmt.percent(failed[0].result.failure_rate)} of the runs, above δ = {fmt.number(delta)}: "
+                "the plan does not keep its promise here.", True)
+    held = ", ".join(fmt.integer(row.labels) for row in planned)
+    planned_text = f"the {meter} meter's planned count ({held} labels)" if meter else f"the planned count ({held} labels)"
+    if naive.verdict == "above δ":
+        return (f"The naive count ({fmt.integer(naive.labels)} labels) failed in {rate}, above δ = "
+                f"{fmt.number(delta)}; {planned_text} held at or below δ.", False)
+    hint = (" The incremental meter's signal (the worst so far) tells the adversary less than the regular "
+            "meter's: choose the regular meter to see the naive count fail." if meter == "incremental" else "")
+    return (f"Here the naive count ({fmt.integer(naive.labels)} labels) also stayed within δ = {fmt.number(delta)} "
+            f"({rate}); {planned_text} held.{hint}", False)
 
 
 def shown_interval(ci) -> tuple:
@@ -46,7 +76,7 @@ class PlanCheckPanel(pn.viewable.Viewer):
     def __init__(self, plan, job: PlanCheck | None = None, **params):
         super().__init__(**params)
         self.plan = plan
-        self.job = job or PlanCheck()
+        self.job = job or PlanCheck(meter="regular")  # the meter whose signals let the naive count fail
         j = self.job
         self.developer = pn.widgets.RadioButtonGroup.from_param(
             j.param.developer, options={"Adversary (boosting attack)": "adversary", "Honest hill-climber": "honest"},
@@ -96,7 +126,8 @@ class PlanCheckPanel(pn.viewable.Viewer):
     def on_plan(self, *_):
         """Called with every new plan: after a run, the table says once when the plan has changed since."""
         if self.job.running or not any(row.result is not None for row in self.job.rows):
-            self.table.object = _BEFORE_RUN
+            self.table.object = render("meter/templates/check.html", lead="", alarm=False, rows=[], delta=0,
+                                       notes=[_BEFORE_RUN])
             return
         self._on_rows()
 
@@ -134,30 +165,15 @@ class PlanCheckPanel(pn.viewable.Viewer):
 
     def _table(self, rows, delta, stale: bool = False) -> str:
         s = self.job.settings
-        head = ("<tr><th>count</th><th class='num'>labels</th>"
-                f"<th class='num'>failure rate vs δ = {fmt.number(delta)}</th><th class='num'>95% interval</th></tr>")
-        body = []
-        for row in rows:
-            res = row.result
-            if res is None:
-                rate, interval = "not run yet", "—"
-            else:
-                badge = "md-pass" if row.verdict == "within δ" else "md-fail"
-                rate = (f'<span class="plan-check-rate">{fmt.number(res.failure_rate)}</span> '
-                        f'<span class="md-badge {badge}">{esc(row.verdict)}</span>'
-                        + (" (partial)" if res.cancelled else ""))
-                interval = fmt.interval(*shown_interval(res.ci))
-            body.append(f'<tr class="plan-check-{row.key}"><td>{esc(row.title)}</td>'
-                        f"<td class='num'>{fmt.integer(row.labels)}</td><td class='num'>{rate}</td>"
-                        f"<td class='num'>{interval}</td></tr>")
+        shown = [dict(key=row.key, title=row.title, labels=row.labels, verdict=row.verdict,
+                      rate=None if row.result is None else row.result.failure_rate,
+                      within=row.verdict == "within δ", partial=row.result is not None and row.result.cancelled,
+                      interval="—" if row.result is None else fmt.interval(*shown_interval(row.result.ci)))
+                 for row in rows]
         notes = []
         if s and any(r.result is not None for r in rows):
-            notes.append(f"{s['developer']} developer, {s['meter']} meter, T = {s['steps']}, "
+            notes.append(f"{s['developer']} developer, {s['meter']} meter, T = {fmt.integer(s['steps'])}, "
                          f"{s['replicates']:,} runs per count, seed {s['seed']}.")
-        naive = next((row for row in rows if row.key == "naive"), None)
-        if s.get("meter") == "incremental" and naive is not None and naive.verdict == "within δ":
-            notes.append("The incremental meter's signal (the worst so far) tells the adversary less than the "
-                         "regular meter's: choose the regular meter to see the naive count fail.")
         if stale:
             notes.append("These results are for an earlier plan: run the check again.")
         r = self.plan.result
@@ -167,14 +183,11 @@ class PlanCheckPanel(pn.viewable.Viewer):
                          "assumption - what happens when the range is wrong.")
         if r is not None and (len(r.tenant_steps) > 1 or r.reverts):
             notes.append("The simulation runs one developer without reverts; tenants and reverts are not simulated.")
-        note_html = "".join(f'<div class="md-note">{esc(n)}</div>' for n in notes)
-        return f'<table class="md-table plan-check-results">{head}{"".join(body)}</table>{note_html}'
+        lead, alarm = _lead(rows, delta, s.get("meter"))
+        return render("meter/templates/check.html", lead=lead, alarm=alarm, rows=shown, delta=delta, notes=notes)
 
     def __panel__(self):
-        intro = HTML('<div class="md-section"><b>Check this plan by simulation</b> <span class="md-note">'
-                     "(a released model's |test − true| reaching its signal's ε counts as a failure; the naive "
-                     "count should fail against the adversary as T grows, the planned ones stay at or below δ)"
-                     "</span></div>", sizing_mode="stretch_width")
+        intro = HTML(_INTRO, sizing_mode="stretch_width")
         return pn.Column(intro, pn.FlexBox(self.developer, self.meter, flex_wrap="wrap", gap="6px 12px", sizing_mode="stretch_width"),
                          pn.Row(self.replicates, self.seed, sizing_mode="stretch_width"), self.controls,
                          self.table, self.plot_holder, sizing_mode="stretch_width", css_classes=["plan-check"])

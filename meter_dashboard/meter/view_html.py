@@ -1,164 +1,120 @@
-"""The planner page's HTML, built from a :class:`~meter_dashboard.meter.result.PlanResult` (no Panel).
+"""The planner page's HTML, from a :class:`~meter_dashboard.meter.result.PlanResult` (no Panel).
 
-Each function returns the markup of one pane, with the classes of ``dashboard.css`` and the
-stable hooks the tests use (``label-count-<variant>``, ``hoeffding-count-<variant>``,
-``bound-saving-<variant>``, ``budget-steps-<variant>``, ...).  A number still being
-computed (the exact counts stream in on a served page) shows as "computing…".
+Each function returns the markup of one pane, rendered by a Jinja2 template with autoescape
+(``meter/templates/*.html`` through :mod:`meter_dashboard.core.html`): the values are prepared
+here as text, the templates place them with the classes of ``dashboard.css`` and the stable
+hooks the tests use (``label-count-<variant>``, ``hoeffding-count-<variant>``,
+``bound-saving-<variant>``, ``budget-steps-<variant>``, ...).  A value still being computed
+(the exact counts stream in on a served page) is ``None`` and shows as "computing…".
+
+Only what holds is said: the guarantee card names the labels it needs, a budget that falls
+short says by how much and what it does support, in the alarm colour (issue 24).
 """
 from __future__ import annotations
 
 from ..bounds.meter import VARIANTS
 from ..core import formatting as fmt
-from ..ui.style import esc, headline_html, headlines_html, stale_html, swatch_html
+from ..core.html import render
 from .result import RECOMMENDED, VARIANT_TITLES, variant_note
-from .text import confidence_shown, steps_shown
+from .text import budget_sentence, budget_status, confidence_shown, epsilon_shown, ratio_shown, steps_shown
 
-__all__ = ["results_table", "budget_html", "headlines", "range_check_html", "progress_html", "assumptions_html",
-           "PENDING"]
+__all__ = ["answer", "budget_html", "assumptions_html", "computing", "progress_text", "cards"]
 
-PENDING = '<span class="md-pending">computing…</span>'
-def _count_cell(r, v: str) -> str:
-    if r.bound != "hoeffding" and r.is_pending("labels", v):
-        return PENDING
-    text = fmt.integer(r.labels[v])
-    return text + "*" if v in r.refused else text
+_TEMPLATES = "meter/templates/"
 
 
-def _saving_cell(r, v: str) -> str:
-    if r.is_pending("labels", v):
-        return PENDING
-    if v in r.refused:
-        return "—"
-    saved = r.label_savings[v]
-    return f"{fmt.integer(saved)} ({fmt.percent(saved / r.hoeffding_labels[v], 2)})"
+def computing() -> str:
+    """The first response of a served page: the cards' places, "computing…" in each."""
+    return render(_TEMPLATES + "computing.html", labels=("Labels", "Labeling effort", "Guarantee"))
 
 
-def results_table(r) -> str:
-    """Every variant: the chosen bound's count (beside Hoeffding's and the saving), effort, method."""
-    exact = r.bound != "hoeffding"
-    has_cost = r.cost is not None
-    head = ("<tr><th>variant</th><th class='num'>labels</th>"
-            + ("<th class='num'>Hoeffding</th><th class='num'>saving</th>" if exact else "")
-            + "<th class='num planner-wide'>× fewer than resampling</th><th class='num'>labeler-hours</th>"
-              "<th class='num planner-wide'>calendar hours</th>"
-            + (f"<th class='num'>cost (at {fmt.number(r.cost_per_hour)} per labeler-hour)</th>" if has_cost else "")
-            + "<th>method</th></tr>")
-    rows = []
-    for v in VARIANTS:
-        cls = ' class="md-recommended"' if v == r.recommended else ""
-        waiting = exact and r.is_pending("labels", v)
-        effort = (lambda text: PENDING if waiting else text)  # noqa: E731 - effort follows the pending count
-        rows.append(
-            f"<tr{cls}><td>{swatch_html(f'variant-{v}')}{esc(VARIANT_TITLES[v])}</td>"
-            f'<td class="num label-count label-count-{v}">{_count_cell(r, v)}</td>'
-            + (f'<td class="num hoeffding-count hoeffding-count-{v}">{fmt.integer(r.hoeffding_labels[v])}</td>'
-               f'<td class="num bound-saving bound-saving-{v}">{_saving_cell(r, v)}</td>' if exact else "")
-            + f'<td class="num planner-wide">{effort(f"{r.savings[v]:,.2f}×")}</td>'
-            f'<td class="num">{effort(f"{r.labeler_hours[v]:,.1f}")}</td>'
-            f'<td class="num planner-wide">{effort(f"{r.calendar_hours[v]:,.1f}")}</td>'
-            + (f'<td class="num">{effort(fmt.money(r.cost[v]))}</td>' if has_cost else "")
-            + f"<td class='md-plain'>{esc(variant_note(v, r.bound))}</td></tr>")
-    foot = ""
-    if r.refused:
-        foot = ('<div class="md-note">* no exact count (' + esc("; ".join(sorted(set(r.refused.values()))))
-                + "): Hoeffding's count is shown.</div>")
-    caption = (f'<div class="md-note planner-bound-caption">labels: {esc(r.bound_title)}; Hoeffding\'s count '
-               "(the paper's) beside it, and the labels saved.</div>" if exact else "")
-    return f'{caption}<table class="md-table planner-results">{head}{"".join(rows)}</table>{foot}'
+def _effort_text(r) -> str:
+    rec = RECOMMENDED
+    text = f"{fmt.hours(r.calendar_hours[rec])} with {fmt.integer(r.labelers)} labeler{'s' if r.labelers > 1 else ''}"
+    if r.cost:
+        text += f" · cost {fmt.money(r.cost[rec], r.cost_per_hour)}"
+    return text
 
 
-def budget_html(r) -> str:
-    """What the label budget buys: largest T, smallest ε₁ and the confidence at T, per variant."""
-    if r.budget is None:
-        return ""
-    rows = []
-    for v in VARIANTS:
-        if r.is_pending("budget", v):
-            cells = [PENDING] * 3
-        else:
-            conf = r.confidence[v]
-            cells = [steps_shown(r.max_steps[v]), fmt.number(r.min_epsilon[v]),
-                     "none" if conf is None or conf <= 0 else confidence_shown(1.0 - conf)]
-        rows.append(f"<tr><td>{esc(VARIANT_TITLES[v])}</td>"
-                    f'<td class="num budget-steps-{v}">{cells[0]}</td>'
-                    f'<td class="num budget-epsilon-{v}">{cells[1]}</td>'
-                    f'<td class="num budget-confidence-{v}">{cells[2]}</td></tr>')
-    bound = "" if r.bound == "hoeffding" else f"; {esc(r.bound_title)}"
-    return (f'<div class="md-section"><b>What {fmt.integer(r.budget)} labels buy</b> '
-            f'<span class="md-note">(inverse questions; ε vector scaled together{bound})</span>'
-            f'<table class="md-table"><tr><th>variant</th><th class="num">largest T</th>'
-            f'<th class="num">smallest ε₁ at T = {r.steps}</th><th class="num">confidence at T = {r.steps}</th></tr>'
-            + "".join(rows) + "</table></div>")
+def _card(label: str, value: str, sub: str = "", css: str = "", card_css: str = "") -> dict:
+    return dict(label=label, value=value, sub=sub, css=css, card_css=card_css)
 
 
-def headlines(r, stale: bool, budget_from=None) -> str:
-    """The big numbers: the recommended count (with Hoeffding's beside it), effort, guarantee, budget.
-
-    ``budget_from`` is the result whose budget answer to show (default ``r``).
-    """
+def cards(r, budget_from=None) -> list[dict]:
+    """The big numbers: the recommended count (Hoeffding's beside it), effort, guarantee, budget."""
     b = budget_from if budget_from is not None else r
     rec = RECOMMENDED
     exact = r.bound != "hoeffding"
     waiting = exact and r.is_pending("labels", rec)
-    effort = f"{fmt.hours(r.calendar_hours[rec])} with {r.labelers} labeler{'s' if r.labelers > 1 else ''}"
-    if r.cost:
-        effort += f" · cost {fmt.money(r.cost[rec], r.cost_per_hour)}"
     if not exact:
-        sub = f"{r.savings[rec]:.1f}× fewer than resampling"
+        sub = f"{ratio_shown(r.savings[rec])} fewer than resampling"
     elif waiting:
-        sub = "Hoeffding's count; the exact count is computing…"
+        sub = "Hoeffding's count; the exact count is computing"
     elif rec in r.refused:
         sub = "Hoeffding's count (no exact count)"
     else:
         sub = (f"{r.bound_title} · Hoeffding {fmt.integer(r.hoeffding_labels[rec])}, saves "
                f"{fmt.integer(r.label_savings[rec])}")
     count = r.hoeffding_labels[rec] if waiting else r.labels[rec]
-    cards = [
-        headline_html(f"{VARIANT_TITLES[rec]} · labels", fmt.integer(count), sub, "headline-labels"),
-        headline_html("Labeling effort", "…" if waiting else fmt.hours(r.labeler_hours[rec]),
-                      "" if waiting else effort),
-        headline_html("Guarantee", f"1 − δ = {fmt.confidence(r.delta)}",
-                      f"ε₁ = {fmt.number(r.epsilon[0])} … ε_m = {fmt.number(r.epsilon[-1])}, m = {r.signals}"),
+    out = [
+        _card(f"{VARIANT_TITLES[rec]} · labels", fmt.integer(count), sub, "headline-labels"),
+        _card("Labeling effort", "computing" if waiting else fmt.hours(r.labeler_hours[rec]),
+              "" if waiting else _effort_text(r)),
+        _card(f"Guarantee with {fmt.integer(count)} labels", f"1 − δ = {fmt.confidence(r.delta)}",
+              f"ε₁ = {fmt.number(r.epsilon[0])} to ε_m = {fmt.number(r.epsilon[-1])}, m = {r.signals}"),
     ]
     if b.budget is not None:
-        t = None if b.is_pending("budget", rec) else b.max_steps[rec]
-        cards.append(headline_html(f"Budget {fmt.integer(b.budget)} labels",
-                                   "…" if t is None else steps_shown(t) + " steps",
-                                   f"the {VARIANT_TITLES[rec].lower()} supports", "headline-budget-steps"))
-    return (stale_html("plan") if stale else "") + headlines_html(cards)
+        out.append(_budget_card(b))
+    return out
 
 
-def range_check_html(r) -> str:
+def _budget_card(b) -> dict:
+    status = budget_status(b)
+    label = f"Budget {fmt.integer(b.budget)} labels"
+    if status is None:
+        return _card(label, "computing", css="headline-budget-steps")
+    meter = VARIANT_TITLES[status.variant].lower()
+    if status.short:
+        return _card(label, f"{fmt.integer(status.short)} short", f"for T = {fmt.integer(status.steps)} with the {meter}",
+                     "headline-budget-steps", "planner-alarm")
+    return _card(label, f"{steps_shown(status.largest_steps)} steps", f"the {meter} supports", "headline-budget-steps")
+
+
+def _row(r, v: str) -> dict:
+    exact = r.bound != "hoeffding"
+    waiting = exact and r.is_pending("labels", v)
+    shown = (lambda text: None if waiting else text)  # noqa: E731 - effort follows the pending count
+    labels = None if waiting else fmt.integer(r.labels[v]) + ("*" if v in r.refused else "")
+    if waiting:
+        saving = None
+    elif v in r.refused or not exact:
+        saving = "—"
+    else:
+        saved = r.label_savings[v]
+        saving = f"{fmt.integer(saved)} ({fmt.percent(saved / r.hoeffding_labels[v], 2)})"
+    return dict(variant=v, title=VARIANT_TITLES[v], recommended=v == RECOMMENDED, labels=labels,
+                hoeffding=fmt.integer(r.hoeffding_labels[v]), saving=saving, fewer=shown(ratio_shown(r.savings[v])),
+                hours=shown(f"{r.labeler_hours[v]:,.1f}"), calendar=shown(f"{r.calendar_hours[v]:,.1f}"),
+                cost=shown(fmt.money(r.cost[v])) if r.cost is not None else None, method=variant_note(v, r.bound))
+
+
+def _range(r) -> dict | None:
     """With an error-rate range: how far the counts move if it is wrong (every variant)."""
     if r.bound == "hoeffding" or r.max_error_rate is None:
-        return ""
-    a = r.max_error_rate
+        return None
     rows = []
     for v in VARIANTS:
-        if r.is_pending("unrestricted", v) or r.is_pending("labels", v):
-            without, conf = PENDING, PENDING
-        else:
-            n = r.unrestricted_labels.get(v)
-            c = r.unrestricted_confidence.get(v)
-            without = "—" if n is None else fmt.integer(n)
-            conf = "—" if c is None else ("none" if c <= 0 else confidence_shown(1.0 - c))
-        rows.append(f"<tr><td>{esc(VARIANT_TITLES[v])}</td><td class='num'>{_count_cell(r, v)}</td>"
-                    f'<td class="num range-without-{v}">{without}</td>'
-                    f'<td class="num range-confidence-{v}">{conf}</td></tr>')
-    return (f'<div class="md-section planner-range"><b>If the error-rate range is wrong</b>'
-            f'<div class="md-caveat">The range a = {fmt.number(a)} must hold for every model the developer '
-            f"might submit (accuracy at least {fmt.number(1 - a)}), including bad ones submitted in response to "
-            f"the signals. If any model errs more, the counts without the range apply, and the planned counts "
-            f"deliver only the confidence on the right (not 1 − δ = {fmt.confidence(r.delta)}).</div>"
-            f'<table class="md-table"><tr><th>variant</th><th class="num">planned (a = {fmt.number(a)})'
-            f'</th><th class="num">without the range</th><th class="num">confidence if wrong</th></tr>'
-            + "".join(rows) + "</table></div>")
+        waiting = r.is_pending("unrestricted", v) or r.is_pending("labels", v)
+        n, c = r.unrestricted_labels.get(v), r.unrestricted_confidence.get(v)
+        rows.append(dict(variant=v, title=VARIANT_TITLES[v], labels=_row(r, v)["labels"],
+                         without=None if waiting else ("—" if n is None else fmt.integer(n)),
+                         confidence=None if waiting else ("—" if c is None else
+                                                          "none" if c <= 0 else confidence_shown(1.0 - c))))
+    return dict(a=r.max_error_rate, rows=rows)
 
 
-def progress_html(r, curves: dict, sweep: dict, work_error: str = "") -> str:
-    """One line on the exact work still under way (empty when there is none)."""
-    if work_error:
-        return f'<div class="md-error">{esc(work_error)}</div>'
+def progress_text(r, curves: dict, sweep: dict) -> str:
+    """The exact work still under way, in words (empty when there is none)."""
     if r is None:
         return ""
     parts = []
@@ -170,16 +126,50 @@ def progress_html(r, curves: dict, sweep: dict, work_error: str = "") -> str:
         parts.append(f"counts without the range: {5 - unrestricted} of 5")
     budget = sum(r.is_pending("budget", v) for v in VARIANTS)
     if budget and r.bound != "hoeffding":
-        parts.append(f"budget answers: {5 - budget} of 5")
+        parts.append(f"budget answers: {budget} to go")
     for name, c in (("curve over T", curves), ("second plot", sweep)):
         if c and c.get("bound", "hoeffding") != "hoeffding" and c.get("computed", 0) < max(c.get("planned", 0), 1):
-            parts.append(f"{name}: {c.get('computed', 0)} of {c.get('planned') or '…'} exact points")
-    if not parts:
+            planned = c.get("planned", 0)
+            parts.append(f"{name}: {c.get('computed', 0)} of {planned} exact points" if planned else
+                         f"{name}: exact points starting")
+    return " · ".join(parts)
+
+
+def answer(r, *, stale: bool, budget_from=None, curves=None, sweep=None, work_error: str = "",
+           share_query: str | None = None, summary: str = "", stem: str = "meter-plan") -> str:
+    """The answer pane: the budget's shortfall (if any), the cards, the sentence, progress, table, range check.
+
+    ``share_query``: the plan's query for the link replaying a trace (served pages only; None leaves the
+    page-only note out, as in a notebook).  ``summary``: the plain-text summary "Copy summary" takes
+    (kept hidden in the pane, with ``stem``, the file name "Download plots (PNG)" gives).
+    """
+    b = budget_from if budget_from is not None else r
+    status = budget_status(b)
+    refused = "; ".join(sorted(set(r.refused.values()))) if r.refused else ""
+    return render(_TEMPLATES + "answer.html", stale=stale, cards=cards(r, b), sentence=r.sentence(),
+                  shortfall=budget_sentence(status) if status is not None and status.short else "",
+                  progress=progress_text(r, curves or {}, sweep or {}), work_error=work_error,
+                  exact=r.bound != "hoeffding", bound_title=r.bound_title, cost_per_hour=r.cost_per_hour,
+                  rows=[_row(r, v) for v in VARIANTS], refused=refused, share_query=share_query, range=_range(r),
+                  delta=r.delta, summary=summary, stem=stem)
+
+
+def budget_html(r, stale: bool = False) -> str:
+    """What the label budget buys: largest T, smallest ε₁ and the confidence at T, per variant."""
+    if r.budget is None:
         return ""
-    return ('<div class="md-note planner-progress"><span class="md-pending">Computing in the background</span> — '
-            + esc(" · ".join(parts)) + ". Hoeffding's numbers are shown meanwhile.</div>")
+    rows = []
+    for v in VARIANTS:
+        if r.is_pending("budget", v) or r.min_epsilon[v] is None:
+            rows.append(dict(variant=v, title=VARIANT_TITLES[v], steps=None, epsilon=None, confidence=None))
+            continue
+        conf = r.confidence[v]
+        rows.append(dict(variant=v, title=VARIANT_TITLES[v], steps=steps_shown(r.max_steps[v]),
+                         epsilon=epsilon_shown(r.min_epsilon[v]),
+                         confidence="none" if conf is None or conf <= 0 else confidence_shown(1.0 - conf)))
+    return render(_TEMPLATES + "budget.html", budget=r.budget, steps=r.steps, rows=rows, stale=stale,
+                  bound_title="" if r.bound == "hoeffding" else r.bound_title)
 
 
 def assumptions_html(notes) -> str:
-    return ('<div class="md-note"><b>Assumptions</b><ul>' + "".join(f"<li>{esc(n)}</li>" for n in notes)
-            + "</ul></div>")
+    return render(_TEMPLATES + "assumptions.html", notes=list(notes))

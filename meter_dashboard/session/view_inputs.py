@@ -149,7 +149,7 @@ class SessionInputs:
         self.upload = GuardedFileDropper(
             parameter="trace", max_bytes=MAX_UPLOAD_BYTES, layout="compact", sizing_mode="stretch_width", height=90,
             accepted_filetypes=[".csv", ".json", "text/csv", "application/json", "text/plain"],
-            css_classes=["trace-upload"])
+            css_classes=["trace-upload"], checked=True)
         self.upload.param.watch(self._on_upload, "value")
         self.upload.param.watch(self._on_upload_refused, "upload_error")
         self.load_progress = pn.indicators.Progress(value=0, max=100, visible=False, sizing_mode="stretch_width",
@@ -287,7 +287,10 @@ class SessionInputs:
         m = self.model
         self._trace_message(view_html.refusal_html(m.error, m.problems) or view_html.status_html(m.status))
         if self.upload is not None and (self.upload.value or self.upload.upload_error):
-            self.upload.show_refused(bool(m.error))  # the file in the drop area: refused or read
+            if m.error:  # the file in the drop area: refused (the list of bad cells is beside it) or read
+                self.upload.refuse()
+            else:
+                self.upload.accept()
         wanted = m.example if m.example is not None else (UPLOADED if m.trace is not None else None)
         if wanted is not None and self.example.value != wanted:
             self.example.value = wanted

@@ -84,8 +84,9 @@ class _CheckedInput(pn.viewable.Viewer):
             description = model.param[parameter].doc
         self.text = pn.widgets.TextInput(label=label, value=show(self._getter(model)), placeholder=placeholder,
                                          css_classes=list(css_classes), description=description, **sizing)
-        self.message_pane = HTML("", sizing_mode="stretch_width", margin=(0, 5), min_width=0,
-                                 css_classes=["md-input-message", *message_classes])
+        self._message_classes = ["md-input-message", *message_classes]
+        self._message_pane: HTML | None = None  # made the first time there is something to say (most never need one)
+        self._layout: pn.Column | None = None
         self.text.param.watch(self._on_text, "value")
         model.param.watch(self._on_model, list(watch) if watch else [parameter])
 
@@ -99,9 +100,24 @@ class _CheckedInput(pn.viewable.Viewer):
         """False while the text on screen is refused."""
         return not self.message
 
+    @property
+    def message_pane(self) -> HTML:
+        """The message beside the box: made the first time there is one (or someone asks for it)."""
+        pane = self._message_pane
+        if pane is None:
+            pane = self._message_pane = HTML(error_html(self.message), sizing_mode="stretch_width", margin=(0, 5),
+                                             min_width=0, css_classes=self._message_classes)
+            if self._layout is not None:
+                self._layout.append(pane)
+        return pane
+
     def _set_message(self, message: str) -> None:
         self.message = message
-        self.message_pane.object = error_html(message)
+        if message or self._message_pane is not None:
+            self.message_pane.object = error_html(message)
+
+    def _parts(self) -> list:
+        return [self.text]
 
     def _on_text(self, event) -> None:
         with pn.io.hold():  # everything the new value changes reaches the browser as one message
@@ -129,7 +145,10 @@ class _CheckedInput(pn.viewable.Viewer):
             self.text.value = shown
 
     def __panel__(self):
-        return pn.Column(self.text, self.message_pane, margin=0, **self._box_size())
+        if self._layout is None:
+            extra = [self._message_pane] if self._message_pane is not None else []
+            self._layout = pn.Column(*self._parts(), *extra, margin=0, **self._box_size())
+        return self._layout
 
 
 class NumberInput(_CheckedInput):
@@ -179,9 +198,8 @@ class NumberInput(_CheckedInput):
             if self.slider.value != clamped:
                 self.slider.value = clamped
 
-    def __panel__(self):
-        parts = [self.text] + ([self.slider] if self.slider is not None else []) + [self.message_pane]
-        return pn.Column(*parts, margin=0, **self._box_size())
+    def _parts(self) -> list:
+        return [self.text] + ([self.slider] if self.slider is not None else [])
 
 
 class ListInput(_CheckedInput):

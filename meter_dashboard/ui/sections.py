@@ -18,12 +18,10 @@ from collections.abc import Callable
 import panel as pn
 import param
 
-from ..core.runtime import in_thread
-from ..core.validation import InputError
 from .inputs import NumberInput
 from .style import HTML, Bar, esc
 
-__all__ = ["section", "number_input", "held", "load_upload", "document_dispatch"]
+__all__ = ["section", "number_input", "held", "document_dispatch"]
 
 
 def section(title: str, intro: str, controls: list, results: list, prefix: str, css: str) -> pn.Column:
@@ -56,16 +54,6 @@ def held(method: Callable) -> Callable:
             return method(*args, **kwargs)
 
     return wrapper
-
-
-async def load_upload(model, data: bytes, name: str, dispatch: Callable) -> None:
-    """Parse an upload with ``model.prepare`` in a worker thread, then ``apply_table`` (or ``fail``) via ``dispatch``."""
-    try:
-        table = await in_thread(model.prepare, data, name)
-    except InputError as exc:
-        dispatch(lambda exc=exc: model.fail(exc))
-        return
-    dispatch(lambda: model.apply_table(table))
 
 
 def document_dispatch() -> Callable[[Callable[[], None]], None]:

@@ -1,11 +1,15 @@
 """Look and feel shared by every page and notebook component: colours, the stylesheet, HTML snippets.
 
-One styling mechanism: component stylesheets.  :class:`HTML` is Panel's HTML pane carrying
-``dashboard.css`` (next to this module) in its class-level ``_stylesheets``; a served page
-fetches that file once by URL, a notebook receives it inline, and nothing is written to
-``pn.config.raw_css`` or to a template.  Every piece of HTML the views build uses the classes
-of ``dashboard.css`` (no inline ``style=`` attributes), and the stylesheet's colours come
-from Panel's theme variables, so the dark theme (``?theme=dark``) is readable too.
+One stylesheet, one path: ``dashboard.css`` (next to this module).  :class:`HTML` is Panel's HTML
+pane carrying it in its class-level ``_stylesheets``; a served page fetches that file once by URL
+(:func:`stylesheet_url`, the URL Panel serves component stylesheets at), a notebook receives it
+inline.  The served documents outside Panel's components (the header bar, the landing page,
+``/docs``: :mod:`meter_dashboard.app.documents`) link the same URL, and the served pages' widgets
+that need the dashboard's rules (toggle groups, progress bars) receive it through
+:class:`DashboardDesign`.  Nothing is written to ``pn.config.raw_css``; no ``<style>`` elsewhere.
+Every piece of HTML the views build uses the classes of ``dashboard.css`` (no inline ``style=``
+attributes), and the stylesheet's colours come from Panel's theme variables, so the dark theme
+(``?theme=dark``) is readable too.
 
 Colours (defined without Panel in :mod:`.colors`, re-exported here) are the Okabe-Ito palette
 (distinguishable for colour-blind readers); the meter's signal colours run from calm to alarming.  ``dashboard.css`` repeats the series colours as
@@ -17,11 +21,14 @@ import html
 from pathlib import Path
 
 import panel as pn
+from panel.theme.base import Inherit
+from panel.theme.native import Native, NativeDarkTheme, NativeDefaultTheme
 
 from ..core.colors import ACCENT, PALETTE, SIGNAL_COLORS, VARIANT_COLORS, signal_colors
 
 __all__ = [
-    "ACCENT", "PALETTE", "SIGNAL_COLORS", "VARIANT_COLORS", "STYLESHEET", "HTML", "Bar",
+    "ACCENT", "PALETTE", "SIGNAL_COLORS", "VARIANT_COLORS", "STYLESHEET", "HTML", "Bar", "stylesheet_url",
+    "DashboardDesign",
     "esc", "headline_html", "headlines_html", "error_html", "stale_html", "swatch_html", "signal_colors",
 ]
 
@@ -40,9 +47,58 @@ class HTML(pn.pane.HTML):
 
 
 class Bar(pn.Row):
-    """A row carrying the dashboard's stylesheet (the page header: ``css_classes=["md-header"]``)."""
+    """A row carrying the dashboard's stylesheet (a page's body: ``css_classes=["md-body"]``)."""
 
     _stylesheets = [*pn.Row._stylesheets, STYLESHEET.name]
+
+
+def stylesheet_url() -> str:
+    """The URL (relative to the server) a served page fetches ``dashboard.css`` from: Panel's own for :class:`HTML`.
+
+    The header bar, the landing page and ``/docs`` link it too, so a browser fetches the file once.
+    """
+    from panel.io.resources import component_resource_path
+
+    return component_resource_path(HTML, "_stylesheets", STYLESHEET.name)
+
+
+_URL = stylesheet_url()  # relative: the same file at the same URL under any prefix a proxy adds
+
+
+class _DarkTheme(NativeDarkTheme):
+    """Panel's native dark theme, plus a dark Tabulator (its ``midnight`` theme; ``simple`` stays white) and
+    sliders whose filled part is dark grey (their default ``bar_color`` is a light grey)."""
+
+    modifiers = {**NativeDarkTheme.modifiers, pn.widgets.Tabulator: {"theme": "midnight"},
+                 pn.widgets.slider.ContinuousSlider: {"bar_color": "#4a5158"}}
+
+
+class DashboardDesign(Native):
+    """Panel's native design (the default) with every widget following the dark theme (served pages).
+
+    Through Panel's documented design mechanism (``pn.extension(design=...)``; a design's
+    ``modifiers`` per component class, a theme's per theme): in the dark theme the Tabulator
+    uses its dark ``midnight`` theme; toggle groups, progress bars, sliders, file droppers, tabs,
+    buttons and toggles receive ``dashboard.css`` (the same URL as every component), whose rules make the
+    chosen option the highlighted one, the tracks, bars, drop areas and the active tab follow the
+    theme (light and dark, from Panel's theme variables), "light" buttons take the theme's surface
+    colour (Panel draws them white in the dark theme too) and a warning button's label is readable
+    (dark on amber).  A table whose page
+    chose its own Tabulator theme keeps it (modifiers apply to default values only).
+    """
+
+    modifiers = {
+        **Native.modifiers,
+        pn.widgets.RadioButtonGroup: {"stylesheets": [Inherit, _URL]},
+        pn.widgets.CheckButtonGroup: {"stylesheets": [Inherit, _URL]},
+        pn.indicators.Progress: {"stylesheets": [Inherit, _URL]},
+        pn.widgets.slider.ContinuousSlider: {"stylesheets": [Inherit, _URL]},
+        pn.widgets.FileDropper: {"stylesheets": [Inherit, _URL]},
+        pn.Tabs: {"stylesheets": [Inherit, _URL]},
+        pn.widgets.Button: {"stylesheets": [Inherit, _URL]},
+        pn.widgets.Toggle: {"stylesheets": [Inherit, _URL]},
+    }
+    _themes = {"default": NativeDefaultTheme, "dark": _DarkTheme}
 
 
 def esc(text) -> str:

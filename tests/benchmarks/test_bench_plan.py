@@ -2,7 +2,7 @@
 
 Run with:  python -m pytest tests/benchmarks/test_bench_plan.py --benchmark-enable
 Without --benchmark-enable each runs once as a smoke test, except the exact curve over
-T = 1..1000 (minutes with today's engine), which runs only when benchmarks are enabled.
+T = 1..1000 (seconds with the engine of issue 18), which runs only when benchmarks are enabled.
 
 "cold" clears both caches first (the engine's factors, :func:`meter_dashboard.bounds.binomial.clear_cache`,
 and the planner's exact counts, :func:`meter_dashboard.meter.stages.clear_cache`).
@@ -16,6 +16,7 @@ import pytest
 
 import meter_dashboard as md
 from meter_dashboard.bounds import binomial as B
+from meter_dashboard.bounds import meter as M
 from meter_dashboard.meter import stages as plan_stages
 from meter_dashboard.meter.model import MeterPlan, curve
 
@@ -55,15 +56,20 @@ def test_exact_plan_with_budget_answers_cold(benchmark):
     assert r.max_steps["incremental"] >= 10
 
 
-def test_planner_model_answers_a_change_with_exact_work_deferred(benchmark):
-    """What the server does on the event loop for a delta change: Hoeffding's numbers; exact work goes to a thread."""
+def test_planner_model_answers_a_change_with_exact_counts_and_the_rest_deferred(benchmark):
+    """What the server does on the event loop for a delta change under the exact bound (issue 18): every
+    variant's exact count in one search of the engine (milliseconds); budget answers and curves go to a thread."""
+    md.plan(NONUNIFORM, 0.01, 10, bound="binomial")  # the engine's module loaded, as a served page does ahead
+
     async def go():
         p = MeterPlan(epsilon=NONUNIFORM, delta=0.01, steps=10, exact_points=2)
-        p.work_in_background()  # a served page: exact work goes to the runtime's worker threads
+        p.work_in_background()  # a served page: the slow parts go to the runtime's worker threads
         p.bound = "binomial"
         values = iter(np.linspace(0.011, 0.09, 10_000))
         benchmark(lambda: setattr(p, "delta", float(next(values))))
-        assert p.result.is_pending("labels", "incremental")
+        r = p.result
+        assert not r.is_pending("labels", "incremental") and r.is_pending("budget", "incremental")
+        assert r.labels["incremental"] == M.labels("incremental", NONUNIFORM, r.delta, 10, bound="binomial")
         p._latest.cancel()
 
     asyncio.run(go())
@@ -72,7 +78,7 @@ def test_planner_model_answers_a_change_with_exact_work_deferred(benchmark):
 def test_exact_curve_T_1_to_1000_all_variants_cold(benchmark):
     """Every variant's exact count at every T = 1..1000 (the CLI's ``--steps 1:1000 --bound binomial``)."""
     if benchmark.disabled:
-        pytest.skip("minutes with today's engine: run with --benchmark-enable")
+        pytest.skip("seconds with the engine of issue 18: run with --benchmark-enable")
     out = benchmark.pedantic(_cold, args=(curve, NONUNIFORM, 0.01, np.arange(1, 1001)),
                              kwargs=dict(bound="binomial"), rounds=1, iterations=1)
     assert out["incremental"][9] == 27_151 and np.all(np.diff(out["incremental"]) >= 0)
@@ -81,7 +87,7 @@ def test_exact_curve_T_1_to_1000_all_variants_cold(benchmark):
 def test_exact_curve_T_1_to_1000_incremental_cold(benchmark):
     """The recommended variant alone over T = 1..1000 (the regular meter's counts reach 8 million labels)."""
     if benchmark.disabled:
-        pytest.skip("tens of seconds with today's engine: run with --benchmark-enable")
+        pytest.skip("seconds with the engine of issue 18: run with --benchmark-enable")
     out = benchmark.pedantic(_cold, args=(curve, NONUNIFORM, 0.01, np.arange(1, 1001)),
                              kwargs=dict(bound="binomial", variants=("incremental",)), rounds=1, iterations=1)
     assert out["incremental"][-1] == 48_851

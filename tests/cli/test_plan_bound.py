@@ -110,3 +110,12 @@ def test_help_names_the_bound_and_an_example():
     proc = run("plan", "--help")
     assert "--bound {hoeffding,binomial}" in proc.stdout and "--max-error-rate" in proc.stdout
     assert "--bound binomial --max-error-rate 0.1 --report plan.html" in proc.stdout
+
+
+def test_a_budget_beyond_the_exact_tails_is_answered_and_says_so():
+    """Issue 23: --budget 1e15 under the exact bound gave an IndexError; now an answer, conservative, and said."""
+    out = subprocess.run([sys.executable, "-m", "meter_dashboard", "plan", "--epsilon", "0.01", "--delta", "0.01",
+                          "--steps", "10", "--budget", "1000000000000000", "--bound", "binomial"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "more than 10^12" in out.stdout and "certified upper bound" in out.stdout

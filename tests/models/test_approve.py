@@ -460,3 +460,37 @@ def test_simulation_without_worker_processes_runs_here(monkeypatch):
     sim = ap.ApprovalSimulation(kind="fwer", replicates=2, steps=5, methods=["naive"])
     there = asyncio.run(sim.arun(poll=0.01))
     assert there.fwer == here.fwer and there.completed == 2 and sim.status == "done: 2 replicates"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_results():
+    """Each test computes its own results (the process shares them between sessions: tested below)."""
+    ap.clear_shared_results()
+    yield
+
+
+def test_results_are_shared_by_every_session_of_the_process():
+    """Issue 19: whoever opens the same example with the same settings reads one result, computed once."""
+    first = ap.ApproveModel(method="bonf-srgp")
+    calls = []
+    run = ap._run_options
+
+    def counting(*args, **kwargs):
+        calls.append(args[2])
+        return run(*args, **kwargs)
+
+    ap._run_options = counting
+    try:
+        async def go():
+            m = ap.ApproveModel(background=True, compare_active=False, method="bonf-srgp")
+            assert m.result is first.result and not m.busy  # known: on the first page, no background pass
+            return m
+
+        second = _serve(go())
+        again = ap.ApproveModel(example="refits", method="bonf-srgp", alpha=0.05, compare_active=False)
+    finally:
+        ap._run_options = run
+    assert second.result is first.result and calls == ["bonf-srgp"]  # only the new alpha was computed
+    assert again.result.alpha == 0.05
+    trace, _ = ap.load_example("refits")
+    assert trace is ap.load_example("refits")[0] and not trace.losses.flags.writeable  # read once, read-only

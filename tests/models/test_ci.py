@@ -267,3 +267,71 @@ def test_component_shows_both_bounds():
     assert 'ci-hoeffding-full">6,279<' in view.table.object
     assert "exact binomial" in view.headlines.object and "Hoeffding: 6,279" in view.headlines.object
     assert "Hoeffding&#x27;s counts" in view.curve_caption.object
+
+
+# --------------------------------------------------------------------------- exact curves (issue 24)
+def test_exact_curves_meet_the_table_and_stay_under_hoeffding():
+    """Under the binomial bound the curves are exact counts, the same as the table's at the chosen H."""
+    from meter_dashboard.bounds import ci as b
+    from meter_dashboard.ci.plan import ci_labels
+
+    m = CIModel(condition="n > 0.8 +/- 0.05", bound="binomial")  # no event loop: every point at once
+    c = m.curves
+    assert c["bound"] == "binomial" and c["computed"] == c["planned"] == 25  # 24 spread over H, plus H = 32
+    steps = list(c["steps"])
+    full, hoeffding = np.asarray(c["full"]["baseline"]), np.asarray(c["hoeffding"]["full"]["baseline"])
+    # Figure 2, F1 at H = 32: Hoeffding 6,279; the exact binomial count 5,704 (bounds/ci.py docstring)
+    assert full[steps.index(32)] == m.result.labels == 5704 and hoeffding[steps.index(32)] == 6279
+    known = np.isfinite(full)
+    assert known.sum() == 25 and known[0] and known[-1]
+    for i in np.flatnonzero(known)[::6]:  # independent computations, point by point
+        h = steps[i]
+        assert full[i] == b.binomial_labels("0.05", 1e-4, b.clause_log_count("full", h, 1, 1))
+        assert c["none"]["baseline"][i] == ci_labels("n > 0.8 +/- 0.05", 0.9999, "none", h, bound="binomial").labels
+    assert np.all(full[known] <= hoeffding[known]) and np.all(np.diff(full[known]) >= 0)
+    assert np.array_equal(c["none"]["baseline"], c["firstChange"]["baseline"], equal_nan=True)  # Section 3.4
+    m.seconds_per_label = 3  # nothing the curves depend on: the exact points are kept, not recomputed
+    assert m.curves is c
+    m.bound = "hoeffding"
+    assert m.curves["bound"] == "hoeffding" and np.array_equal(m.curves["full"]["baseline"], hoeffding)
+
+
+def test_exact_curves_are_computed_off_the_loop_and_the_newest_inputs_win():
+    import asyncio
+    import threading
+
+    import meter_dashboard.ci.model as cm
+
+    computed_in, point = [], cm.ci_exact_point
+
+    def recording(**kwargs):
+        computed_in.append((threading.get_ident(), kwargs["reliability"]))
+        return point(**kwargs)
+
+    async def scenario():
+        m = CIModel(condition="n > 0.8 +/- 0.05", exact_points=6)
+        m.work_in_background()
+        m.bound = "binomial"
+        assert m.curves["computed"] == 0 and np.isnan(m.curves["full"]["baseline"]).all()  # Hoeffding's at once
+        m.reliability = 0.999  # supersedes the running points
+        await m.settled()
+        return m, threading.get_ident()
+
+    cm.ci_exact_point = recording
+    try:
+        m, loop_thread = asyncio.run(scenario())
+    finally:
+        cm.ci_exact_point = point
+    assert computed_in and all(thread != loop_thread for thread, _ in computed_in)
+    assert m.curves["computed"] == m.curves["planned"] and not m.curving
+    full = np.asarray(m.curves["full"]["baseline"])
+    assert full[31] == point(condition="n > 0.8 +/- 0.05", reliability=0.999, steps=32)["full"]["baseline"]
+
+
+def test_the_condition_error_is_markup_and_the_condition_stays_text():
+    """Issue 21 (templates): the message and the pointer are markup; what was typed is escaped, once."""
+    view = md.CI(condition="n - o > 0.1 +/- 0.1", trace="")
+    view.model.condition = "n - o <b>> 0.1"
+    html = view.condition_error.object
+    assert html.startswith('<div class="md-error">column ') and '<pre class="ci-pointer">' in html
+    assert "&lt;b&gt;" in html and "&amp;lt;" not in html and "<b>" not in html

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import meter_dashboard.leaderboard.model as ml
 from meter_dashboard.core.validation import InputError
@@ -264,3 +266,28 @@ def test_size_curve_leaves_out_counts_beyond_the_limit():
     s = LadderSizeModel(epsilon=2e-6, step=2e-6)
     eta, labels = s.curve() if s.size is not None else (np.zeros(0), np.zeros(0))
     assert np.all(np.isfinite(labels) | np.isnan(labels))
+
+
+# --------------------------------------------------------------------------- issue 24: the board feeds the sizing
+def test_board_size_of_the_shipped_example():
+    from meter_dashboard.bounds import ladder as lb
+
+    board = ml.board_size(ml.ladder(ml.load_example()), 0.1, 0.05)
+    assert (board.submissions, board.examples) == (15, 2000)
+    assert board.error == pytest.approx(0.23806543745587752)       # the replay's "Leaderboard error <= 0.2381"
+    n, eps, eta = board.needed.labels, board.needed.epsilon, board.needed.step
+    assert eps + eta == pytest.approx(0.1)
+    assert lb.satisfies_lemma4(n, eps, eta, 15, 0.05) and not lb.satisfies_lemma4(n - 1, eps, eta, 15, 0.05)
+    assert board.more == n - 2000 and board.to_dict()["needed"]["labels"] == n
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 500), st.floats(0.05, 0.6))
+def test_the_labels_a_board_needs_guarantee_the_target(submissions, target):
+    """Lemma 4 both ways: a board with the labels board_size asks for is within the target."""
+    from meter_dashboard.bounds import ladder as lb
+
+    table = ml.LossTable(names=tuple(f"s{i}" for i in range(submissions)), losses=np.full((4, submissions), 0.5))
+    board = ml.board_size(ml.ladder(table), target, 0.05)
+    assert lb.leaderboard_error(board.needed.labels, submissions, 0.05)[0] <= target * (1 + 1e-9)
+    assert board.more == board.needed.labels - 4

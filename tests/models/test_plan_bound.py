@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import meter_dashboard as md
+from meter_dashboard.bounds import meter as M
 from meter_dashboard.meter.check import check_plan
 from meter_dashboard.meter.model import MeterPlan, curve
 
@@ -179,11 +180,15 @@ def test_meter_plan_bound_url_keys_round_trip():
 
 
 def test_meter_plan_exact_curves_fill_in_and_keep_hoeffdings():
+    """Issue 18: with the exact bound the whole curve over T is exact (a first batch, then every other T)."""
     p = MeterPlan(epsilon=NONUNIFORM, delta=0.01, steps=10, bound="binomial", exact_points=3)
     curves = p.curves
-    assert curves["bound"] == "binomial" and curves["computed"] == curves["planned"] == 3
+    assert curves["bound"] == "binomial" and curves["computed"] == curves["planned"] == len(curves["steps"]) == 100
     i = list(curves["steps"]).index(10)
     assert curves["incremental"][i] == 27_151 and curves["hoeffding"]["incremental"][i] == 38_005
+    for t in (1, 37, 100):  # each point is the engine's count at that T
+        j = list(curves["steps"]).index(t)
+        assert curves["regular"][j] == M.labels("regular", NONUNIFORM, 0.01, t, bound="binomial")
 
 
 @pytest.mark.parametrize("query, fragment", [
@@ -204,9 +209,29 @@ def test_background_runner_gives_the_same_result():
         p = MeterPlan(epsilon=NONUNIFORM, delta=0.01, steps=10, exact_points=2)
         p.work_in_background()
         p.bound = "binomial"
-        assert p.result.labels["incremental"] == 38_005 and p.result.is_pending("labels", "incremental")
+        first = p.result  # Hoeffding's with the exact count pending, or already the exact count (issue 18)
+        assert (first.labels["incremental"], first.is_pending("labels", "incremental")) in ((38_005, True),
+                                                                                         (27_151, False))
         await p.settled()
         assert p.result.labels["incremental"] == 27_151 and p.result.complete
+
+    asyncio.run(go())
+
+
+def test_a_served_plan_has_its_exact_counts_in_its_first_update():
+    """Issue 18: with the engine loaded, modest counts are found in milliseconds - no "computing…" at all."""
+    md.plan(NONUNIFORM, 0.01, 10, bound="binomial")  # the engine's module is loaded
+
+    async def go():
+        p = MeterPlan(epsilon=NONUNIFORM, delta=0.01, steps=10, exact_points=2)
+        p.work_in_background()
+        p.param.update(bound="binomial", delta=0.0123)
+        expected = M.labels("incremental", NONUNIFORM, 0.0123, 10, bound="binomial")
+        assert p.result.labels["incremental"] == expected and not p.result.is_pending("labels", "incremental")
+        i = list(p.curves["steps"]).index(10)
+        assert p.curves["incremental"][i] == expected  # the curve's point at T, in the same update
+        await p.settled()
+        assert p.result.complete
 
     asyncio.run(go())
 

@@ -184,3 +184,34 @@ def test_a_file_too_big_is_refused_before_it_is_sent(page, server, open_page, re
     box.press("Enter")
     expect(page.locator(".approve-first-level").first).to_have_text("0.04", timeout=30_000)
     assert relevant_errors(page.console_errors) == []
+
+
+def test_the_plot_and_the_advanced_settings_arrive_when_needed(page, server, open_page, relevant_errors):
+    """Issue 19: the first document carries what the first view shows; the plot follows, the advanced
+    settings are built when their card opens."""
+    open_page(page, server, "/approve", MAIN)
+    expect(page.locator(".approve-decision-plot").first).to_be_visible(timeout=30_000)
+    tests = page.evaluate("""() => { for (const m of Bokeh.documents[0].all_models) {
+        if (m.data !== undefined && m.data.level !== undefined && m.data.decision !== undefined)
+            return Array.from(m.data.test); } return null; }""")
+    assert tests == list(range(1, 16))
+    assert page.locator(".approve-seed input").count() == 0
+    page.get_by_text("Advanced", exact=True).first.click()
+    expect(page.locator(".approve-seed input").first).to_have_value("0", timeout=20_000)
+    seed = page.locator(".approve-seed input").first
+    seed.fill("3")
+    seed.press("Enter")  # the new box is wired to the model: the link follows
+    page.wait_for_function("() => window.location.search.includes('seed=3')", timeout=20_000)
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_a_link_sets_the_procedure_and_follows_it(page, server, open_page, relevant_errors):
+    """Issue 21: /approve reads and writes its URL through ui/urlstate (bounded; other keys kept)."""
+    open_page(page, server, "/approve?method=bonferroni&alpha=0.05&keep=me", MAIN)
+    bonf = ap.approve(ap.load_example("refits")[0], "bonferroni", alpha=0.05, margin_step=0.01)
+    expect(page.locator(".approve-count").first).to_have_text(f"{bonf.approvals} of 15", timeout=30_000)
+    assert text(page, ".approve-first-level") == fmt.number(0.05 / (2 ** 15 - 1))
+    page.locator(".approve-method select").first.select_option(label="bonfSRGP")
+    page.wait_for_function("() => window.location.search.includes('method=bonf-srgp')", timeout=20_000)
+    assert "keep=me" in page.evaluate("() => window.location.search")  # a key the page does not own stays
+    assert relevant_errors(page.console_errors) == []

@@ -223,3 +223,47 @@ def test_binomial_bound_on_the_page(page, server, open_page, relevant_errors):
     expect(labels(page)).to_have_text(f"{exact:,}")
     page.wait_for_function("() => window.location.search.includes('bound=binomial')", timeout=20_000)
     assert errors.new() == [] and relevant_errors(page.console_errors) == []
+
+
+# --------------------------------------------------------------------------- issue 24: exact curves
+CURVES_AT = """([name, h]) => { for (const m of Bokeh.documents[0].all_models) {
+    if (m.name === name) { const i = Array.from(m.data.x).indexOf(h);
+        return i < 0 ? null : [m.data.none_baseline[i], m.data.full_baseline[i]]; } } return null; }"""
+LEGEND = """() => { const out = []; for (const m of Bokeh.documents[0].all_models) {
+    if (m.label !== undefined && m.renderers !== undefined) out.push(m.label.value ?? m.label); } return out; }"""
+
+
+def test_exact_curves_under_the_binomial_bound(page, server, open_page, relevant_errors):
+    """The curves show the exact counts the cards and the table show, Hoeffding's dotted beside them, labelled."""
+    from meter_dashboard.bounds import ci as b
+
+    open_page(page, server, "/ci?condition=n+%3E+0.8+%2B%2F-+0.05&bound=binomial", ".ci-labels")
+    exact = b.binomial_labels("0.05", 1e-4, b.clause_log_count("full", 32, 1, 1))       # 5,704 (Figure 2, F1)
+    expect(labels(page)).to_have_text(f"{exact:,}", timeout=60_000)
+    caption = page.locator(".ci-curve-caption").first
+    expect(caption).to_contain_text("Exact binomial counts at 25 of 25 values of H (done)", timeout=120_000)
+    expect(caption).to_contain_text("dotted: Hoeffding's counts")
+    none = b.binomial_labels("0.05", 1e-4, b.clause_log_count("none", 32, 1, 1))
+    assert page.evaluate(CURVES_AT, ["ci-curves", 32]) == [none, exact]           # the curve meets the card
+    assert page.evaluate(CURVES_AT, ["ci-curves-hoeffding", 32]) == [
+        b.hoeffding_labels(1.0, 0.05, 1e-4, b.clause_log_count("none", 32, 1, 1)), 6279]
+    assert page.evaluate(CURVES_AT, ["ci-curves", 64])[1] == b.binomial_labels("0.05", 1e-4,
+                                                                               b.clause_log_count("full", 64, 1, 1))
+    assert "dotted: Hoeffding (the paper's)" in page.evaluate(LEGEND)
+    page.locator(".ci-bound-choice").get_by_role("button", name="hoeffding", exact=True).first.click()
+    expect(labels(page)).to_have_text("6,279", timeout=20_000)
+    page.wait_for_function("(h) => { for (const m of Bokeh.documents[0].all_models) { if (m.name === 'ci-curves') {"
+                           " const i = Array.from(m.data.x).indexOf(h); return m.data.full_baseline[i] === 6279; } }"
+                           " return false; }", arg=32)
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_an_absurdly_long_link_is_refused_as_a_whole(page, server, open_page, relevant_errors):
+    """Issue 21: the URL goes through ui/urlstate (bounded before any parsing), not a hand-made parse_qsl."""
+    condition = "n > 0.8 +/- 0.05" + " " * 5000
+    open_page(page, server, "/ci?" + urlencode({"condition": condition, "steps": "10"}), ".ci-labels")
+    other = page.locator(".ci-other-errors").first
+    expect(other).to_contain_text("The link's settings were not applied: its query has", timeout=20_000)
+    expect(other).to_contain_text("(at most 4,096)")
+    expect(labels(page)).to_have_text("655,547")  # the defaults: nothing of the link was applied
+    assert relevant_errors(page.console_errors) == []

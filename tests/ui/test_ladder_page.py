@@ -226,3 +226,30 @@ def test_no_console_warnings_and_no_sideways_scroll(browser, server, open_page, 
         context.close()
     assert width[0] <= width[1], f"the page scrolls sideways: {width}"
     assert [m for m in messages if m[0] in ("warning", "error")] == []
+
+
+def test_the_replayed_board_feeds_the_sizing(page, server, open_page, relevant_errors):
+    """Issue 24: the replay's submissions and test-set size feed the sizing (Lemma 4, never hard-coded)."""
+    from meter_dashboard.bounds import ladder as lb
+
+    open_page(page, server, "/ladder", ".ladder-board-labels")
+    board = ml.ladder(ml.load_example())                      # 15 submissions on 2,000 examples
+    eta, eps, _ = lb.best_step(0.1, 15, 0.05)                  # the sizing's eps + eta = 0.1, the board's k and delta
+    needed = lb.exact_labels(eps, eta, 15, 0.05)
+    assert (board.submissions, board.examples) == (15, 2000)
+    card = page.locator(".ladder-board-labels").first
+    expect(card).to_have_text(f"{needed:,}")
+    sentence = page.locator(".ladder-board-sentence").first
+    error = lb.leaderboard_error(2000, 15, 0.05)[0]
+    expect(sentence).to_contain_text(f"15 submissions on 2,000 test labels, so its error is at most ±{error:.4f}")
+    expect(sentence).to_contain_text(f"For ±0.1 you need {needed:,} labels")
+    expect(sentence).to_contain_text(f"{needed - 2000:,} more than it has")
+    box = page.locator(".size-epsilon input").first               # a new target: the card follows
+    box.fill("0.15")
+    box.press("Enter")
+    eta, eps, _ = lb.best_step(0.2, 15, 0.05)
+    expect(card).to_have_text(f"{lb.exact_labels(eps, eta, 15, 0.05):,}", timeout=20_000)
+    page.locator(".ladder-use-board button").first.click()      # the board's k into the sizing
+    expect(page.locator(".size-submissions input").first).to_have_value("15", timeout=20_000)
+    expect(page.locator(".ladder-labels").first).to_have_text(f"{lb.exact_labels(0.15, 0.05, 15, 0.05):,}")
+    assert relevant_errors(page.console_errors) == []

@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.ui.planner_actions import open_section
+
 pytestmark = pytest.mark.ui
 
 PAPER_URL = "/planner?epsilon=0.01,0.02,0.03,0.04,0.05&delta=0.01&steps=10&signals=5"
@@ -75,6 +77,7 @@ def test_bad_bound_in_the_link_is_explained(page, server, open_page):
 def test_simulation_check_naive_above_delta_planned_within(page, server, open_page, relevant_errors):
     open_page(page, server, CHECK_URL, ".label-count-regular")
     text_of(page, ".label-count-regular").to_have_text("13,526", timeout=30_000)
+    open_section(page, "check")
     page.locator(".plan-check-meter .bk-btn", has_text="Regular meter").first.click()
     runs = page.locator(".plan-check-replicates input").first
     runs.fill("256")
@@ -95,6 +98,7 @@ def test_simulation_check_naive_above_delta_planned_within(page, server, open_pa
 
 def test_simulation_check_can_be_cancelled(page, server, open_page):
     open_page(page, server, CHECK_URL, ".label-count-regular")
+    open_section(page, "check")
     runs = page.locator(".plan-check-replicates input").first
     runs.fill("20000")
     runs.press("Enter")

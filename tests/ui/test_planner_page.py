@@ -5,6 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from meter_dashboard.bounds import meter as M
+from tests.ui.planner_actions import open_drawer
 
 pytestmark = pytest.mark.ui
 
@@ -65,6 +66,7 @@ def test_decreasing_epsilon_shows_message_and_keeps_numbers(page, server, open_p
 
 def test_bad_revert_steps_message_beside_input(page, server, open_page):
     open_page(page, server, PAPER_URL, ".label-count-regular")
+    open_drawer(page, "reverts")
     box = page.locator(".reverts-input input").first
     box.fill("1,2,x")
     box.press("Enter")

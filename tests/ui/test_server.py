@@ -147,7 +147,7 @@ def test_a_websocket_message_over_the_limit_closes_only_that_connection(stats_se
             await big.request("PATCH-DOC", {"events": [], "padding": padding + "x" * 2000}, timeout=120)
         except (ConnectionError, WebSocketClosedError):
             pass
-        seconds = await other.change("delta-input", "0.05", other.text_id("label-count-regular"),
+        seconds = await other.change("delta-input", "0.05", await other.wait_text_id("label-count-regular"),
                                      "label-count-regular", "91,985")
         await other.close()
         await big.close()
@@ -175,3 +175,19 @@ def test_several_processes_share_the_port(browser):
                 page.close()
         finally:
             context.close()
+
+
+def test_what_a_view_sends_right_after_it_is_built_is_not_overtaken_by_the_page(server):
+    # /approve draws its answer on the next tick when the result is cached (every open after the first):
+    # the page's own message must reach the browser first, or the answer is lost ("computing…" for good)
+    async def scenario():
+        found = []
+        for _ in range(3):
+            session = await Session.open(server, "/approve", "", timeout=120)
+            pane = await session.wait_text_id("approve-count", timeout=60)
+            found.append(session.value_in(pane, "approve-count"))
+            await session.close()
+        return found
+
+    counts = run_async(scenario)
+    assert len(counts) == 3 and len(set(counts)) == 1 and counts[0]  # the same answer each time

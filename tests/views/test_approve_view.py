@@ -95,3 +95,51 @@ def test_a_running_simulation_shows_its_time_estimate():
     job._set(running=False, progress=1.0, status="done: 8 replicates", seconds_left=None)
     assert "left" not in panel.status.object and "done: 8 replicates" in panel.status.object
 
+
+
+# --------------------------------------------------------------------------- issue 19: a light first view
+def _served(build):
+    """``build()`` made into a document as a served session would (its first message): (doc, result, onload)."""
+    import types
+    import weakref
+
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc, state
+
+    class _Session:  # the parts of a Bokeh session context a page reads
+        id = "test"
+        server_context = None
+        request = types.SimpleNamespace(arguments={}, cookies={}, headers={})
+
+    doc, session = Document(), _Session()
+    doc._session_context = weakref.ref(session)
+    with set_curdoc(doc):
+        built = build()
+        doc.add_root(built[0].get_root(doc))
+    return doc, built[1], state._onload.get(doc, []), session
+
+
+def test_the_first_view_holds_only_what_it_shows():
+    """The advanced settings and the decision plot are not in the first document (issue 19: models per session)."""
+    from meter_dashboard.app import pages
+
+    doc, _, onload, _session = _served(lambda: (pages.build("approve"), None))
+    kinds = [type(m).__name__ for m in doc.models]
+    assert "figure" not in kinds and kinds.count("TextInput") == 4  # α, edge weight, margin, margin step
+    assert len(doc.models) <= 90, len(doc.models)                  # 145 before: 120 with the advanced card, 77 now
+    assert any("_show_decision_plot" in repr(callback) for callback, _ in onload), onload
+
+
+def test_advanced_settings_and_the_plot_are_built_when_needed():
+    import panel as pn
+
+    view = Approve()
+    assert view.seed.text.value == "0" and view.decision_plot is not None  # a notebook: everything at once
+    doc, view, _, _session = _served(lambda: (lambda v: (pn.Column(v.controls(), v.results()), v))(Approve()))
+    assert len(view.advanced.objects) == 1 and view.decision_plot is None  # a placeholder
+    view.advanced.collapsed = False  # the card opens: its five settings are built
+    boxes = [view.failure_threshold, view.pres_share, view.pres_first_share, view.max_conditioning, view.seed]
+    assert [box.parameter for box in boxes] == ["failure_threshold", "pres_share", "pres_first_share",
+                                                "max_conditioning", "seed"] and len(view.advanced.objects) == 5
+    view._show_decision_plot()  # what the page's onload does
+    assert list(view.decision_source.data["test"]) == list(range(1, 16)) and view.decision_plot.visible

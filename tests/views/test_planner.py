@@ -1,6 +1,9 @@
 """The planner component without a browser: notebook construction and live updates."""
 from __future__ import annotations
 
+import io
+
+import pandas as pd
 import panel as pn
 
 import meter_dashboard as md
@@ -39,8 +42,13 @@ def test_curves_feed_the_plot_sources():
     assert list(planner.sweep_source.data["x"][:2]) == [1, 2]
 
 
-def test_csv_download_has_every_variant():
-    planner = md.Planner()
+def test_csv_download_has_every_variant_and_the_inputs():
+    planner = md.Planner(budget=20_000)
     text = planner._csv().getvalue()
-    assert text.splitlines()[0].startswith("variant,labels")
-    assert "regular,100033" in text
+    head = [line for line in text.splitlines() if line.startswith("#")]
+    assert "# δ (failure probability): 0.01  (confidence 1 − δ = 0.99)" in head
+    assert "# T (development steps): 10" in head and "# Label budget: 20,000" in head
+    frame = pd.read_csv(io.StringIO(text), comment="#", index_col="variant")
+    assert frame.loc["regular", "labels"] == 100_033 and frame.loc["incremental", "labels"] == 38_005
+    assert frame["budget_max_steps"].notna().all()  # every variant's answers, though the page shows one
+    assert planner.csv_download.filename == "meter-plan_T10_delta0.01_eps0.01-0.05_m5_budget20000.csv"

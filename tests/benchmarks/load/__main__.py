@@ -1,4 +1,4 @@
-"""Issue 13's table, re-measured: ``python -m tests.benchmarks.load [--quick] [--only NAMES]``.
+"""Issues 13's and 19's tables, re-measured: ``python -m tests.benchmarks.load [--quick] [--only NAMES]``.
 
 Each part starts its own ``meter-dashboard serve`` on a free port (and the floor app where it
 compares), prints its lines as it goes, and the table is printed at the end.  On the shared
@@ -8,8 +8,9 @@ change alone vs during another person's action).
 
 Parts: ``browser`` (first render and bytes per page, change -> number vs the floor), ``approve``
 (an α change on the 15- and 50-test examples), ``hol`` (head-of-line), ``sessions`` (N at once),
-``churn`` (100 open/close), ``cost`` (server CPU per open and per change), ``engine`` (the CLI and
-engine lines, measured in subprocesses).
+``churn`` (100 open/close), ``cost`` (server CPU per open and per change), ``room`` (50 browsers open
+the planner at once: chromium contexts, then the protocol client), ``engine`` (the CLI and engine
+lines, measured in subprocesses).
 """
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ import argparse
 import asyncio
 import time
 
-from . import browser_figures, churn, cost, engine, head_of_line, sessions
+from . import browser_figures, churn, cost, engine, head_of_line, room, sessions
 from .harness import Server, chromium, machine_note, mib, ms
 from .protocol import Session
 
-PARTS = ("browser", "approve", "hol", "sessions", "churn", "cost", "engine")
+PARTS = ("browser", "approve", "hol", "sessions", "churn", "cost", "room", "engine")
 
 
 async def approve_change(base: str, example: str, timeout: float = 600) -> float:
@@ -71,6 +72,13 @@ def run_parts(parts, quick: bool) -> dict:
             out["cost"] = asyncio.run(cost.run(dash, floor, ["planner", "session", "approve"], 3 if quick else 8,
                                                10 if quick else 40))
             print("\n".join(cost.report(out["cost"])), flush=True)
+    if "room" in parts:
+        out["room"] = {}
+        for client in ("browser", "protocol"):
+            with Server.dashboard(stats=False) as dash:
+                print(machine_note(), flush=True)
+                out["room"][client] = room.run(dash, 10 if quick else 50, client)
+                print(room.report(out["room"][client]), flush=True)
     if "engine" in parts:
         out["engine"] = engine.run(quick)
         print("\n".join(engine.report(out["engine"])), flush=True)
@@ -117,6 +125,19 @@ def table(out: dict) -> list[str]:
         rows.append(f"| first render, planner / session / approve | {first} | floor {ms(floor)}; goal ≤ 1.5× floor |")
         wire = max(loads[p]["http_bytes"] + loads[p]["ws_bytes"] for p in loads if p != "floor")
         rows.append(f"| first load, bytes | at most {mib(wire)} on the wire (largest page) | goal ≤ 2 MiB |")
+    if "cost" in out:
+        opens, changes = out["cost"]["open"], out["cost"]["change"]
+        cells = " / ".join(f"{opens[p] * 1000:,.0f} ms ({opens[p] / opens['floor']:.1f}×)"
+                           for p in ("planner", "session", "approve") if p in opens)
+        rows.append(f"| server CPU per session opened: planner / session / approve | {cells} | floor "
+                    f"{opens['floor'] * 1000:,.0f} ms; goal ≤ 3× floor |")
+        rows.append(f"| server CPU per planner change → number | {changes['planner'] * 1000:,.1f} ms "
+                    f"({changes['planner'] / changes['floor']:.1f}× floor) | floor {changes['floor'] * 1000:,.1f} ms; "
+                    "goal ≤ 1.5× floor |")
+    for client, figures in out.get("room", {}).items():
+        rows.append(f"| {figures['n']} people open the planner at once ({client}): header / numbers, median and "
+                    f"last | {figures['header_p50']:.1f} / {figures['header_max']:.1f} s; {figures['numbers_p50']:.1f} / "
+                    f"{figures['numbers_max']:.1f} s; {len(figures['errors'])} errors | numbers for the last < 10 s |")
     if "engine" in out:
         rows.extend(engine.table_rows(out["engine"]))
     return rows

@@ -32,10 +32,12 @@ class PlannerDriver:
 
     def __init__(self, session, start: int = 0):
         self.session = session
-        self.pane = session.text_id("label-count-regular")
+        self.pane = None  # the page's first response says "computing…": the numbers arrive once it is connected
         self.values = itertools.cycle(DELTAS[start % len(DELTAS):] + DELTAS[:start % len(DELTAS)])
 
     async def change(self, timeout: float = 60) -> float:
+        if self.pane is None:
+            self.pane = await self.session.wait_text_id("label-count-regular", timeout=timeout)
         delta = next(self.values)
         return await self.session.change("delta-input", delta, self.pane, "label-count-regular", expected(delta),
                                          timeout=timeout)

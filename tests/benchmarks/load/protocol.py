@@ -3,8 +3,9 @@
 It does what Panel's page does on the wire, and nothing else: GET the page (the server
 creates the session and returns its token), open ``/<page>/ws`` with the ``bokeh`` subprotocol,
 pull the document (``PULL-DOC-REQ``), report ``document_ready`` (Panel's ``onload`` callbacks
-run then), then send a widget change the way the browser does (``value`` then the
-``enter-pressed`` event) and time the ``PATCH-DOC`` that brings the answer back.  There is no
+run then; a dashboard page builds its view then, and :meth:`Session.open` waits until the view
+has arrived, as a person waits for the page), then send a widget change the way the browser does
+(``value`` then the ``enter-pressed`` event) and time the ``PATCH-DOC`` that brings the answer back.  There is no
 rendering, so the figures are the server's share of a browser's round trip: the server under
 load, not chromium.
 
@@ -25,6 +26,8 @@ from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 from tornado.websocket import websocket_connect
 
 _TOKEN = re.compile(r'"token"\s*:\s*"([^"]+)"')
+#: The dashboard's page root (app/pages.py) and the class it gains once its view is built.
+PAGE_ROOT, PAGE_READY = "md-page", "md-ready"
 
 
 def _objects(node):
@@ -48,6 +51,8 @@ class Session:
         self.page = page
         self.doc: dict = {}
         self.texts: dict[str, str] = {}  # model id -> latest "text" (HTML panes)
+        self.models: dict[str, dict] = {}  # model id -> the model as first serialized (pulled or patched in)
+        self.built = asyncio.Event()  # the page's view is in the document
         self.changed = asyncio.Event()
         self.errors: list[str] = []
         self.closed = False
@@ -58,13 +63,21 @@ class Session:
 
     # ------------------------------------------------------------------ connection
     @classmethod
-    async def open(cls, base: str, page: str, query: str = "", timeout: float = 120) -> Session:
+    async def open(cls, base: str, page: str, query: str = "", timeout: float = 120,
+                   headers: dict | None = None) -> Session:
+        """GET the page, connect, pull the document, report it ready, and wait until its view is built."""
         client = AsyncHTTPClient()
-        response = await client.fetch(base + page + query, request_timeout=timeout)
-        match = _TOKEN.search(response.body.decode("utf-8"))
+        response = await client.fetch(base + page + query, request_timeout=timeout, headers=headers)
+        return await cls.connect(base, page, response.body, timeout, headers)
+
+    @classmethod
+    async def connect(cls, base: str, page: str, body: bytes, timeout: float = 120,
+                      headers: dict | None = None) -> Session:
+        """:meth:`open` for a page already fetched (``body``: its HTML, which holds the session's token)."""
+        match = _TOKEN.search(body.decode("utf-8"))
         if match is None:
-            raise RuntimeError(f"no session token in {page}{query}")
-        request = HTTPRequest(base.replace("http", "ws", 1) + page + "/ws", headers={"Origin": base},
+            raise RuntimeError(f"no session token in {page}")
+        request = HTTPRequest(base.replace("http", "ws", 1) + page + "/ws", headers={"Origin": base, **(headers or {})},
                               request_timeout=timeout)
         ws = await websocket_connect(request, subprotocols=["bokeh", match.group(1)],
                                      max_message_size=256 * 2**20)
@@ -73,13 +86,26 @@ class Session:
         session._reader = asyncio.ensure_future(session._read_forever())
         reply = await session.request("PULL-DOC-REQ", {}, timeout=timeout)
         session.doc = reply["doc"]
-        for model in _objects(session.doc):
-            text = model.get("attributes", {}).get("text")
-            if isinstance(text, str):
-                session.texts[model["id"]] = text
+        session._learn(session.doc)
+        roots = [m for m in session.models.values()
+                 if PAGE_ROOT in m.get("attributes", {}).get("css_classes", [])]
+        if not roots or any(PAGE_READY in m["attributes"]["css_classes"] or m["attributes"].get("children")
+                            for m in roots):
+            session.built.set()  # not a dashboard page (the floor app), or built within the first response
         await session.send_events([{"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": {
             "type": "event", "name": "document_ready", "values": {"type": "map"}}}])
+        await asyncio.wait_for(session.built.wait(), timeout)
+        if session.errors:
+            raise ConnectionError(session.errors[-1])
         return session
+
+    def _learn(self, node) -> None:
+        """Record the models in ``node`` (a pulled document or a patch's new value) and their texts."""
+        for model in _objects(node):
+            self.models.setdefault(model["id"], model)
+            text = model.get("attributes", {}).get("text")
+            if isinstance(text, str):
+                self.texts[model["id"]] = text
 
     async def close(self) -> None:
         self.closed = True
@@ -114,10 +140,9 @@ class Session:
                         if event.get("kind") == "ModelChanged" and event.get("attr") == "text":
                             self.texts[event["model"]["id"]] = event["new"]
                         elif event.get("kind") == "ModelChanged":  # panes built later arrive whole
-                            for model in _objects(event.get("new")):
-                                text = model.get("attributes", {}).get("text")
-                                if isinstance(text, str):
-                                    self.texts[model["id"]] = text
+                            self._learn(event.get("new"))
+                            if event.get("attr") == "css_classes" and PAGE_READY in (event.get("new") or []):
+                                self.built.set()
                     self.changed.set()
                 elif kind == "ERROR":
                     self.errors.append(content.get("text", "error"))
@@ -131,6 +156,7 @@ class Session:
                 if not future.done():
                     future.set_exception(ConnectionError("websocket closed"))
             self.changed.set()
+            self.built.set()  # nothing more will come: open() reports the error
 
     # ------------------------------------------------------------------ messages
     async def _send(self, msgtype: str, content: dict, msgid: str | None = None) -> str:
@@ -158,7 +184,7 @@ class Session:
         return self._inputs[css_class]
 
     def _find_input(self, css_class: str) -> str:
-        for model in _objects(self.doc):
+        for model in list(self.models.values()):
             if css_class in model.get("attributes", {}).get("css_classes", []):
                 for inner in [model, *_objects(model.get("attributes", {}))]:
                     if inner["name"].endswith(("TextInput", "NumericInput", "Spinner")):

@@ -1,0 +1,171 @@
+"""Parts of the planner page that are not the plan itself (Panel): sections built on demand, meeting artefacts.
+
+- :class:`Drawer` - inputs below the first view (the reverts, the labeling effort): a toggle that
+  builds them the first time it is opened.
+- :class:`OnDemand` - the results a person opens (the budget per variant, the second plot, the
+  simulation check): built, and computed, the first time.
+- :class:`Artefacts` - what a meeting takes away: the table as CSV (the inputs as header lines), the
+  report (HTML, with the page's link), the plots (PNG) and a summary for the minutes (to the
+  clipboard), each named by the plan's parameters.
+"""
+from __future__ import annotations
+
+import io
+
+import panel as pn
+
+from ..core.runtime import in_thread
+from .text import file_stem, plan_inputs
+
+__all__ = ["Drawer", "OnDemand", "Artefacts", "SECTIONS"]
+
+#: The answer pane's hidden summary (its text, and the plan's file name in ``data-stem``), through shadow roots.
+_SUMMARY_JS = r"""
+const find = (root) => {
+  const hit = root.querySelector(".planner-summary");
+  if (hit) return hit;
+  for (const node of root.querySelectorAll("*")) {
+    if (node.shadowRoot) { const found = find(node.shadowRoot); if (found) return found; }
+  }
+  return null;
+};
+const summary = find(document);
+"""
+#: The plots on the page (the curve over T, and the second plot when open) as PNG files named by the plan.
+_PNG_JS = _SUMMARY_JS + r"""
+const stem = summary !== null && summary.dataset.stem ? summary.dataset.stem : "meter-plan";
+const views = [...Bokeh.index.query((v) => v.model.name === "planner-curve" || v.model.name === "planner-sweep")];
+for (const view of views) {
+  view.export("png").to_blob().then((blob) => {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `${stem}_${view.model.name.replace("planner-", "")}.png`;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+  });
+}
+"""
+#: The summary for the minutes (kept in the answer pane) and the page's address, to the clipboard.
+_COPY_JS = _SUMMARY_JS + r"""
+if (summary !== null) {
+  const text = summary.textContent.trim() + "\n\nShared plan: " + window.location.href;
+  const fallback = () => {
+    const area = document.createElement("textarea");
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  };
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(text).catch(fallback);
+  } else {
+    fallback();
+  }
+}
+"""
+
+
+#: The sections a person opens on demand (built, and computed, the first time): option -> key.
+SECTIONS = {"What the budget buys ▸": "whatif", "Second plot ▸": "sweep", "Check by simulation ▸": "check"}
+
+
+class Drawer:
+    """Inputs below the first view: a toggle that builds them the first time it is opened.
+
+    ``toggle`` and ``body`` go into the page's column; ``build()`` returns the body's objects.
+    """
+
+    def __init__(self, title: str, build, css: str):
+        self.title = title
+        self._build = build
+        self.toggle = pn.widgets.Toggle(label=title + " ▸", value=False, color="light", sizing_mode="stretch_width",
+                                        css_classes=[f"{css}-toggle"], margin=(8, 5, 2, 5))
+        self.body = pn.Column(sizing_mode="stretch_width", css_classes=[css], margin=0)
+        self.toggle.param.watch(self._on_toggle, "value")
+
+    def open(self) -> None:
+        self.toggle.value = True
+
+    def _on_toggle(self, event) -> None:
+        with pn.io.hold():
+            if event.new and not self.body.objects:
+                self.body.objects = list(self._build())
+            self.body.visible = event.new
+            self.toggle.label = self.title + (" ▾" if event.new else " ▸")
+
+
+class OnDemand:
+    """Sections built the first time someone opens them: one row of toggles, the open sections below.
+
+    ``builders`` maps a section's key to a function returning its content; a closed section
+    stays built (hidden), so opening it again costs nothing.
+    """
+
+    def __init__(self, builders: dict):
+        self._builders = builders
+        self.built: dict = {}
+        self.toggles = pn.widgets.CheckButtonGroup(options=SECTIONS, value=[], color="light",
+                                                   sizing_mode="stretch_width", css_classes=["planner-open"],
+                                                   stylesheets=[":host .bk-btn { white-space: normal; }"])
+        self.holder = pn.Column(sizing_mode="stretch_width", css_classes=["planner-sections"])
+        self.toggles.param.watch(self._on_toggles, "value")
+
+    def open(self, key: str) -> None:
+        """Open section ``key`` (as a click on its toggle does)."""
+        if key not in self.toggles.value:
+            self.toggles.value = [*self.toggles.value, key]
+
+    def _on_toggles(self, event) -> None:
+        with pn.io.hold():
+            for key in event.new:
+                if key not in self.built:
+                    self.built[key] = self._builders[key]()
+            for key, section in self.built.items():
+                section.visible = key in event.new
+            shown = [self.built[k] for k in SECTIONS.values() if k in self.built]
+            if self.holder.objects != shown:
+                self.holder.objects = shown
+
+    def __panel__(self):
+        return pn.Column(self.toggles, self.holder, sizing_mode="stretch_width")
+
+
+class Artefacts:
+    """The downloads and the summary of ``planner`` (a :class:`~meter_dashboard.meter.view.Planner`)."""
+
+    def __init__(self, planner):
+        self.planner = planner
+        size = dict(width=200, margin=(4, 5))
+        self.csv = pn.widgets.FileDownload(callback=self.csv_file, filename="meter-plan.csv",
+                                           label="Download table (CSV)", color="primary", css_classes=["planner-csv"],
+                                           **size)
+        self.report = pn.widgets.FileDownload(callback=self.report_file, filename="meter-plan.html",
+                                              label="Download report (HTML)", color="primary",
+                                              css_classes=["planner-report"], **size)
+        self.png = pn.widgets.Button(label="Download plots (PNG)", color="default", css_classes=["planner-png"], **size)
+        self.png.js_on_click(code=_PNG_JS)  # no args: a callback holding page objects would keep the page alive
+        self.copy = pn.widgets.Button(label="Copy summary", color="default", css_classes=["planner-copy"], **size)
+        self.copy.js_on_click(code=_COPY_JS)
+        self.row = pn.FlexBox(self.csv, self.report, self.png, self.copy, flex_wrap="wrap", sizing_mode="stretch_width",
+                              css_classes=["planner-artefacts"])
+
+    def csv_file(self) -> io.StringIO:
+        """The table with the inputs as ``# name: value`` header lines (pandas reads it with ``comment="#"``)."""
+        result = self.planner.complete_result()
+        self.csv.filename = f"{file_stem(result)}.csv"  # named when downloaded (Panel sends the name with the file)
+        buf = io.StringIO()
+        for name, value in plan_inputs(result, self.planner.plan.ranges):
+            buf.write(f"# {name}: {value}\n")
+        result.to_frame().to_csv(buf)
+        buf.seek(0)
+        return buf
+
+    async def report_file(self) -> io.StringIO:
+        """The report, built in a worker thread (inlining Bokeh takes longer than the event loop may wait)."""
+        link = self.planner.share_link()
+        self.report.filename = f"{file_stem(self.planner.plan.result)}.html"
+        html = await in_thread(lambda: self.planner.report(link=link).to_html())
+        return io.StringIO(html)

@@ -1,0 +1,113 @@
+"""A room opening the planner link at once (issues 19 and 24): the page at once, the numbers right after.
+
+- The first response of a session (the document the browser pulls) holds the header, the inputs
+  and a "computing…" state, no numbers; the numbers replace it once the page is connected.
+- Ten people open the link at once (ten browser contexts): each sees the header and the inputs,
+  then the paper's count (Cor 2, Sec 5.1: 38,005).
+- A change is one message: δ typed once brings one PATCH-DOC with the answer's markup and the
+  curve's changed columns (not its x column), nothing rebuilt.
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from meter_dashboard.bounds import meter as M
+from tests.benchmarks.load.planner import QUERY
+from tests.benchmarks.load.protocol import Session
+
+pytestmark = pytest.mark.ui
+
+NONUNIFORM = [0.01, 0.02, 0.03, 0.04, 0.05]
+
+
+def css_classes(node) -> set:
+    """Every css class of every model in a serialized document."""
+    found, stack = set(), [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            classes = item.get("attributes", {}).get("css_classes") if item.get("type") == "object" else None
+            found.update(classes or [])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def run_async(scenario):
+    """``asyncio.run(scenario())`` in a worker thread (Playwright's sync API owns this thread's loop)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(scenario())).result()
+
+
+class Recording(Session):
+    """A protocol session that keeps every PATCH-DOC it receives."""
+
+    patches: list
+
+    async def _receive(self):
+        header, metadata, content = await super()._receive()
+        if header.get("msgtype") == "PATCH-DOC":
+            self.__dict__.setdefault("patches", []).append(content)
+        return header, metadata, content
+
+
+def test_the_first_response_has_header_inputs_and_computing_then_the_numbers(server):
+    async def scenario():
+        session = await Session.open(server, "/planner", QUERY)
+        first = list(session.texts.values())  # the document as pulled, before the page said it is ready
+        inputs = css_classes(session.doc)
+        pane = await session.wait_text_id("label-count-incremental", timeout=60)
+        await session.wait_value(pane, "label-count-incremental", "38,005", timeout=60)
+        await session.close()
+        return first, inputs
+
+    first, inputs = run_async(scenario)
+    markup = " ".join(first)
+    assert "md-nav" in markup and "Planner" in markup  # the header
+    assert "computing…" in markup and "label-count" not in markup  # a computing state, no numbers yet
+    assert {"delta-input", "steps-input", "budget-input", "meter-table"} <= inputs  # the inputs
+
+
+def test_ten_people_open_the_link_at_once(browser, server):
+    contexts = [browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(10)]
+    try:
+        pages = [context.new_page() for context in contexts]
+        for page in pages:  # all ten requests leave before any page is looked at
+            page.goto(server + "/planner" + QUERY, wait_until="commit")
+        for page in pages:
+            expect(page.locator(".md-nav").first).to_be_visible(timeout=60_000)
+            expect(page.locator(".delta-input input").first).to_be_visible(timeout=60_000)
+        for page in pages:
+            expect(page.locator(".label-count-incremental").first).to_have_text("38,005", timeout=60_000)
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_a_change_is_one_message_with_only_what_changed(server):
+    async def scenario():
+        session = await Recording.open(server, "/planner", QUERY)
+        pane = await session.wait_text_id("label-count-regular", timeout=60)
+        await session.wait_value(pane, "label-count-regular", "100,033", timeout=60)
+        await asyncio.sleep(0.5)
+        session.__dict__["patches"] = []
+        expected = f"{M.labels('regular', NONUNIFORM, 0.05, 10):,}"
+        await session.change("delta-input", "0.05", pane, "label-count-regular", expected, timeout=60)
+        await asyncio.sleep(1.0)  # anything sent late would be a second message
+        patches = list(session.__dict__["patches"])
+        await session.close()
+        return patches
+
+    patches = run_async(scenario)
+    assert len(patches) == 1, [json.dumps(p)[:300] for p in patches]
+    events = patches[0]["events"]
+    data = [e for e in events if e["kind"] == "ColumnDataChanged"]
+    assert len(data) == 1 and set(data[0]["cols"]) == set(M.VARIANTS)  # the counts travel, x does not
+    assert not any(e["kind"] == "ModelChanged" and e["attr"] in ("children", "objects", "renderers")
+                   for e in events)  # nothing rebuilt
