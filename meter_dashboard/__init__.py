@@ -19,6 +19,7 @@ CLI uses.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from .core.validation import InputError
 
@@ -81,7 +82,7 @@ def _installed_version() -> str:
         return "0+unknown"
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:  # a lazy export: any of the public functions and classes
     if name == "__version__":  # read on first use: the metadata look-up costs a few ms at import
         value = globals()["__version__"] = _installed_version()
         return value
@@ -95,5 +96,5 @@ def __getattr__(name):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS) | {"__version__"})

@@ -88,12 +88,13 @@ def readme_text() -> str:
     if readme.is_file():
         return readme.read_text(encoding="utf-8")
     try:
-        return metadata.metadata("meter-dashboard").get_payload() or "# meter-dashboard"
+        description = metadata.metadata("meter-dashboard").json.get("description")  # the long description
+        return str(description) if description else "# meter-dashboard"
     except metadata.PackageNotFoundError:
         return "# meter-dashboard"
 
 
-def _slug(text: str, seen: set) -> str:
+def _slug(text: str, seen: set[str]) -> str:
     base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
     slug, k = base, 2
     while slug in seen:
@@ -120,7 +121,8 @@ def _markdown():
 
 def _rewrite(tokens) -> list[tuple[int, str, str]]:
     """Ids on the headings, local links made relative; returns the contents (level, id, text) of h2/h3."""
-    contents, seen = [], set()
+    contents: list[tuple[int, str, str]] = []
+    seen: set[str] = set()
     for k, token in enumerate(tokens):
         if token.type == "heading_open" and token.tag in ("h2", "h3"):
             text = tokens[k + 1].content

@@ -750,7 +750,8 @@ class ApproveModel(ApprovalSettings):
         shown, shown_at = 0, time.monotonic()  # quick procedures never show a partial result
         while not future.done():
             waiter = asyncio.ensure_future(wake.wait())
-            await asyncio.wait({future, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            either: set[asyncio.Future[Any]] = {future, waiter}
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             waiter.cancel()
             wake.clear()
             if stopped():

@@ -97,7 +97,7 @@ def _header(row: list, line: int, parameter: str) -> list:
     if len(header) - 1 > MAX_STEPS:
         raise InputError(parameter, f"at most {MAX_STEPS} modifications (columns after the first)",
                          raw(f"{len(header) - 1:,} columns"), location=f"line {line}")
-    seen = {}
+    seen: dict[str, int] = {}  # column name -> its column number
     for j, name in enumerate(header, start=1):
         where = f"line {line}, column {j}"
         if name == "":

@@ -13,29 +13,37 @@ for ``j`` as the largest n needs.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
+from typing import TypedDict, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._tails import log_binom_cdf, log_binom_sf
+from ._types import ExactInts, FloatArray, IntArray
 
 __all__ = ["Batch", "exact_parts", "rows_per_batch", "unique", "ranges"]
 
 _EXACT = 2**53  # integers below this are exact as floats (and their quotients correctly rounded)
 _SAFE = 2**62
+#: the tolerances of a batch: one Fraction, one per row, or their (numerators, denominators) already
+Tolerances = Union[Fraction, Sequence[Fraction], tuple[ExactInts, ExactInts]]
 
 
-def unique(keys):
+def unique(keys: ArrayLike) -> IntArray:
     """Sorted distinct values of an int64 array (sorting: numpy's hash-based ``unique`` is slow here)."""
     keys = np.sort(np.asarray(keys, dtype=np.int64))
-    return keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if keys.size else keys
+    out: IntArray = keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if keys.size else keys
+    return out
 
 
-def ranges(starts, sizes):
+def ranges(starts: ArrayLike, sizes: ArrayLike) -> IntArray:
     """Concatenated ``start, start + 1, ..., start + size - 1`` for each pair."""
     sizes = np.maximum(np.asarray(sizes, dtype=np.int64), 0)
     offsets = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return np.repeat(np.asarray(starts, dtype=np.int64), sizes) + offsets
+    out: IntArray = np.repeat(np.asarray(starts, dtype=np.int64), sizes) + offsets
+    return out
 
 
 def _shift(n_max: int) -> int:
@@ -44,10 +52,10 @@ def _shift(n_max: int) -> int:
 
 def rows_per_batch(n_max: int, wanted: int) -> int:
     """At most ``wanted`` rows, few enough that (range row, candidate) keys fit in an int64."""
-    return max(1, min(wanted, 2 ** (61 - _shift(n_max)) // 2))
+    return max(1, min(wanted, int(2 ** (61 - _shift(n_max)) // 2)))
 
 
-def _fractions(eps, size: int):
+def _fractions(eps: Tolerances, size: int) -> tuple[ExactInts, ExactInts]:
     """``(numerators, denominators)`` as int64 arrays, or object arrays of Python ints when large.
 
     ``eps``: one Fraction, a sequence of Fractions, or a pair of such arrays already.
@@ -66,7 +74,8 @@ def _fractions(eps, size: int):
     return np.array(num, dtype=kind), np.array(den, dtype=kind)
 
 
-def _exact_ints(n, num, den, a: Fraction | None):
+def _exact_ints(n: IntArray, num: ExactInts, den: ExactInts,
+                a: Fraction | None) -> tuple[ExactInts, ExactInts, ExactInts]:
     """``(n, num, den)`` as arrays in which the products below cannot overflow (object dtype where needed)."""
     scale = 4 * (1 if a is None else 2 * (abs(a.numerator) + a.denominator))
     if num.dtype != object and (n.size == 0 or int(n.max()) * max(int(np.abs(num).max()), int(den.max())) * scale
@@ -75,26 +84,41 @@ def _exact_ints(n, num, den, a: Fraction | None):
     return n.astype(object), num.astype(object), den.astype(object)
 
 
-def _to_int64(values) -> np.ndarray:
+def _to_int64(values: ExactInts) -> IntArray:
     return np.asarray(values, dtype=np.int64) if values.dtype != object else np.array(values.tolist(), dtype=np.int64)
 
 
-def _floor_div(top, bottom):
+def _floor_div(top: ExactInts, bottom: ExactInts | int) -> IntArray:
     return _to_int64(top // bottom)
 
 
-def _ceil_div(top, bottom):
+def _ceil_div(top: ExactInts, bottom: ExactInts | int) -> IntArray:
     return _to_int64(-((-top) // bottom))
 
 
-def _ratio(top, bottom) -> np.ndarray:
+def _ratio(top: ExactInts, bottom: ExactInts) -> FloatArray:
     """``top / bottom`` correctly rounded (floats when both are exact, else Python's int division)."""
     if top.dtype != object and (top.size == 0 or (np.abs(top).max() < _EXACT and bottom.max() < _EXACT)):
-        return top.astype(float) / bottom.astype(float)
+        out: FloatArray = top.astype(float) / bottom.astype(float)
+        return out
     return np.array([int(t) / int(b) for t, b in zip(top.tolist(), bottom.tolist())], dtype=float)
 
 
-def exact_parts(ns, eps, a: Fraction | None) -> dict:
+class ExactParts(TypedDict, total=False):
+    """:func:`exact_parts`: ``e``, ``n_eps``, ``eta`` floats, the rest exact integers (the last four with ``a``)."""
+
+    e: FloatArray
+    c: IntArray
+    n_eps: FloatArray
+    eta: FloatArray
+    lo: IntArray
+    r1_hi: IntArray
+    up_a: IntArray
+    r2_lo: IntArray
+    low_a: IntArray
+
+
+def exact_parts(ns: ArrayLike, eps: Tolerances, a: Fraction | None) -> ExactParts:
     """Exact per-row constants of (n, eps) rows: ``c = ceil(2 n eps)``, the candidate ranges, ``p = a``'s thresholds.
 
     Integer results (``c``, ``lo = ceil(n eps)``; with ``a``: ``r1_hi = floor(n (a + eps))``,
@@ -103,12 +127,13 @@ def exact_parts(ns, eps, a: Fraction | None) -> dict:
     """
     n = np.asarray(ns, dtype=np.int64)
     num, den = _fractions(eps, n.size)
-    out = {"e": _ratio(num, den) if num.dtype == object else num.astype(float) / den.astype(float)}
+    out: ExactParts = {"e": _ratio(num, den) if num.dtype == object else num.astype(float) / den.astype(float)}
     nn, num, den = _exact_ints(n, num, den, a)
     prod = nn * num
     out["c"] = c = _ceil_div(2 * prod, den)
     out["n_eps"] = _ratio(prod, den)
-    out["eta"] = _ratio((c.astype(nn.dtype) - 1) * den - prod, nn * den)
+    c_n: ExactInts = c.astype(object) if nn.dtype == object else c  # c in nn's dtype
+    out["eta"] = _ratio((c_n - 1) * den - prod, nn * den)
     out["lo"] = _ceil_div(prod, den)
     if a is not None:
         an, ad = a.numerator, a.denominator
@@ -127,7 +152,7 @@ class Batch:
     rate, or None) and ``sides`` are shared by the batch.
     """
 
-    def __init__(self, ns, eps, a: Fraction | None, sides: str):
+    def __init__(self, ns: ArrayLike, eps: Fraction | Sequence[Fraction], a: Fraction | None, sides: str) -> None:
         self.a, self.sides = a, sides
         self.use_l = sides == "two-sided"
         n = self.n = np.asarray(ns, dtype=np.int64)
@@ -153,18 +178,19 @@ class Batch:
             self.best = np.logaddexp(log_u, log_l)
 
     # ------------------------------------------------------------------ keys
-    def pack(self, rows, j):
+    def pack(self, rows: ArrayLike, j: ArrayLike) -> IntArray:
         """One int64 key per (row, candidate), ordered by row then candidate."""
         return np.asarray(rows, dtype=np.int64) * (1 << self.shift) + np.asarray(j, dtype=np.int64)
 
-    def unpack(self, keys):
+    def unpack(self, keys: IntArray) -> tuple[IntArray, IntArray]:
         return keys >> self.shift, keys & ((1 << self.shift) - 1)
 
     # ------------------------------------------------------------------ values
-    def p(self, idx, j):
-        return (np.asarray(j, dtype=float) - self.n_eps[idx]) / self.n[idx]
+    def p(self, idx: IntArray, j: ArrayLike) -> FloatArray:
+        out: FloatArray = (np.asarray(j, dtype=float) - self.n_eps[idx]) / self.n[idx]
+        return out
 
-    def evaluate(self, idx, j):
+    def evaluate(self, idx: ArrayLike, j: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Exact ``(log U_j, log L_j)`` for the batch members ``idx`` at candidates ``j``; updates best."""
         idx = np.asarray(idx, dtype=np.int64)
         j = np.asarray(j, dtype=np.int64)
@@ -180,7 +206,7 @@ class Batch:
         np.maximum.at(self.best, idx, np.logaddexp(log_u, log_l))
         return log_u, log_l
 
-    def seeds(self, rows=None):
+    def seeds(self, rows: IntArray | None = None) -> tuple[IntArray, IntArray]:
         """Candidates near the likely maximum: j near p = 1/2 - eps/2, 1/2, 1/2 + eps/2 (clipped to each range).
 
         Two-sided without a range the failure probability is symmetric about p = 1/2 and peaks

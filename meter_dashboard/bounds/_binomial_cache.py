@@ -10,11 +10,15 @@ writes hold a lock.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from fractions import Fraction
+from typing import Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._binomial_max import log_tail_maxima
+from ._types import FloatArray
 
 __all__ = ["tag", "factors", "known", "count_key", "recall", "remember", "clear", "FACTORS_SIZE", "COUNTS_SIZE"]
 
@@ -22,18 +26,22 @@ __all__ = ["tag", "factors", "known", "count_key", "recall", "remember", "clear"
 FACTORS_SIZE = 200_000
 #: Counts kept per union bound.
 COUNTS_SIZE = 20_000
-_factors: dict = {}
-_counts: dict = {}
+#: ``(numerator, denominator, a's (numerator, denominator) or None, sides)``
+Tag = tuple[int, int, Union[tuple[int, int], None], str]
+#: ``(log counts as bytes, the terms' tags, log delta)``
+CountKey = tuple[bytes, tuple[Tag, ...], float]
+_factors: dict[tuple[int, Tag], float] = {}
+_counts: dict[CountKey, int] = {}
 _lock = threading.Lock()
 
 
-def tag(eps: Fraction, a: Fraction | None, sides: str) -> tuple:
+def tag(eps: Fraction, a: Fraction | None, sides: str) -> Tag:
     """A cheap hashable key (Fraction hashes cost a modular inverse each)."""
     return (eps.numerator, eps.denominator, None if a is None else (a.numerator, a.denominator), sides)
 
 
-def _tags(eps_rows, a, sides) -> list:
-    memo: dict = {}
+def _tags(eps_rows: Sequence[Fraction], a: Fraction | None, sides: str) -> list[Tag]:
+    memo: dict[int, Tag] = {}
     out = []
     for e in eps_rows:
         t = memo.get(id(e))
@@ -43,18 +51,18 @@ def _tags(eps_rows, a, sides) -> list:
     return out
 
 
-def _rows(ns, eps, size: int) -> list:
+def _rows(ns: ArrayLike, eps: Fraction | Sequence[Fraction], size: int) -> list[Fraction]:
     return [eps] * size if isinstance(eps, Fraction) else list(eps)
 
 
-def known(ns, eps, a, sides) -> np.ndarray:
+def known(ns: ArrayLike, eps: Fraction | Sequence[Fraction], a: Fraction | None, sides: str) -> FloatArray:
     """Cached ``log F`` for rows (n, eps), NaN where not computed yet."""
     ns = np.asarray(ns, dtype=np.int64)
     keys = zip(ns.tolist(), _tags(_rows(ns, eps, ns.size), a, sides))
     return np.array([_factors.get(k, np.nan) for k in keys], dtype=float)
 
 
-def factors(ns, eps, a: Fraction | None, sides: str) -> np.ndarray:
+def factors(ns: ArrayLike, eps: Fraction | Sequence[Fraction], a: Fraction | None, sides: str) -> FloatArray:
     """Exact ``log F(n, eps)`` for rows (n, eps) (``eps`` one Fraction or one per n): the missing ones in one batch."""
     ns = np.asarray(ns, dtype=np.int64)
     rows = _rows(ns, eps, ns.size)
@@ -73,16 +81,17 @@ def factors(ns, eps, a: Fraction | None, sides: str) -> np.ndarray:
     return np.array([got[k] for k in keys], dtype=float)
 
 
-def count_key(logs, eps_list, log_delta: float, a, sides: str) -> tuple:
+def count_key(logs: ArrayLike, eps_list: Sequence[Fraction], log_delta: float, a: Fraction | None,
+              sides: str) -> CountKey:
     """The key of one count: its union bound's terms (log S_k, eps_k) and delta."""
     return (np.asarray(logs, dtype=float).tobytes(), tuple(_tags(eps_list, a, sides)), float(log_delta))
 
 
-def recall(key):
+def recall(key: CountKey) -> int | None:
     return _counts.get(key)
 
 
-def remember(key, value: int) -> None:
+def remember(key: CountKey, value: int) -> None:
     with _lock:
         if len(_counts) >= COUNTS_SIZE:
             _counts.clear()

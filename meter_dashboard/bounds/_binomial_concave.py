@@ -45,10 +45,14 @@ References
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import digamma
 
-from ._binomial_batch import ranges
+from ._binomial_batch import Batch, ranges
+from ._types import BoolArray, FloatArray, FourInts, IntArray, Real
 
 __all__ = ["psi_bracket", "phi_bracket", "middle", "peak_segments", "concave_max"]
 
@@ -56,7 +60,7 @@ _TOL = 1e-9  # a certified sign needs this margin (the closed forms are exact to
 _SLACK = 1e-9  # relative margin on the slope and concavity certificates
 
 
-def _lem(x):
+def _lem(x: ArrayLike) -> FloatArray:
     """``log(expm1(x) / x)`` (0 at 0), for |x| small or moderate (series below 0.05)."""
     x = np.asarray(x, dtype=float)
     x2 = x * x
@@ -67,13 +71,13 @@ def _lem(x):
     return np.where(np.abs(x) < 0.05, series, direct)
 
 
-def _log1p_over(x):
+def _log1p_over(x: FloatArray) -> FloatArray:
     """``log1p(x) / x`` (1 at 0)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(np.abs(x) < 1e-8, 1.0 - x / 2.0, np.log1p(x) / np.where(x == 0, 1.0, x))
 
 
-def psi_bracket(p, h, eps):
+def psi_bracket(p: FloatArray, h: Real, eps: Real) -> tuple[FloatArray, FloatArray]:
     """``(low, high)`` of ``Psi = log R``: ``U_{j+1} - U_j`` has its sign.  ``p`` of candidate j."""
     q = 1.0 - p
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -82,7 +86,7 @@ def psi_bracket(p, h, eps):
         return base + _lem(chord), base + _lem(eps / (p * q) + h / q)
 
 
-def phi_bracket(p, h, eta):
+def phi_bracket(p: FloatArray, h: Real, eta: Real) -> tuple[FloatArray, FloatArray]:
     """``(low, high)`` of ``Phi = log S``: ``L_{j+1} - L_j`` has the sign of ``-Phi``."""
     q = 1.0 - p
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -92,7 +96,7 @@ def phi_bracket(p, h, eta):
 
 
 # --------------------------------------------------------------------------- 1. slopes
-def _psi_slope_max(pa, pb, h, eps: float):
+def _psi_slope_max(pa: FloatArray, pb: FloatArray, h: FloatArray, eps: FloatArray) -> FloatArray:
     """An upper bound on ``dPsi/dx`` over ``p`` in [pa, pb] (negative: U is unimodal there)."""
     qa, qb = 1.0 - pa, 1.0 - pb
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -103,7 +107,7 @@ def _psi_slope_max(pa, pb, h, eps: float):
     return np.where(ok, slope, np.inf)
 
 
-def _phi_slope_min(pa, pb, h, eta):
+def _phi_slope_min(pa: FloatArray, pb: FloatArray, h: FloatArray, eta: FloatArray) -> FloatArray:
     """A lower bound on ``dPhi/dx`` over ``p`` in [pa, pb] (positive: L is unimodal there)."""
     qa, qb = 1.0 - pa, 1.0 - pb
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -115,11 +119,12 @@ def _phi_slope_min(pa, pb, h, eta):
 
 
 # --------------------------------------------------------------------------- 2. concavity
-def _corner_max(lo1, hi1, lo2, hi2):
+def _corner_max(lo1: FloatArray, hi1: FloatArray, lo2: FloatArray, hi2: FloatArray) -> FloatArray:
     return np.maximum(np.maximum(lo1 * lo2, lo1 * hi2), np.maximum(hi1 * lo2, hi1 * hi2))
 
 
-def _log_pmf_slope(xm, n, h, pm, shift, width, pa, pb):
+def _log_pmf_slope(xm: FloatArray, n: FloatArray, h: FloatArray, pm: FloatArray, shift: FloatArray, width: FloatArray,
+                   pa: FloatArray, pb: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Bounds on ``d/dx log b_n(x - s; p(x))`` over an interval of x of the given width.
 
     ``shift = eps`` for ``U`` (``b_n(x; p)``, ``x h = p + eps``), ``shift = -eta`` for ``L``
@@ -141,7 +146,7 @@ def _log_pmf_slope(xm, n, h, pm, shift, width, pa, pb):
     return value - spread, value + spread
 
 
-def concave_u(xa, xb, n, eps: float, n_eps):
+def concave_u(xa: FloatArray, xb: FloatArray, n: FloatArray, eps: FloatArray, n_eps: FloatArray) -> BoolArray:
     """Whether ``U`` is concave on the candidates ``xa..xb`` (``D' <= 0`` on [xa, xb])."""
     h = 1.0 / n
     pa, pb = (xa - n_eps) / n, (xb - n_eps) / n
@@ -154,7 +159,8 @@ def concave_u(xa, xb, n, eps: float, n_eps):
     return (slope < 0) & (cond < 0) & (pb < 1.0 - eps - h)
 
 
-def concave_l(xa, xb, n, eta, n_eps, c):
+def concave_l(xa: FloatArray, xb: FloatArray, n: FloatArray, eta: FloatArray, n_eps: FloatArray,
+              c: IntArray) -> BoolArray:
     """Whether ``L`` is concave on the candidates ``xa..xb`` (``E' <= 0`` on [xa, xb]; needs k >= 1)."""
     h = 1.0 / n
     pa, pb = (xa - n_eps) / n, (xb - n_eps) / n
@@ -168,7 +174,8 @@ def concave_l(xa, xb, n, eta, n_eps, c):
 
 
 # --------------------------------------------------------------------------- 3. the stretch and its maximum
-def _bisect(value, rows, lo, hi, last: bool):
+def _bisect(value: Callable[[IntArray, IntArray], FloatArray], rows: IntArray, lo: IntArray, hi: IntArray,
+            last: bool) -> IntArray:
     """Per row, the largest (``last``) or smallest j in [lo, hi] found with ``value(rows, j) > 0``.
 
     ``lo - 1`` / ``hi + 1`` when none is found.  Whatever pattern the signs have, a returned
@@ -207,7 +214,8 @@ def _bisect(value, rows, lo, hi, last: bool):
     raise RuntimeError("bisection did not end")  # pragma: no cover (the bracket shrinks every step)
 
 
-def middle(batch, rows, first, last):
+def middle(batch: Batch, rows: IntArray, first: IntArray,
+           last: IntArray) -> tuple[IntArray, IntArray, FourInts, BoolArray, BoolArray]:
     """Where G rises, falls and may peak, per row: ``(ja, jb, runs, slopes_ok, flat)``.
 
     With certified slopes (``slopes_ok``), ``U`` rises on the increments up to ``runs[0]``
@@ -222,11 +230,11 @@ def middle(batch, rows, first, last):
     first = first + (batch.p(idx, first) <= 0)  # p = 0: G = 0 there
     top = np.maximum(last - 1, first)  # the last increment of the window
 
-    def at(r, j):  # (p, h, eta) of increment j of range row r
+    def at(r: IntArray, j: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:  # (p, h, eta) of increment j
         i = batch.r_idx[r]
         return batch.p(i, j), 1.0 / batch.n[i], batch.eta[i]
 
-    def at_u(r, j):  # (p, h, eps) of increment j of range row r
+    def at_u(r: IntArray, j: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:  # (p, h, eps) likewise
         i = batch.r_idx[r]
         return batch.p(i, j), 1.0 / batch.n[i], batch.e[i]
 
@@ -255,7 +263,8 @@ def middle(batch, rows, first, last):
     return ja, jb, (a_u, b_u, a_l, b_l), ok, flat & ok
 
 
-def peak_segments(batch, rows, ja, jb, runs, limit: int = 256):
+def peak_segments(batch: Batch, rows: IntArray, ja: IntArray, jb: IntArray, runs: tuple[IntArray, ...],
+                  limit: int = 256) -> tuple[BoolArray, FourInts]:
     """Branch-and-bound segments ``(row, a, b, kind)`` for a middle that is not concave.
 
     Between U's rise and L's fall (or the reverse) the run where one tail falls and the
@@ -279,7 +288,7 @@ def peak_segments(batch, rows, ja, jb, runs, limit: int = 256):
     return usable, (seg_row, seg_a, seg_b, kind)
 
 
-def concave_max(batch, idx, ja, jb, guess) -> None:
+def concave_max(batch: Batch, idx: IntArray, ja: IntArray, jb: IntArray, guess: ArrayLike) -> None:
     """Evaluate the maximum of ``G`` over ``ja..jb`` for each row, ``G`` being concave there.
 
     The maximum is the first j with ``G_{j+1} <= G_j`` (or ``jb``).  A bracketed search on that

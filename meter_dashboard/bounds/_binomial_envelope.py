@@ -20,16 +20,21 @@ Both are capped by Hoeffding's factor.  Everything is vectorized over rows of (n
 from __future__ import annotations
 
 import math
+from fractions import Fraction
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import log_ndtr
+
+from ._types import FloatArray, Real
 
 __all__ = ["kl", "kl_slope", "kl_floor", "min_at_a", "log_envelope", "log_bound"]
 
 _LOG2 = math.log(2.0)
 
 
-def kl(x, p):
+def kl(x: ArrayLike, p: ArrayLike) -> FloatArray:
     """Bernoulli ``KL(x || p)`` elementwise (``inf`` outside the domain)."""
     x, p = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(p, dtype=float))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -38,14 +43,15 @@ def kl(x, p):
     return np.where((x < 0) | (x > 1) | (p <= 0) | (p >= 1), np.inf, out)
 
 
-def kl_slope(p, shift):
+def kl_slope(p: Real, shift: FloatArray) -> FloatArray:
     """``d/dp KL(p + shift || p)`` (nan outside the domain)."""
     x = p + shift
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log(x / p) - np.log((1 - x) / (1 - p)) - shift / p - shift / (1 - p)
+        out: FloatArray = np.log(x / p) - np.log((1 - x) / (1 - p)) - shift / p - shift / (1 - p)
+    return out
 
 
-def kl_floor(shift):
+def kl_floor(shift: ArrayLike) -> FloatArray:
     """A lower bound on ``min_p KL(p + shift || p)`` for every p: ``2 s^2 + 4 s^4/9 + 2 s^6/9``.
 
     Topsoe's refinement of Pinsker's inequality, ``KL >= V^2/2 + V^4/36 + V^6/288`` for two
@@ -56,11 +62,11 @@ def kl_floor(shift):
     two-element set", J. Ineq. Pure Appl. Math. 2(2), 2001; A. A. Fedotov, P. Harremoes,
     F. Topsoe, "Refinements of Pinsker's inequality", IEEE Trans. Inf. Theory 49(6), 2003.
     """
-    s2 = np.square(np.asarray(shift, dtype=float))
+    s2: FloatArray = np.square(np.asarray(shift, dtype=float))
     return s2 * (2.0 + s2 * (4.0 / 9.0 + s2 * (2.0 / 9.0)))
 
 
-def min_at_a(a: float, shift, widest):
+def min_at_a(a: float, shift: FloatArray, widest: FloatArray) -> FloatArray:
     """``min_{p in [.., a]} KL(p + shift || p)``, bounded below in O(1) and non-decreasing in ``|shift|``.
 
     ``p -> KL(p + shift || p)`` is convex and its minimiser moves monotonically with the
@@ -74,18 +80,19 @@ def min_at_a(a: float, shift, widest):
     return np.where(ok & np.isfinite(kl(a + shift, a)), np.maximum(kl(a + shift, a), pinsker), pinsker)
 
 
-def _tail(n, minimum):
+def _tail(n: FloatArray, minimum: FloatArray) -> FloatArray:
     with np.errstate(invalid="ignore"):
-        return log_ndtr(-np.sqrt(2.0 * n * np.maximum(minimum, 0.0)))
+        out: FloatArray = log_ndtr(-np.sqrt(2.0 * n * np.maximum(minimum, 0.0)))
+    return out
 
 
-def _finish(env, n, e, e_f, sides: str):
+def _finish(env: FloatArray, n: FloatArray, e: FloatArray, e_f: FloatArray, sides: str) -> FloatArray:
     hoeffding = -2.0 * n * e_f * e_f + (_LOG2 if sides == "two-sided" else 0.0)
     env = np.where(e > 0, env, 0.0)
     return np.minimum(np.minimum(env, hoeffding), 0.0)
 
 
-def log_envelope(ns, e_f, a, sides: str) -> np.ndarray:
+def log_envelope(ns: ArrayLike, e_f: ArrayLike, a: Fraction | None, sides: str) -> FloatArray:
     """The envelope (non-increasing in n) for rows ``ns`` with tolerances ``e_f`` (floats, broadcast)."""
     n = np.asarray(ns, dtype=float)
     e_f = np.asarray(e_f, dtype=float)
@@ -99,7 +106,8 @@ def log_envelope(ns, e_f, a, sides: str) -> np.ndarray:
     return _finish(env, n, e, e_f, sides)
 
 
-def log_bound(ns, e_f, eta, a, sides: str, shift_a=None) -> np.ndarray:
+def log_bound(ns: ArrayLike, e_f: ArrayLike, eta: ArrayLike, a: Fraction | None, sides: str,
+              shift_a: FloatArray | None = None) -> FloatArray:
     """The per-n bound: like :func:`log_envelope`, with each n's own ``eta`` for the lower threshold.
 
     At least as tight as the envelope (``eta >= e``); not monotone in n (it follows the sawtooth).
@@ -112,7 +120,7 @@ def log_bound(ns, e_f, eta, a, sides: str, shift_a=None) -> np.ndarray:
     n = np.asarray(ns, dtype=float)
     e_f = np.asarray(e_f, dtype=float)
     e = e_f - 1.0 / n
-    eta = np.maximum(np.asarray(eta, dtype=float), e)
+    eta = cast(FloatArray, np.maximum(np.asarray(eta, dtype=float), e))
     if a is None:
         env = np.logaddexp(_tail(n, kl_floor(e)), _tail(n, kl_floor(eta)))
     else:
@@ -126,7 +134,8 @@ def log_bound(ns, e_f, eta, a, sides: str, shift_a=None) -> np.ndarray:
     return _finish(env, n, e, e_f, sides)
 
 
-def _convex_min(f_a, f_b, s_a, s_b, a, b):
+def _convex_min(f_a: FloatArray, f_b: FloatArray, s_a: FloatArray, s_b: FloatArray, a: FloatArray,
+                b: FloatArray) -> FloatArray:
     """A lower bound on the minimum over [a, b] of a convex function from its values and slopes at the ends.
 
     The function lies above both tangents, so its minimum is at least where they cross (or at
@@ -138,7 +147,7 @@ def _convex_min(f_a, f_b, s_a, s_b, a, b):
     return np.where(s_a >= 0, f_a, np.where(s_b <= 0, f_b, np.minimum(low, np.minimum(f_a, f_b))))
 
 
-def log_joint_bound(ns, e_f, eta, pieces: int = 16) -> np.ndarray:
+def log_joint_bound(ns: ArrayLike, e_f: ArrayLike, eta: ArrayLike, pieces: int = 16) -> FloatArray:
     """A tighter per-n bound for the two-sided event without a range: the two tails bounded at the same p.
 
     ``F(n) <= max_p [A(p) + B(p)]`` with ``A(p) = Phi(-sqrt(2 n KL(p + e || p)))`` and ``B(p) =
@@ -154,7 +163,7 @@ def log_joint_bound(ns, e_f, eta, pieces: int = 16) -> np.ndarray:
     n = np.asarray(ns, dtype=float)
     e_f = np.asarray(e_f, dtype=float)
     e = e_f - 1.0 / n
-    eta = np.maximum(np.asarray(eta, dtype=float), e)
+    eta = cast(FloatArray, np.maximum(np.asarray(eta, dtype=float), e))
     simple = log_bound(n, e_f, eta, None, "two-sided")
     left, right = 0.5 - 0.75 * e, 0.5 + 0.75 * eta  # the minimisers sit near 1/2 - e/2 and 1/2 + eta/2
     good = (e > 0) & (kl_slope(left, e) < 0) & (kl_slope(right, -eta) > 0) & (right + e < 1) & (left - eta > 0)

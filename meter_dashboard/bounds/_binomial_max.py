@@ -22,13 +22,16 @@ average in closed form: for one piece, chord ``expm1(D)/D`` with ``D = psi(h)`` 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import log_ndtr, ndtri
 
 from ._binomial_batch import Batch, rows_per_batch, unique
 from ._binomial_concave import concave_max, middle, peak_segments
+from ._types import BoolArray, FloatArray, FourInts, IntArray, Real, Signs
 
 __all__ = ["log_tail_maxima", "increment_signs", "refined_signs", "box_signs"]
 
@@ -41,13 +44,14 @@ _BRUTE_WINDOW = 16_384  # uncertified windows up to this many candidates are eva
 _CHUNK = 1 << 20  # candidates per vectorized evaluation
 
 
-def _lem(x):
+def _lem(x: ArrayLike) -> FloatArray:
     """``log(expm1(x) / x)`` for any real x (0 at 0), without overflow or cancellation."""
     x = np.asarray(x, dtype=float)
     small = np.abs(x) < 0.05
     if np.all(small):  # the common case in the refined brackets: a series, exact to ~1e-14
         x2 = x * x
-        return x / 2.0 + x2 / 24.0 - x2 * x2 / 2880.0
+        series: FloatArray = x / 2.0 + x2 / 24.0 - x2 * x2 / 2880.0
+        return series
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         safe = np.where(small, 1.0, x)
         out = np.where(safe > 700.0, safe + np.log1p(-np.exp(-np.abs(safe))) - np.log(np.abs(safe)),
@@ -56,11 +60,11 @@ def _lem(x):
     return np.where(small, x / 2.0 + x2 / 24.0 - x2 * x2 / 2880.0, out)
 
 
-def _log_sinhc(x):
+def _log_sinhc(x: ArrayLike) -> FloatArray:
     """``log(sinh(x) / x)`` for x >= 0 (series below 0.05, asymptotic above 700)."""
     x = np.asarray(x, dtype=float)
     x2 = x * x
-    series = x2 / 6.0 - x2 * x2 / 180.0
+    series: FloatArray = x2 / 6.0 - x2 * x2 / 180.0
     if np.all(x < 0.05):
         return series
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -69,20 +73,22 @@ def _log_sinhc(x):
     return np.where(x < 0.05, series, out)
 
 
-def _g(x):
+def _g(x: ArrayLike) -> FloatArray:
     """``log1p(x) / x`` (1 at 0): decreasing in x."""
     x = np.asarray(x, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(np.abs(x) < 1e-8, 1.0 - x / 2.0, np.log1p(x) / np.where(x == 0, 1.0, x))
+        out: FloatArray = np.where(np.abs(x) < 1e-8, 1.0 - x / 2.0, np.log1p(x) / np.where(x == 0, 1.0, x))
+    return out
 
 
-def _gt(x):
+def _gt(x: ArrayLike) -> FloatArray:
     """``-log1p(-x) / x`` (1 at 0): increasing in x on [0, 1)."""
     return _g(-np.asarray(x, dtype=float))
 
 
 # --------------------------------------------------------------------------- one increment
-def increment_signs(p, h, eps: float, eta, k_positive, valid):
+def increment_signs(p: FloatArray, h: FloatArray, eps: FloatArray, eta: FloatArray, k_positive: BoolArray,
+                    valid: BoolArray) -> Signs:
     """Certified signs of the increments at ``p`` (arrays): ``(up_u, down_u, up_l, down_l)``.
 
     ``h = 1/n``; ``eta`` as in the module notes; ``k_positive`` says ``j - c + 1 >= 1`` (else
@@ -103,7 +109,7 @@ def increment_signs(p, h, eps: float, eta, k_positive, valid):
     return up_u, down_u, up_l, down_l
 
 
-def _log_avg_bracket(m, p, h, pieces):
+def _log_avg_bracket(m: FloatArray, p: FloatArray, h: ArrayLike, pieces: int) -> tuple[FloatArray, FloatArray]:
     """Bracket ``log((1/h) int_0^h e^psi)`` for ``psi(t) = m log1p(t/p) + (n - m - 1) log1p(-t/(1-p))``.
 
     ``m`` and ``rest = n - m - 1`` come in through ``p, h`` and ``m``; chords below, midpoint
@@ -127,7 +133,7 @@ def _log_avg_bracket(m, p, h, pieces):
     return low, high
 
 
-def refined_signs(j, n, eps: float, c, p):
+def refined_signs(j: ArrayLike, n: ArrayLike, eps: FloatArray, c: ArrayLike, p: ArrayLike) -> Signs:
     """Like :func:`increment_signs` with the ``_PIECES``-piece bracket (for the few undecided)."""
     j, n, c, p = (np.asarray(x, dtype=float) for x in (j, n, c, p))
     h = 1.0 / n
@@ -148,14 +154,14 @@ def refined_signs(j, n, eps: float, c, p):
 
 
 # --------------------------------------------------------------------------- boxes of p (shared by a batch)
-def _inv_pq_range(pa, pb):
+def _inv_pq_range(pa: FloatArray, pb: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Range of ``1/(p(1-p))`` over [pa, pb] (elementwise)."""
     ends = np.stack([1.0 / (pa * (1.0 - pa)), 1.0 / (pb * (1.0 - pb))])
     low = np.where((pa <= 0.5) & (pb >= 0.5), 4.0, ends.min(axis=0))
     return low, ends.max(axis=0)
 
 
-def box_signs(pa, pb, h_lo, h_hi, eps: float, eta_lo: float, eta_hi: float):
+def box_signs(pa: FloatArray, pb: FloatArray, h_lo: Real, h_hi: Real, eps: Real, eta_lo: Real, eta_hi: Real) -> Signs:
     """Signs certified for every increment with ``p`` in [pa, pb] and every n of the batch.
 
     Interval versions of :func:`increment_signs`: each term of the chord and tangent
@@ -187,7 +193,8 @@ def box_signs(pa, pb, h_lo, h_hi, eps: float, eta_lo: float, eta_hi: float):
     return up_u, down_u, up_l, down_l
 
 
-def _boxes(p_lo, p_hi, h_lo, h_hi, eps, eta_lo, eta_hi, use_l, min_width):
+def _boxes(p_lo: float, p_hi: float, h_lo: float, h_hi: float, eps: float, eta_lo: float, eta_hi: float, use_l: bool,
+           min_width: float) -> tuple[FloatArray, BoolArray, BoolArray, BoolArray, BoolArray]:
     """Boxes ``[edges[i], edges[i+1]]`` covering [p_lo, p_hi] with their certified signs.
 
     Boxes whose sign is undecided for a tail are halved (down to ``min_width``), so the
@@ -209,19 +216,19 @@ def _boxes(p_lo, p_hi, h_lo, h_hi, eps, eta_lo, eta_hi, use_l, min_width):
 
 
 # --------------------------------------------------------------------------- windows (Zubkov-Serov)
-def _kl(x, p):
+def _kl(x: FloatArray, p: FloatArray) -> FloatArray:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(x > 0, x * np.log(x / p), 0.0) + np.where(x < 1, (1 - x) * np.log((1 - x) / (1 - p)), 0.0)
     return np.where((x < 0) | (x > 1) | (p <= 0) | (p >= 1), np.inf, out)
 
 
-def _kl_slope(p, shift):
+def _kl_slope(p: FloatArray, shift: FloatArray) -> FloatArray:
     x = p + shift
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.log(x / p) - np.log((1 - x) / (1 - p)) - shift / p - shift / (1 - p)
 
 
-def _kl_curvature(p, shift):
+def _kl_curvature(p: FloatArray, shift: FloatArray) -> FloatArray:
     """``d^2/dp^2 KL(p + shift || p)`` (> 0: the function is convex)."""
     x = p + shift
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -229,7 +236,7 @@ def _kl_curvature(p, shift):
                 + shift / (p * p) - shift / ((1.0 - p) ** 2))
 
 
-def _root_outside(x, shift, level, towards):
+def _root_outside(x: FloatArray, shift: FloatArray, level: FloatArray, towards: float) -> FloatArray:
     """Newton steps on ``KL(p + shift || p) = level`` from a point where it exceeds ``level``.
 
     On a convex function Newton's iterates started outside the sublevel set move towards
@@ -245,7 +252,8 @@ def _root_outside(x, shift, level, towards):
     return x
 
 
-def _sublevel(shift, level, p_lo, p_hi):
+def _sublevel(shift: FloatArray, level: FloatArray, p_lo: FloatArray,
+              p_hi: FloatArray) -> tuple[FloatArray, FloatArray]:
     """An interval ``[lo, hi]`` (per element) containing ``{p in [p_lo, p_hi]: KL(p + shift || p) <= level}``.
 
     Convexity makes the set an interval.  The minimiser is located by Newton on the slope;
@@ -276,7 +284,7 @@ def _sublevel(shift, level, p_lo, p_hi):
     return np.where(empty, 1.0, ends[0]), np.where(empty, 0.0, ends[1])
 
 
-def _log_normal_isf(log_q):
+def _log_normal_isf(log_q: ArrayLike) -> FloatArray:
     """``w`` with ``log Phi(-w) = log_q`` (elementwise, log_q < log 1/2), far below 1e-300."""
     log_q = np.asarray(log_q, dtype=float)
     with np.errstate(under="ignore"):
@@ -293,7 +301,7 @@ def _log_normal_isf(log_q):
 
 
 # --------------------------------------------------------------------------- signs at single increments
-def _signs(batch: Batch, idx, j, refine=True):
+def _signs(batch: Batch, idx: IntArray, j: IntArray, refine: bool = True) -> list[BoolArray]:
     """Certified increment signs at (idx, j): simple bracket, refined where undecided."""
     nf = batch.n[idx].astype(float)
     p = batch.p(idx, j)
@@ -314,7 +322,7 @@ def _signs(batch: Batch, idx, j, refine=True):
     return out
 
 
-def _windows(batch: Batch):
+def _windows(batch: Batch) -> tuple[IntArray, IntArray]:
     """Per range row, the candidates whose Zubkov-Serov bound can exceed the best value so far."""
     i = batch.r_idx
     n = batch.n[i].astype(float)
@@ -347,7 +355,7 @@ def _windows(batch: Batch):
 class _Classes:
     """Certified increment signs for a batch: from shared p-boxes, per increment where undecided."""
 
-    def __init__(self, batch: Batch, first, last):
+    def __init__(self, batch: Batch, first: IntArray, last: IntArray) -> None:
         self.batch = batch
         live = first <= last
         i = batch.r_idx[live]
@@ -361,11 +369,11 @@ class _Classes:
         up_u, down_u, up_l, down_l = self.box
         self.inc_box, self.dec_box = up_u & up_l, down_u & down_l
 
-    def _box_of(self, p):
+    def _box_of(self, p: FloatArray) -> tuple[IntArray, BoolArray]:
         k = np.clip(np.searchsorted(self.edges, p, side="right") - 1, 0, self.edges.size - 2)
         return k, (p >= self.edges[0]) & (p <= self.edges[-1])
 
-    def signs(self, row, j):
+    def signs(self, row: IntArray, j: IntArray) -> list[BoolArray]:
         """``(up_u, down_u, up_l, down_l)`` at increments (row, j); False outside the row's range."""
         batch = self.batch
         idx = batch.r_idx[row]
@@ -379,7 +387,7 @@ class _Classes:
                 out[t][open_] = sub[t]
         return [o & inside for o in out]
 
-    def segments(self, first, last):
+    def segments(self, first: IntArray, last: IntArray) -> FourInts:
         """Runs and single candidates of the windows, for branch and bound: ``(row, a, b, kind)``.
 
         kind 0: a single candidate; 1: a run where U falls and L rises (values <= U_a + L_b);
@@ -404,7 +412,7 @@ class _Classes:
             row, x, cls, y = row[~joins], x[~joins], cls[~joins], y[ends]
         key = self.batch.pack(row, x)
 
-        def class_of(rr, jj):  # class of increment jj of row rr (0 when not covered by any run)
+        def class_of(rr: IntArray, jj: IntArray) -> IntArray:  # class of increment jj of row rr (0: in no run)
             i = np.clip(np.searchsorted(key, self.batch.pack(rr, jj), side="right") - 1, 0, key.size - 1)
             return np.where((row[i] == rr) & (x[i] <= jj) & (jj <= y[i]), cls[i], 0)
 
@@ -421,7 +429,7 @@ class _Classes:
                 np.concatenate([y[k_run] + 1, c_j[single]]),
                 np.concatenate([np.where(cls[k_run] == _K1, 1, 2), np.zeros(int(single.sum()), dtype=np.int64)]))
 
-    def _increment_runs(self, first, last):
+    def _increment_runs(self, first: IntArray, last: IntArray) -> tuple[IntArray, ...]:
         """Runs ``(row, x, y, class)`` of increments x..y with one class, covering each window."""
         batch = self.batch
         rows = np.flatnonzero(first <= last)
@@ -460,18 +468,18 @@ class _Classes:
 _INC, _DEC, _K1, _K2, _UNKNOWN = 1, 2, 3, 4, 5
 
 
-def _joint(up_u, down_u, up_l, down_l):
+def _joint(up_u: BoolArray, down_u: BoolArray, up_l: BoolArray, down_l: BoolArray) -> IntArray:
     """One class per increment: both tails rise, both fall, U falls and L rises, the reverse, undecided."""
     return np.select([up_u & up_l, down_u & down_l, down_u & up_l, up_u & down_l],
                      [_INC, _DEC, _K1, _K2], _UNKNOWN)
 
 
-def _branch_and_bound(batch: Batch, row, a, b, kind) -> None:
+def _branch_and_bound(batch: Batch, row: IntArray, a: IntArray, b: IntArray, kind: IntArray) -> None:
     """Evaluate singletons and run ends; halve runs whose bound exceeds their n's best value."""
     idx = batch.r_idx[row]
-    values = {}
+    values: dict[int, tuple[float, float]] = {}
 
-    def fetch(ii, jj):
+    def fetch(ii: IntArray, jj: IntArray) -> tuple[FloatArray, FloatArray]:
         key = batch.pack(ii, jj)
         uniq = unique(key)
         inv = np.searchsorted(uniq, key)
@@ -499,7 +507,7 @@ def _branch_and_bound(batch: Batch, row, a, b, kind) -> None:
         ub, lb = np.concatenate([um, ub]), np.concatenate([lm, lb])
 
 
-def _brute_force(batch: Batch, rows, first=None, last=None) -> None:
+def _brute_force(batch: Batch, rows: IntArray, first: IntArray | None = None, last: IntArray | None = None) -> None:
     """Evaluate every candidate of the rows (of their windows ``first..last`` if given), in chunks."""
     first = batch.r_lo[rows] if first is None else first
     last = batch.r_hi[rows] if last is None else last
@@ -516,12 +524,12 @@ def _brute_force(batch: Batch, rows, first=None, last=None) -> None:
         start = stop
 
 
-def _eps_rows(eps, size: int) -> list:
+def _eps_rows(eps: Fraction | Sequence[Fraction], size: int) -> list[Fraction]:
     """One exact tolerance per n: ``eps`` repeated, or the sequence given."""
     return [eps] * size if isinstance(eps, Fraction) else list(eps)
 
 
-def log_tail_maxima(ns, eps, a: Fraction | None, sides: str) -> np.ndarray:
+def log_tail_maxima(ns: ArrayLike, eps: Fraction | Sequence[Fraction], a: Fraction | None, sides: str) -> FloatArray:
     """``log F(n, eps)`` for every n of ``ns`` (validated inputs; see ``binomial.log_tail_factor``).
 
     ``eps`` is one exact Fraction, or one per n (a batch may mix tolerances: every term of a
@@ -540,7 +548,7 @@ def log_tail_maxima(ns, eps, a: Fraction | None, sides: str) -> np.ndarray:
     return out
 
 
-def _block_maxima(ns, eps, a, sides) -> np.ndarray:
+def _block_maxima(ns: IntArray, eps: Sequence[Fraction], a: Fraction | None, sides: str) -> FloatArray:
     batch = Batch(ns, eps, a, sides)
     sizes = batch.r_hi - batch.r_lo + 1
     per_n = np.bincount(batch.r_idx, weights=sizes, minlength=ns.size)
@@ -574,10 +582,10 @@ def _block_maxima(ns, eps, a, sides) -> np.ndarray:
     return batch.best
 
 
-def _hard_groups(batch, hard, eps, a, sides) -> None:
+def _hard_groups(batch: Batch, hard: IntArray, eps: Sequence[Fraction], a: Fraction | None, sides: str) -> None:
     """Branch and bound over certified runs, in groups of one tolerance with n_max <= 1.02 n_min."""
     ns = batch.n
-    by_eps: dict = {}
+    by_eps: dict[Fraction, list[int]] = {}
     for i in hard.tolist():
         by_eps.setdefault(eps[i], []).append(i)
     for e, members in by_eps.items():
@@ -590,7 +598,7 @@ def _hard_groups(batch, hard, eps, a, sides) -> None:
             start = stop
 
 
-def _monotone(batch, rows, first, last):
+def _monotone(batch: Batch, rows: IntArray, first: IntArray, last: IntArray) -> IntArray:
     """+1 where both tails certainly rise over the whole window (G peaks at ``last``), -1 where
     both fall (at ``first``), 0 otherwise: one interval bound per row (:func:`box_signs`)."""
     idx = batch.r_idx[rows]
@@ -602,7 +610,7 @@ def _monotone(batch, rows, first, last):
     return np.where(up_u & up_l, 1, np.where(down_u & down_l, -1, 0))
 
 
-def _hard_maxima(ns, eps: Fraction, a, sides) -> np.ndarray:
+def _hard_maxima(ns: IntArray, eps: Fraction, a: Fraction | None, sides: str) -> FloatArray:
     """Branch and bound over the certified monotone runs (the general case; one tolerance)."""
     batch = Batch(ns, eps, a, sides)
     batch.evaluate(*batch.seeds())
@@ -613,7 +621,7 @@ def _hard_maxima(ns, eps: Fraction, a, sides) -> np.ndarray:
     return batch.best
 
 
-def log_tail_lower(ns, eps, a: Fraction | None, sides: str) -> np.ndarray:
+def log_tail_lower(ns: ArrayLike, eps: Fraction | Sequence[Fraction], a: Fraction | None, sides: str) -> FloatArray:
     """A cheap lower bound on ``log F(n, eps)`` for every n: the best of a few likely candidates.
 
     Exact values at real candidates (p near 1/2 -+ eps/2, the range ends near ``a``, and

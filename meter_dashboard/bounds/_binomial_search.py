@@ -27,14 +27,18 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Sequence
 from fractions import Fraction
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import _binomial_cache as cache
 from ._binomial_batch import exact_parts
 from ._binomial_envelope import log_bound, log_envelope, log_joint_bound
 from ._numeric import log_sum_exp, smallest_integer_satisfying
+from ._types import BoolArray, ExactInts, FloatArray, IntArray
 
 __all__ = ["Problem", "solve", "solve_sequence", "violated", "violated_rows", "EXACT_LABELS"]
 
@@ -53,7 +57,8 @@ class Problem:
 
     __slots__ = ("w", "eps", "log_delta", "key")
 
-    def __init__(self, logs, eps: list, log_delta: float, a, sides: str):
+    def __init__(self, logs: ArrayLike, eps: Sequence[Fraction], log_delta: float, a: Fraction | None,
+                 sides: str) -> None:
         self.w = np.asarray(logs, dtype=float) - log_delta
         self.eps = list(eps)
         self.log_delta = float(log_delta)
@@ -65,7 +70,11 @@ class Problem:
                 and bool(np.all(self.w <= other.w)))
 
 
-def _padded(problems) -> tuple:
+#: per problem and term: the tolerances as Fractions (an object array), their numerators and denominators
+Fractions = Sequence[ExactInts]
+
+
+def _padded(problems: Sequence[Problem]) -> tuple[FloatArray, FloatArray, NDArray[np.object_], ExactInts, ExactInts]:
     """``(W (P, K) with -inf padding, eps floats (P, K), eps as Fractions, numerators, denominators (P, K))``."""
     width = max(p.w.size for p in problems)
     w = np.full((len(problems), width), -np.inf)
@@ -82,7 +91,7 @@ def _padded(problems) -> tuple:
     return w, e, frac, num, den
 
 
-def _envelope_start(w, e, a, sides: str) -> np.ndarray:
+def _envelope_start(w: FloatArray, e: FloatArray, a: Fraction | None, sides: str) -> IntArray:
     """Per problem, ``hi``: every n >= hi satisfies the bound with every term at its envelope."""
     factor = _LOG2 if sides == "two-sided" else 0.0
     top = smallest_integer_satisfying(w + factor, 2.0 * e * e, np.zeros(w.shape[0])).astype(np.int64) + 2
@@ -101,7 +110,7 @@ def _envelope_start(w, e, a, sides: str) -> np.ndarray:
     return hi
 
 
-def _tighter_start(w, e, hi, a, sides: str) -> np.ndarray:
+def _tighter_start(w: FloatArray, e: FloatArray, hi: IntArray, a: Fraction | None, sides: str) -> IntArray:
     """``hi`` moved down where the largest term's two tails, bounded at one p with the envelope's shift, allow it.
 
     Two-sided without a range: :func:`._binomial_envelope.log_joint_bound` with ``eta = e``
@@ -116,12 +125,12 @@ def _tighter_start(w, e, hi, a, sides: str) -> np.ndarray:
     rows = np.flatnonzero(4.0 * hi * e[np.arange(w.shape[0]), k] ** 2 > _JOINT_Z2)
     if not rows.size:
         return hi
-    out = hi.copy()
+    out: IntArray = hi.copy()
     out[rows] = _joint_start(w[rows], e[rows], hi[rows], k[rows], sides)
     return out
 
 
-def _joint_start(w, e, hi, k, sides: str) -> np.ndarray:
+def _joint_start(w: FloatArray, e: FloatArray, hi: IntArray, k: IntArray, sides: str) -> IntArray:
     rows = np.arange(w.shape[0])
     span = np.maximum(np.ceil(40.0 / (2.0 * e.min(axis=1))), 64).astype(np.int64)
     lo = np.maximum(hi - span, 1)
@@ -139,7 +148,8 @@ def _joint_start(w, e, hi, k, sides: str) -> np.ndarray:
     return hi
 
 
-def _decide(rows_p, ns, w, fractions, a, sides) -> np.ndarray:
+def _decide(rows_p: IntArray, ns: IntArray, w: FloatArray, fractions: Fractions, a: Fraction | None,
+            sides: str) -> BoolArray:
     """For rows (problem, n): is ``sum_k S_k F(n, eps_k) >= delta`` (a violation)?  Exact factors only where needed.
 
     Every term starts at its per-n bound; the largest term still bounded is made exact, row by
@@ -204,13 +214,14 @@ def _decide(rows_p, ns, w, fractions, a, sides) -> np.ndarray:
     return violated
 
 
-def violated(problem: Problem, ns, a: Fraction | None, sides: str) -> np.ndarray:
+def violated(problem: Problem, ns: ArrayLike, a: Fraction | None, sides: str) -> BoolArray:
     """For each n of ``ns``: does ``problem``'s union bound fail at exactly n (``>= delta``)?"""
     ns = np.asarray(ns, dtype=np.int64)
     return violated_rows([problem], np.zeros(ns.size, dtype=np.int64), ns, a, sides)
 
 
-def violated_rows(problems, rows_p, ns, a: Fraction | None, sides: str) -> np.ndarray:
+def violated_rows(problems: Sequence[Problem], rows_p: ArrayLike, ns: ArrayLike, a: Fraction | None,
+                  sides: str) -> BoolArray:
     """For rows (problem index, n): does that union bound fail at exactly n?  One batch of exact factors.
 
     Above :data:`EXACT_LABELS` labels a row the closed-form bound cannot settle counts as failing.
@@ -219,12 +230,13 @@ def violated_rows(problems, rows_p, ns, a: Fraction | None, sides: str) -> np.nd
     return _decide(np.asarray(rows_p, dtype=np.int64), np.asarray(ns, dtype=np.int64), w, fractions, a, sides)
 
 
-def solve(problems, a: Fraction | None, sides: str, floors=None, uppers=None) -> list[int]:
+def solve(problems: Sequence[Problem], a: Fraction | None, sides: str, floors: Sequence[int] | None = None,
+          uppers: Sequence[int] | None = None) -> list[int]:
     """The count of each problem; ``floors[i]`` a known violating n (or 0), ``uppers[i]`` an n from which all satisfy."""
-    out: list = [cache.recall(p.key) for p in problems]
+    out: list[int | None] = [cache.recall(p.key) for p in problems]
     todo = [i for i, v in enumerate(out) if v is None]
     if not todo:
-        return out
+        return cast(list[int], out)  # every count known
     sub = [problems[i] for i in todo]
     w, e, *fractions = _padded(sub)
     upper = _tighter_start(w, e, _envelope_start(w, e, a, sides), a, sides)
@@ -253,17 +265,18 @@ def solve(problems, a: Fraction | None, sides: str, floors=None, uppers=None) ->
     for i, value in zip(todo, answer.tolist()):
         out[i] = int(value)
         cache.remember(problems[i].key, int(value))
-    return out
+    return cast(list[int], out)  # every count filled in
 
 
-def _rows(idx, lo, hi):
+def _rows(idx: IntArray, lo: IntArray, hi: IntArray) -> tuple[IntArray, IntArray]:
     """Rows (problem, n) for every n in [lo[i], hi[i]) of the problems ``idx``."""
     size = np.maximum(hi[idx] - lo[idx], 0)
     rows_p = np.repeat(idx, size)
     return rows_p, np.repeat(lo[idx], size) + (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size))
 
 
-def _last_violations(idx, start, upper, w, fractions, a, sides) -> np.ndarray:
+def _last_violations(idx: IntArray, start: IntArray, upper: IntArray, w: FloatArray, fractions: Fractions,
+                     a: Fraction | None, sides: str) -> IntArray:
     """Per problem of ``idx``, the largest violating n in [start, upper) (or -1), every n above it decided.
 
     The sum peaks at the ends of the sawtooth's periods (the last n before ``2 n eps_1``
@@ -289,7 +302,7 @@ def _last_violations(idx, start, upper, w, fractions, a, sides) -> np.ndarray:
     return last
 
 
-def _brackets(problems, solved: dict, order: list, i: int) -> tuple:
+def _brackets(problems: Sequence[Problem], solved: dict[int, int], order: list[int], i: int) -> tuple[int, int]:
     """(known violation, n from which all satisfy) for problem i from its nearest solved neighbours.
 
     ``order`` is the sorted list of solved indices.
@@ -303,10 +316,10 @@ def _brackets(problems, solved: dict, order: list, i: int) -> tuple:
     return max(floor, 0), upper
 
 
-def solve_sequence(problems, a: Fraction | None, sides: str) -> list[int]:
+def solve_sequence(problems: Sequence[Problem], a: Fraction | None, sides: str) -> list[int]:
     """Counts of problems along a sequence (a curve), coarse to fine, each level bracketed by the solved ones."""
     size = len(problems)
-    solved: dict = {}
+    solved: dict[int, int] = {}
     step = 1 << max(0, (size - 1).bit_length())
     while len(solved) < size:
         level = sorted({min(i, size - 1) for i in range(0, size + step, step)} - set(solved))

@@ -15,36 +15,37 @@ References
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal, localcontext
 
 __all__ = ["decimal_log_counts", "exact_count", "float_is_certain"]
 
 
-def _lse(values: list) -> Decimal | None:
+def _lse(values: Sequence[Decimal | None]) -> Decimal | None:
     """``log sum exp`` of Decimals (``None`` stands for log 0)."""
     live = [v for v in values if v is not None]
     if not live:
         return None
     top = max(live)
-    return top + sum((v - top).exp() for v in live).ln()
+    return top + sum(((v - top).exp() for v in live), Decimal(0)).ln()
 
 
 def _log_comb(n: int, k: int) -> Decimal | None:
     """``ln C(n, k)`` as a sum of k logs (k small: at most the number of signals)."""
     if k < 0 or n < k:
         return None
-    return sum((Decimal(n - k + i) / Decimal(i)).ln() for i in range(1, k + 1)) if k else Decimal(0)
+    return sum(((Decimal(n - k + i) / Decimal(i)).ln() for i in range(1, k + 1)), Decimal(0)) if k else Decimal(0)
 
 
-def _chains(steps: int, tenants: int, tenant_steps) -> list[int]:
+def _chains(steps: int, tenants: int, tenant_steps: Sequence[int] | None) -> list[int]:
     if tenant_steps is not None:
         return [int(v) for v in tenant_steps]
     base, extra = divmod(int(steps), int(tenants))
     return [base + (1 if i < extra else 0) for i in range(int(tenants))]
 
 
-def decimal_log_counts(variant: str, m: int, steps: int, tenants: int = 1, tenant_steps=None,
-                       reverts=None) -> list:
+def decimal_log_counts(variant: str, m: int, steps: int, tenants: int = 1, tenant_steps: Sequence[int] | None = None,
+                       reverts: Sequence[int] | None = None) -> list[Decimal | None]:
     """``ln S_k`` (k = 1..m) of Thms 1-2, Appendix B and Eqs. 13-16, as Decimals (or None for 0).
 
     Same conventions as ``meter.log_tree_sizes`` (reverts are global step numbers, each
@@ -54,7 +55,7 @@ def decimal_log_counts(variant: str, m: int, steps: int, tenants: int = 1, tenan
         return [Decimal(0)]
     if variant in ("no_adaptivity", "resampling"):
         return [Decimal(int(steps)).ln()]
-    per_k: list[list] = [[] for _ in range(m)]
+    per_k: list[list[Decimal | None]] = [[] for _ in range(m)]
     start = 0
     ln_m = Decimal(m).ln()
     for length in _chains(steps, tenants, tenant_steps):
@@ -77,7 +78,7 @@ def decimal_log_counts(variant: str, m: int, steps: int, tenants: int = 1, tenan
     return [_lse(v) for v in per_k]
 
 
-def exact_count(log_counts: list, eps: list, delta: float, guess: int) -> int:
+def exact_count(log_counts: Sequence[Decimal | None], eps: Sequence[float], delta: float, guess: int) -> int:
     """Smallest n with ``sum_k 2 S_k exp(-2 n eps_k^2) < delta``, decided in Decimal near ``guess``.
 
     ``log_counts`` from :func:`decimal_log_counts`; ``eps`` floats (their exact binary

@@ -19,8 +19,12 @@ name (``log_binom_sf`` and its siblings) and imported on first use.
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+from ._types import FloatArray, IntArray
 
 __all__ = [
     "log_binom",
@@ -37,11 +41,12 @@ __all__ = [
 _TAILS = ("log_binom_pmf", "log_binom_sf", "log_binom_cdf")
 
 
-def __getattr__(name):  # the binomial tails (scipy) load on first use only
-    if name in _TAILS:
+def __getattr__(name: str) -> Callable[[ArrayLike, ArrayLike, ArrayLike], FloatArray]:  # the binomial tails (scipy)
+    if name in _TAILS:  # load on first use only
         from . import _tails
 
-        return getattr(_tails, name)
+        tail: Callable[[ArrayLike, ArrayLike, ArrayLike], FloatArray] = getattr(_tails, name)
+        return tail
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _NEWTON_MAX_ITER = 200
@@ -51,13 +56,13 @@ _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 _LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
 
 
-def log_factorial(x):
+def log_factorial(x: ArrayLike) -> FloatArray | float:
     """``log(x!) = lgamma(x + 1)`` elementwise for real x >= 0 (``math.lgamma``, no scipy)."""
     x = np.asarray(x, dtype=float)
     return np.asarray(_LGAMMA(x + 1.0), dtype=float) if x.ndim else math.lgamma(float(x) + 1.0)
 
 
-def stirling_error(x):
+def stirling_error(x: ArrayLike) -> FloatArray:
     """``log(x!) - [(x + 1/2) log x - x + log(2 pi)/2]`` for real x > 0 (Loader 2000; series above 15)."""
     x = np.asarray(x, dtype=float)
     out = np.empty(x.shape)
@@ -71,7 +76,7 @@ def stirling_error(x):
     return out
 
 
-def log_binom(n, k):
+def log_binom(n: ArrayLike, k: ArrayLike) -> FloatArray:
     """``log C(n, k)`` for real ``n >= k >= 0``; ``-inf`` where ``n < k``.
 
     With ``s = min(k, n - k)`` and ``b = max(k, n - k)``: Stirling's series for ``n!`` and
@@ -91,7 +96,7 @@ def log_binom(n, k):
     return np.where(valid, out, -np.inf)
 
 
-def log_geometric_count(m, t):
+def log_geometric_count(m: ArrayLike, t: ArrayLike) -> FloatArray:
     """``log((m**t - 1) / (m - 1))`` = log(1 + m + ... + m**(t-1)); ``-inf`` at ``t = 0``.
 
     For ``m = 1`` the sum is ``t``.  Written as ``t*log m + log1p(-m**-t) - log(m-1)`` so
@@ -106,7 +111,7 @@ def log_geometric_count(m, t):
     return np.where(t > 0, out, -np.inf)
 
 
-def log_sum_exp(a, axis=-1):
+def log_sum_exp(a: ArrayLike, axis: int = -1) -> FloatArray:
     """``log(sum(exp(a)))`` along ``axis``, shifted by the maximum so nothing overflows.
 
     All ``-inf`` gives ``-inf`` (no warning).  Same result as
@@ -117,11 +122,11 @@ def log_sum_exp(a, axis=-1):
     top = np.max(a, axis=axis, keepdims=True)
     shift = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
-        out = np.log(np.sum(np.exp(a - shift), axis=axis, keepdims=True)) + shift
+        out: FloatArray = np.log(np.sum(np.exp(a - shift), axis=axis, keepdims=True)) + shift
     return np.squeeze(out, axis=axis)
 
 
-def _broadcast(a, b, log_target):
+def _broadcast(a: ArrayLike, b: ArrayLike, log_target: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Broadcast terms (..., J), rates (..., J) and targets (...) to one batch shape."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
@@ -131,11 +136,11 @@ def _broadcast(a, b, log_target):
     return (np.broadcast_to(a, batch + width), np.broadcast_to(b, batch + width), np.broadcast_to(t, batch))
 
 
-def _g(a, b, x, log_target):
+def _g(a: FloatArray, b: FloatArray, x: FloatArray, log_target: FloatArray) -> FloatArray:
     return log_sum_exp(a - b * x[..., None]) - log_target
 
 
-def solve_log_sum_exp(a, b, log_target):
+def solve_log_sum_exp(a: ArrayLike, b: ArrayLike, log_target: ArrayLike) -> FloatArray:
     """The root ``x`` of ``logsumexp_j(a_j - b_j x) = log_target``, batched.
 
     Parameters
@@ -156,7 +161,7 @@ def solve_log_sum_exp(a, b, log_target):
     finite = np.isfinite(a)
     with np.errstate(invalid="ignore"):
         starts = np.where(finite, (a - log_target[..., None]) / b, -np.inf)
-    x = np.max(starts, axis=-1)
+    x: FloatArray = np.max(starts, axis=-1)
     for _ in range(_NEWTON_MAX_ITER):
         z = a - b * x[..., None]
         lse = log_sum_exp(z)
@@ -171,7 +176,7 @@ def solve_log_sum_exp(a, b, log_target):
     return x
 
 
-def smallest_integer_satisfying(a, b, log_target):
+def smallest_integer_satisfying(a: ArrayLike, b: ArrayLike, log_target: ArrayLike) -> IntArray:
     """Smallest integer ``n`` with ``logsumexp_j(a_j - b_j n) < log_target`` (strict).
 
     Solves for the real root first (:func:`solve_log_sum_exp`), then makes the integer

@@ -17,7 +17,10 @@ References
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import betainc, gammaln
+
+from ._types import BoolArray, FloatArray
 
 __all__ = ["log_binom_pmf", "log_binom_sf", "log_binom_cdf"]
 
@@ -27,17 +30,18 @@ _BETAINC_FLOOR = 1e-280
 _SERIES_CHUNK = 512
 
 
-def _stirling_error(m):
+def _stirling_error(m: ArrayLike) -> FloatArray:
     """``log(m!) - [(m + 1/2) log m - m + log(2 pi)/2]`` for integers m >= 1 (Loader 2000)."""
     m = np.asarray(m, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         small = gammaln(m + 1.0) - (m + 0.5) * np.log(m) + m - _HALF_LOG_2PI
         m2 = m * m
         series = (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - (1.0 / 1680 - 1.0 / (1188 * m2)) / m2) / m2) / m2) / m
-    return np.where(m > 15, series, small)
+    out: FloatArray = np.where(m > 15, series, small)
+    return out
 
 
-def _deviance(x, mean):
+def _deviance(x: ArrayLike, mean: ArrayLike) -> FloatArray:
     """``x log(x / mean) + mean - x`` without cancellation (Loader's bd0), elementwise, x, mean > 0."""
     x = np.asarray(x, dtype=float)
     mean = np.asarray(mean, dtype=float)
@@ -50,10 +54,11 @@ def _deviance(x, mean):
         for j in range(1, 40):  # |v| < 0.1 in this branch: 1e-40 after 20 terms
             term = term * v2
             total = total + term / (2 * j + 1)
-    return np.where(np.abs(x - mean) < 0.1 * (x + mean), total, direct)
+    out: FloatArray = np.where(np.abs(x - mean) < 0.1 * (x + mean), total, direct)
+    return out
 
 
-def log_binom_pmf(k, n, p):
+def log_binom_pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> FloatArray:
     """``log P(X = k)`` for X ~ Binomial(n, p), accurate to ~1e-15 relative at any n.
 
     Uses Loader's saddle-point form (the one behind R's ``dbinom``): Stirling errors and a
@@ -80,7 +85,7 @@ def log_binom_pmf(k, n, p):
     return out
 
 
-def _log_upper_series(k, n, p):
+def _log_upper_series(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> FloatArray:
     """``log P(X >= k)`` as ``log pmf(k) + log sum_i prod_l r_{k+l}`` for k > n p (ratios < 1).
 
     ``r_x = (n - x) p / ((x + 1)(1 - p))`` decreases in x, so after summing terms the rest is
@@ -107,14 +112,15 @@ def _log_upper_series(k, n, p):
         with np.errstate(divide="ignore", invalid="ignore"):
             rest = np.where(r_next < 1.0, last * r_next / (1.0 - r_next), np.inf)
         active = active & (rest > 1e-17 * total) & (x < n)
-    return log_binom_pmf(k, n, p) + np.log(total)
+    out: FloatArray = log_binom_pmf(k, n, p) + np.log(total)
+    return out
 
 
 _LENTZ_TINY = 1e-300
 _LENTZ_TERMS = 300
 
 
-def _lentz_step(d, c, aa):
+def _lentz_step(d: FloatArray, c: FloatArray, aa: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
     d = 1.0 + aa * d
     d = np.where(np.abs(d) < _LENTZ_TINY, _LENTZ_TINY, d)
     c = 1.0 + aa / c
@@ -123,7 +129,7 @@ def _lentz_step(d, c, aa):
     return d, c, d * c
 
 
-def _log_beta_fraction(a, b, x):
+def _log_beta_fraction(a: FloatArray, b: FloatArray, x: FloatArray) -> tuple[FloatArray, BoolArray]:
     """``log`` of the continued fraction of ``I_x(a, b)`` (Numerical Recipes' betacf), and where it converged.
 
     ``I_x(a, b) = x^a (1 - x)^b / (a B(a, b)) * CF``; the fraction converges fast for
@@ -147,7 +153,7 @@ def _log_beta_fraction(a, b, x):
     return log_h, ~active
 
 
-def _log_upper_deep(k, n, p):
+def _log_upper_deep(k: FloatArray, n: FloatArray, p: FloatArray) -> FloatArray:
     """``log P(X >= k)`` deep in the upper tail (k > n p): the continued fraction, else the series."""
     applies = (p * (n + 3.0) < k + 1.0) & (k > 1.0)
     out = np.empty(k.shape)
@@ -166,7 +172,7 @@ def _log_upper_deep(k, n, p):
     return out
 
 
-def log_binom_sf(k, n, p):
+def log_binom_sf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> FloatArray:
     """``log P(X >= k)`` for X ~ Binomial(n, p), finite and accurate deep in the tail.
 
     ``scipy.special.betainc`` (``P(X >= k) = I_p(k, n - k + 1)``) where the value is at
@@ -182,7 +188,7 @@ def log_binom_sf(k, n, p):
     inner = (k > 0) & (k <= n) & (p > 0.0) & (p < 1.0)
     with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
         value = betainc(np.where(inner, k, 1.0), np.where(inner, n - k + 1.0, 1.0), np.where(inner, p, 0.5))
-        out = np.log(value)
+        out: FloatArray = np.log(value)
         high = inner & (value > 0.5)
         if np.any(high):
             out[high] = np.log1p(-betainc(n[high] - k[high] + 1.0, k[high], 1.0 - p[high]))
@@ -195,7 +201,7 @@ def log_binom_sf(k, n, p):
     return out.reshape(shape)
 
 
-def log_binom_cdf(k, n, p):
+def log_binom_cdf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> FloatArray:
     """``log P(X <= k)`` for X ~ Binomial(n, p): ``log P(n - X >= n - k)`` with n - X ~ Bin(n, 1 - p)."""
     k, n, p = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float),
                                   np.asarray(p, dtype=float))

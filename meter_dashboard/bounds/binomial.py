@@ -71,9 +71,12 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from typing import Union, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core.validation import InputError, check_int, parse_exact_decimal
 from . import _binomial_cache as _store
@@ -81,6 +84,7 @@ from ._binomial_batch import exact_parts
 from ._binomial_envelope import log_bound, log_envelope
 from ._binomial_search import EXACT_LABELS, Problem, solve, solve_sequence, violated, violated_rows
 from ._numeric import log_sum_exp, smallest_integer_satisfying
+from ._types import BoolArray, FloatArray, IntArray, Real
 
 __all__ = [
     "SIDES",
@@ -110,10 +114,12 @@ __all__ = [
 SIDES = ("two-sided", "upper", "lower")
 
 _LOG2 = math.log(2.0)
+#: a decimal given as text, a float (its shortest repr) or an exact Fraction
+Exact = Union[float, str, Fraction]
 
 
 # --------------------------------------------------------------------------- inputs
-def exact_decimal(name: str, value) -> Fraction:
+def exact_decimal(name: str, value: Exact) -> Fraction:
     """``value`` as the exact decimal it is written as: ``0.01`` is 1/100, not the nearest float.
 
     Floats go through their shortest repr (``str(0.1) == '0.1'``), so ``2 n eps`` is an
@@ -132,11 +138,12 @@ def _check_sides(sides: str) -> str:
     return sides
 
 
-_PARSED: dict = {}  # text -> Fraction: a curve asks for the same tolerances thousands of times
-_UNIONS: dict = {}  # tolerance texts -> (distinct Fractions, the terms each one merges)
+_PARSED: dict[str, Fraction] = {}  # text -> Fraction: a curve asks for the same tolerances thousands of times
+# tolerance texts -> (distinct Fractions, the terms each one merges)
+_UNIONS: dict[tuple[str, ...], tuple[list[Fraction], list[list[int]]]] = {}
 
 
-def _check_epsilon(epsilon) -> Fraction:
+def _check_epsilon(epsilon: Exact) -> Fraction:
     if isinstance(epsilon, str) and epsilon in _PARSED:
         return _PARSED[epsilon]
     eps = exact_decimal("epsilon", epsilon)
@@ -147,7 +154,7 @@ def _check_epsilon(epsilon) -> Fraction:
     return eps
 
 
-def _check_rate(max_error_rate, sides: str) -> Fraction | None:
+def _check_rate(max_error_rate: Exact | None, sides: str) -> Fraction | None:
     """``None`` (no range) or an exact ``a`` in (0, 1).
 
     Two-sided, ``a >= 1/2`` is the unrestricted case (the failure probability is symmetric
@@ -165,12 +172,13 @@ def _check_rate(max_error_rate, sides: str) -> Fraction | None:
 
 
 # --------------------------------------------------------------------------- exact factors
-def _factors(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
+def _factors(ns: ArrayLike, eps: Fraction, a: Fraction | None, sides: str) -> FloatArray:
     """Exact ``log F(n, eps)`` for every n of ``ns`` (cached per process, the missing ones in one batch)."""
     return _store.factors(ns, eps, a, sides)
 
 
-def log_tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
+def log_tail_factor(n: ArrayLike, epsilon: Exact, max_error_rate: Exact | None = None,
+                    sides: str = "two-sided") -> float | FloatArray:
     """``log F(n, eps)``: the log of the exact worst-case chance that one model's test error misses.
 
     ``F(n, eps) = sup_p P(|X/n - p| >= eps)`` with ``X ~ Binomial(n, p)``: the exact
@@ -218,7 +226,8 @@ def log_tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
     return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
 
 
-def log_factors(ns, epsilons, max_error_rate=None, sides: str = "two-sided") -> np.ndarray:
+def log_factors(ns: ArrayLike, epsilons: Exact | Sequence[Exact], max_error_rate: Exact | None = None,
+                sides: str = "two-sided") -> FloatArray:
     """``log F(n_i, eps_i)`` for rows (n_i, eps_i), one batch (cached); one epsilon may serve every row.
 
     Exact up to :data:`EXACT_LABELS` labels; above, the certified closed-form upper bound
@@ -245,7 +254,8 @@ def log_factors(ns, epsilons, max_error_rate=None, sides: str = "two-sided") -> 
     return out
 
 
-def tail_factor(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
+def tail_factor(n: ArrayLike, epsilon: Exact, max_error_rate: Exact | None = None,
+                sides: str = "two-sided") -> float | FloatArray:
     """``F(n, eps)`` itself (see :func:`log_tail_factor`; may underflow to 0.0 where the log does not)."""
     with np.errstate(under="ignore"):
         return np.exp(log_tail_factor(n, epsilon, max_error_rate, sides))
@@ -257,11 +267,12 @@ def clear_cache() -> None:
 
 
 # --------------------------------------------------------------------------- a monotone envelope in n
-def _log_envelope(ns, eps: Fraction, a: Fraction | None, sides: str) -> np.ndarray:
+def _log_envelope(ns: ArrayLike, eps: Fraction, a: Fraction | None, sides: str) -> FloatArray:
     return log_envelope(ns, float(eps), a, sides)
 
 
-def log_tail_envelope(n, epsilon, max_error_rate=None, sides: str = "two-sided"):
+def log_tail_envelope(n: ArrayLike, epsilon: Exact, max_error_rate: Exact | None = None,
+                      sides: str = "two-sided") -> float | FloatArray:
     """An upper bound on ``log F(n, eps)`` that never increases with n (closed form, no tail sums).
 
     Each candidate's tails are bounded by Zubkov-Serov [4]_ with the threshold moved one
@@ -280,16 +291,17 @@ def log_tail_envelope(n, epsilon, max_error_rate=None, sides: str = "two-sided")
 
 
 # --------------------------------------------------------------------------- union bounds and counts
-def _prepare_union(log_counts, epsilon, max_error_rate, sides):
+def _prepare_union(log_counts: ArrayLike, epsilon: Exact | Sequence[Exact], max_error_rate: Exact | None,
+                   sides: str) -> tuple[FloatArray, list[Fraction], Fraction | None, str]:
     logs = np.atleast_1d(np.asarray(log_counts, dtype=float))
     if isinstance(epsilon, list) and len(epsilon) == logs.size and all(isinstance(e, str) for e in epsilon):
         key = tuple(epsilon)  # a curve repeats one tolerance list: parse and merge it once
         known = _UNIONS.get(key)
         if known is not None and not np.any(np.isnan(logs)) and not np.any(logs == np.inf):
             eps, groups = known
-            merged = [logs[g[0]] if len(g) == 1 else np.logaddexp.reduce(logs[g]) for g in groups]
+            summed = [logs[g[0]] if len(g) == 1 else np.logaddexp.reduce(logs[g]) for g in groups]
             sides = _check_sides(sides)
-            return np.array(merged, dtype=float), eps, _check_rate(max_error_rate, sides), sides
+            return np.array(summed, dtype=float), eps, _check_rate(max_error_rate, sides), sides
     eps_items = np.atleast_1d(np.asarray(epsilon, dtype=object)).ravel().tolist()
     if len(eps_items) == 1 and logs.size > 1:
         eps_items = eps_items * logs.size
@@ -298,7 +310,7 @@ def _prepare_union(log_counts, epsilon, max_error_rate, sides):
     if np.any(np.isnan(logs)) or np.any(logs == np.inf):
         raise InputError("log_counts", "finite logs of submission counts (or -inf for none)", logs.tolist())
     eps = [_check_epsilon(e) for e in eps_items]
-    merged: dict = {}  # terms with the same tolerance share F: add their counts
+    merged: dict[Fraction, float] = {}  # terms with the same tolerance share F: add their counts
     for lg, e in zip(logs.tolist(), eps):
         merged[e] = np.logaddexp(merged.get(e, -np.inf), lg)
     if isinstance(epsilon, list) and len(epsilon) == logs.size and all(isinstance(e, str) for e in epsilon):
@@ -309,7 +321,8 @@ def _prepare_union(log_counts, epsilon, max_error_rate, sides):
     return np.array([merged[e] for e in eps], dtype=float), eps, _check_rate(max_error_rate, sides), sides
 
 
-def log_failure(n, log_counts, epsilon, max_error_rate=None, sides: str = "two-sided") -> float:
+def log_failure(n: int, log_counts: ArrayLike, epsilon: Exact | Sequence[Exact], max_error_rate: Exact | None = None,
+                sides: str = "two-sided") -> float:
     """``log sum_k S_k F(n, eps_k)``: the union bound's failure probability at exactly ``n`` labels.
 
     ``log_counts[k] = log S_k`` (how many possible submissions are checked against
@@ -321,7 +334,8 @@ def log_failure(n, log_counts, epsilon, max_error_rate=None, sides: str = "two-s
     return float(log_failures([n], [(log_counts, epsilon)], max_error_rate, sides)[0])
 
 
-def log_failures(ns, items, max_error_rate=None, sides: str = "two-sided") -> np.ndarray:
+def log_failures(ns: ArrayLike, items: Sequence[tuple[ArrayLike, Exact | Sequence[Exact]]],
+                 max_error_rate: Exact | None = None, sides: str = "two-sided") -> FloatArray:
     """:func:`log_failure` for rows: ``items[i] = (log_counts, epsilon)`` at ``ns[i]`` labels, one batch of factors.
 
     Above :data:`EXACT_LABELS` labels the factors are their certified upper bound
@@ -329,7 +343,7 @@ def log_failures(ns, items, max_error_rate=None, sides: str = "two-sided") -> np
     """
     ns = [check_int("labels", v, minimum=1) for v in np.atleast_1d(np.asarray(ns, dtype=object)).tolist()]
     rows_n: list[int] = []
-    rows_e: list = []
+    rows_e: list[Fraction] = []
     spans: list[list[float]] = []
     for n, (log_counts, epsilon) in zip(ns, items):
         logs, eps, _, _ = _prepare_union(log_counts, epsilon, max_error_rate, sides)
@@ -340,14 +354,15 @@ def log_failures(ns, items, max_error_rate=None, sides: str = "two-sided") -> np
     values = (np.asarray(log_factors(np.array(rows_n, dtype=np.int64), rows_e, max_error_rate, sides))
               if rows_n else np.empty(0))
     out, at = np.empty(len(spans)), 0
-    for i, logs in enumerate(spans):
-        terms = [lg + float(values[at + k]) for k, lg in enumerate(logs)]
-        at += len(logs)
+    for i, span in enumerate(spans):
+        terms = [lg + float(values[at + k]) for k, lg in enumerate(span)]
+        at += len(span)
         out[i] = float(log_sum_exp(np.array(terms))) if terms else -math.inf
     return out
 
 
-def satisfies(n, log_counts, epsilon, delta, max_error_rate=None, sides: str = "two-sided") -> bool:
+def satisfies(n: int, log_counts: ArrayLike, epsilon: Exact | Sequence[Exact], delta: float,
+              max_error_rate: Exact | None = None, sides: str = "two-sided") -> bool:
     """Whether ``sum_k S_k F(n, eps_k) < delta`` at exactly ``n`` labels (exact F only where needed).
 
     Same as ``log_failure(...) < log(delta)``, but terms whose closed-form bound
@@ -362,14 +377,15 @@ def satisfies(n, log_counts, epsilon, delta, max_error_rate=None, sides: str = "
     return not bool(violated(problem, np.array([n], dtype=np.int64), _check_rate(max_error_rate, sides), sides)[0])
 
 
-def _log_delta(delta) -> float:
+def _log_delta(delta: float) -> float:
     delta = float(delta)
     if not 0 < delta < 1:
         raise InputError("delta", "in (0, 1)", delta)
     return math.log(delta)
 
 
-def _problem(log_counts, epsilon, delta, max_error_rate, sides):
+def _problem(log_counts: ArrayLike, epsilon: Exact | Sequence[Exact], delta: float, max_error_rate: Exact | None,
+             sides: str) -> Problem | int:
     """The union bound as a search problem (validated), or 1 when no term is left (every n satisfies)."""
     logs, eps, a, sides = _prepare_union(log_counts, epsilon, max_error_rate, sides)
     log_delta = _log_delta(delta)
@@ -379,7 +395,8 @@ def _problem(log_counts, epsilon, delta, max_error_rate, sides):
     return Problem(logs[live], [e for e, keep in zip(eps, live.tolist()) if keep], log_delta, a, sides)
 
 
-def smallest_labels(log_counts, epsilon, delta, max_error_rate=None, sides: str = "two-sided") -> int:
+def smallest_labels(log_counts: ArrayLike, epsilon: Exact | Sequence[Exact], delta: float,
+                    max_error_rate: Exact | None = None, sides: str = "two-sided") -> int:
     """The smallest n such that every n' >= n satisfies ``sum_k S_k F(n', eps_k) < delta``.
 
     The sum is not monotone in n (a sawtooth with period about ``1/(2 eps_1)``: each time
@@ -421,7 +438,9 @@ def smallest_labels(log_counts, epsilon, delta, max_error_rate=None, sides: str 
     return int(solve([problem], a, sides)[0])
 
 
-def smallest_labels_batch(items, max_error_rate=None, sides: str = "two-sided", sequence: bool = False) -> list:
+def smallest_labels_batch(items: Sequence[tuple[ArrayLike, Exact | Sequence[Exact], float]],
+                          max_error_rate: Exact | None = None, sides: str = "two-sided",
+                          sequence: bool = False) -> list[int]:
     """:func:`smallest_labels` of many union bounds, solved together (one batch of exact factors per step).
 
     ``items`` are ``(log_counts, epsilon, delta)`` triples.  With ``sequence=True`` they are
@@ -440,10 +459,10 @@ def smallest_labels_batch(items, max_error_rate=None, sides: str = "two-sided", 
     hard = [i for i, p in enumerate(problems) if not isinstance(p, int)]
     out = [p if isinstance(p, int) else None for p in problems]
     if hard:
-        got = (solve_sequence if sequence else solve)([problems[i] for i in hard], a, sides)
+        got = (solve_sequence if sequence else solve)([p for p in problems if not isinstance(p, int)], a, sides)
         for i, v in zip(hard, got):
             out[i] = int(v)
-    return out
+    return cast(list[int], out)  # every count filled in
 
 
 class _ScaleQuestions:
@@ -455,7 +474,8 @@ class _ScaleQuestions:
     in one batch of exact factors (:func:`_binomial_search.violated_rows`).
     """
 
-    def __init__(self, n, log_counts, ratios, delta, max_error_rate, sides, grid):
+    def __init__(self, n: int, log_counts: ArrayLike, ratios: Iterable[float], delta: float,
+                 max_error_rate: Exact | None, sides: str, grid: int) -> None:
         self.n, self.log_counts, self.delta = n, log_counts, delta
         self.ratios = [float(r) for r in ratios]
         self.rate, self.sides, self.grid = max_error_rate, sides, grid
@@ -465,9 +485,9 @@ class _ScaleQuestions:
         self.logs = logs.tolist() if logs.size == len(self.ratios) else logs.tolist() * len(self.ratios)
         self.log_delta = _log_delta(delta)
 
-    def _problem(self, s: float):
+    def _problem(self, s: float) -> Problem | int:
         """:func:`_problem` for ``eps_k = s r_k`` without its generic checks (the terms are known valid)."""
-        merged: dict = {}
+        merged: dict[Fraction, float] = {}
         for lg, r in zip(self.logs, self.ratios):
             e = exact_decimal("epsilon", repr(r * s))
             merged[e] = float(np.logaddexp(merged.get(e, -np.inf), lg))
@@ -476,12 +496,12 @@ class _ScaleQuestions:
             return 1
         return Problem(np.array([lg for _, lg in live]), [e for e, _ in live], self.log_delta, self.a, self.sides)
 
-    def _fail(self, scales) -> np.ndarray:
+    def _fail(self, scales: Sequence[float]) -> BoolArray:
         problems = [self._problem(s) for s in scales]
         out = np.zeros(len(scales), dtype=bool)
         hard = [i for i, p in enumerate(problems) if not isinstance(p, int)]
         if hard:
-            out[hard] = violated_rows([problems[i] for i in hard], np.arange(len(hard)),
+            out[hard] = violated_rows([p for p in problems if not isinstance(p, int)], np.arange(len(hard)),
                                       np.full(len(hard), self.n, dtype=np.int64), self.a, self.sides)
         return out
 
@@ -503,8 +523,8 @@ class _ScaleQuestions:
         return s >= self.good
 
 
-def smallest_scale(n, log_counts, ratios, delta, hi: float, max_error_rate=None, sides: str = "two-sided",
-                   grid: int = 48) -> float:
+def smallest_scale(n: int, log_counts: ArrayLike, ratios: Iterable[float], delta: float, hi: float,
+                   max_error_rate: Exact | None = None, sides: str = "two-sided", grid: int = 48) -> float:
     """The smallest s with ``sum_k S_k F(n, s r_k) < delta``, to 1e-8 relative (``inf`` when no tolerance below 1 works).
 
     The bisection of issue 12's engine, with the same scales and so the same float answer:
@@ -530,7 +550,7 @@ def smallest_scale(n, log_counts, ratios, delta, hi: float, max_error_rate=None,
     return hi
 
 
-def _resampling_skip(n: int, eps: float, log_d: float, start: int, max_error_rate) -> int:
+def _resampling_skip(n: int, eps: float, log_d: float, start: int, max_error_rate: Exact | None) -> int:
     """The largest per-set size m from which on the runs may fail: above it the envelope certifies every run.
 
     Runs with a larger m hold T <= n // m sets; ``log(n // m) + envelope(m) < log delta`` (both
@@ -540,7 +560,7 @@ def _resampling_skip(n: int, eps: float, log_d: float, start: int, max_error_rat
     a = _check_rate(max_error_rate, "two-sided")
     lo, hi = 0, n // (start + 1)  # certified above hi?  found by bisection on the monotone condition
 
-    def certified(m):
+    def certified(m: int) -> bool:
         return m >= 1 and math.log(n // m) + float(log_envelope(np.array([m]), float(e), a, "two-sided")[0]) < log_d
 
     if not certified(hi):
@@ -551,7 +571,8 @@ def _resampling_skip(n: int, eps: float, log_d: float, start: int, max_error_rat
     return lo
 
 
-def largest_resampling_steps(n: int, eps: float, delta: float, start: int, max_error_rate=None, cap: int = 10**12):
+def largest_resampling_steps(n: int, eps: float, delta: float, start: int, max_error_rate: Exact | None = None,
+                             cap: int = 10**12) -> int | float:
     """Resampling's largest T with every T' <= T fitting: T fresh sets of floor(n / T) labels, ``T F(set) < delta``.
 
     Every T up to ``start`` (Hoeffding's answer) fits.  Above it the per-set size m takes
@@ -569,7 +590,7 @@ def largest_resampling_steps(n: int, eps: float, delta: float, start: int, max_e
             first, last = max(n // (size + 1) + 1, start + 1), n // size  # the T with floor(n / T) = size
             if first > cap:
                 return math.inf
-            def fits(t, f=f):  # the float test of issue 12's scan, exactly
+            def fits(t: int, f: float = f) -> bool:  # the float test of issue 12's scan, exactly
                 return bool(np.log(np.array([float(t)]))[0] + f < log_d)
 
             t = min(max(first, math.ceil(math.exp(min(log_d - f, 700.0))) - 1), last + 1)
@@ -585,7 +606,7 @@ def largest_resampling_steps(n: int, eps: float, delta: float, start: int, max_e
 
 
 # --------------------------------------------------------------------------- Hoeffding, Bennett, Bernstein
-def _positive(name: str, value) -> np.ndarray:
+def _positive(name: str, value: ArrayLike) -> FloatArray:
     arr = np.asarray(value, dtype=float)
     if np.any(~np.isfinite(arr)) or np.any(arr <= 0):
         raise InputError(name, "finite numbers > 0", arr.tolist() if arr.ndim else float(arr))
@@ -596,22 +617,23 @@ def _sides_term(sides: str) -> float:
     return _LOG2 if _check_sides(sides) == "two-sided" else 0.0
 
 
-def log_hoeffding_factor(n, epsilon, sides: str = "two-sided"):
+def log_hoeffding_factor(n: ArrayLike, epsilon: ArrayLike, sides: str = "two-sided") -> Real:
     """``log(2 exp(-2 n eps^2))`` (two-sided; ``exp(-2 n eps^2)`` one-sided): Thm 3-4 of [1]_."""
     n = _positive("labels", n)
     eps = _positive("epsilon", epsilon)
     return _sides_term(sides) - 2.0 * n * eps * eps
 
 
-def _bennett_h(u):
+def _bennett_h(u: ArrayLike) -> FloatArray:
     u = np.asarray(u, dtype=float)
     with np.errstate(invalid="ignore"):
         series = u * u / 2 - u**3 / 6 + u**4 / 12 - u**5 / 20
         direct = (1.0 + u) * np.log1p(u) - u
-    return np.where(np.abs(u) < 1e-4, series, direct)
+    out: FloatArray = np.where(np.abs(u) < 1e-4, series, direct)
+    return out
 
 
-def bennett_rate(epsilon, variance, bound=1.0):
+def bennett_rate(epsilon: ArrayLike, variance: ArrayLike, bound: ArrayLike = 1.0) -> Real:
     """Bennett's exponent per example, ``(v / b^2) h(b eps / v)`` with ``h(u) = (1+u) ln(1+u) - u``.
 
     For i.i.d. X_i with ``|X_i - E X_i| <= b`` (or ``|X_i| <= b`` as in [2]_, Proposition 1)
@@ -625,7 +647,7 @@ def bennett_rate(epsilon, variance, bound=1.0):
     return float(out) if out.ndim == 0 else out
 
 
-def bernstein_rate(epsilon, variance, bound=1.0):
+def bernstein_rate(epsilon: ArrayLike, variance: ArrayLike, bound: ArrayLike = 1.0) -> Real:
     """Bernstein's exponent per example, ``eps^2 / (2 (v + b eps / 3))`` (same assumptions as Bennett).
 
     Always at most :func:`bennett_rate` (Bernstein is Bennett with ``h(u) >= u^2 / (2 (1 + u/3))``).
@@ -635,18 +657,20 @@ def bernstein_rate(epsilon, variance, bound=1.0):
     return float(out) if out.ndim == 0 else out
 
 
-def log_bennett_factor(n, epsilon, variance, bound=1.0, sides: str = "two-sided"):
+def log_bennett_factor(n: ArrayLike, epsilon: ArrayLike, variance: ArrayLike, bound: ArrayLike = 1.0,
+                       sides: str = "two-sided") -> Real:
     """``log(2 exp(-n (v/b^2) h(b eps / v)))``: Bennett's per-model factor ([2]_, Proposition 1)."""
     return _sides_term(sides) - _positive("labels", n) * bennett_rate(epsilon, variance, bound)
 
 
-def log_bernstein_factor(n, epsilon, variance, bound=1.0, sides: str = "two-sided"):
+def log_bernstein_factor(n: ArrayLike, epsilon: ArrayLike, variance: ArrayLike, bound: ArrayLike = 1.0,
+                         sides: str = "two-sided") -> Real:
     """``log(2 exp(-n eps^2 / (2 (v + b eps / 3))))``: Bernstein's per-model factor."""
     return _sides_term(sides) - _positive("labels", n) * bernstein_rate(epsilon, variance, bound)
 
 
-def variance_labels(epsilon, delta, variance, *, bound=1.0, log_count=0.0, method: str = "bennett",
-                    sides: str = "two-sided"):
+def variance_labels(epsilon: ArrayLike, delta: ArrayLike, variance: ArrayLike, *, bound: ArrayLike = 1.0,
+                    log_count: ArrayLike = 0.0, method: str = "bennett", sides: str = "two-sided") -> int | IntArray:
     """Smallest integer n with ``S * factor(n) < delta`` for Bennett's or Bernstein's factor.
 
     ``log_count = log S`` (histories, clauses and terms sharing delta, as in

@@ -46,10 +46,16 @@ References
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core.validation import InputError, raw
+from ._types import FloatArray, IntArray
+
+if TYPE_CHECKING:
+    from .binomial import Exact
 
 __all__ = [
     "ADAPTIVITIES",
@@ -94,7 +100,7 @@ def _check_adaptivity(adaptivity: str) -> str:
     return adaptivity
 
 
-def log_histories(adaptivity: str, steps):
+def log_histories(adaptivity: str, steps: ArrayLike) -> float | FloatArray:
     """``log S``: the log of the number of histories the union bound covers.
 
     - ``none`` (Section 3.2): the H models are fixed in advance, ``S = H``.
@@ -125,7 +131,7 @@ def log_histories(adaptivity: str, steps):
     return float(out) if out.ndim == 0 else out
 
 
-def clause_log_count(adaptivity: str, steps, clauses: int, terms):
+def clause_log_count(adaptivity: str, steps: ArrayLike, clauses: int, terms: ArrayLike) -> float | FloatArray:
     """``log(S k m)``: a term's share of delta is ``delta / (S k m)`` (rules 2 and 3, Section 3.1).
 
     ``clauses`` is k (delta is split across the clauses of the conjunction) and ``terms``
@@ -142,24 +148,26 @@ def clause_log_count(adaptivity: str, steps, clauses: int, terms):
     terms = np.asarray(terms, dtype=float)
     if np.any(terms < 1):
         raise InputError("terms", "whole numbers >= 1", terms.tolist())
-    return log_histories(adaptivity, steps) + math.log(clauses) + np.log(terms)
+    out: float | FloatArray = log_histories(adaptivity, steps) + math.log(clauses) + np.log(terms)
+    return out
 
 
-def _as_positive(name: str, value) -> np.ndarray:
+def _as_positive(name: str, value: ArrayLike) -> FloatArray:
     arr = np.asarray(value, dtype=float)
     if np.any(~np.isfinite(arr)) or np.any(arr <= 0):
         raise InputError(name, "finite numbers > 0", arr.tolist() if arr.ndim else float(arr))
     return arr
 
 
-def _log_delta(delta) -> np.ndarray:
+def _log_delta(delta: ArrayLike) -> float | FloatArray:
     d = np.asarray(delta, dtype=float)
     if np.any(~((d > 0) & (d < 1))):
         raise InputError("delta", "in (0, 1)", d.tolist() if d.ndim else float(d))
-    return np.log(d)
+    out: float | FloatArray = np.log(d)
+    return out
 
 
-def _smallest(log_count, rate, log_delta):
+def _smallest(log_count: ArrayLike, rate: ArrayLike, log_delta: ArrayLike) -> int | IntArray:
     """Smallest integer n >= 0 with ``log_count - rate * n < log_delta``, batched.
 
     One exponential term, so the real root ``(log_count - log_delta) / rate`` is closed form;
@@ -185,13 +193,14 @@ def _smallest(log_count, rate, log_delta):
     return int(n) if n.ndim == 0 else n
 
 
-def _result(x):
+def _result(x: ArrayLike) -> float | FloatArray:
     x = np.asarray(x, dtype=float)
     return float(x) if x.ndim == 0 else x
 
 
 # --------------------------------------------------------------------------- Hoeffding
-def hoeffding_bound(weight, epsilon, delta, log_count=0.0):
+def hoeffding_bound(weight: ArrayLike, epsilon: ArrayLike, delta: ArrayLike,
+                    log_count: ArrayLike = 0.0) -> float | FloatArray:
     """The real-valued Hoeffding count ``W**2 (log_count - ln delta) / (2 eps**2)``.
 
     With ``weight = r`` (a variable's range) and ``log_count = 0`` this is the paper's
@@ -208,7 +217,8 @@ def hoeffding_bound(weight, epsilon, delta, log_count=0.0):
     return _result(w**2 * (np.asarray(log_count, dtype=float) - _log_delta(delta)) / (2.0 * eps**2))
 
 
-def hoeffding_labels(weight, epsilon, delta, log_count=0.0):
+def hoeffding_labels(weight: ArrayLike, epsilon: ArrayLike, delta: ArrayLike,
+                     log_count: ArrayLike = 0.0) -> int | IntArray:
     """Smallest integer n with ``exp(log_count) exp(-2 n eps**2 / W**2) < delta`` (one-sided Hoeffding).
 
     Parameters
@@ -242,7 +252,7 @@ def hoeffding_labels(weight, epsilon, delta, log_count=0.0):
     return _smallest(log_count, 2.0 * eps**2 / w**2, _log_delta(delta))
 
 
-def variable_labels(value_range, epsilon, delta):
+def variable_labels(value_range: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) -> int | IntArray:
     """The paper's single-variable estimator n(v, r_v, eps, delta) as an integer (Section 3.1).
 
     >>> variable_labels(1.0, 0.01, 1e-4)  # "more than 46K labels" (Section 1)
@@ -256,7 +266,7 @@ def variable_labels(value_range, epsilon, delta):
 
 
 # --------------------------------------------------------------------------- Bennett
-def bennett_h(u):
+def bennett_h(u: ArrayLike) -> float | FloatArray:
     """``h(u) = (1 + u) ln(1 + u) - u`` (Proposition 1), accurate for small u.
 
     References
@@ -272,7 +282,7 @@ def bennett_h(u):
     return float(out) if out.ndim == 0 else out
 
 
-def bennett_rate(epsilon, p):
+def bennett_rate(epsilon: ArrayLike, p: ArrayLike) -> float | FloatArray:
     """``p h(eps / p)``: the exponent per example of Bennett's bound for |X| <= 1, E[X^2] <= p.
 
     References
@@ -286,7 +296,7 @@ def bennett_rate(epsilon, p):
     return _result(p * bennett_h(eps / p))
 
 
-def bennett_bound(epsilon, p, delta, log_count=0.0):
+def bennett_bound(epsilon: ArrayLike, p: ArrayLike, delta: ArrayLike, log_count: ArrayLike = 0.0) -> float | FloatArray:
     """Real-valued ``(ln 2 + log_count - ln delta) / (p h(eps / p))`` (Section 4.1.1).
 
     References
@@ -296,7 +306,7 @@ def bennett_bound(epsilon, p, delta, log_count=0.0):
     return _result((_LOG2 + np.asarray(log_count, dtype=float) - _log_delta(delta)) / bennett_rate(epsilon, p))
 
 
-def bennett_labels(epsilon, p, delta, log_count=0.0):
+def bennett_labels(epsilon: ArrayLike, p: ArrayLike, delta: ArrayLike, log_count: ArrayLike = 0.0) -> int | IntArray:
     """Smallest integer n with ``2 exp(log_count) exp(-n p h(eps / p)) < delta`` (Prop. 1, Section 4.1.1).
 
     Parameters
@@ -328,7 +338,7 @@ def bennett_labels(epsilon, p, delta, log_count=0.0):
     return _smallest(_LOG2 + np.asarray(log_count, dtype=float), bennett_rate(epsilon, p), _log_delta(delta))
 
 
-def active_labels(p, n):
+def active_labels(p: ArrayLike, n: ArrayLike) -> int | IntArray:
     """Labels per commit with active labeling: ``ceil(p n)`` (Section 4.1.2).
 
     Only the examples where the new and old models disagree (at most a fraction p of
@@ -345,7 +355,7 @@ def active_labels(p, n):
 
 
 # --------------------------------------------------------------------------- exact binomial tail
-def binomial_labels(epsilon, delta, log_count=0.0) -> int:
+def binomial_labels(epsilon: Exact, delta: float, log_count: float = 0.0) -> int:
     """Smallest n from which on every n' satisfies ``exp(log_count) F(n', eps) < delta`` (exact binomial).
 
     ``F(n, eps) = sup_p P(X/n - p >= eps)`` with ``X ~ Binomial(n, p)``: the exact worst-case

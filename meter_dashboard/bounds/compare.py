@@ -23,9 +23,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import gammaln, ndtri, xlog1py, xlogy
 
 from ..core.validation import InputError, check_int, check_probability, raw
+from ._types import FloatArray, IntArray
 
 __all__ = [
     "CONCLUSIONS",
@@ -59,7 +61,7 @@ MAX_RESAMPLES = 10**9
 _TAIL_SDS = 40.0
 
 
-def check_gamma(gamma) -> float:
+def check_gamma(gamma: float | str) -> float:
     """gamma as a float in (0.5, 1): a meaningful P(A>B) is more than a coin flip."""
     try:
         value = float(gamma)
@@ -70,7 +72,7 @@ def check_gamma(gamma) -> float:
     return value
 
 
-def validate_runs(a, b) -> tuple[np.ndarray, np.ndarray]:
+def validate_runs(a: ArrayLike, b: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Two equally long 1-d float arrays of finite performances, at least 2 pairs."""
     a = np.asarray(a, dtype=float).ravel()
     b = np.asarray(b, dtype=float).ravel()
@@ -86,7 +88,7 @@ def validate_runs(a, b) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def p_a_gt_b(a, b) -> float:
+def p_a_gt_b(a: ArrayLike, b: ArrayLike) -> float:
     """P(A>B), the proportion of runs in which A beats B (Eq. 9 [1]_).
 
     ``(1/N) sum_i I{a_i > b_i}``; a tie counts as *not* A > B (the indicator is
@@ -96,7 +98,7 @@ def p_a_gt_b(a, b) -> float:
     return float(np.mean(a > b))
 
 
-def bootstrap_distribution(a, b, resamples: int = 10_000, seed: int = 0) -> np.ndarray:
+def bootstrap_distribution(a: ArrayLike, b: ArrayLike, resamples: int = 10_000, seed: int = 0) -> FloatArray:
     """K percentile-bootstrap replicates of P(A>B) (Appendix C.5 [1]_).
 
     Each replicate resamples the N pairs with replacement and recomputes P(A>B).
@@ -123,10 +125,11 @@ def bootstrap_distribution(a, b, resamples: int = 10_000, seed: int = 0) -> np.n
     n = a.size
     wins = int(np.sum(a > b))
     rng = np.random.default_rng(seed)
-    return rng.binomial(n, wins / n, size=k) / n
+    out: FloatArray = rng.binomial(n, wins / n, size=k) / n
+    return out
 
 
-def _binomial_window(runs: int, wins: int) -> tuple[int, np.ndarray]:
+def _binomial_window(runs: int, wins: int) -> tuple[int, FloatArray]:
     """(first win count, probabilities) of Binomial(N, wins/N) over the counts that can occur (>= 1e-300)."""
     p = wins / runs
     sd = math.sqrt(runs * p * (1.0 - p))
@@ -139,7 +142,7 @@ def _binomial_window(runs: int, wins: int) -> tuple[int, np.ndarray]:
     return lo, pmf / pmf.sum()
 
 
-def bootstrap_counts(wins: int, runs: int, resamples: int = 10_000, seed: int = 0) -> np.ndarray:
+def bootstrap_counts(wins: int, runs: int, resamples: int = 10_000, seed: int = 0) -> IntArray:
     """How many of K bootstrap replicates of P(A>B) have each win count 0..N (Appendix C.5 [1]_).
 
     Each replicate resamples the N pairs with replacement; a resampled pair is a win
@@ -175,7 +178,7 @@ def bootstrap_counts(wins: int, runs: int, resamples: int = 10_000, seed: int = 
     return counts
 
 
-def quantiles_from_counts(counts, quantiles) -> np.ndarray:
+def quantiles_from_counts(counts: ArrayLike, quantiles: ArrayLike) -> FloatArray:
     """Quantiles of the sample that has ``counts[w]`` copies of ``w / N`` (N = len(counts) - 1).
 
     The same definition as ``np.quantile(sample, q)`` (linear interpolation between the
@@ -191,10 +194,12 @@ def quantiles_from_counts(counts, quantiles) -> np.ndarray:
     fraction = position - below
     a = np.searchsorted(cumulative, below, side="right") / runs
     b = np.searchsorted(cumulative, np.minimum(below + 1, total - 1), side="right") / runs
-    return np.where(fraction >= 0.5, b - (b - a) * (1.0 - fraction), a + (b - a) * fraction)
+    out: FloatArray = np.where(fraction >= 0.5, b - (b - a) * (1.0 - fraction), a + (b - a) * fraction)
+    return out
 
 
-def bootstrap_ci(a, b, alpha: float = 0.05, resamples: int = 10_000, seed: int = 0) -> tuple[float, float]:
+def bootstrap_ci(a: ArrayLike, b: ArrayLike, alpha: float = 0.05, resamples: int = 10_000,
+                 seed: int = 0) -> tuple[float, float]:
     """The percentile-bootstrap confidence interval of P(A>B) at level 1 - alpha.
 
     The alpha/2 and 1 - alpha/2 percentiles of K bootstrap replicates (Appendix C.5 [1]_;
@@ -223,14 +228,14 @@ def decide(lower: float, upper: float, gamma: float = 0.75) -> str:
     return CONCLUSIONS[2]
 
 
-def _check_rate(name, value):
+def _check_rate(name: str, value: object) -> float:
     value = check_probability(name, value)
     if value >= 0.5:
         raise InputError(name, "in (0, 0.5)", value)
     return value
 
 
-def noether_real(alpha=0.05, beta=0.05, gamma=0.75):
+def noether_real(alpha: ArrayLike = 0.05, beta: ArrayLike = 0.05, gamma: ArrayLike = 0.75) -> float | FloatArray:
     """Noether's bound before rounding: ``((z_{1-alpha} - z_beta) / (sqrt(6) (1/2 - gamma)))^2``.
 
     Appendix C.3 [1]_ (Noether [2]_), with ``z_q = Phi^{-1}(q)``.  Broadcasts.
@@ -251,10 +256,11 @@ def noether_real(alpha=0.05, beta=0.05, gamma=0.75):
     elif np.any(~((gamma > 0.5) & (gamma < 1))):
         raise InputError("gamma", "numbers in (0.5, 1)", gamma.tolist())
     z = -ndtri(alpha) - ndtri(beta)  # Phi^{-1}(1 - alpha) - Phi^{-1}(beta), accurate in the tails
-    return (z / (math.sqrt(6.0) * (0.5 - gamma))) ** 2
+    out: float | FloatArray = (z / (math.sqrt(6.0) * (0.5 - gamma))) ** 2
+    return out
 
 
-def noether_runs(alpha=0.05, beta=0.05, gamma=0.75):
+def noether_runs(alpha: ArrayLike = 0.05, beta: ArrayLike = 0.05, gamma: ArrayLike = 0.75) -> int | IntArray:
     """Runs needed to detect P(A>B) > gamma reliably: the smallest integer N >= Noether's bound.
 
     Appendix C.3 [1]_: ``N >= ((Phi^{-1}(1 - alpha) - Phi^{-1}(beta)) /
@@ -280,7 +286,7 @@ def noether_runs(alpha=0.05, beta=0.05, gamma=0.75):
     return int(n) if n.ndim == 0 else n
 
 
-def pair_at_random(a, b, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def pair_at_random(a: ArrayLike, b: ArrayLike, seed: int = 0) -> tuple[FloatArray, FloatArray]:
     """Pair unpaired runs at random (Appendix C.4 [1]_).
 
     Both samples are shuffled (seeded) and the i-th of each form pair i; with unequal

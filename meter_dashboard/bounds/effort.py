@@ -13,13 +13,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core.validation import InputError, check_int
+from ._types import FloatArray
 
 __all__ = ["labeling_hours"]
 
 
-def labeling_hours(n, seconds_per_label: float = 2.0, labelers: int = 1):
+def labeling_hours(n: ArrayLike, seconds_per_label: float = 2.0, labelers: int = 1) -> tuple[FloatArray, FloatArray]:
     """Labeling effort: ``(labeler_hours, calendar_hours)`` for ``n`` labels.
 
     ``labeler_hours = n * seconds_per_label / 3600`` is the work to pay for;

@@ -54,8 +54,10 @@ from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ..core.validation import InputError, check_int, check_probability
+from ._types import BoolArray, FloatArray, IntArray, Real
 
 __all__ = [
     "TIE_TOLERANCE",
@@ -95,14 +97,14 @@ _BLOCK_CELLS = 1 << 22
 _BLOCK_MAX = 4096
 
 
-def _as_fraction(step) -> Fraction:
+def _as_fraction(step: float | Fraction) -> Fraction:
     """The step as an exact rational: the decimal a person typed (``0.1`` is 1/10), or ``1/n`` itself."""
     if isinstance(step, Fraction):
         return step
     return Fraction(repr(float(step)))
 
 
-def check_step(step, name: str = "step") -> float | None:
+def check_step(step: float | str | None, name: str = "step") -> float | None:
     """The Ladder's step eta as a float in (0, 1]; ``None`` (the parameter-free Ladder) passes through."""
     if step is None:
         return None
@@ -116,7 +118,7 @@ def check_step(step, name: str = "step") -> float | None:
     return value
 
 
-def round_to_multiple(x, step):
+def round_to_multiple(x: ArrayLike, step: float | Fraction) -> float | FloatArray:
     """``[x]_eta``: ``x`` rounded to the nearest integer multiple of ``step``.
 
     Halves round up; ``x / step`` within :data:`TIE_TOLERANCE` (relative) of a half
@@ -152,7 +154,7 @@ def round_to_multiple(x, step):
 
 
 # --------------------------------------------------------------------------- the mechanism
-def _improves(loss, threshold):
+def _improves(loss: Real, threshold: Real) -> bool | np.bool_ | BoolArray:
     """The Ladder's strict test ``loss < threshold`` with ties (within TIE_TOLERANCE) not improving.
 
     Works on floats and on arrays; an infinite threshold (round 1) always improves.
@@ -172,13 +174,13 @@ class LadderState:
 
     __slots__ = ("step", "n", "score", "best_losses")
 
-    def __init__(self, n: int, step: float | None = None):
+    def __init__(self, n: int, step: float | None = None) -> None:
         self.step = step
         self.n = int(n)
         self.score = math.inf  # R_0 = infinity
         self.best_losses = np.zeros(self.n)  # l_0 = (0, ..., 0)  (Algorithm 2 only)
 
-    def threshold(self, losses: np.ndarray | None = None) -> float:
+    def threshold(self, losses: FloatArray | None = None) -> float:
         """The value ``R_S(f_t)`` must beat: ``R_{t-1} - eta`` or ``R_{t-1} - s / sqrt(n)``."""
         if self.step is not None:
             return self.score - self.step
@@ -186,18 +188,18 @@ class LadderState:
         s = float(np.std(diff, ddof=1))  # the sample standard deviation SD(l_t - l_{t-1})
         return self.score - s / math.sqrt(self.n)
 
-    def multiple(self):
+    def multiple(self) -> float | Fraction:
         """What released scores are rounded to: eta, or exactly 1/n."""
         return self.step if self.step is not None else Fraction(1, self.n)
 
-    def peek(self, loss: float, losses: np.ndarray | None = None) -> tuple[float, bool, float]:
+    def peek(self, loss: float, losses: FloatArray | None = None) -> tuple[float, bool, float]:
         """``(released score, improved?, threshold)`` if this submission came next."""
         threshold = self.threshold(losses)
         if not bool(_improves(loss, threshold)):
             return self.score, False, threshold
         return float(round_to_multiple(loss, self.multiple())), True, threshold
 
-    def submit(self, loss: float, losses: np.ndarray | None = None) -> tuple[float, bool, float]:
+    def submit(self, loss: float, losses: FloatArray | None = None) -> tuple[float, bool, float]:
         """Play one round (steps 3-9 of Algorithm 1 or 3-10 of Algorithm 2) and return it."""
         score, improved, threshold = self.peek(loss, losses)
         if improved:
@@ -210,14 +212,14 @@ class LadderState:
 class LadderReplay(NamedTuple):
     """What a leaderboard shows for each submission, in order (arrays of length k)."""
 
-    naive: np.ndarray  #: R_S(f_t), the exact empirical loss (what a naive board shows)
-    best_naive: np.ndarray  #: min_{i <= t} R_S(f_i), a naive board's best-so-far
-    scores: np.ndarray  #: R_t, the score the Ladder releases after round t
-    improved: np.ndarray  #: True where the Ladder released a new score at round t
-    thresholds: np.ndarray  #: what R_S(f_t) had to beat (inf in round 1)
+    naive: FloatArray  #: R_S(f_t), the exact empirical loss (what a naive board shows)
+    best_naive: FloatArray  #: min_{i <= t} R_S(f_i), a naive board's best-so-far
+    scores: FloatArray  #: R_t, the score the Ladder releases after round t
+    improved: BoolArray  #: True where the Ladder released a new score at round t
+    thresholds: FloatArray  #: what R_S(f_t) had to beat (inf in round 1)
 
 
-def check_losses(losses) -> np.ndarray:
+def check_losses(losses: ArrayLike) -> FloatArray:
     """Per-example losses as a float array (n, k) of numbers in [0, 1] (a 1-d array is one submission)."""
     arr = np.asarray(losses, dtype=float)
     if arr.ndim == 1:
@@ -230,7 +232,7 @@ def check_losses(losses) -> np.ndarray:
     return arr
 
 
-def _next_release(start: int, k: int, block: int, hits: Callable[[int, int], np.ndarray]) -> int:
+def _next_release(start: int, k: int, block: int, hits: Callable[[int, int], ArrayLike]) -> int:
     """The first round ``t >= start`` where ``hits(lo, hi)`` (rounds lo..hi-1) is True; ``k`` if none.
 
     Blocks grow from 16 rounds to ``block`` (a release right away costs little, a long run
@@ -246,7 +248,8 @@ def _next_release(start: int, k: int, block: int, hits: Callable[[int, int], np.
     return k
 
 
-def _replay_rounds(naive: np.ndarray, thresholds_of: Callable, release: Callable, block: int):
+def _replay_rounds(naive: FloatArray, thresholds_of: Callable[[float, int, int], FloatArray],
+                   release: Callable[[int], float], block: int) -> tuple[FloatArray, BoolArray, FloatArray]:
     """Scores, release flags and thresholds of k rounds, one vectorized search per release.
 
     ``thresholds_of(score, lo, hi)`` gives the thresholds of rounds lo..hi-1 against the
@@ -262,7 +265,7 @@ def _replay_rounds(naive: np.ndarray, thresholds_of: Callable, release: Callable
             j = t
             thresholds[t] = math.inf
         else:
-            def hits(lo, hi, score=score):
+            def hits(lo: int, hi: int, score: float = score) -> bool | np.bool_ | BoolArray:
                 thresholds[lo:hi] = thresholds_of(score, lo, hi)
                 return _improves(naive[lo:hi], thresholds[lo:hi])
 
@@ -275,7 +278,7 @@ def _replay_rounds(naive: np.ndarray, thresholds_of: Callable, release: Callable
     return scores, improved, thresholds
 
 
-def replay(losses, step: float | None = None) -> LadderReplay:
+def replay(losses: ArrayLike, step: float | None = None) -> LadderReplay:
     """Replay a leaderboard: the scores the Ladder releases, beside the naive ones.
 
     Parameters
@@ -324,10 +327,11 @@ def replay(losses, step: float | None = None) -> LadderReplay:
         best = {"losses": np.zeros(n)}
         root_n, one_over_n = math.sqrt(n), Fraction(1, n)
 
-        def thresholds_of(score, lo, hi):
-            return score - np.std(rows[lo:hi] - best["losses"], axis=1, ddof=1) / root_n
+        def thresholds_of(score: float, lo: int, hi: int) -> FloatArray:
+            out: FloatArray = score - np.std(rows[lo:hi] - best["losses"], axis=1, ddof=1) / root_n
+            return out
 
-        def release(t):
+        def release(t: int) -> float:
             best["losses"] = rows[t]
             return float(round_to_multiple(naive[t], one_over_n))
 
@@ -338,7 +342,8 @@ def replay(losses, step: float | None = None) -> LadderReplay:
 
 
 # --------------------------------------------------------------------------- Lemma 4
-def _check_bound_args(epsilon, step, submissions):
+def _check_bound_args(epsilon: ArrayLike, step: ArrayLike,
+                      submissions: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
     eps = np.asarray(epsilon, dtype=float)
     if np.any(~np.isfinite(eps)) or np.any(eps <= 0) or np.any(eps >= 1):
         raise InputError("epsilon", "in (0, 1)", eps.tolist())
@@ -351,13 +356,15 @@ def _check_bound_args(epsilon, step, submissions):
     return eps, eta, k
 
 
-def _log_count(step, submissions):
+def _log_count(step: FloatArray, submissions: FloatArray) -> FloatArray:
     """(1/eta + 2) log(4k/eta) + 1: the log of e * 2|F| in Lemma 4 [1]_."""
     with np.errstate(over="ignore"):
-        return (1.0 / step + 2.0) * np.log(4.0 * submissions / step) + 1.0
+        out: FloatArray = (1.0 / step + 2.0) * np.log(4.0 * submissions / step) + 1.0
+    return out
 
 
-def log_failure_bound(labels, epsilon, step, submissions):
+def log_failure_bound(labels: ArrayLike, epsilon: ArrayLike, step: ArrayLike,
+                      submissions: ArrayLike) -> float | FloatArray:
     """Log of Lemma 4's right side: ``-2 eps^2 n + (1/eta + 2) log(4k/eta) + 1``.
 
     Lemma 4 [1]_: for the Ladder with step eta and k adaptively chosen submissions,
@@ -367,10 +374,12 @@ def log_failure_bound(labels, epsilon, step, submissions):
     """
     eps, eta, k = _check_bound_args(epsilon, step, submissions)
     n = np.asarray(labels, dtype=float)
-    return -2.0 * eps**2 * n + _log_count(eta, k)
+    out: float | FloatArray = -2.0 * eps**2 * n + _log_count(eta, k)
+    return out
 
 
-def failure_probability(labels, epsilon, step, submissions):
+def failure_probability(labels: ArrayLike, epsilon: ArrayLike, step: ArrayLike,
+                        submissions: ArrayLike) -> float | FloatArray:
     """Lemma 4's bound on the probability that the leaderboard error exceeds eps + eta.
 
     ``min(1, exp(log_failure_bound(...)))``; the guarantee holds with confidence
@@ -381,7 +390,8 @@ def failure_probability(labels, epsilon, step, submissions):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def _refuse_huge_counts(real, eps, eta, k, log_delta) -> None:
+def _refuse_huge_counts(real: FloatArray, eps: FloatArray, eta: FloatArray, k: FloatArray,
+                        log_delta: FloatArray) -> None:
     """Refuse counts above :data:`MAX_LABELS`, naming the input that made them explode.
 
     Even the coarsest step (eta = 1) needs ``(3 log 4k + 1 + log 1/delta) / (2 eps^2)``
@@ -401,7 +411,7 @@ def _refuse_huge_counts(real, eps, eta, k, log_delta) -> None:
                      f"(with these settings it would be {about})", value)
 
 
-def labels(epsilon, step, submissions, delta):
+def labels(epsilon: ArrayLike, step: ArrayLike, submissions: ArrayLike, delta: ArrayLike) -> int | IntArray:
     """Test labels for k submissions with leaderboard error at most eps + eta w.p. 1 - delta.
 
     The smallest integer ``n`` with ``exp(-2 eps^2 n + (1/eta + 2) log(4k/eta) + 1) <
@@ -519,7 +529,7 @@ def _golden_minimum(f: Callable[[float], float], lo: float, hi: float, xtol: flo
     return x, f(x)
 
 
-def _real_labels(step, total_error, log_k, log_inv_delta):
+def _real_labels(step: float, total_error: float, log_k: float, log_inv_delta: float) -> float:
     """The real root n(eta) of Lemma 4 with eps = total - eta (for minimizing over eta)."""
     eps = total_error - step
     return ((1.0 / step + 2.0) * (math.log(4.0) + log_k - math.log(step)) + 1.0 + log_inv_delta) / (2.0 * eps * eps)
@@ -576,7 +586,7 @@ def best_step(total_error: float, submissions: int, delta: float) -> tuple[float
     eta = float(x) if fx <= values[i] else float(grid[i])
     eps = tau - eta
     try:
-        n = labels(eps, eta, k, d)
+        n = int(labels(eps, eta, k, d))
     except InputError as exc:
         raise InputError("total_error", exc.rule, total_error) from None
     return eta, eps, n
@@ -599,10 +609,11 @@ def leaderboard_error(labels: int, submissions: int, delta: float) -> tuple[floa
     d = check_probability("delta", delta)
     log_k, log_inv_delta = math.log(k), -math.log(d)
 
-    def total(eta):
+    def total(eta: ArrayLike) -> FloatArray:
         eta = np.asarray(eta, dtype=float)
-        return eta + np.sqrt(((1.0 / eta + 2.0) * (math.log(4.0) + log_k - np.log(eta)) + 1.0 + log_inv_delta)
-                             / (2.0 * n))
+        out: FloatArray = eta + np.sqrt(((1.0 / eta + 2.0) * (math.log(4.0) + log_k - np.log(eta)) + 1.0
+                                         + log_inv_delta) / (2.0 * n))
+        return out
 
     grid = np.geomspace(1e-6, 1.0, 4000)
     values = total(grid)
@@ -622,13 +633,13 @@ class AttackCurves(NamedTuple):
     run) are NaN.
     """
 
-    submissions: np.ndarray  #: k = 1..K
-    naive_public: np.ndarray  #: the naive board's score for the attacker's final submission
-    ladder_public: np.ndarray  #: the Ladder's published score after the attacker's final submission
-    naive_holdout: np.ndarray  #: the naive attacker's final submission on a fresh holdout
-    ladder_holdout: np.ndarray  #: the Ladder attacker's final submission on a fresh holdout
-    naive_selected: np.ndarray  #: how many submissions looked better than chance on the naive board
-    ladder_selected: np.ndarray  #: ... on the Ladder
+    submissions: IntArray  #: k = 1..K
+    naive_public: FloatArray  #: the naive board's score for the attacker's final submission
+    ladder_public: FloatArray  #: the Ladder's published score after the attacker's final submission
+    naive_holdout: FloatArray  #: the naive attacker's final submission on a fresh holdout
+    ladder_holdout: FloatArray  #: the Ladder attacker's final submission on a fresh holdout
+    naive_selected: FloatArray  #: how many submissions looked better than chance on the naive board
+    ladder_selected: FloatArray  #: ... on the Ladder
     done: int  #: (trial, k) cells computed so far
     total: int  #: trials * K
 
@@ -638,7 +649,8 @@ _ATTACK_FIELDS = ("naive_public", "ladder_public", "naive_holdout", "ladder_hold
                   "ladder_selected")
 
 
-def _check_attack_args(labels, submissions, trials, step):
+def _check_attack_args(labels: int, submissions: int, trials: int,
+                       step: float | None) -> tuple[int, int, int, float | None]:
     n = check_int("labels", labels, minimum=2, maximum=10**7)
     k = check_int("submissions", submissions, minimum=1, maximum=100_000)
     r = check_int("trials", trials, minimum=1, maximum=1000)
@@ -650,21 +662,23 @@ class _Attacker:
 
     __slots__ = ("votes", "kept")
 
-    def __init__(self, size: int):
+    def __init__(self, size: int) -> None:
         self.votes = np.zeros(size, dtype=np.int32)
         self.kept = 0
 
-    def keep(self, signed: np.ndarray) -> None:
+    def keep(self, signed: NDArray[np.int32]) -> None:
         self.votes += signed
         self.kept += 1
 
-    def vote_is_wrong(self, coin: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def vote_is_wrong(self, coin: NDArray[np.int8], y: NDArray[np.int8]) -> BoolArray:
         """Where the majority vote u* (ties and no votes: the coin) differs from the labels."""
         final = np.where(self.votes > 0, 1, np.where(self.votes < 0, 0, coin)).astype(np.int8)
-        return final != y
+        wrong: BoolArray = final != y
+        return wrong
 
 
-def _attack_rounds(rng: np.random.Generator, n: int, rounds: int, step: float | None) -> Iterator[tuple]:
+def _attack_rounds(rng: np.random.Generator, n: int, rounds: int,
+                   step: float | None) -> Iterator[tuple[float, float, float, float, int, int]]:
     """One trial of the boosting attack: per round, the values of :data:`_ATTACK_FIELDS`.
 
     Random streams, in order: the 2n labels (test then holdout), the 2n tie-breaking
@@ -766,10 +780,11 @@ def boosting_attack(labels: int, submissions: int, *, step: float | None = None,
     for curves in iter_boosting_attack(labels, submissions, step=step, seed=seed, trials=trials):
         if progress is not None and progress(curves.done, curves.total) is False:
             break
+    assert curves is not None  # iter_boosting_attack always yields (at least its final curves)
     return curves
 
 
-def boosting_reference(labels, submissions):
+def boosting_reference(labels: float, submissions: ArrayLike) -> float | FloatArray:
     """A guide for the naive board's drift: ``1/2 - sqrt(k / (2n)) / pi``.
 
     Heuristic expectation of the attack's published loss against an exact board

@@ -36,13 +36,16 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core.validation import InputError, check_int, check_non_decreasing, check_probability
 from ._meter_exact import decimal_log_counts, exact_count, float_is_certain
 from ._numeric import log_binom, log_geometric_count, log_sum_exp, smallest_integer_satisfying, solve_log_sum_exp
+from ._types import BoolArray, FloatArray, IntArray
 from .effort import labeling_hours
 
 __all__ = [
@@ -82,10 +85,14 @@ BINOMIAL_LABELS_CAP = 2 * 10**7
 _CHUNK_CELLS = 1 << 18
 
 _LOG2 = math.log(2.0)
+#: tenant steps T_1..T_l or revert steps t_1..t_B (None: not given)
+_Ints = Sequence[int] | None
+_Items = list[tuple[FloatArray, list[str], float]]  # (log S_k, eps_k as exact decimals, delta) per element
+_Fits = Callable[[ArrayLike], BoolArray]  # fits(T) for an array of T
 
 
 # --------------------------------------------------------------------------- validation
-def validate_epsilon(epsilon) -> np.ndarray:
+def validate_epsilon(epsilon: ArrayLike) -> FloatArray:
     """The tolerance vector as a float array (..., m): every eps_k in (0, 1), non-decreasing."""
     eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
     if eps.size == 0:
@@ -100,7 +107,7 @@ def validate_epsilon(epsilon) -> np.ndarray:
     return eps
 
 
-def _validate_delta(delta) -> np.ndarray:
+def _validate_delta(delta: ArrayLike) -> FloatArray:
     d = np.asarray(delta, dtype=float)
     if d.ndim == 0:
         check_probability("delta", float(d))
@@ -109,7 +116,7 @@ def _validate_delta(delta) -> np.ndarray:
     return d
 
 
-def _validate_steps(steps) -> np.ndarray:
+def _validate_steps(steps: ArrayLike) -> FloatArray:
     t = np.asarray(steps)
     if t.ndim == 0:
         check_int("steps", t.item(), minimum=1)
@@ -120,7 +127,7 @@ def _validate_steps(steps) -> np.ndarray:
     return tf
 
 
-def validate_reverts(reverts: Sequence[int] | None, steps: int | None = None) -> np.ndarray:
+def validate_reverts(reverts: Sequence[int] | None, steps: int | None = None) -> IntArray:
     """Revert steps t_1 <= ... <= t_B as an int array, checked against Eqs. 13-16.
 
     Each shifted position t'_i = t_i - (i - 1) must be >= 1 (a revert undoes a submission
@@ -150,16 +157,16 @@ def validate_reverts(reverts: Sequence[int] | None, steps: int | None = None) ->
     return t
 
 
-def split_steps(steps, tenants: int) -> np.ndarray:
+def split_steps(steps: ArrayLike, tenants: int) -> FloatArray:
     """Split T steps evenly among ``tenants``: shape (..., l), the first T mod l get one more."""
     t = np.asarray(steps, dtype=float)
-    base = np.floor(t / tenants)
+    base: FloatArray = np.floor(t / tenants)
     extra = t - base * tenants
     idx = np.arange(tenants)
     return base[..., None] + (idx < extra[..., None])
 
 
-def _chains(steps, tenants, tenant_steps):
+def _chains(steps: ArrayLike, tenants: int, tenant_steps: _Ints) -> FloatArray:
     """Chain lengths (..., l) from either explicit tenant steps or an even split."""
     if tenant_steps is not None:
         ts = np.asarray([check_int("tenant_steps", v, minimum=0) for v in tenant_steps], dtype=float)
@@ -177,7 +184,8 @@ def _chains(steps, tenants, tenant_steps):
 
 
 # --------------------------------------------------------------------------- tree sizes
-def log_tree_sizes(meter: str, signals: int, steps, *, tenants: int = 1, tenant_steps=None, reverts=None):
+def log_tree_sizes(meter: str, signals: int, steps: ArrayLike, *, tenants: int = 1,
+                   tenant_steps: Sequence[int] | None = None, reverts: Sequence[int] | None = None) -> FloatArray:
     """Log of the number of possible submissions counted against each eps_k.
 
     Returns ``log S_k`` with shape ``steps.shape + (m,)`` where, summed over the
@@ -238,7 +246,8 @@ def log_tree_sizes(meter: str, signals: int, steps, *, tenants: int = 1, tenant_
 
 
 # --------------------------------------------------------------------------- coefficients
-def _union_terms(variant, eps, steps, tenants, tenant_steps, reverts):
+def _union_terms(variant: str, eps: FloatArray, steps: FloatArray, tenants: int, tenant_steps: _Ints,
+                 reverts: _Ints) -> tuple[FloatArray, FloatArray, float | FloatArray]:
     """(a, b_unit, repeat): the union bound sum_j exp(a_j - b_unit_j * n) < delta.
 
     ``repeat`` is the number of fresh test sets (T for resampling, else 1).
@@ -258,7 +267,8 @@ def _union_terms(variant, eps, steps, tenants, tenant_steps, reverts):
     raise InputError("variant", "one of " + ", ".join(VARIANTS), variant)
 
 
-def _prepare(epsilon, delta, steps, signals):
+def _prepare(epsilon: ArrayLike, delta: ArrayLike, steps: ArrayLike,
+             signals: int | None) -> tuple[FloatArray, FloatArray, FloatArray]:
     eps = validate_epsilon(epsilon)
     if signals is not None:
         m = check_int("signals", signals, minimum=1)
@@ -271,7 +281,7 @@ def _prepare(epsilon, delta, steps, signals):
     return eps, d, t
 
 
-def _check_bound(bound: str, max_error_rate):
+def _check_bound(bound: str, max_error_rate: float | None) -> tuple[str, float | None]:
     """``(bound, a)`` checked: ``max_error_rate`` belongs to the binomial bound only."""
     if bound not in BOUNDS:
         raise InputError("bound", "one of " + ", ".join(repr(b) for b in BOUNDS), bound)
@@ -283,7 +293,7 @@ def _check_bound(bound: str, max_error_rate):
     return bound, check_probability("max_error_rate", max_error_rate)
 
 
-def _flat(eps, d, t):
+def _flat(eps: FloatArray, d: FloatArray, t: FloatArray) -> tuple[tuple[int, ...], FloatArray, FloatArray, FloatArray]:
     """The broadcast batch of (epsilon rows, delta, steps), flattened: ``(shape, eps (N, m), d (N,), t (N,))``."""
     shape = np.broadcast_shapes(eps.shape[:-1], d.shape, t.shape)
     m = eps.shape[-1]
@@ -291,12 +301,12 @@ def _flat(eps, d, t):
             np.broadcast_to(d, shape).reshape(-1), np.broadcast_to(t, shape).reshape(-1))
 
 
-def _chunks(size: int, width: int):
+def _chunks(size: int, width: int) -> list[slice]:
     step = max(64, _CHUNK_CELLS // max(width, 1))
     return [slice(i, min(i + step, size)) for i in range(0, size, step)]
 
 
-def _refuse(variant: str, eps_row, delta: float, steps, need: float):
+def _refuse(variant: str, eps_row: FloatArray, delta: float, steps: float, need: float) -> NoReturn:
     """The InputError for a count above :data:`LABELS_CAP`, naming the input that drives it."""
     e1 = float(eps_row[0])
     # one model alone (no steps involved) needs log(2/delta) / (2 eps^2): compared in logs (eps^2 may underflow)
@@ -312,9 +322,11 @@ def _refuse(variant: str, eps_row, delta: float, steps, need: float):
                               f"(this one would need {shown})", steps)
 
 
-def _certify(variant, a, b, log_d, n, eps, d, t, tenants, tenant_steps, reverts, exact_steps):
+def _certify(variant: str, a: FloatArray, b: FloatArray, log_d: FloatArray, n: IntArray, eps: FloatArray,
+             d: FloatArray, t: FloatArray, tenants: int, tenant_steps: _Ints, reverts: _Ints,
+             exact_steps: int | None) -> IntArray:
     """Make float-solved counts exact: counts whose float check is too close to call go to Decimal."""
-    def g(x):
+    def g(x: FloatArray) -> FloatArray:
         return log_sum_exp(a - b * x[:, None]) - log_d
 
     nf = n.astype(float)
@@ -328,7 +340,8 @@ def _certify(variant, a, b, log_d, n, eps, d, t, tenants, tenant_steps, reverts,
     return n
 
 
-def _hoeffding_counts(variant, eps, d, t, tenants, tenant_steps, reverts, exact_steps=None, refuse=True):
+def _hoeffding_counts(variant: str, eps: FloatArray, d: FloatArray, t: FloatArray, tenants: int, tenant_steps: _Ints,
+                      reverts: _Ints, exact_steps: int | None = None, refuse: bool = True) -> IntArray:
     """Hoeffding counts over the batch, chunk by chunk with each variant's own width.
 
     Exact (float, re-decided in Decimal when too close to call); counts above
@@ -365,14 +378,8 @@ def _hoeffding_counts(variant, eps, d, t, tenants, tenant_steps, reverts, exact_
     return out.reshape(shape)
 
 
-def _exact():
-    """The exact binomial bound's module, imported on first use (it loads scipy; Hoeffding's counts do not)."""
-    from . import binomial
-
-    return binomial
-
-
-def _binomial_items(variant, eps_f, d_f, t_f, tenants, tenant_steps, reverts) -> tuple:
+def _binomial_items(variant: str, eps_f: FloatArray, d_f: FloatArray, t_f: FloatArray, tenants: int,
+                    tenant_steps: _Ints, reverts: _Ints) -> tuple[_Items, IntArray]:
     """Per element of a flat batch: ``(log S_k, eps_k as exact decimals, delta)`` and the fresh sets per element."""
     a, _, repeat = _union_terms(variant, eps_f, t_f, tenants, tenant_steps, reverts)
     logs = np.broadcast_to(a, (t_f.size, a.shape[-1])) - _LOG2
@@ -383,7 +390,8 @@ def _binomial_items(variant, eps_f, d_f, t_f, tenants, tenant_steps, reverts) ->
     return [(logs[i], rows[i], float(d_f[i])) for i in range(t_f.size)], repeats
 
 
-def _binomial_cap(variant, eps, d, t, tenants, tenant_steps, reverts, exact_steps) -> None:
+def _binomial_cap(variant: str, eps: FloatArray, d: FloatArray, t: FloatArray, tenants: int,
+                  tenant_steps: _Ints, reverts: _Ints, exact_steps: int | None) -> None:
     """Refuse (``bound``) when Hoeffding's count of some element exceeds :data:`BINOMIAL_LABELS_CAP`."""
     top = _hoeffding_counts(variant, eps, d, t, tenants, tenant_steps, reverts, exact_steps)
     if np.any(np.asarray(top) > BINOMIAL_LABELS_CAP * (np.asarray(t) if variant == "resampling" else 1)):
@@ -391,18 +399,21 @@ def _binomial_cap(variant, eps, d, t, tenants, tenant_steps, reverts, exact_step
                                   f"count is certified up to there; Hoeffding's needs {int(np.max(top)):,})", "binomial")
 
 
-def _binomial_counts(variant, eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps=None):
+def _binomial_counts(variant: str, eps: FloatArray, d: FloatArray, t: FloatArray, tenants: int, tenant_steps: _Ints,
+                     reverts: _Ints, rate: float | None, exact_steps: int | None = None) -> IntArray:
     """Exact binomial counts of the whole batch, solved together (a curve coarse to fine, each below Hoeffding's)."""
     return _binomial_all((variant,), eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps)[variant]
 
 
-def _binomial_all(variants, eps, d, t, tenants, tenant_steps, reverts, rate, exact_steps=None) -> dict:
+def _binomial_all(variants: Sequence[str], eps: FloatArray, d: FloatArray, t: FloatArray, tenants: int,
+                  tenant_steps: _Ints, reverts: _Ints, rate: float | None,
+                  exact_steps: int | None = None) -> dict[str, IntArray]:
     """Exact counts of several variants: one batch for one setting, a bracketed sequence per variant for curves."""
     for v in variants:
         _binomial_cap(v, eps, d, t, tenants, tenant_steps, reverts, exact_steps)
     shape, eps_f, d_f, t_f = _flat(eps, d, t)
     parts = {v: _binomial_items(v, eps_f, d_f, t_f, tenants, tenant_steps, reverts) for v in variants}
-    solve = _exact().smallest_labels_batch
+    from .binomial import smallest_labels_batch as solve
     if t_f.size == 1:  # one setting: every variant's union bound in one batch
         got = solve([parts[v][0][0] for v in variants], rate)
         counts = {v: np.array([n]) for v, n in zip(variants, got)}
@@ -411,7 +422,8 @@ def _binomial_all(variants, eps, d, t, tenants, tenant_steps, reverts, rate, exa
     return {v: (counts[v] * parts[v][1]).astype(np.int64).reshape(shape) for v in variants}
 
 
-def _counts(variant, eps, d, t, tenants, tenant_steps, reverts, bound, rate, exact_steps=None):
+def _counts(variant: str, eps: FloatArray, d: FloatArray, t: FloatArray, tenants: int, tenant_steps: _Ints,
+            reverts: _Ints, bound: str, rate: float | None, exact_steps: int | None = None) -> IntArray:
     if variant not in VARIANTS:
         raise InputError("variant", "one of " + ", ".join(VARIANTS), variant)
     if bound == "binomial":
@@ -419,13 +431,14 @@ def _counts(variant, eps, d, t, tenants, tenant_steps, reverts, bound, rate, exa
     return _hoeffding_counts(variant, eps, d, t, tenants, tenant_steps, reverts, exact_steps)
 
 
-def _as_result(n):
+def _as_result(n: ArrayLike) -> int | IntArray:
     n = np.asarray(n, dtype=np.int64)
     return int(n) if n.ndim == 0 else n
 
 
-def labels(variant: str, epsilon, delta, steps, *, signals: int | None = None, tenants: int = 1,
-           tenant_steps=None, reverts=None, bound: str = "hoeffding", max_error_rate=None):
+def labels(variant: str, epsilon: ArrayLike, delta: ArrayLike, steps: ArrayLike, *, signals: int | None = None,
+           tenants: int = 1, tenant_steps: Sequence[int] | None = None, reverts: Sequence[int] | None = None,
+           bound: str = "hoeffding", max_error_rate: float | None = None) -> int | IntArray:
     """The number of test labels ``variant`` needs.
 
     Parameters
@@ -491,7 +504,8 @@ def labels(variant: str, epsilon, delta, steps, *, signals: int | None = None, t
     return _as_result(_counts(variant, eps, d, t, tenants, tenant_steps, reverts, bound, rate, exact_steps))
 
 
-def all_labels(epsilon, delta, steps, *, variants=VARIANTS, **kwargs) -> dict:
+def all_labels(epsilon: ArrayLike, delta: ArrayLike, steps: ArrayLike, *, variants: Sequence[str] = VARIANTS,
+               **kwargs: Any) -> dict[str, int | IntArray]:
     """``{variant: labels(variant, ...)}`` for several variants.
 
     Same arguments as :func:`labels`.  Each variant is solved with its own number of terms
@@ -520,7 +534,8 @@ def all_labels(epsilon, delta, steps, *, variants=VARIANTS, **kwargs) -> dict:
 
 
 # --------------------------------------------------------------------------- inverse questions
-def _log_counts_row(variant, eps_row, steps, tenants, tenant_steps, reverts):
+def _log_counts_row(variant: str, eps_row: FloatArray, steps: float, tenants: int, tenant_steps: _Ints,
+                    reverts: _Ints) -> tuple[FloatArray, list[str], int]:
     """``(log S_k, eps_k)`` for one element: the union bound's terms without Hoeffding's factor 2."""
     a, _, repeat = _union_terms(variant, eps_row[None, :], np.array([float(steps)]), tenants, tenant_steps, reverts)
     logs = np.broadcast_to(a, (1, a.shape[-1]))[0] - _LOG2
@@ -528,8 +543,10 @@ def _log_counts_row(variant, eps_row, steps, tenants, tenant_steps, reverts):
     return logs, [repr(float(e)) for e in row], int(np.asarray(repeat).reshape(-1)[0])
 
 
-def _binomial_log_failure(variant, n, eps, t, tenants, tenant_steps, reverts, rate):
+def _binomial_log_failure(variant: str, n: ArrayLike, eps: FloatArray, t: FloatArray, tenants: int,
+                          tenant_steps: _Ints, reverts: _Ints, rate: float | None) -> FloatArray:
     """``log sum_k S_k F(n_set, eps_k)`` per element, every factor in one batch (no set at all: ``log sum S_k``)."""
+    from .binomial import log_failures
     n = np.asarray(n, dtype=float)
     shape, eps_f, n_f, t_f = _flat(eps, n, t)  # n broadcasts like delta
     items, repeats = _binomial_items(variant, eps_f, n_f, t_f, tenants, tenant_steps, reverts)
@@ -540,12 +557,14 @@ def _binomial_log_failure(variant, n, eps, t, tenants, tenant_steps, reverts, ra
         out[i] = float(log_sum_exp(items[i][0]))
     live = np.flatnonzero(~empty)
     if live.size:
-        out[live] = _exact().log_failures(per_set[live], [items[i][:2] for i in live.tolist()], rate)
+        out[live] = log_failures(per_set[live], [items[i][:2] for i in live.tolist()], rate)
     return out.reshape(shape)
 
 
-def failure_probability(variant: str, n, epsilon, steps, *, signals=None, tenants=1, tenant_steps=None,
-                        reverts=None, log: bool = False, bound: str = "hoeffding", max_error_rate=None):
+def failure_probability(variant: str, n: ArrayLike, epsilon: ArrayLike, steps: ArrayLike, *,
+                        signals: int | None = None, tenants: int = 1, tenant_steps: Sequence[int] | None = None,
+                        reverts: Sequence[int] | None = None, log: bool = False, bound: str = "hoeffding",
+                        max_error_rate: float | None = None) -> float | FloatArray:
     """The delta a test set of ``n`` labels guarantees: the union bound's left side.
 
     Returns delta (or ``log(delta)`` when ``log=True``); values >= 1 mean no guarantee.
@@ -570,8 +589,10 @@ def failure_probability(variant: str, n, epsilon, steps, *, signals=None, tenant
         return np.exp(log_delta)
 
 
-def min_epsilon(variant: str, n, epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=None,
-                reverts=None, bound: str = "hoeffding", max_error_rate=None):
+def min_epsilon(variant: str, n: ArrayLike, epsilon: ArrayLike, delta: ArrayLike, steps: ArrayLike, *,
+                signals: int | None = None, tenants: int = 1, tenant_steps: Sequence[int] | None = None,
+                reverts: Sequence[int] | None = None, bound: str = "hoeffding",
+                max_error_rate: float | None = None) -> float | FloatArray:
     """The smallest eps_1 a budget of ``n`` labels supports, the eps vector scaled together.
 
     The shape of the tolerance vector is kept (eps_k / eps_1 fixed); returns the infimum
@@ -596,6 +617,8 @@ def min_epsilon(variant: str, n, epsilon, delta, steps, *, signals=None, tenants
     hoeffding = np.sqrt(u)
     if bound == "hoeffding":
         return hoeffding
+    from .binomial import smallest_scale
+
     shape = np.broadcast_shapes(hoeffding.shape, ratios.shape[:-1], d.shape, t.shape)
     ratio_f = np.broadcast_to(ratios, shape + ratios.shape[-1:]).reshape(-1, ratios.shape[-1])
     d_f, t_f = np.broadcast_to(d, shape).reshape(-1), np.broadcast_to(t, shape).reshape(-1)
@@ -605,19 +628,21 @@ def min_epsilon(variant: str, n, epsilon, delta, steps, *, signals=None, tenants
     for i in range(t_f.size):
         logs, _, _ = _log_counts_row(variant, ratio_f[i], t_f[i], tenants, tenant_steps, reverts)
         row = ratio_f[i] if variant in ADAPTIVE_VARIANTS else ratio_f[i][:1]
-        out[i] = _exact().smallest_scale(int(sets[i]), logs, row, math.exp(math.log(d_f[i])),
-                                         float(scale[i]) * (1 + 1e-9), rate)
+        out[i] = smallest_scale(int(sets[i]), logs, row, math.exp(math.log(d_f[i])),
+                                float(scale[i]) * (1 + 1e-9), rate)
     return out.reshape(shape) if shape else float(out[0])
 
 
-def _fits_binomial(variant, n, eps_row, delta, tenants, reverts, rate):
+def _fits_binomial(variant: str, n: int, eps_row: FloatArray, delta: float, tenants: int, reverts: _Ints,
+                   rate: float | None) -> _Fits:
     """``fits(T)`` for arrays of T: ``sum_k S_k(T) F(n_set, eps_k) < delta`` with the exact F (one batch)."""
+    from .binomial import log_factors
     log_d = math.log(delta)
     row = eps_row if variant in ADAPTIVE_VARIANTS else eps_row[:1]
     if variant != "resampling":
-        log_f = _exact().log_factors(np.full(len(row), n), [repr(float(e)) for e in row], rate)
+        log_f = log_factors(np.full(len(row), n), [repr(float(e)) for e in row], rate)
 
-        def fits(ts):
+        def fits(ts: ArrayLike) -> BoolArray:
             ts = np.asarray(ts, dtype=float)
             a, _, _ = _union_terms(variant, np.broadcast_to(eps_row, ts.shape + eps_row.shape), ts, tenants, None,
                                    reverts)
@@ -625,20 +650,21 @@ def _fits_binomial(variant, n, eps_row, delta, tenants, reverts, rate):
             return log_sum_exp(terms) < log_d
         return fits
 
-    def fits_resampling(ts):
+    def fits_resampling(ts: ArrayLike) -> BoolArray:
         ts = np.asarray(ts, dtype=float)
         per_set = np.floor(n / ts).astype(np.int64)
         ok = per_set >= 1
         out = np.zeros(ts.shape, dtype=bool)
         if np.any(ok):
-            f = _exact().log_factors(per_set[ok], [repr(float(row[0]))], rate)
+            f = log_factors(per_set[ok], [repr(float(row[0]))], rate)
             out[ok] = np.log(ts[ok]) + f < log_d
         return out
     return fits_resampling
 
 
-def max_steps(variant: str, n, epsilon, delta, *, signals=None, tenants: int = 1, reverts=None,
-              bound: str = "hoeffding", max_error_rate=None):
+def max_steps(variant: str, n: int, epsilon: ArrayLike, delta: ArrayLike, *, signals: int | None = None,
+              tenants: int = 1, reverts: Sequence[int] | None = None, bound: str = "hoeffding",
+              max_error_rate: float | None = None) -> int | float:
     """The largest T whose label count fits in a budget of ``n`` labels.
 
     Tenants split every T evenly; reverts keep their fixed steps and count only once T
@@ -662,23 +688,25 @@ def max_steps(variant: str, n, epsilon, delta, *, signals=None, tenants: int = 1
         if start == math.inf or (variant == "single_model" and start == 1):
             return start  # the exact factor is at most Hoeffding's: whatever fits Hoeffding fits it
         if variant == "resampling" and start:
-            return _exact().largest_resampling_steps(n, float(eps[0]), float(d), int(start), rate, STEPS_CAP)
+            from .binomial import largest_resampling_steps
+            return largest_resampling_steps(n, float(eps[0]), float(d), int(start), rate, STEPS_CAP)
         fits = _fits_binomial(variant, n, eps, float(d), tenants, reverts, rate)
         return _largest_fitting(variant, fits, start)
     return _largest_fitting(variant, _fits_hoeffding(variant, n, epsilon, delta, signals, tenants, reverts), 0)
 
 
-def _fits_hoeffding(variant, n, epsilon, delta, signals, tenants, reverts):
+def _fits_hoeffding(variant: str, n: int, epsilon: ArrayLike, delta: ArrayLike, signals: int | None, tenants: int,
+                    reverts: _Ints) -> _Fits:
     eps, d, _ = _prepare(epsilon, delta, 1, signals)
 
-    def fits(ts):
+    def fits(ts: ArrayLike) -> BoolArray:
         ts = np.asarray(ts, dtype=float)
         need = _hoeffding_counts(variant, eps, d, ts, tenants, None, reverts, refuse=False)
         return need <= n
     return fits
 
 
-def _largest_fitting(variant, fits, start):
+def _largest_fitting(variant: str, fits: _Fits, start: int | float) -> int | float:
     """The largest T with ``fits(T)`` (and every smaller T), searched by powers of two then grids."""
     if variant == "single_model":
         return 1 if fits(np.array([1]))[0] else 0
@@ -708,8 +736,9 @@ def _largest_fitting(variant, fits, start):
 
 
 # --------------------------------------------------------------------------- exact curves
-def exact_curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, variants=VARIANTS,
-                max_error_rate=None) -> dict:
+def exact_curve(epsilon: ArrayLike, delta: float, steps: ArrayLike, *, tenants: int = 1,
+                reverts: Sequence[int] | None = None, variants: Sequence[str] = VARIANTS,
+                max_error_rate: float | None = None) -> dict[str, FloatArray]:
     """Every variant's exact binomial count at each T of ``steps``: ``{variant: float array}``, NaN where refused.
 
     The planner's curves and ``plan --steps A:B --bound binomial`` (issue 18): at each T,
@@ -730,7 +759,7 @@ def exact_curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, varian
     rv = validate_reverts(reverts) if reverts is not None else np.zeros(0, dtype=np.int64)
     tenants = check_int("tenants", tenants, minimum=1)
     out = {v: np.full(ts.shape, np.nan) for v in variants}
-    groups: dict = {}  # T's that share the tenants and reverts in effect
+    groups: dict[tuple[int, tuple[int, ...]], list[int]] = {}  # T's that share the tenants and reverts in effect
     for i, t in enumerate(ts.tolist()):
         groups.setdefault((min(tenants, t), tuple(r for r in rv.tolist() if r <= t)), []).append(i)
     wanted = [v for v in variants if v not in ("single_model", "resampling")]
@@ -748,8 +777,10 @@ def exact_curve(epsilon, delta, steps, *, tenants: int = 1, reverts=None, varian
     return {v: out[v] for v in variants}
 
 
-def _exact_points(variant, eps, d, ts, tenants, reverts, rate) -> np.ndarray:
+def _exact_points(variant: str, eps: FloatArray, d: float, ts: IntArray, tenants: int, reverts: _Ints,
+                  rate: float | None) -> FloatArray:
     """Exact counts at each T (NaN where Hoeffding's count is above the exact bound's cap), one bracketed search."""
+    from .binomial import smallest_labels_batch
     eps_f = np.broadcast_to(eps, ts.shape + eps.shape).reshape(-1, eps.size)
     d_f, t_f = np.full(ts.size, d), ts.astype(float)
     top = _hoeffding_counts(variant, eps_f, d_f, t_f, tenants, None, reverts, refuse=False)
@@ -757,5 +788,5 @@ def _exact_points(variant, eps, d, ts, tenants, reverts, rate) -> np.ndarray:
     out = np.full(ts.size, np.nan)
     if np.any(fine):
         items, _ = _binomial_items(variant, eps_f[fine], d_f[fine], t_f[fine], tenants, None, reverts)
-        out[fine] = _exact().smallest_labels_batch(items, rate, sequence=True)
+        out[fine] = smallest_labels_batch(items, rate, sequence=True)
     return out

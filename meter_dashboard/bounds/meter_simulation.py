@@ -50,11 +50,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import betaincinv, ndtr, ndtri
 
 from ..core.validation import InputError, check_int, check_probability
+from ._types import BoolArray, FloatArray, IntArray, Real
 
 __all__ = [
     "BLOCK",
@@ -98,21 +101,21 @@ class SimulationResult:
     failures: int
     replicates: int
     failure_rate: float
-    ci: tuple
+    ci: tuple[float, float]
     confidence: float
     interval: str
-    failed_by_step: np.ndarray
+    failed_by_step: IntArray
     labels: int
     steps: int
     meter: str
     developer: str
-    epsilon: tuple
-    ranges: tuple
+    epsilon: tuple[float, ...]
+    ranges: tuple[float, ...]
     seed: int
     total: int
     cancelled: bool = False
     delta: float | None = None
-    settings: dict = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def done(self) -> int:
@@ -121,6 +124,8 @@ class SimulationResult:
     def below(self, delta: float | None = None) -> bool:
         """Whether the data are consistent with a failure probability of at most delta (CI reaches it)."""
         d = self.delta if delta is None else delta
+        if d is None:
+            raise InputError("delta", "given (this result was simulated without one: pass below(delta))", d)
         return self.ci[0] <= d
 
 
@@ -135,13 +140,14 @@ def default_ranges(m: int) -> list[float]:
     return [0.0] + inner[: m - 1] + [1.0]
 
 
-def signal_of(gap, ranges) -> np.ndarray:
+def signal_of(gap: ArrayLike, ranges: ArrayLike) -> IntArray:
     """1-based signal i with ``r_(i-1) <= gap < r_i`` (the last range closed at 1), Section 3.1 of [1]_."""
     r = np.asarray(ranges, dtype=float)
     return np.clip(np.searchsorted(r, np.asarray(gap, dtype=float), side="right"), 1, r.size - 1)
 
 
-def proportion_interval(successes: int, trials: int, confidence: float = 0.95, method: str = "wilson"):
+def proportion_interval(successes: int, trials: int, confidence: float = 0.95,
+                        method: str = "wilson") -> tuple[float, float]:
     """Two-sided interval for a binomial proportion: Wilson score or Clopper-Pearson (exact) [3]_."""
     if method not in INTERVALS:
         raise InputError("interval", "one of " + ", ".join(INTERVALS), method)
@@ -159,7 +165,9 @@ def proportion_interval(successes: int, trials: int, confidence: float = 0.95, m
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def _check(labels, epsilon, steps, ranges, meter, developer, replicates, confidence, interval):
+def _check(labels: int, epsilon: ArrayLike, steps: int, ranges: ArrayLike | None, meter: str, developer: str,
+           replicates: int, confidence: float,
+           interval: str) -> tuple[int, FloatArray, int, FloatArray, int, float]:
     n = check_int("labels", labels, minimum=1, maximum=10**8)
     t = check_int("steps", steps, minimum=1, maximum=10_000)
     eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
@@ -186,11 +194,11 @@ def _check(labels, epsilon, steps, ranges, meter, developer, replicates, confide
 class _Meter:
     """The meter's responses for a block of replicates (regular, or incremental: worst so far)."""
 
-    def __init__(self, kind: str, eps: np.ndarray, ranges: np.ndarray, size: int):
+    def __init__(self, kind: str, eps: FloatArray, ranges: FloatArray, size: int) -> None:
         self.kind, self.eps, self.ranges = kind, eps, ranges
         self.level = np.zeros(size, dtype=np.int64)  # incremental: the worst signal released so far
 
-    def release(self, validation, test):
+    def release(self, validation: FloatArray, test: FloatArray) -> IntArray:
         """Signals released for models with these validation and test accuracies."""
         signal = signal_of(np.abs(validation - test), self.ranges)
         if self.kind == "incremental":
@@ -198,18 +206,18 @@ class _Meter:
             self.level = signal
         return signal
 
-    def fails(self, signal, test, truth):
+    def fails(self, signal: IntArray, test: FloatArray, truth: Real) -> BoolArray:
         """Whether each release breaks the guarantee: ``|test - true| >= eps`` of its signal."""
         return np.abs(test - truth) >= self.eps[signal - 1]
 
 
-def _random_bits(rng, rows: int, cols: int) -> np.ndarray:
+def _random_bits(rng: np.random.Generator, rows: int, cols: int) -> NDArray[np.uint8]:
     """A (rows, cols) array of fair 0/1 bits (uint8), from random bytes."""
     raw = np.frombuffer(rng.bytes(rows * ((cols + 7) // 8)), dtype=np.uint8).reshape(rows, -1)
     return np.unpackbits(raw, axis=1, count=cols)
 
 
-def _attack_score(informative, n: int, eps: np.ndarray, ranges: np.ndarray) -> np.ndarray:
+def _attack_score(informative: IntArray, n: int, eps: FloatArray, ranges: FloatArray) -> FloatArray:
     """The validation score that gives the final model the best chance of a missed tolerance.
 
     With k informative probes, each signed vote is right with probability about
@@ -224,15 +232,16 @@ def _attack_score(informative, n: int, eps: np.ndarray, ranges: np.ndarray) -> n
     lo_r, hi_r = ranges[:-1][None, None, :], ranges[1:][None, None, :]
     fail_at = 0.5 + eps[None, None, :]  # failing test accuracies (the upper side: the drift is upwards)
 
-    def mass(a, b):  # P(a <= test < b) with b >= a, clipped to the failing side
+    def mass(a: FloatArray, b: FloatArray) -> FloatArray:  # P(a <= test < b), b >= a, on the failing side
         a = np.maximum(a, fail_at)
         return np.where(b > a, ndtr((b - mu) / sd) - ndtr((a - mu) / sd), 0.0)
 
     total = (mass(v + lo_r, v + hi_r) + mass(v - hi_r, v - lo_r)).sum(axis=2)
-    return v[0, :, 0][np.argmax(total, axis=1)]
+    best: FloatArray = v[0, :, 0][np.argmax(total, axis=1)]
+    return best
 
 
-def _adversary_block(rng, n, steps, meter: _Meter, size):
+def _adversary_block(rng: np.random.Generator, n: int, steps: int, meter: _Meter, size: int) -> IntArray:
     """Failure step (1-based, 0 = never) of each replicate under the boosting attack."""
     eps, r = meter.eps, meter.ranges
     m = eps.size
@@ -260,13 +269,14 @@ def _adversary_block(rng, n, steps, meter: _Meter, size):
     return failed_at
 
 
-def _honest_block(rng, n, steps, meter: _Meter, size, start=0.7, validation=None):
+def _honest_block(rng: np.random.Generator, n: int, steps: int, meter: _Meter, size: int, start: float = 0.7,
+                  validation: int | None = None) -> IntArray:
     """Failure step of each replicate for the hill-climber (coupled difficulties: exact true accuracies)."""
     offsets = np.arange(size, dtype=float)
     test_u = (np.sort(rng.random((size, n)), axis=1) + offsets[:, None]).ravel()  # row i lives in [i, i + 1)
     val_u = (np.sort(rng.random((size, validation or n)), axis=1) + offsets[:, None]).ravel()
 
-    def accuracy(flat, q):  # per replicate: the fraction of its difficulties below q
+    def accuracy(flat: FloatArray, q: FloatArray) -> FloatArray:  # per replicate: the share of difficulties below q
         per_row = flat.size // size
         return (np.searchsorted(flat, q + offsets) - offsets * per_row) / per_row
 
@@ -287,7 +297,8 @@ def _honest_block(rng, n, steps, meter: _Meter, size, start=0.7, validation=None
 
 
 # --------------------------------------------------------------------------- the run
-def iter_simulate(labels, epsilon, steps, *, ranges=None, meter: str = "regular", developer: str = "adversary",
+def iter_simulate(labels: int, epsilon: ArrayLike, steps: int, *, ranges: ArrayLike | None = None,
+                  meter: str = "regular", developer: str = "adversary",
                   replicates: int = 1000, seed: int = 0, confidence: float = 0.95, interval: str = "wilson",
                   delta: float | None = None) -> Iterator[SimulationResult]:
     """Simulate block by block, yielding the result so far after each :data:`BLOCK` replicates.
@@ -342,7 +353,9 @@ def iter_simulate(labels, epsilon, steps, *, ranges=None, meter: str = "regular"
                       delta, cancelled=done < reps)
 
 
-def _result(failures, done, conf, interval, by_step, n, t, meter, developer, eps, r, seed, total, delta, cancelled):
+def _result(failures: int, done: int, conf: float, interval: str, by_step: IntArray, n: int, t: int, meter: str,
+            developer: str, eps: FloatArray, r: FloatArray, seed: int, total: int, delta: float | None,
+            cancelled: bool) -> SimulationResult:
     return SimulationResult(
         failures=failures, replicates=done, failure_rate=failures / done if done else math.nan,
         ci=proportion_interval(failures, done, conf, interval), confidence=conf, interval=interval,
@@ -351,8 +364,14 @@ def _result(failures, done, conf, interval, by_step, n, t, meter, developer, eps
         cancelled=cancelled, delta=delta)
 
 
-def simulate(labels, epsilon, steps, *, progress: Callable[[int, int], object] | None = None, cancel=None,
-             **kwargs) -> SimulationResult:
+class _Cancel(Protocol):
+    """Anything with ``is_set()`` (a ``threading.Event``)."""
+
+    def is_set(self) -> bool: ...
+
+
+def simulate(labels: int, epsilon: ArrayLike, steps: int, *, progress: Callable[[int, int], object] | None = None,
+             cancel: _Cancel | None = None, **kwargs: Any) -> SimulationResult:
     """Run :func:`iter_simulate` to the end, or until cancelled.
 
     ``progress(done, total)`` is called after every block; returning ``False`` stops the
@@ -376,4 +395,5 @@ def simulate(labels, epsilon, steps, *, progress: Callable[[int, int], object] |
             stop = True
         if stop and result.replicates < result.total:
             return SimulationResult(**{**result.__dict__, "cancelled": True})
+    assert result is not None  # iter_simulate always yields (at least one block)
     return result

@@ -8,9 +8,14 @@ show it beside the input, notebooks see it as a ``ValueError``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 __all__ = [
     "InputError",
@@ -30,8 +35,10 @@ __all__ = [
     "check_instance",
 ]
 
+_T = TypeVar("_T")
 
-def format_value(value) -> str:
+
+def format_value(value: object) -> str:
     """A short, readable rendering of a user's value for an error message."""
     try:
         return _format_value(value)
@@ -39,7 +46,7 @@ def format_value(value) -> str:
         return f"a {type(value).__name__}"
 
 
-def _format_value(value) -> str:
+def _format_value(value: object) -> str:
     if isinstance(value, str):
         text = value if len(value) <= 60 else value[:57] + "..."
         return repr(text)
@@ -72,7 +79,7 @@ class InputError(ValueError):
         Where the value was found (``"row 4"``, ``"line 2, column 7"``).
     """
 
-    def __init__(self, parameter: str, rule: str, got, *, location: str | None = None):
+    def __init__(self, parameter: str, rule: str, got: object, *, location: str | None = None) -> None:
         self.parameter = parameter
         self.rule = rule
         self.got = got
@@ -111,7 +118,7 @@ MAX_EXACT_EXPONENT = 30
 MAX_LIST_ITEMS = 1000
 
 
-def _number_text(name: str, value, rule: str, location: str | None) -> str:
+def _number_text(name: str, value: str | bytes, rule: str, location: str | None) -> str:
     """The stripped text of a number typed by a person, refused when absurdly long."""
     text = value.strip() if isinstance(value, str) else bytes(value).decode("ascii", "replace").strip()
     if len(text) > MAX_NUMBER_CHARS:
@@ -119,7 +126,7 @@ def _number_text(name: str, value, rule: str, location: str | None) -> str:
     return text
 
 
-def _as_float(name: str, value, rule: str = "a number", location: str | None = None, *,
+def _as_float(name: str, value: Any, rule: str = "a number", location: str | None = None, *,
               nonfinite_rule: str | None = None) -> float:
     """``value`` as a finite float, bounded in cost; every failure is an :class:`InputError`.
 
@@ -145,7 +152,7 @@ def _as_float(name: str, value, rule: str = "a number", location: str | None = N
     return result
 
 
-def check_number(name: str, value, *, minimum: float | None = None, maximum: float | None = None,
+def check_number(name: str, value: object, *, minimum: float | None = None, maximum: float | None = None,
                  location: str | None = None) -> float:
     """``value`` (a flag's text, a URL value, a cell, a widget value) as a finite float.
 
@@ -164,7 +171,7 @@ def check_number(name: str, value, *, minimum: float | None = None, maximum: flo
     return result
 
 
-def parse_exact_decimal(name: str, text, *, location: str | None = None):
+def parse_exact_decimal(name: str, text: object, *, location: str | None = None) -> Fraction:
     """A decimal literal as an exact :class:`fractions.Fraction`, bounded before any big arithmetic.
 
     ``"0.1"`` is exactly 1/10 (not the nearest binary float).  At most
@@ -205,7 +212,7 @@ def parse_exact_decimal(name: str, text, *, location: str | None = None):
     return Fraction(value)
 
 
-def check_probability(name: str, value, *, closed: bool = False, location: str | None = None) -> float:
+def check_probability(name: str, value: object, *, closed: bool = False, location: str | None = None) -> float:
     """``value`` as a float in (0, 1) (or [0, 1] when ``closed``)."""
     result = _as_float(name, value, location=location)
     if closed:
@@ -216,7 +223,7 @@ def check_probability(name: str, value, *, closed: bool = False, location: str |
     return result
 
 
-def check_positive(name: str, value, *, allow_zero: bool = False, location: str | None = None) -> float:
+def check_positive(name: str, value: object, *, allow_zero: bool = False, location: str | None = None) -> float:
     """``value`` as a finite float > 0 (or >= 0)."""
     result = _as_float(name, value, location=location)
     if result < 0 or (result == 0 and not allow_zero):
@@ -225,7 +232,7 @@ def check_positive(name: str, value, *, allow_zero: bool = False, location: str 
     return result
 
 
-def _int_range_rule(minimum, maximum) -> str:
+def _int_range_rule(minimum: int | None, maximum: int | None) -> str:
     if minimum is not None and maximum is not None:
         return f"a whole number in [{minimum}, {maximum}]"
     if minimum is not None:
@@ -235,7 +242,7 @@ def _int_range_rule(minimum, maximum) -> str:
     return "a whole number"
 
 
-def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None,
+def check_int(name: str, value: object, *, minimum: int | None = None, maximum: int | None = None,
               location: str | None = None) -> int:
     """``value`` as a Python int within ``[minimum, maximum]`` (exact: never wrapped to 64 bits).
 
@@ -258,7 +265,7 @@ def check_int(name: str, value, *, minimum: int | None = None, maximum: int | No
     return _int_in_range(name, result, minimum, maximum, rule, value, location)
 
 
-def _int_from_text(name: str, value, rule: str, location: str | None) -> int:
+def _int_from_text(name: str, value: str | bytes, rule: str, location: str | None) -> int:
     """``"12"``, ``"1e6"``, ``"1,000"`` as an exact int (``"1e23"`` is 10**23, not a float's neighbour)."""
     from decimal import Decimal, InvalidOperation
 
@@ -276,7 +283,8 @@ def _int_from_text(name: str, value, rule: str, location: str | None) -> int:
     return int(number)
 
 
-def _int_in_range(name, result, minimum, maximum, rule, value, location):
+def _int_in_range(name: str, result: int, minimum: int | None, maximum: int | None, rule: str, value: object,
+                  location: str | None) -> int:
     if (minimum is not None and result < minimum) or (maximum is not None and result > maximum):
         raise InputError(name, _int_range_rule(minimum, maximum), value, location=location)
     return result
@@ -289,12 +297,12 @@ def check_non_decreasing(name: str, values: Sequence[float], what: str = "non-de
         raise InputError(name, what, list(values))
 
 
-def _list_items(name: str, text, rule: str) -> list:
+def _list_items(name: str, text: object, rule: str) -> list[object]:
     """The items of a comma-separated text (or an iterable), at most :data:`MAX_LIST_ITEMS`."""
     if isinstance(text, str):
         if len(text) > MAX_LIST_ITEMS * (MAX_NUMBER_CHARS + 2):
             raise InputError(name, f"{rule} of at most {MAX_LIST_ITEMS} values", text)
-        items = [p.strip() for p in text.replace(";", ",").split(",")]
+        items: list[object] = [p.strip() for p in text.replace(";", ",").split(",")]
         items = [p for p in items if p != ""]
         if not items:
             raise InputError(name, rule, text)
@@ -305,7 +313,7 @@ def _list_items(name: str, text, rule: str) -> list:
     return items
 
 
-def _flat_items(name: str, values, rule: str) -> list:
+def _flat_items(name: str, values: Any, rule: str) -> list[object]:
     """The items of a flat iterable (a list, a tuple, a 1-d array, or one number); a nested one is refused."""
     if isinstance(values, (bytes, bytearray, dict, set, frozenset)) or values is None:
         raise InputError(name, rule, values)
@@ -325,7 +333,8 @@ def _flat_items(name: str, values, rule: str) -> list:
     return items
 
 
-def check_real_array(name: str, value, *, ndim: int | None = None, location: str | None = None) -> np.ndarray:
+def check_real_array(name: str, value: object, *, ndim: int | None = None,
+                     location: str | None = None) -> NDArray[np.float64]:
     """``value`` (a list, nested lists, an array) as a float array of real numbers, or an InputError.
 
     Refused by name: text, bytes, dicts and None where numbers belong, complex numbers, booleans
@@ -356,21 +365,21 @@ def check_real_array(name: str, value, *, ndim: int | None = None, location: str
     return out
 
 
-def check_choice_text(name: str, value, choices) -> str:
+def check_choice_text(name: str, value: object, choices: Sequence[str]) -> str:
     """``value`` as one of ``choices`` (text, case-insensitive); anything else an InputError listing them."""
     if not isinstance(value, str) or value.strip().lower() not in {c.lower() for c in choices}:
         raise InputError(name, "one of " + ", ".join(repr(c) for c in choices), value)
     return next(c for c in choices if c.lower() == value.strip().lower())
 
 
-def check_instance(name: str, value, kind: type, what: str):
+def check_instance(name: str, value: object, kind: type[_T], what: str) -> _T:
     """``value`` when it is a ``kind``; else an InputError saying ``what`` it must be."""
     if not isinstance(value, kind):
         raise InputError(name, what, raw(f"a {type(value).__name__}"))
     return value
 
 
-def parse_number_list(name: str, text) -> list[float]:
+def parse_number_list(name: str, text: object) -> list[float]:
     """Parse ``"0.01, 0.02"`` (or an iterable of numbers) into finite floats.
 
     Never evaluates the text: each item goes through ``float()`` only.
@@ -379,14 +388,14 @@ def parse_number_list(name: str, text) -> list[float]:
                        "is not a finite number")
 
 
-def parse_int_list(name: str, text) -> list[int]:
+def parse_int_list(name: str, text: object) -> list[int]:
     """Parse ``"5,5"`` (or an iterable) into whole numbers (exact Python ints)."""
     return _parse_list(name, text, "a comma-separated list of whole numbers", lambda item: check_int(name, item),
                        "is not a whole number")
 
 
-def _parse_list(name: str, text, rule: str, convert, failure: str) -> list:
-    out = []
+def _parse_list(name: str, text: object, rule: str, convert: Callable[[object], _T], failure: str) -> list[_T]:
+    out: list[_T] = []
     for item in _list_items(name, text, rule):
         try:
             out.append(convert(item))

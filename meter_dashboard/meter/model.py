@@ -30,6 +30,7 @@ References
 from __future__ import annotations
 
 import sys
+from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
@@ -196,7 +197,7 @@ def resize_ranges(ranges, m: int) -> list[float]:
 
 
 # ============================================================================ presets
-PRESETS = {
+PRESETS: dict[str, dict[str, Any]] = {  # preset name -> parameter values
     "Paper: uniform ε = 0.01 (m = 5)": dict(epsilon=[0.01] * 5, delta=0.01, steps=10, tenants=1, tenant_steps=[],
                                              reverts=[]),
     "Paper: ε = 0.01…0.05": dict(epsilon=list(DEFAULT_EPSILON), delta=0.01, steps=10, tenants=1, tenant_steps=[],

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.formatting import strict_json
 from ..bounds.meter import ADAPTIVE_VARIANTS, VARIANTS
@@ -138,33 +139,35 @@ class PlanResult:
     Langford (2005).
     """
 
-    epsilon: tuple
+    epsilon: tuple[float, ...]
     delta: float
     steps: int
-    tenant_steps: tuple
-    reverts: tuple
-    labels: dict
-    savings: dict
-    labeler_hours: dict
-    calendar_hours: dict
+    tenant_steps: tuple[int, ...]
+    reverts: tuple[int, ...]
+    labels: dict[str, int]
+    savings: dict[str, float]
+    labeler_hours: dict[str, float]
+    calendar_hours: dict[str, float]
     seconds_per_label: float = 2.0
     labelers: int = 1
     cost_per_hour: float | None = None
-    cost: dict | None = None
+    cost: dict[str, float] | None = None
     budget: int | None = None
-    max_steps: dict | None = None
-    min_epsilon: dict | None = None
-    confidence: dict | None = None
-    notes: tuple = field(default_factory=tuple)
+    # with a budget: variant -> answer (None while it is computed, or when the exact bound gave none)
+    max_steps: dict[str, int | float | None] | None = None
+    min_epsilon: dict[str, float | None] | None = None
+    confidence: dict[str, float | None] | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
     bound: str = "hoeffding"
     max_error_rate: float | None = None
-    hoeffding_labels: dict | None = None
-    refused: dict = field(default_factory=dict)
-    unrestricted_labels: dict | None = None
-    unrestricted_confidence: dict | None = None
-    pending: frozenset = frozenset()
+    hoeffding_labels: dict[str, int] = None  # type: ignore[assignment]  # None: a copy of labels (__post_init__)
+    refused: dict[str, str] = field(default_factory=dict)
+    # with max_error_rate: variant -> value (None where the planned or the unrestricted count was refused)
+    unrestricted_labels: dict[str, int | None] | None = None
+    unrestricted_confidence: dict[str, float | None] | None = None
+    pending: frozenset[str] = frozenset()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.hoeffding_labels is None:
             object.__setattr__(self, "hoeffding_labels", dict(self.labels))
 
@@ -182,7 +185,7 @@ class PlanResult:
         return bound_title(self.bound, self.max_error_rate)
 
     @property
-    def label_savings(self) -> dict:
+    def label_savings(self) -> dict[str, int]:
         """variant -> labels the chosen bound saves against Hoeffding's count (0 under Hoeffding)."""
         return {v: self.hoeffding_labels[v] - self.labels[v] for v in VARIANTS}
 
@@ -219,14 +222,17 @@ class PlanResult:
         if self.bound == "hoeffding":
             return []
         out = []
-        if self.max_error_rate is not None:
+        delivered = self.unrestricted_confidence
+        if self.max_error_rate is not None and delivered is not None:
             if self.unrestricted_labels is not None and not self.is_pending("unrestricted", RECOMMENDED):
                 v = RECOMMENDED
-                conf = self.unrestricted_confidence[v]
-                out.append(f"If the range is wrong: the {VARIANT_TITLES[v].lower()} needs "
-                           f"{self.unrestricted_labels[v]:,} labels without it (not {self.labels[v]:,}), and "
-                           f"{self.labels[v]:,} labels guarantee only confidence "
-                           f"{'none' if conf <= 0 else f'{conf:.6g}'} (not {1 - self.delta:.6g}).")
+                without, conf = self.unrestricted_labels[v], delivered[v]
+                if conf is not None:  # None: the planned exact count itself was refused (noted below)
+                    needs = (f"needs {without:,} labels without it (not {self.labels[v]:,})" if without is not None
+                             else "gets no exact count without it")
+                    out.append(f"If the range is wrong: the {VARIANT_TITLES[v].lower()} {needs}, and "
+                               f"{self.labels[v]:,} labels guarantee only confidence "
+                               f"{'none' if conf <= 0 else f'{conf:.6g}'} (not {1 - self.delta:.6g}).")
         for v, why in self.refused.items():
             out.append(f"{VARIANT_TITLES[v]}: no exact count ({why}); Hoeffding's count is shown.")
         return out
@@ -262,7 +268,7 @@ class PlanResult:
     @strict_json
     def to_dict(self) -> dict:
         """Plain Python (JSON-ready) form; the CLI's ``--format json``."""
-        out = {
+        out: dict[str, Any] = {  # JSON-ready
             "labels": dict(self.labels),
             "bound": self.bound,
             "inputs": {
@@ -298,6 +304,7 @@ class PlanResult:
             out["labeling"]["cost_per_hour"] = self.cost_per_hour
             out["labeling"]["cost"] = dict(self.cost)
         if self.budget is not None:
+            assert self.max_steps is not None and self.min_epsilon is not None and self.confidence is not None
             out["budget"] = {
                 "labels": self.budget,
                 "max_steps": {k: (None if v == math.inf else v) for k, v in self.max_steps.items()},
@@ -342,7 +349,8 @@ class PlanResult:
             lines.append(f"  {v:<{width}}  {self.labels[v]:>14,} labels  "
                          f"{self.savings[v]:6.2f}x fewer than resampling  "
                          f"{self.labeler_hours[v]:10,.1f} labeler-hours{exact}{mark}")
-        if self.budget is not None and self.max_steps is not None and self.max_steps.get("incremental") is not None:
+        if (self.budget is not None and self.max_steps is not None and self.max_steps.get("incremental") is not None
+                and self.min_epsilon is not None and self.confidence is not None):  # the three come together
             lines.append(f"  budget {self.budget:,} labels: incremental supports "
                          f"{steps_text(self.max_steps['incremental'])} steps, "
                          f"eps_1 >= {self.min_epsilon['incremental']:.4g}, "

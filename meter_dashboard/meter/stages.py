@@ -34,6 +34,7 @@ import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -116,7 +117,7 @@ def normalize(epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=No
             eps = eps * m
         elif len(eps) != m:
             raise InputError("signals", f"the number of epsilon values ({len(eps)}) when several are given", m)
-    eps = meter_bounds.validate_epsilon(eps)
+    vector = meter_bounds.validate_epsilon(eps)
     steps = check_int("steps", steps, minimum=1)
     tenant_steps = None if tenant_steps is None else parse_int_list("tenant_steps", tenant_steps)
     if tenant_steps:
@@ -135,7 +136,7 @@ def normalize(epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=No
     if cost_per_hour is not None:
         cost_per_hour = check_positive("cost_per_hour", cost_per_hour, allow_zero=True)
     return PlanInputs(
-        epsilon=tuple(float(e) for e in eps), delta=delta, steps=steps, tenant_count=tenant_count, tenant_steps=ts,
+        epsilon=tuple(float(e) for e in vector), delta=delta, steps=steps, tenant_count=tenant_count, tenant_steps=ts,
         reverts=rv, budget=check_int("budget", budget, minimum=1) if budget is not None else None,
         seconds_per_label=check_positive("seconds_per_label", seconds_per_label),
         labelers=check_int("labelers", labelers, minimum=1), cost_per_hour=cost_per_hour, bound=bound,
@@ -186,7 +187,9 @@ def quick_result(inputs: PlanInputs) -> PlanResult:
 
 @functools.lru_cache(maxsize=256)
 def _quick_result(inputs: PlanInputs) -> PlanResult:
-    counts = meter_bounds.all_labels(list(inputs.epsilon), inputs.delta, inputs.steps, **inputs.count_kw)
+    counts = {v: int(n)  # one setting: Python ints
+              for v, n in meter_bounds.all_labels(list(inputs.epsilon), inputs.delta, inputs.steps,
+                                                  **inputs.count_kw).items()}
     pending = set()
     if inputs.bound != "hoeffding":
         pending |= {f"labels.{v}" for v in VARIANTS}
@@ -194,7 +197,7 @@ def _quick_result(inputs: PlanInputs) -> PlanResult:
             pending |= {f"unrestricted.{v}" for v in VARIANTS}
     if inputs.budget is not None:
         pending |= {f"budget.{v}" for v in inputs.budget_variants}
-    empty = {v: None for v in VARIANTS} if inputs.budget is not None else None
+    empty: dict[str, float | None] | None = {v: None for v in VARIANTS} if inputs.budget is not None else None
     return PlanResult(
         epsilon=inputs.epsilon, delta=inputs.delta, steps=inputs.steps, tenant_steps=inputs.tenant_steps,
         reverts=inputs.reverts, labels=dict(counts), hoeffding_labels=dict(counts),
@@ -234,6 +237,7 @@ def _budget_key(inputs: PlanInputs) -> PlanInputs:
 @functools.lru_cache(maxsize=1024)
 def _budget_answers(inputs: PlanInputs, variant: str) -> tuple:
     eps, n = list(inputs.epsilon), inputs.budget
+    assert n is not None  # asked only with a budget
     kw = inputs.count_kw
     t = meter_bounds.max_steps(variant, n, eps, inputs.delta, tenants=inputs.tenant_count, reverts=kw["reverts"],
                          **inputs.bound_kw)
@@ -309,8 +313,8 @@ def with_items(result: PlanResult, items) -> PlanResult:
     labels, refused = dict(result.labels), dict(result.refused)
     unrestricted = dict(result.unrestricted_labels) if result.unrestricted_labels is not None else None
     delivered = dict(result.unrestricted_confidence) if result.unrestricted_confidence is not None else None
-    budget = {k: dict(getattr(result, k)) if getattr(result, k) is not None else None
-              for k in ("max_steps", "min_epsilon", "confidence")}
+    budget: dict[str, dict[str, Any] | None] = {k: dict(getattr(result, k)) if getattr(result, k) is not None else None
+                                                 for k in ("max_steps", "min_epsilon", "confidence")}
     pending = set(result.pending)
     counts_changed = False
     for kind, v, value in items:
@@ -323,11 +327,14 @@ def with_items(result: PlanResult, items) -> PlanResult:
                 labels[v] = int(value)
             counts_changed = True
         elif kind == "unrestricted":
+            assert unrestricted is not None and delivered is not None  # items of plans with max_error_rate
             unrestricted[v], delivered[v] = value
         elif kind == "budget":
-            budget["max_steps"][v], budget["min_epsilon"][v], budget["confidence"][v] = value
-    changes = dict(labels=labels, refused=refused, unrestricted_labels=unrestricted,
-                   unrestricted_confidence=delivered, pending=frozenset(pending), **budget)
+            steps_, eps1, conf = budget["max_steps"], budget["min_epsilon"], budget["confidence"]
+            assert steps_ is not None and eps1 is not None and conf is not None  # items of plans with a budget
+            steps_[v], eps1[v], conf[v] = value
+    changes: dict[str, Any] = dict(labels=labels, refused=refused, unrestricted_labels=unrestricted,
+                                   unrestricted_confidence=delivered, pending=frozenset(pending), **budget)
     if counts_changed:
         changes.update(_effort(labels, result.seconds_per_label, result.labelers, result.cost_per_hour))
     updated = replace(result, **changes)

@@ -24,7 +24,7 @@ _SCIENTIFIC_STEPS = 10**7
 
 def steps_shown(value) -> str:
     """A largest T, short enough for a phone card: ``79,884,252,832`` -> ``7.98×10¹⁰`` (rounded down)."""
-    if isinstance(value, numbers.Real) and math.isfinite(value) and value >= _SCIENTIFIC_STEPS:
+    if isinstance(value, numbers.Real) and math.isfinite(value) and not value < _SCIENTIFIC_STEPS:
         exponent = int(math.floor(math.log10(value)))
         mantissa = math.floor(value / 10 ** (exponent - 2)) / 100
         return fmt.scientific(mantissa * 10**exponent, 3)

@@ -344,7 +344,8 @@ class ReplayResult:
         headers = ["step"] + (["tenant"] if t.has_tenants else []) + [t.val_column, t.test_column, "gap", "signal",
                                                                       "incremental", "ε", "used"]
         shown = self.listed_positions(200, 20)
-        rows, marked = [], []
+        rows: list[list[object]] = []
+        marked: list[int] = []
         for i in shown:
             d = self.step(i)
             if i in {a.index for a in self.alarms}:
@@ -723,11 +724,12 @@ def _test_size_alarms(n, variant: str, eps, result: PlanResult, bud: dict, label
                       f"Give the test-set size n to check it against the {needed:,} labels the {title} needs.",
                       level="note", details={"labels": needed})], None, None
     delta, T = float(result.delta), int(result.steps)
-    kw = dict(tenant_steps=list(bud["plan_tenants"]) if bud["multi"] else None,
-              reverts=[int(v) for v in result.reverts] or None)
-    eps1 = float(meter_bounds.min_epsilon(variant, n, eps, delta, T, **kw))
+    tenant_steps = list(bud["plan_tenants"]) if bud["multi"] else None
+    reverts = [int(v) for v in result.reverts] or None
+    eps1 = float(meter_bounds.min_epsilon(variant, n, eps, delta, T, tenant_steps=tenant_steps, reverts=reverts))
     supported = tuple(float(v) for v in eps * (eps1 / eps[0])) if math.isfinite(eps1) else None
-    log_d = float(meter_bounds.failure_probability(variant, n, eps, T, log=True, **kw))
+    log_d = float(meter_bounds.failure_probability(variant, n, eps, T, log=True, tenant_steps=tenant_steps,
+                                                   reverts=reverts))
     confidence = float(-np.expm1(log_d)) if log_d < 0 else 0.0
     if n >= needed:
         return [], supported, confidence

@@ -111,7 +111,8 @@ def _steps_table(report: Report, result, current: int) -> None:
     headers = text.step_headers(result)
     tenants = result.trace.has_tenants
     numeric = [True] + ([False] if tenants else []) + [True] * 7 + [False]
-    rows, highlight = [], []
+    rows: list[list[object] | None] = []  # None: rows left out ("…")
+    highlight: list[int] = []
     for k, i in enumerate(shown):
         if k and i != shown[k - 1] + 1:
             rows.append(None)

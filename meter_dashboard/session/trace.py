@@ -98,7 +98,7 @@ class Trace:
     test: np.ndarray
     metric: str = "accuracy"
     tenants: tuple = ()
-    reverted: np.ndarray = None
+    reverted: np.ndarray = None  # type: ignore[assignment]  # None: no step reverted (__post_init__ fills it)
     descriptions: tuple = ()
     test_size: int | None = None
     name: str = "trace"
@@ -179,7 +179,8 @@ class Trace:
 
     def to_columns(self) -> dict:
         """The trace's columns (numpy arrays and tuples), one entry per step."""
-        out = {"step": self.steps, self.val_column: self.val, self.test_column: self.test}
+        out: dict[str, np.ndarray | tuple[str, ...]] = {"step": self.steps, self.val_column: self.val,
+                                                        self.test_column: self.test}
         if self.has_tenants:
             out["tenant"] = self.tenants
         out["reverted"] = self.reverted

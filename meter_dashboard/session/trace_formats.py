@@ -28,8 +28,10 @@ import json
 import math
 import re
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Literal
 
 import numpy as np
 
@@ -207,7 +209,7 @@ def _parse_description(value, where: str) -> str:
     return text
 
 
-def _check_order(steps: np.ndarray, locs: list, locate) -> None:
+def _check_order(steps: np.ndarray, locs: Sequence[object] | np.ndarray, locate) -> None:
     """Steps strictly increasing, or the first repeated or decreasing one named."""
     bad = np.flatnonzero(steps[1:] <= steps[:-1])
     if not bad.size:
@@ -363,7 +365,8 @@ class _CsvBody:
         self.body, self.names, self.delimiter, self.header_row = body, names, delimiter, header_row
         self.labels = [f"c{i}" for i in range(len(names))]
         self.col = {name: self.labels[i] for i, name in enumerate(names) if name}
-        self._line_index = None
+        #: (lines, starts, ends) of the body's rows once found; False: they cannot be located
+        self._line_index: tuple[np.ndarray, np.ndarray, np.ndarray] | Literal[False] | None = None
 
     def read(self, dtypes, usecols=None):
         import pandas as pd
@@ -491,7 +494,9 @@ class _CsvBody:
 
     def record(self, r: int) -> tuple:
         """(row number as a spreadsheet counts it, the cells) of parsed row ``r``."""
-        lines, starts, ends = self._line_index
+        index = self._line_index
+        assert index, "line_index() located the rows first"
+        lines, starts, ends = index
         line = int(lines[r])
         text = self.body[starts[line]:ends[line]].decode("utf-8")
         return self.header_row + line + 1, text.split(self.delimiter)
@@ -536,7 +541,7 @@ def _clean_text(text: str):
 def _cell_parsers(index: dict, metric: str) -> list:
     """(name, column index, parser, default for a missing cell) of the columns a trace reads."""
     val_col, test_col = SCORE_COLUMNS[metric]
-    cells = [("step", index["step"], _parse_step, "")]
+    cells: list[tuple[str, int, Callable[..., object], str | None]] = [("step", index["step"], _parse_step, "")]
     cells += [(c, index[c], partial(_parse_score, c), None) for c in (val_col, test_col)]
     optional = {"tenant": (_parse_tenant, ""), "reverted": (_parse_reverted, ""), "description": (_parse_description, None)}
     return cells + [(c, index[c], parse, default) for c, (parse, default) in optional.items() if c in index]
@@ -754,8 +759,8 @@ def _records_exact(records: list, metric: str, where: str) -> TraceColumns:
             problems.add(exc)
             continue
         ignored.extend(k for k in rec if k not in KNOWN_COLUMNS and k not in ignored)
-        cells = [("step", _parse_step), (val_col, partial(_parse_score, val_col)),
-                 (test_col, partial(_parse_score, test_col))]
+        cells: list[tuple[str, Callable[..., object]]] = [
+            ("step", _parse_step), (val_col, partial(_parse_score, val_col)), (test_col, partial(_parse_score, test_col))]
         cells += [("tenant", _parse_tenant)] if has_tenant else []
         cells += [("reverted", _parse_reverted), ("description", _parse_description)]
         values = []

@@ -34,6 +34,7 @@ import json
 import logging
 
 import tornado.web
+from tornado.http1connection import HTTP1Connection
 
 from ..core.files import human_bytes
 from ..core.runtime import in_thread
@@ -132,8 +133,9 @@ class _Handler(tornado.web.RequestHandler):
             return
         if self.answered or self.reader is None:  # refused already: drain, keep nothing
             self.drained += len(chunk)
-            if self.drained > self.max_body:
-                self.request.connection.close()
+            connection = self.request.connection
+            if self.drained > self.max_body and isinstance(connection, HTTP1Connection):  # the server's connection
+                connection.close()
             return
         try:
             self.reader.feed(chunk)

@@ -334,8 +334,8 @@ def predictions_from_pairs(pairs, *, parameter: str = "predictions") -> Predicti
     keys = [p[0] for p in pairs]
     values = [p[1] for p in pairs]
     if set(map(type, keys)) == {str} and set(map(type, values)) == {str}:  # the usual case, checked at C speed
-        ids = [k.strip() for k in keys]
-        vals = [v.strip() for v in values]
+        ids: list[str] | np.ndarray = [k.strip() for k in keys]
+        vals: list[str] | np.ndarray = [v.strip() for v in values]
         joined = "\x00".join(keys) + "\x00" + "\x00".join(values)
         shortest = min(min(map(len, ids)), min(map(len, vals)))
         longest = max(max(map(len, ids)), max(map(len, vals)))

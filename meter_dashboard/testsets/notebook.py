@@ -17,10 +17,15 @@ text and as HTML in Jupyter.
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from ..core.validation import InputError
 from . import service, signals
+from .access import Caller
 from .store import Store
+
+if TYPE_CHECKING:
+    from .client import Client
 
 __all__ = ["connect", "Connection", "TestSet"]
 
@@ -40,6 +45,8 @@ class Connection:
 
     def __init__(self, store_or_server=None, *, token: str | None = None):
         self.token = token
+        self.client: Client | None  # one or the other
+        self.store: Store | None
         if _is_server(store_or_server):
             from .client import Client
 
@@ -49,8 +56,12 @@ class Connection:
             self.store = store_or_server if isinstance(store_or_server, Store) else Store(store_or_server)
 
     def __repr__(self) -> str:
-        where = self.client.server if self.client else self.store.display_url
-        return f"Connection({where!r})"
+        return f"Connection({(self.client.server if self.client else self._owned().display_url)!r})"
+
+    def _owned(self) -> Store:
+        """The store (a connection to a server has none: it goes through its client)."""
+        assert self.store is not None, "a connection to a server goes through its client"
+        return self.store
 
     def create(self, name: str, labels, *, steps, epsilon=None, delta=None, ranges=None, meter="incremental",
                tenant_steps=None, reverts=None, condition=None, reliability=None, adaptivity="full", mode="fp-free",
@@ -74,7 +85,7 @@ class Connection:
                                               delta=0.01 if delta is None else delta, steps=steps, ranges=ranges,
                                               meter=meter, tenant_steps=tenant_steps, reverts=reverts,
                                               alarm_signal=alarm_signal, submissions_per_hour=submissions_per_hour)
-        out = service.create(self.store, name, labels, settings, baseline=baseline, allow_smaller=allow_smaller)
+        out = service.create(self._owned(), name, labels, settings, baseline=baseline, allow_smaller=allow_smaller)
         ts = TestSet(name, self.store)
         ts.admin_token = out["admin_token"]
         ts.created = {k: v for k, v in out.items() if k != "admin_token"}
@@ -89,7 +100,7 @@ class Connection:
 
     def list(self) -> list:
         """Every test set: name, mode, status, steps used of T and left (and, in a store, labels and dates)."""
-        return self.client.list() if self.client is not None else service.list_testsets(self.store)
+        return self.client.list() if self.client is not None else service.list_testsets(self._owned())
 
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><td>{html.escape(t['name'])}</td><td>{t['mode']}</td><td>{t['status']}</td>"
@@ -118,7 +129,12 @@ class TestSet:
 
     def __init__(self, name: str, store=None, *, server: str | None = None, token: str | None = None):
         self.name = service.check_name(name)
-        self.admin_token = None
+        self.admin_token: str | None = None  # shown once, after create
+        #: what :meth:`Connection.create` returned besides the admin token (None when opened otherwise)
+        self.created: dict | None = None
+        self._client: Client | None  # a server's test set: through its client; else the store's, as this caller
+        self._store: Store | None
+        self._caller: Caller | None
         if server is not None:
             if store is not None:
                 raise InputError("server", "given without a store (one or the other)", server)
@@ -135,30 +151,45 @@ class TestSet:
         """Submit predictions (a mapping id -> prediction, a Series, a DataFrame or a CSV path); the signal only."""
         if self._client is not None:
             return self._client.submit(self.name, predictions, val_accuracy)
-        return service.submit(self._store, self.name, predictions, val_accuracy, self._caller, tenant=tenant)
+        store, caller = self._local()
+        return service.submit(store, self.name, predictions, val_accuracy, caller, tenant=tenant)
 
     def status(self) -> dict:
         if self._client is not None:
             return self._client.status(self.name)
-        return service.status(self._store, self.name, self._caller)
+        store, caller = self._local()
+        return service.status(store, self.name, caller)
 
     def token(self, tenant: str) -> str:
         """A new token for ``tenant`` (shown once)."""
         if self._client is not None:
             return self._client.issue_token(self.name, tenant)["token"]
-        return service.issue_token(self._store, self.name, tenant, self._caller)["token"]
+        store, caller = self._local()
+        return service.issue_token(store, self.name, tenant, caller)["token"]
+
+    def _local(self) -> tuple[Store, Caller]:
+        """(store, caller) of a test set opened on a store (without a server's client)."""
+        assert self._store is not None and self._caller is not None, "a server's test set goes through its client"
+        return self._store, self._caller
 
     def revert(self) -> dict:
-        return self._client.revert(self.name) if self._client else service.revert(self._store, self.name, self._caller)
+        if self._client:
+            return self._client.revert(self.name)
+        store, caller = self._local()
+        return service.revert(store, self.name, caller)
 
     def retire(self) -> dict:
-        return self._client.retire(self.name) if self._client else service.retire(self._store, self.name, self._caller)
+        if self._client:
+            return self._client.retire(self.name)
+        store, caller = self._local()
+        return service.retire(store, self.name, caller)
 
     def export(self, format: str = "csv") -> str:
         """The history as trace text (after retirement), for ``md.replay`` or /session."""
-        out = (self._client.export(self.name, format) if self._client
-               else service.export(self._store, self.name, self._caller, format=format))
-        return out["trace"]
+        if self._client:
+            return self._client.export(self.name, format)["trace"]
+        store, caller = self._local()
+        return service.export(store, self.name, caller, format=format)["trace"]
 
     def replay(self):
         """After retirement: the history replayed by :func:`meter_dashboard.replay` (the session page's view)."""
@@ -176,8 +207,10 @@ class TestSet:
 
     def labels(self) -> str:
         """The labels as id,label CSV (after retirement)."""
-        return self._client.labels(self.name) if self._client else service.release_labels(self._store, self.name,
-                                                                                            self._caller)
+        if self._client:
+            return self._client.labels(self.name)
+        store, caller = self._local()
+        return service.release_labels(store, self.name, caller)
 
     def history(self):
         """The visible history as a pandas DataFrame (one row per step)."""

@@ -8,6 +8,8 @@ real answer of a running server (and of the CLI) against it (tests/testsets/test
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .access import ADMIN_STATUS_FIELDS, ALARM_FIELDS, HISTORY_FIELDS, LIST_FIELDS, PUBLIC_FIELDS, STATUS_FIELDS
 from ..core.serving import MAX_HEADER_BYTES
 from .submission import MAX_JSON_DEPTH, MAX_PATH_CHARS, MAX_SMALL_BODY_BYTES, MAX_SUBMISSION_BYTES
@@ -181,7 +183,8 @@ def _json(name: str, description: str) -> dict:
 
 
 def _op(summary: str, ok: dict, errors: str, *, body: dict | None = None, params=(), secured: bool = True) -> dict:
-    op = {"summary": summary, "responses": {"200": ok, **{c: _json("Error", _ERRORS[c]) for c in errors.split()}}}
+    op: dict[str, Any] = {"summary": summary,  # an OpenAPI operation object
+                          "responses": {"200": ok, **{c: _json("Error", _ERRORS[c]) for c in errors.split()}}}
     op["responses"]["default"] = _json("Error", "Any other failure (a path over 2,048 characters: 414), one line.")
     if secured:
         op["security"] = [{"token": []}]

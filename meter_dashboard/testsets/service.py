@@ -151,7 +151,7 @@ def authenticate(store: Store, name: str, token) -> Caller:
         with store.read() as conn:
             row = store.find_token(conn, parts[0])
     ok = security.verify_secret(parts[1] if parts else None, row["hash"] if row is not None else None)
-    if not ok or row is None or row["revoked"] or row["testset_name"] != name:
+    if not ok or parts is None or row is None or row["revoked"] or row["testset_name"] != name:
         raise Unauthorized(f"a valid token for test set {name!r} is needed (Authorization: Bearer TOKEN)")
     if security.needs_rehash(row["hash"]):
         with store.write() as conn:
@@ -284,6 +284,7 @@ def submitter(caller: Caller, tenant=None) -> str:
     if caller.role == "tenant":
         if tenant is not None and tenant != caller.tenant:
             raise Forbidden("a tenant token submits for its own tenant only")
+        assert caller.tenant is not None  # a tenant token names its tenant (access.Caller)
         return caller.tenant
     if caller.role == "owner":
         return check_tenant(tenant if tenant is not None else DEFAULT_TENANT)
@@ -407,11 +408,12 @@ def check_submission(store: Store, name: str, caller: Caller) -> int:
     return int(row["size"])
 
 
-def _check_rate(store, conn, row, settings: dict, tenant: str, caller: Caller) -> None:
+def _check_rate(store, conn, row, settings: dict, tenant: str | None, caller: Caller) -> None:
     """A tenant token over the test set's ``submissions_per_hour`` (in the last 3,600 s) is refused (429)."""
     cap = settings.get("submissions_per_hour")
     if cap is None or caller.role != "tenant":
         return
+    assert tenant is not None  # a tenant token's tenant
     now = time.time()
     times = store.submission_times(conn, row["id"], tenant, since=now - 3600)
     if len(times) >= int(cap):

@@ -168,7 +168,9 @@ def supported(settings: dict, n: int) -> dict | None:
         ts = settings["tenant_steps"]
         result = plan(settings["epsilon"], settings["delta"], settings["steps"], tenants=max(len(ts), 1),
                       tenant_steps=ts or None, reverts=settings["reverts"] or None, budget=n)
-        eps1 = float(result.min_epsilon[settings["meter"]])
+        assert result.min_epsilon is not None  # plan(..., budget=n) answers it
+        value = result.min_epsilon[settings["meter"]]
+        eps1 = math.nan if value is None else float(value)  # None: no answer (as nan: nothing supported)
         if not math.isfinite(eps1) or eps1 >= 1:
             return {"epsilon": None}
         scale = eps1 / settings["epsilon"][0]

@@ -36,6 +36,7 @@ import os
 import stat
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from sqlalchemy import (
@@ -366,7 +367,7 @@ class Store:
 
     # -- labels
     @staticmethod
-    def insert_labels(conn, testset_id: int, ids: bytes, codes: bytes, classes: list) -> None:
+    def insert_labels(conn, testset_id: int, ids: bytes, codes: bytes, classes: Sequence[str]) -> None:
         conn.execute(insert(labels).values(testset_id=testset_id, ids=ids, codes=codes,
                                            classes=json.dumps(list(classes))))
 

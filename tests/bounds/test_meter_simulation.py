@@ -146,3 +146,15 @@ def test_bad_input(kwargs, fragment):
     with pytest.raises(InputError) as info:
         S.simulate(args.pop("labels"), args.pop("epsilon"), args.pop("steps"), **args)
     assert fragment in str(info.value)
+
+
+def test_below_without_any_delta_is_refused_by_name():
+    """A result simulated without delta, asked ``below()`` without one, was a TypeError (``<=`` with None:
+    found by mypy --strict on bounds/); it is an InputError naming delta.  With a delta, from either side,
+    it answers as before: the interval's lower end at or below it."""
+    r = S.simulate(NAIVE, EPS, 10, replicates=64, seed=3)
+    with pytest.raises(InputError, match="^delta must be given"):
+        r.below()
+    assert r.below(r.ci[0]) and r.below(1.0) and not r.below(r.ci[0] / 2)
+    with_delta = S.simulate(NAIVE, EPS, 10, replicates=64, seed=3, delta=DELTA)
+    assert with_delta.ci == r.ci and with_delta.below() == (r.ci[0] <= DELTA) == r.below(DELTA)

@@ -11,7 +11,7 @@ Reference values:
 from __future__ import annotations
 
 import asyncio
-
+from dataclasses import replace
 from fractions import Fraction
 from math import ceil, comb, floor
 
@@ -77,6 +77,24 @@ def test_known_error_rate_range_and_what_happens_if_it_is_wrong():
     assert r.unrestricted_labels["incremental"] == 27_151
     assert 0 < r.unrestricted_confidence["incremental"] < 0.99  # the planned count without the range's promise
     assert "EVERY model" in " ".join(r.notes) and "at most 0.1" in r.sentence()
+
+
+def test_a_refused_exact_count_with_a_range_is_noted_not_a_crash():
+    """With max_error_rate, an exact count the binomial bound refuses (Hoeffding's above BINOMIAL_LABELS_CAP) has no
+    count without the range either: bound_notes() formatted those None values (a TypeError, so md.plan raised;
+    found by mypy on meter.result, issue 25).  Now the plan shows Hoeffding's counts with the refusals noted, and a
+    planned count whose unrestricted count alone is refused says so."""
+    r = md.plan([0.0003] * 5, delta=0.01, steps=10, bound="binomial", max_error_rate=0.1)
+    assert r.complete and set(r.refused) == set(r.labels) and r.labels == r.hoeffding_labels
+    assert r.unrestricted_labels["incremental"] is None and r.unrestricted_confidence["incremental"] is None
+    notes = r.bound_notes()
+    assert not any(n.startswith("If the range is wrong") for n in notes)
+    assert any(n.startswith("Incremental meter: no exact count") for n in notes) and "Incremental meter" in str(r.notes)
+    only_without = replace(r, refused={}, unrestricted_labels={"incremental": None},
+                           unrestricted_confidence={"incremental": 0.5})
+    assert only_without.bound_notes() == [
+        f"If the range is wrong: the incremental meter gets no exact count without it, and "
+        f"{r.labels['incremental']:,} labels guarantee only confidence 0.5 (not 0.99)."]
 
 
 def test_budget_answers_use_the_exact_bound_at_that_n():

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ...core.validation import InputError, check_int, check_probability
+from .._types import FloatArray
 
 __all__ = [
     "METHODS",
@@ -100,7 +101,7 @@ def edge_weight(position: int, count: int, success_weight: float = SUCCESS_WEIGH
     return rest if position == count - 1 else success_weight * rest
 
 
-def edge_weights(count: int, success_weight: float = SUCCESS_WEIGHT) -> np.ndarray:
+def edge_weights(count: int, success_weight: float = SUCCESS_WEIGHT) -> FloatArray:
     """Edge weights g_1..g_count from an approved node to the streak of tests after it.
 
     Section 3: the first edge gets ``s = success_weight``, each later edge ``s`` times

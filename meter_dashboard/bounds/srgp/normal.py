@@ -29,10 +29,15 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import log_ndtr, ndtr, ndtri
+
+from .._types import FloatArray, IntArray, Real
 
 __all__ = [
     "Z_FAR",
@@ -74,7 +79,7 @@ def normal_isf(p: float) -> float:
     return float(-ndtri(p))
 
 
-def log_interval(lo, hi):
+def log_interval(lo: ArrayLike, hi: ArrayLike) -> FloatArray:
     """``log(Phi(hi) - Phi(lo))`` without cancellation in either tail (vectorized).
 
     ``-inf`` where ``hi <= lo``.
@@ -83,9 +88,11 @@ def log_interval(lo, hi):
     hi = np.asarray(hi, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if np.all(np.isneginf(lo)):
-            return log_ndtr(hi)
+            below: FloatArray = log_ndtr(hi)
+            return below
         if np.all(np.isposinf(hi)):
-            return log_ndtr(-lo)
+            above: FloatArray = log_ndtr(-lo)
+            return above
         left = log_ndtr(hi) + np.log1p(-np.exp(log_ndtr(lo) - log_ndtr(hi)))  # both in the lower tail
         right = log_ndtr(-lo) + np.log1p(-np.exp(log_ndtr(-hi) - log_ndtr(-lo)))  # both in the upper tail
         middle = np.log1p(-(ndtr(lo) + ndtr(-hi)))
@@ -93,14 +100,15 @@ def log_interval(lo, hi):
     return np.where(hi > lo, out, -np.inf)
 
 
-def _log_sum(values, log_weights) -> float:
+def _log_sum(values: FloatArray, log_weights: FloatArray) -> float:
     top = float(np.max(values))
     if not math.isfinite(top):
         return -math.inf
     return top + math.log(float(np.sum(np.exp(values - top + log_weights))))
 
 
-def _panels(cuts, fine_zones, coarse: float, fine: float):
+def _panels(cuts: Sequence[float], fine_zones: Sequence[tuple[float, float]], coarse: float,
+            fine: float) -> tuple[FloatArray, FloatArray]:
     """Gauss-Legendre nodes and log weights over the segments between ``cuts``."""
     nodes, weights = [], []
     for x0, x1 in zip(cuts[:-1], cuts[1:]):
@@ -119,7 +127,7 @@ def _panels(cuts, fine_zones, coarse: float, fine: float):
     return np.concatenate(nodes), np.log(np.concatenate(weights))
 
 
-def log_box_2d(lo, hi, rho: float) -> float:
+def log_box_2d(lo: ArrayLike, hi: ArrayLike, rho: float) -> float:
     """``log P(lo < (X, Y) < hi)`` for a standard bivariate normal with correlation ``rho``.
 
     Integrates ``phi(x) P(lo_Y < Y < hi_Y | X = x)`` over the variable with the smaller
@@ -142,7 +150,7 @@ def log_box_2d(lo, hi, rho: float) -> float:
         return -math.inf
     lb, hb = float(lo[b]), float(hi[b])
 
-    def g(x):
+    def g(x: FloatArray) -> FloatArray:
         return -0.5 * x * x - _LOG_SQRT_2PI + log_interval((lb - rho * x) / s, (hb - rho * x) / s)
 
     grid = np.linspace(la, ha, 257)
@@ -152,17 +160,17 @@ def log_box_2d(lo, hi, rho: float) -> float:
         return -math.inf
     step = float(grid[1] - grid[0])
     wl, wh = max(la, float(grid[peak]) - step - 10.0), min(ha, float(grid[peak]) + step + 10.0)
-    cuts = {wl, wh, float(grid[peak])}
-    zones = []
+    points = {wl, wh, float(grid[peak])}
+    zones: list[tuple[float, float]] = []
     if rho != 0:
         width = s / abs(rho)
         for kink in (c / rho for c in (lb, hb) if math.isfinite(c)):
             zones.append((kink - 12 * width, kink + 12 * width))
-            cuts.update((kink, kink - 12 * width, kink + 12 * width))
+            points.update((kink, kink - 12 * width, kink + 12 * width))
         fine = min(0.5, 0.25 * width)
     else:
         fine = 0.5
-    cuts = sorted(min(max(c, wl), wh) for c in cuts)
+    cuts = sorted(min(max(c, wl), wh) for c in points)
     nodes, log_weights = _panels(cuts, zones, 0.5, fine)
     if nodes.size == 0:
         return -math.inf
@@ -170,7 +178,7 @@ def log_box_2d(lo, hi, rho: float) -> float:
 
 
 @lru_cache(maxsize=64)
-def _qmc_points(dimension: int, seed: int, scale: int = 1) -> np.ndarray:
+def _qmc_points(dimension: int, seed: int, scale: int = 1) -> FloatArray:
     """Randomly shifted Richtmyer points with the baker's transform, shape (dimension, N).
 
     Column ``i * shifts + s`` is point i of shift s (so the shifts' means can be compared).
@@ -181,32 +189,35 @@ def _qmc_points(dimension: int, seed: int, scale: int = 1) -> np.ndarray:
     offsets = np.random.default_rng([seed, dimension]).random((shifts, dimension))
     i = np.arange(1, count + 1, dtype=float)
     x = np.mod(i[:, None, None] * alpha[None, None, :] + offsets[None, :, :], 1.0)
-    u = np.abs(2.0 * x - 1.0).reshape(count * shifts, dimension).T
+    u: FloatArray = np.abs(2.0 * x - 1.0).reshape(count * shifts, dimension).T
     u = np.clip(u, 1e-15, 1.0 - 1e-15)
     u.setflags(write=False)
     return u
 
 
-def _sample(u, lo, hi, log_mass):
+def _sample(u: FloatArray, lo: FloatArray | None, hi: FloatArray | None, log_mass: Real) -> FloatArray:
     """``Phi^{-1}`` of ``u`` spread over ``(lo, hi)``: a normal truncated to the interval.
 
     ``lo``/``hi`` are arrays, or ``None`` for an infinite limit.
     """
     if lo is None:
-        return ndtri(np.maximum(u * np.exp(log_mass), 1e-300))
+        below: FloatArray = ndtri(np.maximum(u * np.exp(log_mass), 1e-300))
+        return below
     if hi is None:
-        return -ndtri(np.maximum(u * np.exp(log_mass), 1e-300))
+        above: FloatArray = -ndtri(np.maximum(u * np.exp(log_mass), 1e-300))
+        return above
     mass = np.exp(log_mass)
     upper = lo >= 0  # sample from the upper side where the interval lies there
     y = np.where(upper, -ndtri(np.maximum(ndtr(-hi) + u * mass, 1e-300)),
                  ndtri(np.maximum(ndtr(lo) + u * mass, 1e-300)))
-    return np.clip(y, -Z_FAR, Z_FAR)
+    out: FloatArray = np.clip(y, -Z_FAR, Z_FAR)
+    return out
 
 
-def _cholesky(c: np.ndarray) -> np.ndarray:
+def _cholesky(c: FloatArray) -> FloatArray:
     """Lower Cholesky factor of a correlation matrix, positive semi-definite allowed."""
     try:
-        return np.linalg.cholesky(c)
+        return cast(FloatArray, np.linalg.cholesky(c))  # float64 in, float64 out (the stubs say floating)
     except np.linalg.LinAlgError:
         d = c.shape[0]
         low = np.zeros_like(c)
@@ -242,7 +253,8 @@ class JointTail:
         Variables left after merging and dropping.
     """
 
-    def __init__(self, prior_thresholds, corr, *, seed: int = 0, reference: float | None = None):
+    def __init__(self, prior_thresholds: ArrayLike, corr: ArrayLike, *, seed: int = 0,
+                 reference: float | None = None) -> None:
         b = np.asarray(prior_thresholds, dtype=float).ravel()
         m = b.size
         c = np.asarray(corr, dtype=float).reshape(m + 1, m + 1)
@@ -264,10 +276,10 @@ class JointTail:
         full = full[np.r_[-1, np.arange(len(idx) - 1)]][:, np.r_[-1, np.arange(len(idx) - 1)]]
         self.dimension = 1 + len(order)
         self._chol = _cholesky(full) if self.dimension >= 3 else None
-        self._scale = None  # points per shift, x QMC_POINTS[0]: chosen at the first integration
+        self._scale: int | None = None  # points per shift, x QMC_POINTS[0]: chosen at the first integration
 
     @staticmethod
-    def _merge(b, c):
+    def _merge(b: FloatArray, c: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, IntArray]:
         """Limits of every variable after merging statistics that are (numerically) identical."""
         m = b.size
         lower = np.full(m + 1, -np.inf)
@@ -324,6 +336,7 @@ class JointTail:
     def _log_qmc_points(self, zl: float, zh: float, scale: int) -> tuple[float, float]:
         """``(log P, relative standard error)`` on ``scale`` times the base number of points."""
         low = self._chol
+        assert low is not None  # three dimensions and more (the only ones integrated here) have the factor
         d = self.dimension
         u = _qmc_points(d - 1, self.seed, scale)
         n = u.shape[1]

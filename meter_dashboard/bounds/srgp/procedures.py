@@ -15,10 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypedDict
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ...core.validation import InputError, check_int, check_probability, raw
+from .._types import BoolArray, FloatArray
 from .levels import (
     ALPHA,
     FAILURE_THRESHOLD,
@@ -41,7 +44,7 @@ __all__ = ["improvement_statistics", "correlation", "Decision", "ApprovalProcedu
            "collect_decisions"]
 
 
-def improvement_statistics(improvement, margin: float = 0.0) -> tuple[float, float, float, float]:
+def improvement_statistics(improvement: ArrayLike, margin: float = 0.0) -> tuple[float, float, float, float]:
     """One-sided z-test of ``H: E[d] <= margin`` from per-example improvements ``d`` (Eq. 7).
 
     Returns ``(estimate, standard_error, z, p_value)`` with estimate = mean(d),
@@ -66,7 +69,7 @@ def improvement_statistics(improvement, margin: float = 0.0) -> tuple[float, flo
     return estimate, se, z, normal_sf(z)
 
 
-def correlation(vectors: Sequence[np.ndarray]) -> np.ndarray:
+def correlation(vectors: Sequence[ArrayLike]) -> FloatArray:
     """Sample correlation matrix of per-example vectors; zero-variance ones uncorrelated."""
     m = np.vstack([np.asarray(v, dtype=float) for v in vectors])
     centered = m - m.mean(axis=1, keepdims=True)
@@ -76,10 +79,11 @@ def correlation(vectors: Sequence[np.ndarray]) -> np.ndarray:
     unit[ok] = centered[ok] / norms[ok, None]
     corr = unit @ unit.T
     np.fill_diagonal(corr, 1.0)
-    return np.clip(corr, -1.0, 1.0)
+    out: FloatArray = np.clip(corr, -1.0, 1.0)
+    return out
 
 
-def _finite(name: str, value) -> float:
+def _finite(name: str, value: float | str) -> float:
     try:
         out = float(value)
     except (TypeError, ValueError):
@@ -103,10 +107,25 @@ class Decision:
     margin: float
     estimate: float
     standard_error: float
-    conditioned_on: tuple = ()
+    conditioned_on: tuple[int, ...] = ()  #: earlier tests (negative: prespecified nodes) its threshold used
 
 
-def _prespecified_matrix(prespecified, steps: int) -> np.ndarray:
+class Decisions(TypedDict):
+    """:func:`collect_decisions`: one entry per decision, in order."""
+
+    approved: BoolArray
+    levels: FloatArray
+    weights: FloatArray
+    z: FloatArray
+    z_thresholds: FloatArray
+    p_values: FloatArray
+    margins: FloatArray
+    estimates: FloatArray
+    standard_errors: FloatArray
+    conditioned_on: list[tuple[int, ...]]
+
+
+def _prespecified_matrix(prespecified: ArrayLike | None, steps: int) -> FloatArray:
     if prespecified is None:
         raise InputError("prespecified", "per-example improvements of the prespecified "
                          "modifications (required by pres-srgp)", raw("nothing"))
@@ -163,9 +182,9 @@ class ApprovalProcedure:
 
     def __init__(self, method: str, steps: int, alpha: float = ALPHA, *, success_weight: float = SUCCESS_WEIGHT,
                  margin: float = MARGIN, margin_step: float = MARGIN_STEP,
-                 failure_threshold: int = FAILURE_THRESHOLD, prespecified=None, pres_share: float = PRES_SHARE,
-                 pres_first_share: float = PRES_FIRST_SHARE, max_conditioning: int = MAX_CONDITIONING,
-                 seed: int = 0):
+                 failure_threshold: int = FAILURE_THRESHOLD, prespecified: ArrayLike | None = None,
+                 pres_share: float = PRES_SHARE, pres_first_share: float = PRES_FIRST_SHARE,
+                 max_conditioning: int = MAX_CONDITIONING, seed: int = 0) -> None:
         self.method = normalize_method(method)
         self.steps = check_int("steps", steps, minimum=1, maximum=MAX_STEPS)
         self.alpha = check_probability("alpha", alpha)
@@ -184,9 +203,9 @@ class ApprovalProcedure:
         self._parent_weight = 1.0 - self.pres_share if self.method == "pres-srgp" else 1.0
         self._streak_count = self.steps
         self._streak_position = 0
-        self._streak: list[tuple[np.ndarray, float]] = []  # fsSRGP: (improvements, b) of failed tests
-        self._group_sizes = None
-        self._pres = None
+        self._streak: list[tuple[FloatArray, float]] = []  # fsSRGP: (improvements, b) of failed tests
+        self._group_sizes: tuple[int, int] | None = None
+        self._pres: FloatArray | None = None
         self._pres_thresholds: list[float] = []
         self.pres_weights = np.zeros(0)
         if self.method == "pres-srgp":
@@ -234,12 +253,12 @@ class ApprovalProcedure:
         return self.next_weight() * self.alpha
 
     @property
-    def prespecified_thresholds(self) -> np.ndarray:
+    def prespecified_thresholds(self) -> FloatArray:
         """z_t of the prespecified nodes computed so far (Eq. 5)."""
         return np.asarray(self._pres_thresholds, dtype=float)
 
     # -- testing -------------------------------------------------------------------
-    def test(self, improvement) -> Decision:
+    def test(self, improvement: ArrayLike) -> Decision:
         """Test the next modification given its per-example improvements ``loss_0 - loss_j``."""
         t = self.step + 1
         if t > self.steps:
@@ -252,7 +271,7 @@ class ApprovalProcedure:
         estimate, se, z, p = improvement_statistics(d, margin)
         weight = self.next_weight()
         level_w = weight * self.alpha
-        used: tuple = ()
+        used: tuple[int, ...] = ()
         if self.method in ("fs-srgp", "pres-srgp"):
             b, used = self._threshold(d, level_w)
             level = normal_sf(b) if level_w > 0 else 0.0
@@ -268,14 +287,14 @@ class ApprovalProcedure:
         self._update(approved, weight, d, b)
         return decision
 
-    def _threshold(self, d: np.ndarray, level: float):
+    def _threshold(self, d: FloatArray, level: float) -> tuple[float, tuple[int, ...]]:
         if level <= 0:
             return math.inf, ()
         if self.method == "fs-srgp":
             return self._fs_threshold(d, level)
         return self._pres_threshold(d, level)
 
-    def _fs_threshold(self, d: np.ndarray, level: float):
+    def _fs_threshold(self, d: FloatArray, level: float) -> tuple[float, tuple[int, ...]]:
         """Eq. 4: a flexible fixed-sequence test within the current streak of denials."""
         if not self._streak:
             return normal_isf(level), ()
@@ -286,8 +305,9 @@ class ApprovalProcedure:
         first = self.step + 1 - len(self._streak)  # report the conditioning set as test numbers
         return b, tuple(first + int(u) for u in used)
 
-    def _pres_threshold(self, d: np.ndarray, level: float):
+    def _pres_threshold(self, d: FloatArray, level: float) -> tuple[float, tuple[int, ...]]:
         """Eq. 5 for each new prespecified node 1..t, then Eq. 6 for the test."""
+        assert self._pres is not None  # pres-srgp only: __init__ read the prespecified matrix
         count = min(self.step + 1, self._pres.shape[1])
         while len(self._pres_thresholds) < count:
             k = len(self._pres_thresholds)
@@ -304,7 +324,7 @@ class ApprovalProcedure:
                                        seed=self.seed, max_conditioning=self.max_conditioning)
         return b, tuple(-(int(u) + 1) for u in used)  # negative = prespecified node number
 
-    def _update(self, approved: bool, weight: float, d: np.ndarray, b: float) -> None:
+    def _update(self, approved: bool, weight: float, d: FloatArray, b: float) -> None:
         if approved:
             self.margin = self.margin + self.margin_step
             self._parent_weight = weight
@@ -318,7 +338,7 @@ class ApprovalProcedure:
                 self._streak.append((d, b))
 
 
-def collect_decisions(decisions: Sequence[Decision]) -> dict:
+def collect_decisions(decisions: Sequence[Decision]) -> Decisions:
     """The decisions as arrays: ``approved``, ``levels``, ``weights``, ``z``, ... (one entry each)."""
     return {
         "approved": np.array([x.approved for x in decisions], dtype=bool),
@@ -334,8 +354,9 @@ def collect_decisions(decisions: Sequence[Decision]) -> dict:
     }
 
 
-def run_procedure(improvements, method: str, *, alpha: float = ALPHA, steps: int | None = None,
-                  prespecified=None, on_decision: Callable[[Decision], None] | None = None, **options) -> dict:
+def run_procedure(improvements: ArrayLike, method: str, *, alpha: float = ALPHA, steps: int | None = None,
+                  prespecified: ArrayLike | None = None, on_decision: Callable[[Decision], None] | None = None,
+                  **options: Any) -> Decisions:
     """Run a procedure over a whole trace of modifications, in the order tested.
 
     Parameters

@@ -19,11 +19,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
 from ...core.validation import InputError, check_int
+from .._types import BoolArray, FloatArray
 from .levels import ALPHA, MARGIN, MARGIN_STEP, METHOD_LABELS, METHODS, normalize_method
 from .procedures import ApprovalProcedure
 
@@ -47,7 +50,18 @@ class SimulationCancelled(Exception):
     """Raised inside a simulation when ``should_stop()`` says so (partial results kept)."""
 
 
-def auc_influence(scores, labels) -> np.ndarray:
+#: One replicate against one procedure: (a bad approval?, approvals, curves over time by name).
+Outcome = tuple[bool, int, dict[str, FloatArray]]
+#: ``make(method, prespecified improvements)``: a fresh procedure for one replicate.
+MakeProcedure = Callable[[str, FloatArray], ApprovalProcedure]
+#: ``progress(fraction done, message)``; ``should_stop()``; ``stop()`` raises SimulationCancelled.
+Progress = Callable[[float, str], object]
+Stop = Callable[[], None]
+#: ``run(method)``: one replicate's developer against one procedure.
+Run = Callable[[str], Outcome]
+
+
+def auc_influence(scores: ArrayLike, labels: ArrayLike) -> FloatArray:
     """Per-example influence values of the empirical AUC; their mean is the AUC.
 
     For a positive example ``(F0(s_i) - AUC) / p1 + AUC`` and for a negative one
@@ -76,10 +90,11 @@ def auc_influence(scores, labels) -> np.ndarray:
     not_below = n1 - np.searchsorted(pos, s, "left")
     s1 = (above + 0.5 * (not_below - above)) / n1
     auc = float(np.mean(f0[y]))
-    return np.where(y, (f0 - auc) * (n / n1), (s1 - auc) * (n / n0)) + auc
+    out: FloatArray = np.where(y, (f0 - auc) * (n / n1), (s1 - auc) * (n / n0)) + auc
+    return out
 
 
-def fit_logistic(x, y, penalty: float = 1.0, max_iter: int = 50) -> np.ndarray:
+def fit_logistic(x: ArrayLike, y: ArrayLike, penalty: float = 1.0, max_iter: int = 50) -> FloatArray:
     """Ridge-penalized logistic regression by Newton's method (intercept unpenalized).
 
     Minimizes ``-loglik + penalty/2 |beta|^2``; returns ``[intercept, beta...]``.
@@ -104,14 +119,14 @@ def fit_logistic(x, y, penalty: float = 1.0, max_iter: int = 50) -> np.ndarray:
     return beta
 
 
-def true_coefficients(features: int, relevant: int = 6, size: float = 0.75) -> np.ndarray:
+def true_coefficients(features: int, relevant: int = 6, size: float = 0.75) -> FloatArray:
     """Section 3's logistic model: the first six coefficients 0.75, the others 0."""
     beta = np.zeros(features)
     beta[:relevant] = size
     return beta
 
 
-def draw_logistic(rng: np.random.Generator, n: int, coefficients: np.ndarray):
+def draw_logistic(rng: np.random.Generator, n: int, coefficients: FloatArray) -> tuple[FloatArray, BoolArray]:
     """``(X, Y)``: n rows of X ~ N(0, I) and Y ~ Bernoulli(expit(X beta)), both classes present."""
     while True:
         x = rng.standard_normal((n, coefficients.size))
@@ -131,18 +146,18 @@ class AdversarialDeveloper:
     Use :meth:`propose` for the next modification, then :meth:`feedback` with the bit.
     """
 
-    def __init__(self, start: np.ndarray, *, first_free: int = 6, perturbation: float = 0.6):
+    def __init__(self, start: ArrayLike, *, first_free: int = 6, perturbation: float = 0.6) -> None:
         self.current = np.asarray(start, dtype=float).copy()
         self.perturbation = float(perturbation)
         self._candidates = [(first_free + t // 2, 1.0 if t % 2 == 0 else -1.0)
                             for t in range(2 * (self.current.size - first_free))]
         self._queue = 0
-        self._skip: set = set()
-        self._continue = None
+        self._skip: set[int] = set()
+        self._continue: tuple[int, float] | None = None
         self.variable = -1
         self.proposal = self.current
 
-    def propose(self) -> np.ndarray:
+    def propose(self) -> FloatArray:
         """The next modification's coefficients (``variable`` says which one changed)."""
         if self._continue is None:
             while self._candidates[self._queue][0] in self._skip:
@@ -151,7 +166,7 @@ class AdversarialDeveloper:
             self._queue += 1
         else:
             v, sign = self._continue
-        coef = self.current.copy()
+        coef: FloatArray = self.current.copy()
         coef[v] += sign * self.perturbation
         self.variable, self._sign, self.proposal = v, sign, coef
         return coef
@@ -166,9 +181,9 @@ class AdversarialDeveloper:
             self._continue = None
 
 
-def planned_perturbation(start: np.ndarray, t: int, *, first_free: int = 6, perturbation: float = 0.6) -> np.ndarray:
+def planned_perturbation(start: ArrayLike, t: int, *, first_free: int = 6, perturbation: float = 0.6) -> FloatArray:
     """Section 3.1's prespecified update at step t = 0, 1, ...: coefficient 7 + floor(t/2) set to +-0.6."""
-    coef = np.asarray(start, dtype=float).copy()
+    coef: FloatArray = np.asarray(start, dtype=float).copy()
     coef[first_free + t // 2] = perturbation if t % 2 == 0 else -perturbation
     return coef
 
@@ -178,19 +193,20 @@ class SimulationResult:
     """Per-procedure summaries of a simulation (means over completed replicates)."""
 
     kind: str
-    methods: tuple
+    methods: tuple[str, ...]
     replicates: int
     completed: int
     alpha: float
     seed: int
     cancelled: bool = False
-    fwer: dict = field(default_factory=dict)  # method -> fraction of replicates with a bad approval
-    fwer_error: dict = field(default_factory=dict)  # method -> Monte Carlo standard error
-    approvals: dict = field(default_factory=dict)  # method -> mean number of approvals
-    curves: dict = field(default_factory=dict)  # name -> method -> array over time
-    time: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    settings: dict = field(default_factory=dict)
-    outcomes: list = field(default_factory=list, repr=False)  # per replicate: method -> (bad, approvals, curves)
+    fwer: dict[str, float] = field(default_factory=dict)  # method -> fraction of replicates with a bad approval
+    fwer_error: dict[str, float] = field(default_factory=dict)  # method -> Monte Carlo standard error
+    approvals: dict[str, float] = field(default_factory=dict)  # method -> mean number of approvals
+    curves: dict[str, dict[str, FloatArray]] = field(default_factory=dict)  # name -> method -> array over time
+    time: NDArray[np.number[Any]] = field(default_factory=lambda: np.zeros(0))  # the curves' time points
+    settings: dict[str, Any] = field(default_factory=dict)
+    # per replicate: method -> (bad, approvals, curves)
+    outcomes: list[dict[str, Outcome]] = field(default_factory=list, repr=False)
     first_replicate: int = 0
 
     def __repr__(self) -> str:  # pragma: no cover - cosmetic
@@ -202,7 +218,7 @@ class SimulationResult:
 _CURVES = {"fwer": ("test_auc", "holdout_auc"), "power": ("approvals", "holdout_auc")}
 
 
-def _summarize(result: SimulationResult, outcomes: list[dict]) -> SimulationResult:
+def _summarize(result: SimulationResult, outcomes: list[dict[str, Outcome]]) -> SimulationResult:
     """Fill ``result`` from per-replicate outcomes: method -> (bad, approvals, {curve: array})."""
     result.completed = len(outcomes)
     result.outcomes = list(outcomes)
@@ -238,9 +254,10 @@ def combine_simulations(parts: Sequence[SimulationResult]) -> SimulationResult:
     return _summarize(result, [o for p in parts for o in p.outcomes])
 
 
-def simulate(kind: str, methods: Sequence[str], replicates: int, replicate: Callable, *, alpha: float, seed: int,
-             time: np.ndarray, settings: dict, progress: Callable | None = None,
-             should_stop: Callable | None = None, first_replicate: int = 0) -> SimulationResult:
+def simulate(kind: str, methods: Sequence[str], replicates: int, replicate: Callable[[int, Stop], Run], *,
+             alpha: float, seed: int, time: ArrayLike, settings: dict[str, Any],
+             progress: Progress | None = None, should_stop: Callable[[], bool] | None = None,
+             first_replicate: int = 0) -> SimulationResult:
     """The loop both studies share: replicates x procedures, progress, cancellation, summaries.
 
     ``replicate(r, stop)`` prepares replicate ``r`` and returns ``run(method)``, which
@@ -259,16 +276,16 @@ def simulate(kind: str, methods: Sequence[str], replicates: int, replicate: Call
     result = SimulationResult(kind=kind, methods=tuple(methods), replicates=replicates, completed=0, alpha=alpha,
                               seed=seed, time=np.asarray(time), settings=settings, first_replicate=first_replicate)
 
-    def stop():
+    def stop() -> None:
         if should_stop is not None and should_stop():
             raise SimulationCancelled
 
-    outcomes = []
+    outcomes: list[dict[str, Outcome]] = []
     total = replicates * len(methods)
     try:
         for i in range(replicates):
             run = replicate(first_replicate + i, stop)
-            outcome = {}
+            outcome: dict[str, Outcome] = {}
             for m in methods:
                 stop()
                 outcome[m] = run(m)
@@ -281,7 +298,8 @@ def simulate(kind: str, methods: Sequence[str], replicates: int, replicate: Call
     return _summarize(result, outcomes)
 
 
-def _fwer_replicate(rng, steps, test_size, features, perturbation, holdout_size, make_procedure):
+def _fwer_replicate(rng: np.random.Generator, steps: int, test_size: int, features: int, perturbation: float,
+                    holdout_size: int, make_procedure: MakeProcedure) -> Callable[[str, Stop], Outcome]:
     """Section 3.1, one replicate: returns ``run(method)``."""
     beta = true_coefficients(features)
     x, y = draw_logistic(rng, test_size, beta)
@@ -291,7 +309,7 @@ def _fwer_replicate(rng, steps, test_size, features, perturbation, holdout_size,
     pres = np.column_stack([auc_influence(x @ planned_perturbation(beta, t, perturbation=perturbation), y) - orig
                             for t in range(steps)])
 
-    def run(method, stop):
+    def run(method: str, stop: Stop) -> Outcome:
         proc = make_procedure(method, pres)
         developer = AdversarialDeveloper(beta, perturbation=perturbation)
         test_auc, holdout_auc = np.empty(steps), np.empty(steps)
@@ -312,7 +330,7 @@ def _fwer_replicate(rng, steps, test_size, features, perturbation, holdout_size,
     return run
 
 
-def _checked_sizes(replicates, steps, test_size, seed) -> tuple[int, int, int, int]:
+def _checked_sizes(replicates: int, steps: int, test_size: int, seed: int) -> tuple[int, int, int, int]:
     """The settings both studies share, bounded (a simulation's cost grows with each)."""
     return (check_int("replicates", replicates, minimum=1, maximum=100_000),
             check_int("steps", steps, minimum=1, maximum=1000),
@@ -320,8 +338,9 @@ def _checked_sizes(replicates, steps, test_size, seed) -> tuple[int, int, int, i
             check_int("seed", seed, minimum=0))
 
 
-def _procedure_factory(steps, alpha, margin, margin_step, seed, options):
-    def make(method, pres):
+def _procedure_factory(steps: int, alpha: float, margin: float, margin_step: float, seed: int,
+                       options: dict[str, Any]) -> MakeProcedure:
+    def make(method: str, pres: FloatArray) -> ApprovalProcedure:
         return ApprovalProcedure(method, steps, alpha, margin=margin, margin_step=margin_step,
                                  prespecified=pres if method == "pres-srgp" else None, seed=seed, **options)
 
@@ -331,9 +350,9 @@ def _procedure_factory(steps, alpha, margin, margin_step, seed, options):
 def simulate_fwer(methods: Sequence[str] = METHODS, *, replicates: int = 100, steps: int = 50,
                   test_size: int = 100, features: int = 100, perturbation: float = 0.6,
                   alpha: float = ALPHA, margin: float = MARGIN, margin_step: float = MARGIN_STEP, seed: int = 0,
-                  holdout_size: int = 2000, progress: Callable | None = None,
-                  should_stop: Callable | None = None, first_replicate: int = 0,
-                  **procedure_options) -> SimulationResult:
+                  holdout_size: int = 2000, progress: Progress | None = None,
+                  should_stop: Callable[[], bool] | None = None, first_replicate: int = 0,
+                  **procedure_options: Any) -> SimulationResult:
     """Section 3.1: an adversarial developer overfitting a reused test set.
 
     Each replicate draws the reusable test set (``test_size`` = 100 examples) and a
@@ -365,7 +384,7 @@ def simulate_fwer(methods: Sequence[str] = METHODS, *, replicates: int = 100, st
                          steps)
     make = _procedure_factory(steps, alpha, margin, margin_step, seed, procedure_options)
 
-    def replicate(r, stop):
+    def replicate(r: int, stop: Stop) -> Run:
         rng = np.random.default_rng([seed, r])
         run = _fwer_replicate(rng, steps, test_size, features, perturbation, holdout_size, make)
         return lambda method: run(method, stop)
@@ -380,37 +399,39 @@ def simulate_fwer(methods: Sequence[str] = METHODS, *, replicates: int = 100, st
 class _Stream:
     """Section 3.2's data stream of one replicate: refits and their held-out AUCs, computed once."""
 
-    def __init__(self, rng, test_size, holdout_size, initial_size, batch, horizon, penalty, beta, stop):
+    def __init__(self, rng: np.random.Generator, test_size: int, holdout_size: int, initial_size: int, batch: int,
+                 horizon: int, penalty: float, beta: FloatArray, stop: Stop) -> None:
         self.x, self.y = draw_logistic(rng, test_size, beta)
         self.xh, self.yh = draw_logistic(rng, holdout_size, beta)
         self.xs, self.ys = draw_logistic(rng, initial_size + batch * horizon, beta)
         self.initial_size, self.batch, self.penalty, self.stop = initial_size, batch, penalty, stop
-        self._fits, self._holdout = {}, {}
+        self._fits: dict[int, FloatArray] = {}
+        self._holdout: dict[int, float] = {}
         self.original = self.influence(0)
 
-    def model(self, time_point):
+    def model(self, time_point: int) -> FloatArray:
         if time_point not in self._fits:
             self.stop()
             size = self.initial_size + self.batch * time_point
             self._fits[time_point] = fit_logistic(self.xs[:size], self.ys[:size], self.penalty)
         return self._fits[time_point]
 
-    def influence(self, time_point):
+    def influence(self, time_point: int) -> FloatArray:
         coef = self.model(time_point)
         return auc_influence(coef[0] + self.x @ coef[1:], self.y)
 
-    def holdout(self, time_point):
+    def holdout(self, time_point: int) -> float:
         if time_point not in self._holdout:
             coef = self.model(time_point)
             self._holdout[time_point] = float(np.mean(auc_influence(coef[0] + self.xh @ coef[1:], self.yh)))
         return self._holdout[time_point]
 
 
-def _power_replicate(stream: _Stream, steps, horizon, make_procedure):
+def _power_replicate(stream: _Stream, steps: int, horizon: int, make_procedure: MakeProcedure) -> Run:
     """Section 3.2, one replicate: returns ``run(method)``."""
     pres = np.column_stack([stream.influence(t) - stream.original for t in range(1, steps + 1)])
 
-    def run(method):
+    def run(method: str) -> Outcome:
         proc = make_procedure(method, pres)
         approved_at = np.zeros(horizon, dtype=int)
         bad = False
@@ -442,8 +463,8 @@ def simulate_power(methods: Sequence[str] = METHODS, *, replicates: int = 20, st
                    test_size: int = 800, features: int = 20, initial_size: int = 40, batch: int = 10,
                    penalty: float = 1.0, alpha: float = ALPHA, margin: float = MARGIN,
                    margin_step: float = MARGIN_STEP, seed: int = 0, holdout_size: int = 4000,
-                   progress: Callable | None = None, should_stop: Callable | None = None,
-                   first_replicate: int = 0, **procedure_options) -> SimulationResult:
+                   progress: Progress | None = None, should_stop: Callable[[], bool] | None = None,
+                   first_replicate: int = 0, **procedure_options: Any) -> SimulationResult:
     """Section 3.2: a developer refitting on a growing i.i.d. stream (mostly good modifications).
 
     Same data model as :func:`simulate_fwer` (first six of ``features`` coefficients 0.75).
@@ -474,7 +495,7 @@ def simulate_power(methods: Sequence[str] = METHODS, *, replicates: int = 20, st
     horizon = 2 * steps
     make = _procedure_factory(steps, alpha, margin, margin_step, seed, procedure_options)
 
-    def replicate(r, stop):
+    def replicate(r: int, stop: Stop) -> Run:
         rng = np.random.default_rng([seed, r, 1])
         stream = _Stream(rng, test_size, holdout_size, initial_size, batch, horizon, penalty, beta, stop)
         return _power_replicate(stream, steps, horizon, make)

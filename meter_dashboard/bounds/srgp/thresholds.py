@@ -21,8 +21,10 @@ from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import ndtr, ndtri_exp
 
+from .._types import FloatArray, IntArray
 from .levels import MAX_CONDITIONING
 from .normal import IDENTICAL, Z_FAR, JointTail, normal_isf
 
@@ -83,7 +85,7 @@ def find_root(f: Callable[[float], float], a: float, b: float, *, fa: float | No
     return b
 
 
-def select_conditioning(prior_thresholds: np.ndarray, r: np.ndarray, level: float, cap: int) -> np.ndarray:
+def select_conditioning(prior_thresholds: FloatArray, r: FloatArray, level: float, cap: int) -> IntArray:
     """Indices of at most ``cap`` earlier nodes to condition on (most informative first).
 
     Score = ``(b_k - r_k b) / sqrt(1 - r_k**2)`` at the Bonferroni threshold b: the
@@ -107,7 +109,7 @@ def select_conditioning(prior_thresholds: np.ndarray, r: np.ndarray, level: floa
     return np.sort(finite[order])
 
 
-def joint_tail_probability(threshold: float, prior_thresholds, corr, *, seed: int = 0,
+def joint_tail_probability(threshold: float, prior_thresholds: ArrayLike, corr: ArrayLike, *, seed: int = 0,
                            log: bool = False) -> float:
     """``P(Z_k <= b_k for every earlier node k, Z_last > threshold)``, Z ~ N(0, corr).
 
@@ -127,8 +129,8 @@ def joint_tail_probability(threshold: float, prior_thresholds, corr, *, seed: in
     return out if log else (math.exp(out) if out > -math.inf else 0.0)
 
 
-def sequential_threshold(level: float, prior_thresholds=(), corr=None, *, seed: int = 0,
-                         max_conditioning: int = MAX_CONDITIONING) -> tuple[float, np.ndarray]:
+def sequential_threshold(level: float, prior_thresholds: ArrayLike = (), corr: ArrayLike | None = None, *,
+                         seed: int = 0, max_conditioning: int = MAX_CONDITIONING) -> tuple[float, IntArray]:
     """The z-threshold ``b`` with ``P(Z_k <= b_k for earlier k, Z > b) = level``.
 
     Solves the simplified Eq. 4 (fsSRGP, earlier failed tests of the streak) and Eqs. 5-6
@@ -186,7 +188,7 @@ def _cached_threshold(level: float, thresholds: bytes, corr: bytes, seed: int) -
     tail = JointTail(bk, sub, seed=seed, reference=hi)
     log_level = math.log(level)
 
-    def h(x):
+    def h(x: float) -> float:
         return tail.log_probability(x) - log_level
 
     # P(Z_K <= b_K, Z > b) >= P(Z > b) - sum_k P(Z_k > b_k): a point where it is >= level
@@ -209,7 +211,7 @@ def _threshold_by_secant(tail: JointTail, target: float, lo: float) -> float:
     threshold instead of ten.  ``q(target) >= target`` and ``q(lo) <= target`` by the
     bounds on the bracket.
     """
-    def f(x):
+    def f(x: float) -> float:
         log_p = tail.log_probability(x)
         return min(-float(ndtri_exp(log_p)), 2 * Z_FAR) - target if log_p > -math.inf else 2 * Z_FAR
 
@@ -237,7 +239,7 @@ def _threshold_by_secant(tail: JointTail, target: float, lo: float) -> float:
     return float(find_root(f, lo, hi, fa=f_lo, fb=f_hi, xtol=1e-7, rtol=1e-10))
 
 
-def _threshold_below_cap(h, cap: float, lo: float, level: float) -> float:
+def _threshold_below_cap(h: Callable[[float], float], cap: float, lo: float, level: float) -> float:
     """An earlier node with the very same statistic caps ``b``: beyond its ``b_k`` nothing is left.
 
     Solved in ``x = log(cap - b)``: near the cap the probability is about
@@ -249,7 +251,7 @@ def _threshold_below_cap(h, cap: float, lo: float, level: float) -> float:
     if cap <= lo:
         lo = cap - 1.0
 
-    def hx(x):
+    def hx(x: float) -> float:
         return h(cap - math.exp(x))
 
     min_gap = 1e-9 * max(1.0, abs(cap))
