@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from meter_dashboard.app.pages import PAGES
 from meter_dashboard.bounds import meter as M
+from tests.ui.planner_actions import open_section
 
 pytestmark = pytest.mark.ui
 
@@ -288,6 +289,7 @@ def test_the_chosen_option_of_a_toggle_group_is_the_highlighted_one(page, server
     bound = page.locator(".bound-select button")
     assert [t for t, _, _ in looks(bound)] == ["Hoeffding (paper)", "Exact binomial"]
     check(bound, 0)  # the numbers are Hoeffding's: that option is the lit one
+    open_section(page, "check")  # built the first time it is opened (issue 19)
     developer = page.locator(".plan-check-developer button")  # a choice that computes nothing until "Run"
     check(developer, 0)
     developer.nth(1).click()

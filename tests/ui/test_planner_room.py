@@ -1,7 +1,7 @@
 """A room opening the planner link at once (issues 19 and 24): the page at once, the numbers right after.
 
-- The first response of a session (the document the browser pulls) holds the header, the inputs
-  and a "computing…" state, no numbers; the numbers replace it once the page is connected.
+- The first response of a session (plain HTML) holds the header and a loading state; the view then
+  arrives with its inputs and a "computing…" state, no numbers; the numbers replace it.
 - Ten people open the link at once (ten browser contexts): each sees the header and the inputs,
   then the paper's count (Cor 2, Sec 5.1: 38,005).
 - A change is one message: δ typed once brings one PATCH-DOC with the answer's markup and the
@@ -15,6 +15,7 @@ import json
 
 import pytest
 from playwright.sync_api import expect
+from tornado.httpclient import AsyncHTTPClient
 
 from meter_dashboard.bounds import meter as M
 from tests.benchmarks.load.planner import QUERY
@@ -59,18 +60,21 @@ class Recording(Session):
 
 def test_the_first_response_has_header_inputs_and_computing_then_the_numbers(server):
     async def scenario():
-        session = await Session.open(server, "/planner", QUERY)
-        first = list(session.texts.values())  # the document as pulled, before the page said it is ready
-        inputs = css_classes(session.doc)
+        response = await AsyncHTTPClient().fetch(server + "/planner" + QUERY, request_timeout=60)
+        session = await Session.connect(server, "/planner", response.body)
+        first = list(session.texts.values())  # the view as it arrived, before the numbers
+        inputs = css_classes(session.doc) | {c for m in session.models.values()
+                                             for c in m.get("attributes", {}).get("css_classes") or []}
         pane = await session.wait_text_id("label-count-incremental", timeout=60)
         await session.wait_value(pane, "label-count-incremental", "38,005", timeout=60)
         await session.close()
-        return first, inputs
+        return response.body.decode("utf-8"), first, inputs
 
-    first, inputs = run_async(scenario)
+    page, first, inputs = run_async(scenario)
+    # the header and a loading state are plain HTML in the first response, before any JavaScript ran
+    assert "md-nav" in page and ">Planner<" in page and "building the page and computing its numbers" in page
     markup = " ".join(first)
-    assert "md-nav" in markup and "Planner" in markup  # the header
-    assert "computing…" in markup and "label-count" not in markup  # a computing state, no numbers yet
+    assert "computing…" in markup and "label-count" not in markup  # the view: a computing state, no numbers yet
     assert {"delta-input", "steps-input", "budget-input", "meter-table"} <= inputs  # the inputs
 
 
