@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 
 from ..core.html import Markup, render
 from ..ui.style import stylesheet_url
+from .registry import PAGES, SITE_TITLE, available_pages
 
 __all__ = ["THEMES", "theme_of", "header_html", "head_html", "landing_html", "docs_html", "paper_example_link",
            "readme_text", "routes"]
@@ -40,8 +41,6 @@ def theme_of(value) -> str:
 
 
 def _pages():
-    from .pages import PAGES, SITE_TITLE, available_pages
-
     return SITE_TITLE, [(name, PAGES[name]) for name in available_pages()]
 
 

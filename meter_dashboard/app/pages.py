@@ -25,10 +25,8 @@ import contextlib
 import contextvars
 import functools
 import importlib
-import importlib.util
 import logging
 import weakref
-from dataclasses import dataclass
 from pathlib import Path
 
 import panel as pn
@@ -41,50 +39,13 @@ from ..ui import style
 from ..ui.base import DashboardView
 from ..ui.style import HTML, Bar
 from . import documents
+from .registry import PAGES, SITE_TITLE, Page, available_pages
 
 __all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "view_classes",
            "page_template", "first_response", "serve"]
 
-SITE_TITLE = "meter-dashboard"
 TEMPLATES = Path(__file__).parent / "templates"
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Page:
-    """One served page: its title, the view module providing ``page()``, and one line on what it answers."""
-
-    title: str
-    module: str
-    summary: str
-
-
-#: name -> Page, in navigation order.  The URL of each page is /<name>.
-PAGES = {
-    "planner": Page("Planner", "meter_dashboard.meter.view",
-                    "How many labels must the test set have for T more development steps within ε, with "
-                    "probability 1 − δ — and what does a label budget buy?"),
-    "session": Page("Session replay", "meter_dashboard.session.view",
-                    "Replay a development history through the five-colour meter: signals, the distributional "
-                    "bound, budget and alarms."),
-    "ci": Page("ease.ml/ci", "meter_dashboard.ci.view",
-               "Labels for a CI pass/fail condition such as n − o > 0.02 ± 0.01, and replay of a commit trace."),
-    "ladder": Page("Ladder", "meter_dashboard.leaderboard.view",
-                   "A leaderboard that stays honest under adaptive submissions, and the labels it needs."),
-    "compare": Page("P(A>B)", "meter_dashboard.comparison.view",
-                    "Is pipeline A really better than B across training runs? Significant, meaningful, or neither."),
-    "approve": Page("Approve", "meter_dashboard.approvals.view",
-                    "Approve model modifications on a reused test set with a controlled rate of bad approvals "
-                    "(SRGP)."),
-    "testsets": Page("Test sets", "meter_dashboard.testsets.view",
-                     "Guarded test sets, live: developers submit predictions and see only the meter's signal or "
-                     "pass/fail, while the budget is enforced."),
-}
-
-
-def available_pages() -> list[str]:
-    """The page names whose view modules exist, in navigation order (found without importing them)."""
-    return [name for name, spec in PAGES.items() if importlib.util.find_spec(spec.module) is not None]
 
 
 def view_classes(module) -> list[type]:
