@@ -21,6 +21,7 @@ import functools
 import time
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import numpy as np
 import param

@@ -37,6 +37,15 @@ def _special(value) -> str | None:
     return None
 
 
+def _digits_or_text(value) -> float | str:
+    """The value as a float, or its text when there are no digits to show (missing, ±∞, zero)."""
+    special = _special(value)
+    if special:
+        return special
+    value = float(value)
+    return "0" if value == 0 else value
+
+
 def integer(value) -> str:
     """38005 -> ``'38,005'``; inf -> ``'∞'``; None -> ``'—'``."""
     if isinstance(value, float) or value is None:
@@ -48,12 +57,9 @@ def integer(value) -> str:
 
 def scientific(value, digits: int = 2) -> str:
     """``2.3×10⁻¹³`` (plain text with Unicode superscripts, fine in HTML and in plot labels)."""
-    special = _special(value)
-    if special:
-        return special
-    value = float(value)
-    if value == 0:
-        return "0"
+    value = _digits_or_text(value)
+    if isinstance(value, str):
+        return value
     mantissa, exponent = f"{value:.{max(digits - 1, 0)}e}".split("e")
     mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
     lead = "" if mantissa in ("1", "-1") else mantissa.replace("-", "−") + "×"
@@ -64,12 +70,9 @@ def scientific(value, digits: int = 2) -> str:
 
 def number(value, digits: int = DIGITS) -> str:
     """A measured quantity with ``digits`` significant digits (the one precision rule)."""
-    special = _special(value)
-    if special:
-        return special
-    value = float(value)
-    if value == 0:
-        return "0"
+    value = _digits_or_text(value)
+    if isinstance(value, str):
+        return value
     if 1e-3 <= abs(value) < 1e5:
         text = f"{value:.{digits}g}"
         if "e" in text:  # e.g. 12345.6 with 4 digits

@@ -51,13 +51,9 @@ from .defaults import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_RANGES, DEFAULT_ST
 from .result import (
     ASSUMPTION,
     BINOMIAL_ASSUMPTION,
-    BOUND_TITLES,
     RECOMMENDED,
     REVERT_CAVEAT,
     TENANT_CAVEAT,
-    TENANT_DISCREPANCY,
-    VARIANT_NOTES,
-    VARIANT_TITLES,
     PlanResult,
     bound_title,
     range_caveat,

@@ -42,7 +42,8 @@ from ..ui.style import HTML, error_html
 from ..ui.urlstate import UrlState
 from . import view_html as markup
 from .figures import LabelsPlot
-from .model import PRESETS, RECOMMENDED, SWEEPS, TENANT_DISCREPANCY, MeterPlan
+from .model import PRESETS, RECOMMENDED, SWEEPS, MeterPlan
+from .result import TENANT_DISCREPANCY
 from .stages import ORDER, quick_result, slow_items, with_items
 from .text import file_stem, plan_inputs, summary_text
 from .view_parts import Artefacts, Drawer, OnDemand
