@@ -48,7 +48,7 @@ TEMPLATES = Path(__file__).parent / "templates"
 log = logging.getLogger(__name__)
 
 
-def view_classes(module) -> list[type]:
+def view_classes(module) -> list[type[DashboardView]]:
     """The :class:`DashboardView` classes a page module defines (found without building one)."""
     return [obj for obj in vars(module).values()
             if isinstance(obj, type) and issubclass(obj, DashboardView) and obj.__module__ == module.__name__]

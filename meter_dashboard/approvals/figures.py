@@ -139,7 +139,8 @@ class SimulationFigures:
 
     def __init__(self, kind: str, alpha: float):
         self.kind = kind
-        self.curve_sources, self.line_sources = {}, {}
+        self.curve_sources: dict[str, ColumnDataSource] = {}
+        self.line_sources: dict[str, ColumnDataSource] = {}
         if kind == "fwer":
             self.bar_source = ColumnDataSource({"label": [], "fwer": [], "lower": [], "upper": [], "color": []})
             fig = _figure("Fig. 3 (middle): FWER ± 2 s.e.", "",
@@ -184,7 +185,7 @@ class SimulationFigures:
     def update(self, res) -> None:
         methods = [m for m in res.methods if not math.isnan(res.fwer.get(m, math.nan))]
         time = [int(t) for t in res.time]
-        empty = {"x": [], "y": [], "y2": []}
+        empty: dict[str, list] = {"x": [], "y": [], "y2": []}
         if self.kind == "fwer":
             self.bar_source.data = {
                 "label": [METHOD_LABELS[m] for m in methods], "fwer": [res.fwer[m] for m in methods],

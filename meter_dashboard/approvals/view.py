@@ -11,6 +11,7 @@ Words and tables come from :mod:`.approve_text`, figures from :mod:`.approve_fig
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import panel as pn
 import param
@@ -334,7 +335,7 @@ class Approve(DashboardView):
     # ------------------------------------------------------------------ simulations
     def _build_simulation(self, kind: str) -> dict:
         sim = getattr(self, kind)
-        w = {
+        w: dict[str, Any] = {
             "replicates": NumberInput(sim, "replicates", label="Replicates", css_classes=[f"approve-{kind}-replicates"]),
             "seed": NumberInput(sim, "seed", label="Seed", css_classes=[f"approve-{kind}-seed"]),
             "steps": NumberInput(sim, "steps", label="T (tests)", css_classes=[f"approve-{kind}-steps"]),

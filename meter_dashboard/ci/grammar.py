@@ -114,6 +114,13 @@ class _Token:
     column: int  # 1-based
     value: Fraction | None = None
 
+    @property
+    def number(self) -> Fraction:
+        """A NUM token's value (the tokenizer gives every NUM token one)."""
+        if self.value is None:
+            raise TypeError(f"a {self.kind} token has no number")
+        return self.value
+
 
 def _describe(tok: _Token) -> str:
     if tok.kind == "END":
@@ -354,6 +361,13 @@ class _Linear:
     def is_constant(self) -> bool:
         return self.const is not None
 
+    @property
+    def constant(self) -> Fraction:
+        """The value of a pure constant (only asked of one: ``is_constant``)."""
+        if self.const is None:
+            raise TypeError("not a pure constant")
+        return self.const
+
 
 class _Parser:
     def __init__(self, text: str):
@@ -416,12 +430,12 @@ class _Parser:
         if tol_tok.kind != "NUM":
             self.fail("the error tolerance (a number > 0) after '+/-'")
         self.advance()
-        if tol_tok.value <= 0:
+        if tol_tok.number <= 0:
             raise ConditionError(self.text, tol_tok.column, "an error tolerance > 0 after '+/-'", _quote(tol_tok.text))
         end = self.tok.column - 1
         source = self.text[start.column - 1:end].strip()
         ordered = tuple((v, coeffs[v]) for v in VARIABLES if v in coeffs)
-        return Clause(ordered, cmp_tok.text, threshold, tol_tok.value, source, start.column)
+        return Clause(ordered, cmp_tok.text, threshold, tol_tok.number, source, start.column)
 
     def signed_number(self, expected: str) -> Fraction:
         sign = 1
@@ -429,7 +443,7 @@ class _Parser:
             sign = -1 if self.advance().kind == "-" else 1
         if self.tok.kind != "NUM":
             self.fail(expected)
-        return sign * self.advance().value
+        return sign * self.advance().number
 
     def expr(self) -> _Linear:
         left = self.term()
@@ -449,7 +463,7 @@ class _Parser:
         return left
 
     def _constant_text(self, side: _Linear) -> str:
-        return format_number(side.const)
+        return format_number(side.constant)
 
     def term(self) -> _Linear:
         left = self.unary()
@@ -457,12 +471,12 @@ class _Parser:
             star = self.advance()
             right = self.unary()
             if left.is_constant and right.is_constant:
-                value = _Linear({}, self.bounded(left.const * right.const, star), left.column)
+                value = _Linear({}, self.bounded(left.constant * right.constant, star), left.column)
             elif left.is_constant:
-                value = _Linear({v: self.bounded(left.const * c, star) for v, c in right.coeffs.items()}, None,
+                value = _Linear({v: self.bounded(left.constant * c, star) for v, c in right.coeffs.items()}, None,
                                 left.column)
             elif right.is_constant:
-                value = _Linear({v: self.bounded(c * right.const, star) for v, c in left.coeffs.items()}, None,
+                value = _Linear({v: self.bounded(c * right.constant, star) for v, c in left.coeffs.items()}, None,
                                 left.column)
             else:
                 raise ConditionError(self.text, star.column, "a constant factor ('*' may only multiply by a number; "
@@ -483,7 +497,7 @@ class _Parser:
         if not negative:
             return _Linear(inner.coeffs, inner.const, first.column)
         if inner.is_constant:
-            return _Linear({}, -inner.const, first.column)
+            return _Linear({}, -inner.constant, first.column)
         return _Linear({v: -c for v, c in inner.coeffs.items()}, None, first.column)
 
     def bounded(self, value: Fraction, where: _Token) -> Fraction:

@@ -75,7 +75,7 @@ SYNC_REPLAY_CELLS = 200_000
 
 def _cells(trace: CITrace) -> int:
     if trace.kind == "predictions":
-        return trace.examples * (len(trace) + 1)
+        return len(trace.labels) * (len(trace) + 1)
     return 20 * len(trace)
 
 

@@ -162,7 +162,7 @@ def _d_upper_bound(clause: Clause, mode: str) -> Fraction | None:
     upper = (c > 0 and clause.comparison == "<") or (c < 0 and clause.comparison == ">")
     if not upper:
         return None
-    slack = 0
+    slack = Fraction(0)
     if mode == "fn-free":
         slack = 2 * clause.tolerance if clause.comparison == "<" else -2 * clause.tolerance
     bound = (clause.threshold + slack) / c
@@ -395,7 +395,7 @@ class CIResult:
             out["difference_bound"] = self.difference_bound
         if self.bound != "hoeffding":  # the default output is the paper's, unchanged
             out["bound"] = self.bound
-            out["hoeffding"] = {a: dict(v) for a, v in self.hoeffding.items()}
+            out["hoeffding"] = {a: dict(v) for a, v in (self.hoeffding or {}).items()}
         out["by_adaptivity"] = {a: dict(v) for a, v in self.by_adaptivity.items()}
         out["clauses"] = [c.to_dict() for c in self.clauses]
         out["labeling"] = {
@@ -442,11 +442,12 @@ class CIResult:
         from ..core.display import html_table
 
         optimized, exact = self.optimized is not None, self.bound != "hoeffding"
+        hoeffding = self.hoeffding or {}  # set whenever the bound is not Hoeffding's
         headers = (["adaptivity", "labels"] + (["Hoeffding"] if exact else [])
                    + (["optimized", "labels/commit"] if optimized else []))
         rows = []
         for a, v in self.by_adaptivity.items():
-            rows.append([a, v["labels"]] + ([self.hoeffding[a]["labels"]] if exact else [])
+            rows.append([a, v["labels"]] + ([hoeffding[a]["labels"]] if exact else [])
                         + ([v["optimized"], v["labels_per_commit"]] if optimized else []))
         caption = (f"condition {self.condition}  reliability {self.reliability:g} (delta {self.delta:g})  "
                    f"mode {self.mode}  {self.steps} steps per test set" + (f"  bound {self.bound}" if exact else ""))
@@ -478,7 +479,8 @@ def _counts(condition: Condition, delta, steps, adaptivity: str, setup: _Setup, 
 def _by_adaptivity(cond: Condition, delta, steps: int, adaptivity: str, setup: _Setup, bound: str) -> tuple:
     """``({adaptivity: counts}, {adaptivity: arrays})``; an adaptivity other than the chosen one whose
     count cannot be given (too large to be exact, or to search exactly) is shown as unknown (None)."""
-    by, arrays = {}, {}
+    by: dict[str, dict[str, int | None]] = {}
+    arrays: dict = {}
     for a in ADAPTIVITIES:
         try:
             arr = arrays[a] = _counts(cond, delta, steps, a, setup, bound)
@@ -488,7 +490,7 @@ def _by_adaptivity(cond: Condition, delta, steps: int, adaptivity: str, setup: _
             by[a] = {"labels": None, **({"optimized": None, "unlabeled": None, "labels_per_commit": None}
                                         if setup.applies else {})}
             continue
-        entry = {"labels": int(arr["baseline"])}
+        entry: dict[str, int | None] = {"labels": int(arr["baseline"])}
         if setup.applies:
             entry["optimized"] = int(arr["optimized"])
             entry["unlabeled"] = int(arr["unlabeled"])

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -208,7 +209,8 @@ def _predictions(cond, trace: CITrace, mode: str) -> dict:
     labels, preds = trace.codes()
     total = len(labels)
     correct = {k: int(np.count_nonzero(v == labels)) for k, v in preds.items()}
-    active, actives, nums, codes, truths, passed = trace.baseline, [], {"n": [], "o": [], "d": []}, [], [], []
+    nums: dict[str, list[int]] = {"n": [], "o": [], "d": []}
+    active, actives, codes, truths, passed = trace.baseline, [], [], [], []
     for name in trace.commits:
         disagreements = int(np.count_nonzero(preds[name] != preds[active]))
         values = {"n": correct[name], "o": correct[active], "d": disagreements}
@@ -240,7 +242,7 @@ def _bound_ok(d: ExactColumn, p: float | None):
 
 def _columns(trace: CITrace, evaluated: dict, steps: int, alarm_on: str, p) -> dict:
     exact = evaluated.pop("exact")
-    columns = {"commit": list(trace.commits)}
+    columns: dict[str, Any] = {"commit": list(trace.commits)}
     for v in ("n", "o", "d"):
         columns[v] = exact[v].floats()
     columns["present"] = {v: ~exact[v].missing for v in ("n", "o", "d")}
@@ -256,7 +258,7 @@ def _columns(trace: CITrace, evaluated: dict, steps: int, alarm_on: str, p) -> d
 
 
 def _size_warning(trace: CITrace, plan: CIResult, adaptivity: str, steps: int) -> list:
-    total = trace.examples
+    total = len(trace.labels)  # a predictions trace: one label per test example
     if plan.optimized is not None and total < plan.optimized:
         return [f"The trace has {total:,} test examples; the condition needs {plan.optimized:,} labels (optimized, "
                 f"{adaptivity} adaptivity, {steps} steps): the reliability guarantee does not hold for these signals."]
@@ -322,7 +324,7 @@ def replay_ci(condition, trace, *, mode: str = default("mode"), steps: int = def
                                  plan.difference_bound) == (cond.canonical(), mode, steps, adaptivity,
                                                             delta_from_reliability(reliability),
                                                             validate_difference_bound(difference_bound))
-    if not same:
+    if plan is None or not same:
         plan = ci_labels(cond, reliability, adaptivity, steps, mode, difference_bound=difference_bound,
                          check_difference_bound=check_difference_bound)
     p = plan.variance_bound

@@ -154,7 +154,7 @@ class CI(DashboardView):
         super().__init__(model=model, sync_url=sync_url, **params)
         if trace and self.model.trace is None:
             self.model.load_example(trace)
-        self._url_errors = []
+        self._url_errors: list[str] = []
         self._build_widgets(trace)
         self._build_outputs()
         self._build_plots()
@@ -388,7 +388,10 @@ class CI(DashboardView):
     # ------------------------------------------------------------------ URL
     def _read_url(self) -> None:
         """Apply the page's URL keys; a bad value gets a message naming the key, the rule and the value."""
-        query = self._url.query()
+        url = self._url
+        if url is None:  # not synced with a URL (a notebook)
+            return
+        query = url.query()
         checks = {"reliability": _reliability_check("reliability"), "steps": check_steps,
                   "adaptivity": lambda v: check_choice("adaptivity", v, ADAPTIVITIES),
                   "mode": lambda v: check_choice("mode", v, MODES),
@@ -402,7 +405,7 @@ class CI(DashboardView):
                     errors.append(f"URL key {key} must be {exc.rule}; got {format_value(query[key])}")
         if "condition" in query:
             values["condition"] = query["condition"]  # the model checks it and shows where it is wrong
-        self._url_errors = ([self._url.refused] if self._url.refused else []) + errors
+        self._url_errors = ([url.refused] if url.refused else []) + errors
         if values:
             self.model.param.update(**values)
 

@@ -98,7 +98,7 @@ class RunsTable:
 def _columns(header: list[str], header_line: int) -> dict[str, int]:
     """Positions of the columns a and b (any case, any position)."""
     lowered = [h.strip().lower() for h in header]
-    columns = {}
+    columns: dict[str, int] = {}
     for name in ("a", "b"):
         if name not in lowered:
             raise InputError("header", "a row naming columns a and b", ",".join(header)[:60],
@@ -109,7 +109,7 @@ def _columns(header: list[str], header_line: int) -> dict[str, int]:
 
 def _parse_rows_exactly(text: str, columns: dict[str, int]) -> tuple[dict, bool]:
     """The csv-module reader: cell by cell, each bad cell named by line and column."""
-    values = {"a": [], "b": []}
+    values: dict[str, list[float]] = {"a": [], "b": []}
     complete, bad = True, BadCells()
     for line, cells in csv_rows(text, parameter="runs file")[1:]:
         for name, j in columns.items():
@@ -131,7 +131,7 @@ def _parse_rows_exactly(text: str, columns: dict[str, int]) -> tuple[dict, bool]
 
 def _parse_clean(text: str, header: list[str], columns: dict[str, int]) -> tuple[dict, bool] | None:
     """pandas' C parser for large files where every row has a number for a and for b; None otherwise."""
-    order = sorted(columns, key=columns.get)  # usecols come back in file order
+    order = sorted(columns, key=columns.__getitem__)  # usecols come back in file order
     arr = numeric_table(text, columns=len(header), usecols=[columns[name] for name in order])
     if arr is None or not np.all(np.isfinite(arr)):
         return None

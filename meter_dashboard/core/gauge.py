@@ -181,15 +181,16 @@ class GaugeFigure:
 
     @staticmethod
     def _bars(layout: dict) -> tuple:
-        bars = dict(left=[], right=[], y=[], color=[], height=[])
-        texts = dict(x=[], y=[], text=[], align=[], weight=[], baseline=[])
-        hatch = dict(left=[], right=[], y=[], top=[])
+        bars: dict[str, list] = dict(left=[], right=[], y=[], color=[], height=[])
+        texts: dict[str, list] = dict(x=[], y=[], text=[], align=[], weight=[], baseline=[])
+        hatch: dict[str, list] = dict(left=[], right=[], y=[], top=[])
         for row, key, weight in ((_ROW_GAP, "gap", "bold"), (_ROW_EPS, "eps", "normal")):
             bar = layout[key]
             if bar is None:
                 continue
-            bars["left"].append(0.0), bars["right"].append(bar["end"]), bars["y"].append(row - 0.3)
-            bars["height"].append(row + 0.3), bars["color"].append(bar["color"])
+            for column, item in (("left", 0.0), ("right", bar["end"]), ("y", row - 0.3), ("height", row + 0.3),
+                                 ("color", bar["color"])):
+                bars[column].append(item)
             end = bar["label_end"]
             # right of the bar's end while there is room, else under the bar, ending where the bar ends
             texts["x"].append(end + 0.01 if bar["right_side"] else end)

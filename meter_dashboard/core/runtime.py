@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import param
 
@@ -347,6 +347,13 @@ class OffloadedModel:
     (the request off the loop, or at once) and ``dispatch`` (how a worker's outcome is applied; a page sets it).
     """
 
+    if TYPE_CHECKING:  # what the param.Parameterized model mixing this in provides
+        param: Any
+
+        def _compute(self, request: Any) -> Any: ...
+
+        def _apply_outcome(self, request: Any, outcome: Any) -> None: ...
+
     def _set(self, **values) -> None:
         with param.edit_constant(self):
             self.param.update(**values)
@@ -462,7 +469,7 @@ class BackgroundJob(param.Parameterized):
         if not self._start():
             return None
         started = time.perf_counter()
-        box = {"fraction": 0.0, "message": "starting…"}
+        box: dict[str, Any] = {"fraction": 0.0, "message": "starting…"}
 
         def report(fraction, message=""):  # worker thread: plain attributes only
             box["fraction"], box["message"] = fraction, message

@@ -125,7 +125,7 @@ def is_local(address: str) -> bool:
             infos = socket.getaddrinfo(address, None, type=socket.SOCK_STREAM)
         except socket.gaierror:
             return False
-        return all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
+        return all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in infos)
 
 
 def exposure_warning(address: str, port: int) -> str:

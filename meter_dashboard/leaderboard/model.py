@@ -358,9 +358,10 @@ def ladder_size(epsilon: float, step: float, submissions: int, delta: float) -> 
     .. [1] Lecture notes on the Ladder, Lemma 4.
     """
     epsilon = check_probability("epsilon", epsilon)
-    step = ladder_bounds.check_step(step)
-    if step is None:
+    checked = ladder_bounds.check_step(step)
+    if checked is None:
         raise InputError("step", "a number in (0, 1]", step)
+    step = checked
     submissions = check_int("submissions", submissions, minimum=1)
     delta = check_probability("delta", delta)
     return LadderSize(labels=ladder_bounds.exact_labels(epsilon, step, submissions, delta), epsilon=epsilon, step=step,
@@ -527,7 +528,8 @@ def summarize_attack(curves: ladder_bounds.AttackCurves, labels, step, seed, tri
         ladder_public=mean(curves.ladder_public), naive_holdout=mean(curves.naive_holdout),
         ladder_holdout=mean(curves.ladder_holdout), naive_selected=mean(curves.naive_selected),
         ladder_selected=mean(curves.ladder_selected),
-        reference=ladder_bounds.boosting_reference(labels, curves.submissions), done=curves.done, total=curves.total,
+        reference=np.asarray(ladder_bounds.boosting_reference(labels, curves.submissions)), done=curves.done,
+        total=curves.total,
         curves=curves)
 
 
@@ -727,7 +729,7 @@ class BoostingAttackModel(BackgroundJob):
     def reference(self) -> tuple[np.ndarray, np.ndarray]:
         """(k, 1/2 - sqrt(k/(2n))/pi) for k = 1..K at the current settings: the naive board's expected drift."""
         k = np.arange(1, self.submissions + 1)
-        return k, ladder_bounds.boosting_reference(self.labels, k)
+        return k, np.asarray(ladder_bounds.boosting_reference(self.labels, k))
 
     def work(self, report, should_stop):
         """Run the attack chunk by chunk in the calling (worker) thread; stop at a chunk when asked."""

@@ -13,6 +13,8 @@ travel), so a user's zoom survives every update.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from bokeh.core.properties import value
 from bokeh.models import (
@@ -40,7 +42,7 @@ __all__ = ["LabelsPlot", "LINE_STYLES", "HOEFFDING_LEGEND", "BUDGET_COLOR"]
 
 # Curves often coincide (no_adaptivity equals incremental for a non-uniform meter): the wide
 # incremental line is drawn first and no_adaptivity dashed on top, so both stay visible.
-LINE_STYLES = {
+LINE_STYLES: dict[str, dict[str, Any]] = {
     "single_model": {"line_width": 1.8, "line_dash": "dotted"},
     "resampling": {"line_width": 1.8},
     "regular": {"line_width": 2.5},
@@ -107,7 +109,7 @@ class LabelsPlot:
     def __init__(self, x_label: str, title: str, *, log_x: bool = False, marker=None, height: int = 360,
                  width: int = 900, sizing_mode: str | None = "stretch_width", name: str | None = None):
         self.source = ColumnDataSource(_empty())
-        self.reference = None  # Hoeffding's curves beside exact ones: made on first use
+        self.reference: ColumnDataSource | None = None  # Hoeffding's curves beside exact ones: made on first use
         self._has_reference = False
         size = {"sizing_mode": sizing_mode} if sizing_mode else {"width": width}
         fig = figure(height=height, y_axis_type="log", x_axis_type="log" if log_x else "linear",
@@ -185,7 +187,7 @@ class LabelsPlot:
         else:
             columns = {v: np.asarray(curves[v]) for v in VARIANTS}
             self._set(self.source, x, {**columns, "budget": self._budget_column(len(x))})
-            if self._has_reference:
+            if self._has_reference and self.reference is not None:
                 self.reference.data = _empty()
                 self._has_reference = False
         for r in self._dots:

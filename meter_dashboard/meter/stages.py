@@ -295,8 +295,8 @@ def chosen_count(inputs: PlanInputs, variant: str):
 
 @functools.lru_cache(maxsize=1024)
 def _chosen_count(inputs: PlanInputs, variant: str) -> int:
-    return meter_bounds.labels(variant, list(inputs.epsilon), inputs.delta, inputs.steps, **inputs.count_kw,
-                               **inputs.bound_kw)
+    return int(meter_bounds.labels(variant, list(inputs.epsilon), inputs.delta, inputs.steps, **inputs.count_kw,
+                                   **inputs.bound_kw))  # one setting: a Python int
 
 
 def _without_range(inputs: PlanInputs, variant: str, planned, without) -> tuple:

@@ -14,11 +14,16 @@ The figures compute nothing about the meter: they draw a :class:`ReplayResult`.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from bokeh.models import BoxAnnotation, ColumnDataSource, FixedTicker, HoverTool, Legend, Range1d, Span
 from bokeh.plotting import figure
 
 from ..core.colors import PALETTE, ink, signal_colors
+
+if TYPE_CHECKING:
+    from .replay import ReplayResult
 
 __all__ = ["ScorePlot", "SignalPlot", "decimate", "LOD_POINTS", "LOD_BUCKETS"]
 
@@ -85,7 +90,7 @@ class _StepPlot:
         fig.add_layout(self.beyond)
         self.handovers = ColumnDataSource(dict(x=np.zeros(0), name=[], y=np.zeros(0)))
         fig.vspan(x="x", source=self.handovers, line_color=self.muted, line_dash="dotted", line_width=1.5)
-        self.result = None
+        self.result: ReplayResult | None = None
         self.decimated = False
 
     def _budget(self, result):
@@ -116,6 +121,10 @@ class _StepPlot:
         """Redraw the visible window ``[x0, x1]`` (None: everything) at full detail or decimated."""
         if self.result is not None:
             self._draw(*_window(self.result.trace.steps, x0, x1))
+
+    def _draw(self, start: int, stop: int) -> None:
+        """Draw steps ``start`` to ``stop`` (each plot draws its own columns)."""
+        raise NotImplementedError
 
 
 class ScorePlot(_StepPlot):
@@ -159,7 +168,10 @@ class ScorePlot(_StepPlot):
         self._draw(0, len(t))
 
     def _draw(self, start: int, stop: int) -> None:
-        t, r = self.result.trace, self.result
+        r = self.result
+        if r is None:
+            return
+        t = r.trace
         idx = decimate([t.val, t.test], start, stop)
         self.decimated = idx.size < stop - start
         self.source.data = dict(step=t.steps[idx].astype(float), val=t.val[idx], test=t.test[idx],
@@ -219,6 +231,8 @@ class SignalPlot(_StepPlot):
 
     def _draw(self, start: int, stop: int) -> None:
         r = self.result
+        if r is None:
+            return
         idx = decimate([r.signal, r.incremental_signal], start, stop)
         self.decimated = idx.size < stop - start
         self.source.data = dict(step=r.trace.steps[idx].astype(float), signal=r.signal[idx].astype(np.int32),

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import io
+from typing import TYPE_CHECKING
 
 import panel as pn
 import param
@@ -53,6 +54,9 @@ from . import text, view_html
 from .model import METER_TITLES, SessionModel
 from .trace import EXAMPLES
 from .view_inputs import Opened, SessionInputs
+
+if TYPE_CHECKING:  # built when the history is first opened
+    from .figures import ScorePlot, SignalPlot
 
 __all__ = ["Session", "page", "SPEEDS"]
 
@@ -109,7 +113,8 @@ class Session(SessionInputs, DashboardView):
         self._play_callback = None
         self._url = None  # UrlState of a served page
         self._url_ready = False
-        self.scores = self.signals = None  # the history plots, built when first opened
+        self.scores: ScorePlot | None = None  # the history plots, built when first opened
+        self.signals: SignalPlot | None = None
         self._load = None  # the TraceLoad under way
         self._dark = pn.config.theme == "dark"
         if sync_url and pn.state.location is not None:
@@ -215,7 +220,7 @@ class Session(SessionInputs, DashboardView):
 
     def _draw_history(self) -> None:
         r = self.model.result
-        if self.scores is None or r is None:
+        if self.scores is None or self.signals is None or r is None:
             return
         self.scores.update(r)
         self.signals.update(r)
@@ -345,7 +350,7 @@ class Session(SessionInputs, DashboardView):
         shown = self._step_at(i)
         if self.jump.text.value != shown:  # "Go to step" shows where the replay stands
             self.jump.text.value = shown
-        if self.scores is not None:
+        if self.scores is not None and self.signals is not None:
             self.scores.move_cursor(d["step"])
             self.signals.move_cursor(d["step"])
         g = text.guarantee_at(r, i)

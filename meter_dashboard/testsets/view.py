@@ -109,7 +109,7 @@ class TestSetCard(pn.viewable.Viewer):
         self.cards = HTML("", sizing_mode="stretch_width")
         self.alarms = HTML("", sizing_mode="stretch_width")
         self.history = HTML("", sizing_mode="stretch_width")
-        self.gauge = None  # made when a token shows a meter test set's signals
+        self.gauge: MeterGauge | None = None  # made when a token shows a meter test set's signals
         self.hidden = HTML('<div class="md-note">The meter of the latest step shown here. Its solid bar, the exact '
                            "validation–test gap, is not drawn: it would reveal the test score.</div>",
                            sizing_mode="stretch_width")
@@ -155,6 +155,8 @@ class TestSetCard(pn.viewable.Viewer):
         self.history.object = self._history_html(s)
 
     def _update_gauge(self, s) -> None:
+        if self.gauge is None:
+            return
         settings = s["settings"]
         last = s["history"][-1] if s["history"] else None
         self.gauge.param.update(

@@ -13,6 +13,7 @@ URL stays text until the model's parser, which bounds size and cost before conve
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import panel as pn
@@ -92,7 +93,7 @@ class UrlLink:
         set directly when the value is one of its options).
     """
 
-    def __init__(self, bindings: dict[str, tuple[param.Parameterized, str, object]]):
+    def __init__(self, bindings: dict[str, tuple[param.Parameterized, str, Any]]):
         self.bindings = bindings
         self.url = UrlState(keys=bindings)
 
