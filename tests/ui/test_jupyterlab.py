@@ -61,6 +61,7 @@ def lab(tmp_path_factory):
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--ServerApp.port={port}",
          "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
          f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
+         "--ServerApp.disable_check_xsrf=True",  # this throwaway local server takes the kernel session by REST
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
@@ -78,6 +79,7 @@ def lab(tmp_path_factory):
             proc.kill()
             raise RuntimeError("jupyterlab did not start within 120 s")
         time.sleep(0.5)
+    _start_kernel(base, "readme.ipynb", root / ".runtime")
     yield base, "readme.ipynb"
     proc.terminate()
     try:
@@ -85,6 +87,34 @@ def lab(tmp_path_factory):
     except subprocess.TimeoutExpired:
         proc.kill()
     log.close()
+
+
+def _start_kernel(base: str, path: str, runtime: Path, timeout: float = 300) -> None:
+    """The notebook's kernel session, started through the server's REST API and ready before the page opens.
+
+    JupyterLab then attaches to it.  Left to the page on a loaded machine, a slow kernel start made
+    JupyterLab ask "Select Kernel" again and again, each answer starting a kernel and shutting down
+    the one still starting.
+    """
+    from jupyter_client import BlockingKernelClient
+
+    body = json.dumps({"path": path, "name": path, "type": "notebook", "kernel": {"name": "python3"}}).encode()
+    request = urllib.request.Request(base + "/api/sessions", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        kernel = json.loads(answer.read())["kernel"]["id"]
+    connection = runtime / f"kernel-{kernel}.json"
+    deadline = time.monotonic() + timeout
+    while not connection.exists():
+        assert time.monotonic() < deadline, f"no connection file for kernel {kernel} within {timeout} s"
+        time.sleep(0.2)
+    client = BlockingKernelClient(connection_file=str(connection))
+    client.load_connection_file()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=max(deadline - time.monotonic(), 1))  # answers kernel_info: it runs code now
+    finally:
+        client.stop_channels()
 
 
 @pytest.fixture(scope="module")
