@@ -11,7 +11,9 @@ Used by the browser tests (tests/ui) and the browser-latency benchmarks (tests/b
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -47,6 +49,7 @@ def server():
         [sys.executable, "-m", "meter_dashboard", "serve", "--port", str(port), "--address", "127.0.0.1",
          "--no-show", "--allow-websocket-origin", f"127.0.0.1:{port}"],
         stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group: the teardown ends its worker processes too
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
@@ -64,11 +67,15 @@ def server():
             raise RuntimeError("dashboard server did not start within 90 s")
         time.sleep(0.3)
     yield base
-    proc.terminate()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        pass
+    with contextlib.suppress(ProcessLookupError):  # what outlived it: the simulations' worker processes
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 @pytest.fixture(scope="module")

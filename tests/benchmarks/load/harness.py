@@ -15,6 +15,7 @@ import contextlib
 import json
 import math
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -99,7 +100,10 @@ class Server:
 
     def start(self, timeout: float = 120) -> Server:
         log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=child_env())
+        # its own process group: stop() ends the processes --num-procs forks too (a signal to the first one
+        # alone leaves them serving the port, orphaned)
+        self.proc = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=child_env(),
+                                     start_new_session=True)
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
@@ -120,13 +124,18 @@ class Server:
             return False
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        """End the server and every process it forked (its process group)."""
+        if self.proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            pass
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)  # whatever is left of the group (forked children)
+        self.proc.wait()
 
     def __enter__(self) -> Server:
         return self.start()
