@@ -47,7 +47,7 @@ def server():
     log = open(ARTIFACTS / "server.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "meter_dashboard", "serve", "--port", str(port), "--address", "127.0.0.1",
-         "--no-show", "--allow-websocket-origin", f"127.0.0.1:{port}"],
+         "--no-show", "--allow-websocket-origin", f"127.0.0.1:{port}", "--log-level", "debug"],
         stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group: the teardown ends its worker processes too
     )

@@ -54,7 +54,26 @@ def register(sub) -> None:
     p.add_argument("--session-lifetime", default=SESSION_LIFETIME_MS / 1000,
                    help=f"seconds after a browser leaves before its session is destroyed "
                    f"(default {SESSION_LIFETIME_MS / 1000:g})")
+    p.add_argument("--log-level", choices=LOG_LEVELS, default="warning",
+                   help="what the dashboard logs to stderr (default warning: problems only; debug adds when each "
+                   "page is queued, built and filled in, to diagnose a page that stays without numbers)")
     p.set_defaults(run=run)
+
+
+#: ``--log-level`` choices: the dashboard's own log (the ``meter_dashboard`` loggers), one line per record.
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def _configure_logging(level: str) -> None:
+    """Send the ``meter_dashboard`` loggers' records at ``level`` and above to stderr, timestamped."""
+    import logging
+
+    logger = logging.getLogger("meter_dashboard")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    logger.propagate = False  # once, not again through a root handler another library configured
 
 
 def _free_port(address: str) -> int:
@@ -91,6 +110,7 @@ def run(args) -> int:
     check_bindable(address, port)  # after every option is checked: a bad option is named whatever the port
     if port == 0:  # a free port now, so the websocket origins name it (Bokeh refuses "localhost:*")
         port = _free_port(address)
+    _configure_logging(args.log_level)
     if not is_local(address):
         print(f"meter-dashboard serve: {exposure_warning(address, port)}", file=sys.stderr, flush=True)
     try:

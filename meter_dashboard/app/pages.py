@@ -117,6 +117,7 @@ def _enqueue(root: pn.Column, name: str, module) -> None:
         # in an empty context: a task keeps the context it was created in, here this session's document
         contextvars.Context().run(loop.create_task, _builder(queue))
     queue.put_nowait((pn.state.curdoc, root, name, module))
+    log.debug("page %s queued for building (%d waiting)", name, queue.qsize())
 
 
 async def _builder(queue: asyncio.Queue) -> None:
@@ -138,13 +139,16 @@ async def _build_next(queue: asyncio.Queue) -> None:
     doc, root, name, module = await queue.get()
     context = doc.session_context
     if context is None or context.destroyed:  # the browser left before its turn
+        log.debug("page %s not built: its session ended before its turn", name)
         return
     on_screen: list = []  # what the view asked to run once it is on screen (pn.state.onload)
     try:
         await context.with_locked_document(functools.partial(_fill_in, root=root, name=name, module=module,
                                                              on_screen=on_screen))
+        log.debug("page %s built for session %s; %d on-screen callbacks", name, context.id, len(on_screen))
         if on_screen:  # the page's message has gone out: now the view's own onload callbacks
             await context.with_locked_document(functools.partial(_run_on_screen, callbacks=on_screen))
+            log.debug("page %s: on-screen callbacks run for session %s", name, context.id)
     except Exception:  # noqa: BLE001 - one page's failure must not stop the others' builds
         log.exception("page %s could not be built", name)
     await asyncio.sleep(_FLUSH_SECONDS)  # the event loop hands the page's message to the network first
