@@ -37,8 +37,9 @@ from ..core.html import Markup, render, snippet
 from ..core.serving import DEFAULT_ADDRESS, DEFAULT_THREADS, SESSION_LIFETIME_MS, server_options
 from ..ui import style
 from ..ui.base import DashboardView
+from ..ui.sections import one_message
 from ..ui.style import HTML, Bar
-from . import documents
+from . import documents, write_queue
 from .registry import PAGES, SITE_TITLE, Page, available_pages
 
 __all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "view_classes",
@@ -90,15 +91,9 @@ def _fill(root: pn.Column, name: str, module) -> None:
                             "again; if it persists, the server log has the details.</div>",
                             what=f"{type(exc).__name__}: {exc}"[:300]), sizing_mode="stretch_width")
     doc = pn.state.curdoc
-    held = doc is not None and doc.session_context is not None
-    if held:  # Bokeh's own hold under the document lock: the page goes out before anything the view sends next
-        doc.hold("combine")
-    try:
-        root.objects = [body]
+    with one_message(doc if doc is not None and doc.session_context is not None else None):
+        root.objects = [body]  # the view and its readiness in one message, before anything the view sends next
         root.css_classes = [*root.css_classes, "md-ready"]
-    finally:
-        if held:
-            doc.unhold()
 
 
 #: After each build the builder lets the event loop run this long (serving other requests meanwhile), so the
@@ -213,6 +208,7 @@ def build(name: str):
     if doc is None or doc.session_context is None:
         _fill(root, name, module)
         return root
+    write_queue.install()  # `panel serve apps/...` as much as `meter-dashboard serve`
     theme = documents.theme_of(pn.config.theme)
     if theme == "dark":
         from panel.theme import DarkTheme
@@ -239,6 +235,7 @@ def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = 
     other keyword arguments go to ``pn.serve``.
     """
     names = pages or available_pages()
+    write_queue.install()
     apps = {name: (lambda n=name: build(n)) for name in names}
     runtime.configure(num_threads)
     options = server_options(port, address, websocket_origin=websocket_origin, num_procs=num_procs,

@@ -21,6 +21,7 @@ from ..core.files import MAX_UPLOAD_BYTES, human_bytes
 from ..core.html import snippet
 from ..ui.base import DashboardView
 from ..ui.inputs import NumberInput
+from ..ui.sections import one_message
 from ..ui.simulation import SimulationControls
 from ..ui.style import HTML, error_html, stale_html
 from ..ui.upload import GuardedFileDropper
@@ -131,10 +132,7 @@ class Approve(DashboardView):
     def _flush(self) -> None:
         self._flush_pending = False
         parts, self._dirty = self._dirty, set()
-        doc = self._doc
-        if doc is not None:  # one message for the whole redraw (Bokeh's own hold: we run under the doc lock)
-            doc.hold("combine")
-        try:
+        with one_message(self._doc):  # the whole redraw in one message (we run under the doc lock)
             if "inputs" in parts:
                 self._draw_inputs()
             if "result" in parts:
@@ -146,9 +144,6 @@ class Approve(DashboardView):
                     self._draw_simulation(kind)
             if "url" in parts and self._url is not None:
                 self._url.write(self.model.to_query())
-        finally:
-            if doc is not None:
-                doc.unhold()
 
     # ------------------------------------------------------------------ inputs
     def _build_inputs(self):

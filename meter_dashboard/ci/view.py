@@ -38,6 +38,7 @@ from ..core.plots import figure
 from ..core.validation import InputError, check_number, format_value
 from ..ui.base import DashboardView
 from ..ui.inputs import NumberInput
+from ..ui.sections import one_message
 from ..ui.style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html, swatch_html
 from ..ui.upload import GuardedFileDropper
 from ..ui.urlstate import UrlState
@@ -192,7 +193,7 @@ class CI(DashboardView):
         self._scheduled = False
         dirty, self._dirty = self._dirty, set()
         # every pane update makes Bokeh re-walk the document's models; frozen, it walks them once
-        with self._doc.models.freeze() if self._doc is not None else contextlib.nullcontext():
+        with self._doc.models.freeze() if self._doc is not None else contextlib.nullcontext(), one_message(self._doc):
             for part, show in (("result", self._on_result), ("curves", self._on_curves),
                                ("replay", self._on_replay), ("exact", self._on_exact), ("url", self._write_url)):
                 if part in dirty:

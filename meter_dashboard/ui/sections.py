@@ -6,14 +6,17 @@
   raw Bokeh models alike) go out as one batch through Panel's ``hold``, which is safe
   whether or not the callback holds the document lock (Panel runs some widget callbacks
   without it).
+- :func:`one_message`: a context manager for code that runs under a session's document lock
+  (a next-tick callback, ``with_locked_document``): its changes leave as one message, in order.
 - :func:`document_dispatch`: a function that runs a callable on the session's next tick,
   under its document lock, for results that arrive from a worker thread or an ``await``
   (Bokeh models such as a ColumnDataSource may only change while the lock is held).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import panel as pn
 import param
@@ -21,7 +24,7 @@ import param
 from .inputs import NumberInput
 from .style import HTML, Bar, esc
 
-__all__ = ["section", "number_input", "held", "document_dispatch"]
+__all__ = ["section", "number_input", "held", "one_message", "document_dispatch"]
 
 
 def section(title: str, intro: str, controls: list, results: list, prefix: str, css: str) -> pn.Column:
@@ -54,6 +57,27 @@ def held(method: Callable) -> Callable:
             return method(*args, **kwargs)
 
     return wrapper
+
+
+@contextlib.contextmanager
+def one_message(doc) -> Iterator[None]:
+    """Changes made inside reach ``doc``'s browser as one message, after every message made before.
+
+    For code that runs under the session's document lock (a next-tick callback, Bokeh's
+    ``with_locked_document``); ``doc`` None (a notebook, a script) just runs the body.  This is
+    Panel's ``hold`` with ``doc`` as the current document: Panel writes the changes as one PATCH-DOC,
+    or queues it behind its own writes still waiting.  Not Bokeh's ``doc.hold()``/``doc.unhold()``:
+    that sends each change as a message of its own through Bokeh's writer, which does not wait for
+    Panel's queue, so a plot's data could reach the browser before the plot ("reference p1109
+    isn't known" in the console, and the update lost).
+    """
+    if doc is None:
+        yield
+        return
+    from panel.io.state import set_curdoc
+
+    with set_curdoc(doc), pn.io.hold(doc):
+        yield
 
 
 def document_dispatch() -> Callable[[Callable[[], None]], None]:
