@@ -241,6 +241,7 @@ class Approve(DashboardView):
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["approve-table"])
         # the plot sits below the table: on a served page it is built once the page has been shown
         self.decision_figure = self.decision_source = self.decision_plot = None
+        self._plot_wanted = self._doc is None  # served: once the page is on screen (_show_decision_plot)
         self._plot_holder = pn.Column(sizing_mode="stretch_width", margin=0)
         if self._doc is None:
             self._build_decision_plot()
@@ -259,11 +260,16 @@ class Approve(DashboardView):
         self._plot_holder.objects = [self.decision_plot]
 
     def _show_decision_plot(self) -> None:
-        if self.decision_plot is None:
+        """Once the page is on screen: the plot, with its points (or with the first result to arrive).
+
+        The figure reaches the browser with its data: a figure first drawn from an empty source and
+        filled by a later message could be drawn between the two, and BokehJS then reads the empty
+        colour column (``RangeError: Offset is outside the bounds of the DataView``).
+        """
+        self._plot_wanted = True
+        if self.decision_plot is None and self.model.result is not None:
             with pn.io.hold():
-                self._build_decision_plot()
-                if self.model.result is not None:
-                    self._draw_result()
+                self._draw_result()
 
     def _tab(self, name: str):
         """The content of tab ``name``, built on first use."""
@@ -310,6 +316,8 @@ class Approve(DashboardView):
         self.sentence.object = text.sentence(r)
         self.method_note.object = text.method_note(r.method)
         self.table.object = text.decision_table(r)
+        if self.decision_figure is None and self._plot_wanted:
+            self._build_decision_plot()
         if self.decision_figure is not None:
             self.decision_figure.update(r)
             self.decision_plot.visible = True
