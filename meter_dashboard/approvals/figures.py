@@ -77,18 +77,27 @@ class DecisionFigure:
         self.figure = fig
 
     def update(self, result) -> None:
+        """Points, then axes and title (a served page sends the points in a message of their own)."""
+        self.set_data(result)
+        self.set_frame(result)
+
+    def set_data(self, result) -> None:
         k = result.decided
         colors = [_APPROVED if a else _DENIED for a in result.approved]
-        p = np.maximum(result.p_values, _FLOOR)
-        level = np.maximum(result.levels, _FLOOR)
         self.source.data = {
-            "test": list(range(1, k + 1)), "p": p, "level": level, "name": list(result.names[:k]),
-            "decision": ["approved" if a else "denied" for a in result.approved], "color": colors,
-            "fill": [c if a else "white" for c, a in zip(colors, result.approved)],
+            "test": list(range(1, k + 1)), "p": self._p(result), "level": np.maximum(result.levels, _FLOOR),
+            "name": list(result.names[:k]), "decision": ["approved" if a else "denied" for a in result.approved],
+            "color": colors, "fill": [c if a else "white" for c, a in zip(colors, result.approved)],
         }
+
+    def set_frame(self, result) -> None:
         self.figure.x_range.start, self.figure.x_range.end = 0.5, max(len(result.names), 1) + 0.5
-        _log_range(self.figure.y_range, np.r_[p, level])
+        _log_range(self.figure.y_range, np.r_[self._p(result), np.maximum(result.levels, _FLOOR)])
         self.figure.title.text = f"{METHOD_LABELS[result.method]}: p-value and level per test"  # short: fits a phone
+
+    @staticmethod
+    def _p(result):
+        return np.maximum(result.p_values, _FLOOR)
 
 
 class CompareFigure:
@@ -116,22 +125,32 @@ class CompareFigure:
         self.figure = fig
 
     def update(self, comparison, result) -> None:
-        values = []
+        """Points, then axes (a served page sends the points in a message of their own)."""
+        self.set_data(comparison, result)
+        self.set_frame(comparison, result)
+
+    def set_data(self, comparison, result) -> None:
         for m, src in self.sources.items():
             res = comparison.results.get(m)
             if res is None:
                 src.data = {"test": [], "level": [], "fill": [], "name": [], "decision": []}
                 continue
-            level = np.maximum(res.levels, _FLOOR)
-            values.append(level)
-            src.data = {"test": list(range(1, res.decided + 1)), "level": level,
+            src.data = {"test": list(range(1, res.decided + 1)), "level": np.maximum(res.levels, _FLOOR),
                         "fill": [METHOD_COLORS[m] if a else "white" for a in res.approved],
                         "name": list(res.names[:res.decided]),
                         "decision": ["approved" if a else "denied" for a in res.approved]}
-        p = np.maximum(result.p_values, _FLOOR) if result is not None else np.zeros(0)
+        p = self._p(result)
         self.p_source.data = {"test": list(range(1, len(p) + 1)), "p": p}
+
+    def set_frame(self, comparison, result) -> None:
+        values = [np.maximum(res.levels, _FLOOR) for m in self.sources if (res := comparison.results.get(m)) is not None]
+        p = self._p(result)
         self.figure.x_range.start, self.figure.x_range.end = 0.5, max(len(comparison.names), 1) + 0.5
         _log_range(self.figure.y_range, np.concatenate(values + [p]) if values else p)
+
+    @staticmethod
+    def _p(result):
+        return np.maximum(result.p_values, _FLOOR) if result is not None else np.zeros(0)
 
 
 class SimulationFigures:
@@ -183,7 +202,17 @@ class SimulationFigures:
             self.figure.add_layout(Legend(items=items, location="center", click_policy="hide"), "right")
 
     def update(self, res) -> None:
+        """Points, then axes (a served page sends the points in a message of their own)."""
+        self.set_data(res)
+        self.set_frame(res)
+
+    def _shown(self, res) -> tuple[list, dict]:
         methods = [m for m in res.methods if not math.isnan(res.fwer.get(m, math.nan))]
+        second = "test_auc" if self.kind == "fwer" else "holdout_auc"
+        return methods, {m: (res.curves["holdout_auc"][m], res.curves[second][m]) for m in methods}
+
+    def set_data(self, res) -> None:
+        methods, shown = self._shown(res)
         time = [int(t) for t in res.time]
         empty: dict[str, list] = {"x": [], "y": [], "y2": []}
         if self.kind == "fwer":
@@ -192,19 +221,22 @@ class SimulationFigures:
                 "lower": [max(res.fwer[m] - 2 * res.fwer_error[m], 0.0) for m in methods],
                 "upper": [min(res.fwer[m] + 2 * res.fwer_error[m], 1.0) for m in methods],
                 "color": [METHOD_COLORS[m] for m in methods]}
-            self.alpha_line.location = res.alpha
-            _linear_range(self.figure.y_range, [res.alpha * 1.2] + [min(res.fwer[m] + 2 * res.fwer_error[m], 1.0)
-                                                                    for m in methods], floor=0.0)
-            shown = {m: (res.curves["holdout_auc"][m], res.curves["test_auc"][m]) for m in methods}
         else:
             for m, src in self.line_sources.items():
                 src.data = {"x": time, "y": res.curves["approvals"][m]} if m in methods else {"x": [], "y": []}
-            _linear_range(self.figure.y_range, np.concatenate([res.curves["approvals"][m] for m in methods] + [[0.0]]),
-                          floor=0.0)
-            shown = {m: (res.curves["holdout_auc"][m], res.curves["holdout_auc"][m]) for m in methods}
         for m, src in self.curve_sources.items():
             src.data = {"x": time, "y": shown[m][0], "y2": shown[m][1]} if m in shown else dict(empty)
+
+    def set_frame(self, res) -> None:
+        methods, shown = self._shown(res)
+        if self.kind == "fwer":
+            self.alpha_line.location = res.alpha
+            _linear_range(self.figure.y_range, [res.alpha * 1.2] + [min(res.fwer[m] + 2 * res.fwer_error[m], 1.0)
+                                                                    for m in methods], floor=0.0)
+        else:
+            _linear_range(self.figure.y_range, np.concatenate([res.curves["approvals"][m] for m in methods] + [[0.0]]),
+                          floor=0.0)
         for fig in (self.figure, self.curve):
             if not isinstance(fig.x_range, FactorRange):
-                fig.x_range.start, fig.x_range.end = 0.5, max(len(time), 1) + 0.5
+                fig.x_range.start, fig.x_range.end = 0.5, max(len(res.time), 1) + 0.5
         _linear_range(self.curve.y_range, np.concatenate([np.r_[a, b] for a, b in shown.values()] or [[0.5, 1.0]]))

@@ -132,7 +132,14 @@ class Approve(DashboardView):
     def _flush(self) -> None:
         self._flush_pending = False
         parts, self._dirty = self._dirty, set()
-        with one_message(self._doc):  # the whole redraw in one message (we run under the doc lock)
+        # two messages (we run under the doc lock): the plots' new points first, then everything else.
+        # BokehJS applies a source's new data asynchronously; a plot re-laid out by the same message (a
+        # title, a range, a pane shown) can be painted in between, with the points new and their colours
+        # old (RangeError: Offset is outside the bounds of the DataView). A message of its own is applied
+        # in full before the next one.
+        with one_message(self._doc):
+            self._draw_points(parts)
+        with one_message(self._doc):
             if "inputs" in parts:
                 self._draw_inputs()
             if "result" in parts:
@@ -144,6 +151,19 @@ class Approve(DashboardView):
                     self._draw_simulation(kind)
             if "url" in parts and self._url is not None:
                 self._url.write(self.model.to_query())
+
+    def _draw_points(self, parts) -> None:
+        """The plots' data sources (their axes, titles and visibility follow in the ``_draw_*`` methods)."""
+        r, c = self.model.result, self.model.comparison
+        if "result" in parts and r is not None and self.decision_figure is not None:
+            self.decision_figure.set_data(r)
+        if ("comparison" in parts and c is not None and "Compare procedures" in self._tabs_built
+                and (self.model.compare_active or c.results)):
+            self.compare_figure.set_data(c, r)
+        for kind in ("fwer", "power"):
+            res = getattr(self, kind).result
+            if f"sim-{kind}" in parts and "Simulations" in self._tabs_built and res is not None and res.completed:
+                self._widgets(kind)["figures"].set_data(res)
 
     # ------------------------------------------------------------------ inputs
     def _build_inputs(self):
@@ -252,8 +272,10 @@ class Approve(DashboardView):
             for name in _TABS[1:3]:
                 self._tab(name)
 
-    def _build_decision_plot(self) -> None:
+    def _build_decision_plot(self, result=None) -> None:
         self.decision_figure = DecisionFigure()
+        if result is not None:  # before the figure joins the page: it goes out with its points
+            self.decision_figure.set_data(result)
         self.decision_source = self.decision_figure.source
         self.decision_plot = pn.pane.Bokeh(self.decision_figure.figure, sizing_mode="stretch_width",
                                            css_classes=["approve-decision-plot"], visible=False)
@@ -317,9 +339,9 @@ class Approve(DashboardView):
         self.method_note.object = text.method_note(r.method)
         self.table.object = text.decision_table(r)
         if self.decision_figure is None and self._plot_wanted:
-            self._build_decision_plot()
+            self._build_decision_plot(r)
         if self.decision_figure is not None:
-            self.decision_figure.update(r)
+            self.decision_figure.set_frame(r)  # its points: _draw_points
             self.decision_plot.visible = True
 
     def _draw_comparison(self):
@@ -332,7 +354,7 @@ class Approve(DashboardView):
             return
         self.compare_headlines.object = text.compare_headlines(c)
         self.compare_table.object = text.compare_table(c)
-        self.compare_figure.update(c, r)
+        self.compare_figure.set_frame(c, r)  # its points: _draw_points
         self.compare_plot.visible = bool(c.results)
 
     # ------------------------------------------------------------------ simulations
@@ -366,7 +388,7 @@ class Approve(DashboardView):
         w, res = self._widgets(kind), getattr(self, kind).result
         w["table"].object = text.simulation_table(kind, res)
         if res is not None and res.completed:
-            w["figures"].update(res)
+            w["figures"].set_frame(res)  # its points: _draw_points
             w["plots"].visible = True
 
     def _simulation_section(self, kind: str):
