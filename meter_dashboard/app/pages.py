@@ -91,8 +91,13 @@ def _fill(root: pn.Column, name: str, module) -> None:
                             "again; if it persists, the server log has the details.</div>",
                             what=f"{type(exc).__name__}: {exc}"[:300]), sizing_mode="stretch_width")
     doc = pn.state.curdoc
-    with one_message(doc if doc is not None and doc.session_context is not None else None):
-        root.objects = [body]  # the view and its readiness in one message, before anything the view sends next
+    served = doc if doc is not None and doc.session_context is not None else None
+    # two messages, in this order, before anything the view sends next: the view, then its readiness
+    # (which hides the loading state). Sent together, BokehJS lays the view out beside the loading
+    # state and keeps that width: the page scrolled sideways by 12 px.
+    with one_message(served):
+        root.objects = [body]
+    with one_message(served):
         root.css_classes = [*root.css_classes, "md-ready"]
 
 
