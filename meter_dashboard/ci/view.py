@@ -16,6 +16,7 @@ a worker thread.  Several changes from one action coalesce into one refresh.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 
 import numpy as np
@@ -193,9 +194,13 @@ class CI(DashboardView):
         self._scheduled = False
         dirty, self._dirty = self._dirty, set()
         # every pane update makes Bokeh re-walk the document's models; frozen, it walks them once
+        if "replay" in dirty:  # the plot's points in a message of their own, before the box shows and re-lays out
+            with one_message(self._doc):  # (BokehJS applies new data asynchronously: see approvals.view._flush)
+                self._replay_points()
         with self._doc.models.freeze() if self._doc is not None else contextlib.nullcontext(), one_message(self._doc):
             for part, show in (("result", self._on_result), ("curves", self._on_curves),
-                               ("replay", self._on_replay), ("exact", self._on_exact), ("url", self._write_url)):
+                               ("replay", functools.partial(self._on_replay, points=False)), ("exact", self._on_exact),
+                               ("url", self._write_url)):
                 if part in dirty:
                     show()
 
@@ -571,11 +576,14 @@ class CI(DashboardView):
         for i, r in enumerate(self._reference_renderers):
             r.visible = has_opt or i % 2 == 0
 
-    def _on_replay(self, *_):
+    def _on_replay(self, *_, points: bool = True):
+        """The replay's summary, table and plot (``points=False``: not its sources, already sent)."""
         m = self.model
         rep = m.replay
         # a file refused while it arrived (too big, damaged) or when read (a bad cell): the newest message
         self.trace_error.object = error_html(self.upload.upload_error or m.trace_error)
+        if points:
+            self._replay_points()
         if m.replaying:
             self.replay_summary.object = str(snippet('<p class="md-note">Replaying {{ n | integer }} commits of '
                                                      '{{ source }}…</p>', n=len(m.trace),
@@ -584,14 +592,25 @@ class CI(DashboardView):
         if rep is None:
             self.replay_summary.object = render("ci/templates/no_trace.html")
             self.replay_table.object = ""
-            self.replay_source.data = {"x": [], "n": [], "o": [], "color": [], "signal": [], "commit": []}
-            self.alarm_source.data = {"x": []}
             self.replay_box.visible = False
             return
         self.replay_box.visible = True
         self.replay_summary.object = _replay_summary(rep, m)
         self.replay_table.object = _replay_table(rep)
-        self._plot_replay(rep, m.adaptivity)
+        step = max(1, math.ceil(len(rep) / PLOT_POINTS))
+        self.replay_fig.title.text = _REPLAY_TITLE + (f" (every {step:,}th of {len(rep):,} commits shown)"
+                                                      if step > 1 else "")
+
+    def _replay_points(self) -> None:
+        """The replay plot's sources (empty without a replay; unchanged while one is computed)."""
+        m = self.model
+        if m.replaying:
+            return
+        if m.replay is None:
+            self.replay_source.data = {"x": [], "n": [], "o": [], "color": [], "signal": [], "commit": []}
+            self.alarm_source.data = {"x": []}
+            return
+        self._plot_replay(m.replay, m.adaptivity)
 
     def _plot_replay(self, rep, adaptivity: str):
         """n per commit and o of the active model; at most :data:`PLOT_POINTS` commits (every k-th beyond)."""
@@ -609,8 +628,6 @@ class CI(DashboardView):
         }
         alarms = np.asarray(rep.alarms(adaptivity), dtype=float)
         self.alarm_source.data = {"x": alarms[:: max(1, math.ceil(alarms.size / PLOT_POINTS))] + 0.5}
-        self.replay_fig.title.text = _REPLAY_TITLE + (f" (every {step:,}th of {len(rep):,} commits shown)"
-                                                      if step > 1 else "")
 
 
 def _log_ticks(arrays) -> list:
