@@ -64,6 +64,50 @@ def register(sub) -> None:
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
+#: Exit status after SIGTERM (``kill PID``, ``systemctl stop``): 128 + 15, as a process killed by it reports.
+TERMINATED = 143
+
+
+class Terminated(SystemExit):
+    """SIGTERM arrived: the server stops as after Ctrl-C, with status :data:`TERMINATED`."""
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux's /proc; elsewhere none are known)."""
+    import os
+    from pathlib import Path
+
+    found: list[int] = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            found += [int(c) for c in (task / "children").read_text().split()]
+    except OSError:
+        return []
+    return [c for c in found if c != os.getpid()]
+
+
+def _stop_on_sigterm() -> None:
+    """``kill PID`` stops the whole server: its ``--num-procs`` forks and their worker processes too.
+
+    By default SIGTERM ends only the process it is sent to: the forks of ``--num-procs`` kept serving
+    and the worker processes kept running.  Now the process sends it on to its children (the forks
+    inherit this handler and do the same) and stops as after Ctrl-C: the event loop ends, the worker
+    processes are shut down, and the exit status is 143.
+    """
+    import os
+    import signal
+
+    def terminate(signum, frame):
+        for child in _children(os.getpid()):
+            try:
+                os.kill(child, signal.SIGTERM)
+            except OSError:  # it has just ended
+                pass
+        raise Terminated(TERMINATED)
+
+    signal.signal(signal.SIGTERM, terminate)
+
+
 def _configure_logging(level: str) -> None:
     """Send the ``meter_dashboard`` loggers' records at ``level`` and above to stderr, timestamped."""
     import logging
@@ -111,6 +155,7 @@ def run(args) -> int:
     if port == 0:  # a free port now, so the websocket origins name it (Bokeh refuses "localhost:*")
         port = _free_port(address)
     _configure_logging(args.log_level)
+    _stop_on_sigterm()
     if not is_local(address):
         print(f"meter-dashboard serve: {exposure_warning(address, port)}", file=sys.stderr, flush=True)
     try:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import gzip
+import signal
 import subprocess
 import sys
 import time
@@ -191,3 +193,52 @@ def test_what_a_view_sends_right_after_it_is_built_is_not_overtaken_by_the_page(
 
     counts = run_async(scenario)
     assert len(counts) == 3 and len(set(counts)) == 1 and counts[0]  # the same answer each time
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (its children, theirs, ...), from Linux's /proc."""
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            with contextlib.suppress(OSError):
+                for child in (task / "children").read_text().split():
+                    found.add(int(child))
+                    todo.append(int(child))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended (waiting for its parent to collect it)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree from Linux's /proc")
+def test_kill_stops_the_forks_and_their_worker_processes():
+    """``kill PID`` (SIGTERM) on ``serve --num-procs 2``: every process it started ends, exit status 143."""
+    with Server.dashboard("--num-procs", "2", stats=False) as server:
+        deadline = time.monotonic() + 60
+        while len(server.pids()) < 3 and time.monotonic() < deadline:  # the parent and two forks
+            time.sleep(0.3)
+
+        async def open_approve():  # an /approve session starts its process's SRGP worker processes
+            for _ in range(2):  # the two connections may land on either fork
+                session = await Session.open(server.base, "/approve", "", timeout=120)
+                await session.wait_text_id("approve-count", timeout=60)
+                await session.close()
+
+        run_async(open_approve)
+        deadline = time.monotonic() + 60
+        while len(_descendants(server.proc.pid)) < 4 and time.monotonic() < deadline:  # forks + worker processes
+            time.sleep(0.3)
+        started = _descendants(server.proc.pid)
+        assert len(started) >= 4, started  # two forks, and at least one fork's fork server and worker
+        server.proc.send_signal(signal.SIGTERM)  # the first process only, as `kill PID` does
+        assert server.proc.wait(timeout=60) == 143
+        deadline = time.monotonic() + 60
+        while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert [pid for pid in started if _alive(pid)] == []
