@@ -9,6 +9,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import gzip
+import re
 import signal
 import subprocess
 import sys
@@ -242,3 +243,18 @@ def test_kill_stops_the_forks_and_their_worker_processes():
         while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
             time.sleep(0.3)
         assert [pid for pid in started if _alive(pid)] == []
+
+
+def test_the_debug_log_traces_each_page(server):
+    """The suite's server runs with ``--log-level debug``: each page's queueing and build are logged, timestamped."""
+    from tests.conftest import ARTIFACTS
+
+    async def scenario():
+        session = await Session.open(server, "/ladder", "", timeout=120)
+        await session.close()
+
+    run_async(scenario)
+    log = (ARTIFACTS / "server.log").read_text(encoding="utf-8", errors="replace")
+    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} DEBUG meter_dashboard\.app\.pages: "
+    assert re.search(stamp + r"page ladder queued for building \(\d+ waiting\)", log)
+    assert re.search(stamp + r"page ladder built for session \S+; \d+ on-screen callbacks", log)
