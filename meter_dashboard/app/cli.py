@@ -72,35 +72,46 @@ class Terminated(SystemExit):
     """SIGTERM arrived: the server stops as after Ctrl-C, with status :data:`TERMINATED`."""
 
 
-def _children(pid: int) -> list[int]:
-    """The child processes of ``pid`` (Linux's /proc; elsewhere none are known)."""
-    import os
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid``: its children, theirs, ... (Linux's /proc; elsewhere none are known)."""
     from pathlib import Path
 
     found: list[int] = []
-    try:
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            found += [int(c) for c in (task / "children").read_text().split()]
-    except OSError:
-        return []
-    return [c for c in found if c != os.getpid()]
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = list(Path(f"/proc/{parent}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                children = [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            found += children
+            todo += children
+    return found
 
 
 def _stop_on_sigterm() -> None:
-    """``kill PID`` stops the whole server: its ``--num-procs`` forks and their worker processes too.
+    """``kill PID`` stops the whole server: its ``--num-procs`` forks and every worker process too.
 
     By default SIGTERM ends only the process it is sent to: the forks of ``--num-procs`` kept serving
-    and the worker processes kept running.  Now the process sends it on to its children (the forks
-    inherit this handler and do the same) and stops as after Ctrl-C: the event loop ends, the worker
-    processes are shut down, and the exit status is 143.
+    and the worker processes kept running.  Now the process sends it on to every process below it
+    (the forks inherit this handler; the simulations' worker processes are grandchildren, started by
+    multiprocessing's fork server, and would otherwise wait forever on their job queues) and stops
+    as after Ctrl-C: the event loop ends and the exit status is 143.  A second SIGTERM during that
+    shutdown is ignored (it would cut the shutdown short).
     """
     import os
     import signal
 
     def terminate(signum, frame):
-        for child in _children(os.getpid()):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for process in _descendants(os.getpid()):
             try:
-                os.kill(child, signal.SIGTERM)
+                os.kill(process, signal.SIGTERM)
             except OSError:  # it has just ended
                 pass
         raise Terminated(TERMINATED)

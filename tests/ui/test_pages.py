@@ -103,7 +103,8 @@ def test_docs_fits_a_phone_and_names_this_server(browser, server):
         assert _header_links(page) == _bar(PAGES.items())
         page.locator(".md-contents a", has_text="Serving a team").click()
         assert page.url.endswith("#serving-a-team")
-        assert 0 <= page.locator("#serving-a-team").bounding_box()["y"] < 844
+        # on screen: scrolled to the top, where the browser may leave it a fraction of a pixel above (seen: -0.44)
+        assert -1 < page.locator("#serving-a-team").bounding_box()["y"] < 844
     finally:
         context.close()
 

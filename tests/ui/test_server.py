@@ -242,7 +242,13 @@ def test_kill_stops_the_forks_and_their_worker_processes():
         deadline = time.monotonic() + 60
         while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
             time.sleep(0.3)
-        assert [pid for pid in started if _alive(pid)] == []
+        assert {pid: _command(pid) for pid in started if _alive(pid)} == {}
+
+
+def _command(pid: int) -> str:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
+    return "?"
 
 
 def test_the_debug_log_traces_each_page(server):
