@@ -29,7 +29,7 @@ def installed() -> bool:
     """Whether Panel's queue of waiting writes is the fixed one."""
     from panel.io import document
 
-    return getattr(document._dispatch_msgs, "_md_drains_stranded", False)
+    return getattr(getattr(document, "_dispatch_msgs", None), "_md_drains_stranded", False)
 
 
 def install() -> bool:

@@ -157,13 +157,22 @@ class Approve(DashboardView):
         r, c = self.model.result, self.model.comparison
         if "result" in parts and r is not None and self.decision_figure is not None:
             self.decision_figure.set_data(r)
-        if ("comparison" in parts and c is not None and "Compare procedures" in self._tabs_built
-                and (self.model.compare_active or c.results)):
+        if "comparison" in parts and self._comparison_drawn():
             self.compare_figure.set_data(c, r)
         for kind in ("fwer", "power"):
-            res = getattr(self, kind).result
-            if f"sim-{kind}" in parts and "Simulations" in self._tabs_built and res is not None and res.completed:
-                self._widgets(kind)["figures"].set_data(res)
+            if f"sim-{kind}" in parts and self._simulation_drawn(kind):
+                self._widgets(kind)["figures"].set_data(getattr(self, kind).result)
+
+    def _comparison_drawn(self) -> bool:
+        """Whether the Compare tab shows its procedures (else nothing, or a note that it computes when open)."""
+        c = self.model.comparison
+        return (c is not None and "Compare procedures" in self._tabs_built
+                and bool(self.model.compare_active or c.results))
+
+    def _simulation_drawn(self, kind: str) -> bool:
+        """Whether the ``kind`` simulation's plots show a completed run."""
+        res = getattr(self, kind).result
+        return "Simulations" in self._tabs_built and res is not None and res.completed
 
     # ------------------------------------------------------------------ inputs
     def _build_inputs(self):
@@ -348,7 +357,7 @@ class Approve(DashboardView):
         c, r = self.model.comparison, self.model.result
         if c is None or "Compare procedures" not in self._tabs_built:
             return
-        if not self.model.compare_active and not c.results:
+        if not self._comparison_drawn():
             self.compare_headlines.object = ('<div class="md-note">The comparison is computed when this tab is '
                                              'open.</div>')
             return
@@ -387,7 +396,7 @@ class Approve(DashboardView):
             return
         w, res = self._widgets(kind), getattr(self, kind).result
         w["table"].object = text.simulation_table(kind, res)
-        if res is not None and res.completed:
+        if self._simulation_drawn(kind):
             w["figures"].set_frame(res)  # its points: _draw_points
             w["plots"].visible = True
 

@@ -597,7 +597,7 @@ class CI(DashboardView):
         self.replay_box.visible = True
         self.replay_summary.object = _replay_summary(rep, m)
         self.replay_table.object = _replay_table(rep)
-        step = max(1, math.ceil(len(rep) / PLOT_POINTS))
+        step = _plot_step(rep)
         self.replay_fig.title.text = _REPLAY_TITLE + (f" (every {step:,}th of {len(rep):,} commits shown)"
                                                       if step > 1 else "")
 
@@ -615,8 +615,7 @@ class CI(DashboardView):
     def _plot_replay(self, rep, adaptivity: str):
         """n per commit and o of the active model; at most :data:`PLOT_POINTS` commits (every k-th beyond)."""
         cols = rep.columns
-        step = max(1, math.ceil(len(rep) / PLOT_POINTS))
-        index = np.arange(0, len(rep), step)
+        index = np.arange(0, len(rep), _plot_step(rep))
         passed = cols["passed"][index]
         self.replay_source.data = {
             "x": index + 1,
@@ -628,6 +627,11 @@ class CI(DashboardView):
         }
         alarms = np.asarray(rep.alarms(adaptivity), dtype=float)
         self.alarm_source.data = {"x": alarms[:: max(1, math.ceil(alarms.size / PLOT_POINTS))] + 0.5}
+
+
+def _plot_step(rep) -> int:
+    """The replay plot shows every k-th commit: at most :data:`PLOT_POINTS` points."""
+    return max(1, math.ceil(len(rep) / PLOT_POINTS))
 
 
 def _log_ticks(arrays) -> list:

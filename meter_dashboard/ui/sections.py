@@ -96,7 +96,7 @@ def document_dispatch() -> Callable[[Callable[[], None]], None]:
     from panel.io.state import set_curdoc
 
     def held_fn(fn: Callable[[], None]) -> None:
-        with pn.io.hold(doc):
+        with one_message(doc):
             fn()
 
     def dispatch(fn: Callable[[], None]) -> None:

@@ -96,3 +96,13 @@ def test_the_fix_sends_it_in_order(socket):
     doc = asyncio.run(scenario())
     assert socket.sent == ["first", "second", "third"]
     assert doc not in pio._WRITE_MSGS and doc not in pio._WRITE_BLOCK  # nothing left queued or blocked
+
+
+def test_a_panel_without_these_internals_is_left_alone(monkeypatch, caplog):
+    """If Panel's internals change, the fix says so in the log and stays off (it never raises)."""
+    monkeypatch.delattr(pio, "_dispatch_msgs")
+    assert not write_queue.installed()
+    with caplog.at_level("WARNING", logger="meter_dashboard.app.write_queue"):
+        assert write_queue.install() is False
+    assert "Panel's write queue has changed (_dispatch_msgs)" in caplog.text
+    assert not hasattr(pio, "_dispatch_msgs")
