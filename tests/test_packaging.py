@@ -2,14 +2,21 @@
 each installed in a clean virtual environment.
 
 ``python -m build`` builds the sdist, then the wheel from the sdist (so the sdist is proven to build).
-The clean environments reuse this environment's packages (``--system-site-packages``) and install
-ours with ``--no-deps``, so the test takes seconds rather than a download of the dependencies; the
-lowest-versions install of every dependency is tests/test_dependencies.py's opt-in ``lowest`` test.
+The clean environments reuse the packages of the environment running the tests and install ours with
+``--no-deps``, so the test takes seconds rather than a download of the dependencies; the lowest-versions
+install of every dependency is tests/test_dependencies.py's opt-in ``lowest`` test. They see those
+packages through a ``.pth`` file naming this interpreter's site-packages folders, not through
+``--system-site-packages``: inside a virtual environment (the README's way, and the only way on a Debian
+whose Python is externally managed) that option exposes the *base* interpreter, which has none of the
+dependencies (issue 33). The folders are only listed, not processed as site folders, so their ``.pth``
+files (among them this environment's editable install of meter_dashboard) do not run in the clean one.
 """
 from __future__ import annotations
 
 import email
+import json
 import os
+import site
 import subprocess
 import sys
 import tarfile
@@ -38,10 +45,23 @@ def dist(tmp_path_factory):
     return next(out.glob("meter_dashboard-*.whl")), next(out.glob("meter_dashboard-*.tar.gz"))
 
 
+def _site_folders() -> list[str]:
+    """The site-packages folders of the interpreter running the tests, whether it is a venv or not."""
+    folders = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    # Debian's Python names folders that need not exist (in a venv: <venv>/local/lib/python3.X/dist-packages)
+    return [f for f in folders if os.path.isdir(f)]
+
+
 def _clean_env(where: Path) -> Path:
     """A fresh virtual environment that sees this one's packages but not its meter_dashboard."""
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(where)
-    return where / "bin" / "python"
+    venv.EnvBuilder(system_site_packages=False, with_pip=False).create(where)
+    python = where / "bin" / "python"
+    own = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], timeout=60,
+               env=_env()).stdout.strip()
+    Path(own, "_outer_packages.pth").write_text("".join(f"{f}\n" for f in _site_folders()), encoding="utf-8")
+    return python
 
 
 def _env():
@@ -111,9 +131,28 @@ def test_the_sdist_installs_and_its_tests_pass_from_it(dist, tmp_path):
     _install(python, sdist)
     assert _installed_from(python, tmp_path / "sdist-env") == "0.1.0"
     with tarfile.open(sdist) as tar:
-        tar.extractall(tmp_path / "src", filter="data")
+        # extraction filters came in 3.11.4 (and 3.10.12); Debian 12's python3 is 3.11.2
+        tar.extractall(tmp_path / "src", **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     tree = next((tmp_path / "src").iterdir())
     run = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *SDIST_TESTS],
                          cwd=tree, capture_output=True, text=True, timeout=900, env=_env())
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-3000:]
     assert " passed" in run.stdout and " failed" not in run.stdout
+
+
+def test_the_clean_environment_sees_this_environments_packages_not_its_base(tmp_path):
+    """Inside a venv, the clean environments must see the venv's packages (issue 33): with
+    ``--system-site-packages`` they saw the base interpreter's, which on Debian has no param, no panel."""
+    python = _clean_env(tmp_path / "env")
+    code = "import json, sys, param; print(json.dumps([sys.prefix, sys.path, param.__file__]))"
+    prefix, path, param_file = json.loads(_run([str(python), "-c", code], timeout=60, env=_env(),
+                                               cwd=tmp_path).stdout)
+    assert Path(prefix) == tmp_path / "env"
+    for folder in _site_folders():
+        assert folder in path, f"{folder} (this environment's packages) is not on the clean environment's path"
+    ours = [f for f in _site_folders() if Path(param_file).resolve().is_relative_to(Path(f).resolve())]
+    assert ours, f"param came from {param_file}, not from this environment's site folders {_site_folders()}"
+    own = str((tmp_path / "env").resolve())
+    leaked = [p for p in path if ("site-packages" in p or "dist-packages" in p) and p not in _site_folders()
+              and not str(Path(p).resolve()).startswith(own)]
+    assert not leaked, f"packages from outside this environment are visible (the base interpreter's?): {leaked}"
