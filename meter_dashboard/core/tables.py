@@ -40,6 +40,7 @@ from importlib.abc import Traversable
 import numpy as np
 import param
 
+from .files import check_csv_shape
 from .runtime import OffloadedModel
 from .validation import InputError, raw
 
@@ -151,6 +152,7 @@ def read_rows(text: str, *, parameter: str = "file", skipinitialspace: bool = Fa
     quoting or a cell longer than :data:`MAX_CELL_CHARS` raises :class:`CsvError` with the line
     (and the column when the line can be split at commas).
     """
+    check_csv_shape(text, parameter=parameter)
     reader = _reader(text, skipinitialspace)
     try:
         rows = list(reader)
