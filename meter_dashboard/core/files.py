@@ -243,7 +243,7 @@ def check_csv_shape(text, *, parameter: str = "file", delimiter: str = ",", row:
     """
     import numpy as np
 
-    data = text.encode("utf-8") if isinstance(text, str) else text
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     n = len(data)
     if n == 0:
         return

@@ -78,3 +78,14 @@ def test_a_frame_keeps_its_number_columns_and_neutralises_text_labels():
     assert list(out.columns) == ["'=name", "v"] and out["v"].tolist() == [-1.5, 2.0]
     assert out["'=name"].tolist() == ["'=x", "-1"] and list(out.index) == ["'@i", "ok"]
     assert frame.columns[0] == "=name"  # the frame given is not changed
+
+
+def test_the_history_export_holds_no_text_a_spreadsheet_would_run():
+    """The export's only text is tenant names and 'commit N': a tenant name cannot start like a formula."""
+    from meter_dashboard.core.validation import InputError
+    from meter_dashboard.testsets.service import check_tenant
+
+    for name in ("=HYPERLINK(1)", "+1", "-x", "@SUM(1)", "\tx"):
+        with pytest.raises(InputError):
+            check_tenant(name)
+    assert check_tenant("alice-2") == "alice-2"
