@@ -34,7 +34,7 @@ import param
 
 from ..core.formatting import strict_json
 from ..bounds import compare as compare_bounds
-from ..core.files import read_text
+from ..core.files import check_csv_shape, read_text
 from ..core.tables import UPLOADED, BadCells, TableModel, csv_rows, data_file, first_row, numeric_table
 from ..core.validation import InputError, check_int, check_number, check_probability, check_real_array
 
@@ -145,6 +145,7 @@ def parse_runs(text: str, source: str = "") -> RunsTable:
     Errors name the line and column (a non-number, NaN, an infinity, a cell longer than
     the csv module's limit); any line ending works.
     """
+    check_csv_shape(text, parameter="runs file")
     head = first_row(text, parameter="runs file")
     if head is None:
         raise InputError("runs file", "a CSV with columns a and b", "an empty file", location=source or None)

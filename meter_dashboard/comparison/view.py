@@ -33,6 +33,7 @@ from bokeh.models import (
 from ..core import colors
 from ..core import formatting as fmt
 from ..core.plots import GREY, LOG_TICKS, figure
+from ..core.tables import spreadsheet_frame
 from ..core.html import render
 from ..ui.base import DashboardView
 from ..ui.sections import document_dispatch, held, number_input, section
@@ -166,7 +167,7 @@ class Compare(DashboardView):
     def _pairs_csv(self):
         buf = io.StringIO()
         if self.model.result is not None:
-            self.model.result.to_frame().to_csv(buf, index=False)
+            spreadsheet_frame(self.model.result.to_frame()).to_csv(buf, index=False)
         buf.seek(0)
         return buf
 

@@ -16,7 +16,13 @@ The limits every page shares also live here (no Panel in this module):
 - :class:`ChunkedUpload` - the server side of a chunked upload: it refuses a file at the
   first chunk that passes the limit and bounds what one session may buffer;
 - :func:`client_size_limit` - the same limit in the form a browser file picker checks
-  before anything is sent (FilePond's ``maxFileSize``: ``"10486KB"``).
+  before anything is sent (FilePond's ``maxFileSize``: ``"10486KB"``);
+- :func:`check_csv_shape` - the shape of a CSV text, checked in one vectorized pass before
+  any reader builds rows, arrays or DataFrames: every line at most :data:`MAX_ROW_BYTES`,
+  every row at most :data:`MAX_FIELDS` fields, and rows no much narrower than the widest
+  (a reader that pads short rows to the widest never pads more cells than the file has
+  bytes): a wide header of empty fields or a 1 MiB row is refused in milliseconds, naming
+  the line and the limit, with memory a small multiple of the text.
 """
 from __future__ import annotations
 
@@ -24,7 +30,7 @@ import os
 
 from .validation import InputError, raw
 
-__all__ = ["MAX_UPLOAD_BYTES", "MAX_FILE_BYTES", "UPLOAD_CHUNK_BYTES", "WEBSOCKET_MAX_MESSAGE_BYTES",
+__all__ = ["MAX_UPLOAD_BYTES", "MAX_FILE_BYTES", "MAX_ROW_BYTES", "MAX_FIELDS", "check_csv_shape", "UPLOAD_CHUNK_BYTES", "WEBSOCKET_MAX_MESSAGE_BYTES",
            "MAX_BUFFERED_BYTES", "ChunkedUpload", "client_size_limit", "fits_one_message",
            "read_text", "read_bytes", "decode_text", "check_size", "human_bytes"]
 
@@ -40,6 +46,15 @@ UPLOAD_CHUNK_BYTES = 512 * 1024
 WEBSOCKET_MAX_MESSAGE_BYTES = 20 * 1024 * 1024
 #: The most one session may hold of files still arriving: one file at the limit plus a chunk.
 MAX_BUFFERED_BYTES = MAX_UPLOAD_BYTES + UPLOAD_CHUNK_BYTES
+#: The longest line of a CSV file (256 KiB): above the csv module's 131,072-character cell
+#: (refused with its own message), far above any real row.
+MAX_ROW_BYTES = 256 * 1024
+#: The most fields in one CSV row: 16,384 (a modification trace has up to 10,001 columns).
+MAX_FIELDS = 16_384
+#: Cells a reader may pad beyond the file's own bytes (short rows are padded to the widest).
+PADDING_SLACK = 64 * 1024
+#: :func:`check_csv_shape` counts delimiters in slices of this many bytes.
+_SCAN_BYTES = 1 << 20
 
 
 def human_bytes(size: int) -> str:
@@ -202,3 +217,83 @@ class ChunkedUpload:
         content = b"".join(self._parts)
         self.discard()
         return content
+
+
+def check_csv_shape(text, *, parameter: str = "file", delimiter: str = ",", row: str = "line",
+                    max_row_bytes: int = MAX_ROW_BYTES, max_fields: int = MAX_FIELDS,
+                    empty_rows: bool = False) -> None:
+    """Refuse a CSV text whose shape would cost more than its size, before it is parsed.
+
+    ``text`` is ``str`` or UTF-8 bytes.  One vectorized pass over the bytes (no row is built)
+    finds each line's length and its fields (``delimiter`` counted; one inside quotes counts
+    too, which only ever overestimates) and raises :class:`InputError` naming the line
+    (``row`` is the word for it: ``"line"``, or ``"row"`` where a reader counts rows like
+    lines) and the limit, for
+
+    - a line longer than ``max_row_bytes`` bytes;
+    - a row of more than ``max_fields`` fields;
+    - rows so much narrower than the widest that padding them to it would make more cells
+      than the text has bytes (plus :data:`PADDING_SLACK`): a wide header of empty fields
+      above narrow rows.  Empty lines count as rows only with ``empty_rows`` (a reader that
+      keeps them: most skip them).
+
+    Line endings ``\\n``, ``\\r\\n`` and a lone ``\\r`` each end one line.  Memory: the text's
+    bytes, a one-byte mask, four integers per line and the positions of the delimiters of
+    one slice of :data:`_SCAN_BYTES` at a time.  ``parameter`` is not named: the row is.
+    """
+    import numpy as np
+
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    n = len(data)
+    if n == 0:
+        return
+    buf = np.frombuffer(data, dtype=np.uint8)
+    index = np.int32 if n < 2**31 - 1 else np.int64
+    breaks = np.flatnonzero((buf == 10) | (buf == 13)).astype(index)
+    starts = np.empty(breaks.size + 1, dtype=index)
+    starts[0], starts[1:] = 0, breaks + 1
+    ends = np.empty_like(starts)
+    ends[:-1], ends[-1] = breaks, n
+    # the empty segment between the "\r" and "\n" of a CRLF, and the one after a last line break, are no lines
+    gap = np.zeros(starts.size, dtype=bool)
+    gap[1:-1] = (buf[breaks[:-1]] == 13) & (breaks[1:] == breaks[:-1] + 1) & (buf[breaks[1:]] == 10)
+    gap[-1] = starts[-1] == n
+
+    def line_of(i: int) -> int:
+        return i + 1 - int(np.count_nonzero(gap[:i]))
+
+    lengths = ends - starts
+    long = np.flatnonzero(lengths > max_row_bytes)
+    if long.size:
+        i = int(long[0])
+        raise InputError("row", f"at most {max_row_bytes:,} bytes long ({human_bytes(max_row_bytes)})",
+                         raw(f"{int(lengths[i]):,} bytes"), location=f"{row} {line_of(i)}")
+    if int(lengths.max()) < max_fields and int(lengths.max()) * (starts.size - 1) <= n + PADDING_SLACK:
+        return  # too few delimiters in any line to break either rule
+    fields = np.ones(starts.size, dtype=index)
+    mark = ord(delimiter)
+    for a in range(0, n, _SCAN_BYTES):  # delimiters slice by slice: bounded memory for a file of commas
+        b = min(n, a + _SCAN_BYTES)
+        at = np.flatnonzero(buf[a:b] == mark)
+        if at.size:
+            first = int(np.searchsorted(breaks, index(a)))  # the line holding byte a
+            line = np.searchsorted(breaks, (at + a).astype(index)) - first
+            fields[first:first + int(line[-1]) + 1] += np.bincount(line)
+    wide = np.flatnonzero(fields > max_fields)
+    if wide.size:
+        i = int(wide[0])
+        raise InputError("row", f"at most {max_fields:,} fields", raw(f"{int(fields[i]):,} fields"),
+                         location=f"{row} {line_of(i)}")
+    keep = np.flatnonzero(~gap if empty_rows else ~gap & (ends > starts))
+    widths = fields[keep]
+    if not widths.size:
+        return
+    widest = int(widths.max())
+    missing = widest * widths.size - int(widths.sum(dtype=np.int64))
+    if missing > n + PADDING_SLACK:
+        w = int(keep[int(np.argmax(widths))])
+        k = int(keep[int(np.flatnonzero(widths < widest)[0])])
+        raise InputError("row", f"as wide as {row} {line_of(w)} ({widest:,} fields): padding the narrower rows "
+                         f"to it would make {widest * widths.size:,} cells of a {human_bytes(n)} file",
+                         raw(f"{int(fields[k]):,} field" + ("s" if fields[k] != 1 else "")),
+                         location=f"{row} {line_of(k)}")

@@ -20,6 +20,12 @@
   values (``0.9333333333333333``).
 - :func:`data_file`: a shipped example, by name, from a fixed list (a name is never a
   path).
+- :func:`spreadsheet_frame`, :func:`spreadsheet_cell`: a table as it may be written to a CSV
+  file meant for people (the pages' downloads): a text cell a spreadsheet would run as a
+  formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return; OWASP's
+  "CSV injection") gets a leading ``'``, so the spreadsheet shows it as text; numbers,
+  including text that is a plain number such as ``-0.5``, stay numbers.  Never applied to a
+  file a program reads back (a test set's labels: there the bytes are the user's).
 - :class:`TableModel`: the param model of a page whose input is one table, a shipped example
   or an uploaded file (/ladder's replay, /compare's runs): the example switch, reading an
   upload (:meth:`~TableModel.prepare` in a worker thread, then :meth:`~TableModel.apply_table`
@@ -32,6 +38,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import warnings
 from collections.abc import Iterator
 from importlib import resources
@@ -40,11 +47,13 @@ from importlib.abc import Traversable
 import numpy as np
 import param
 
+from .files import check_csv_shape
 from .runtime import OffloadedModel
 from .validation import InputError, raw
 
 __all__ = ["MAX_CELL_CHARS", "MAX_NAMED_CELLS", "CsvError", "Rows", "read_rows", "csv_rows", "first_row",
-           "BadCells", "numeric_table", "data_file", "TableModel", "UPLOADED"]
+           "BadCells", "numeric_table", "data_file", "TableModel", "UPLOADED", "FORMULA_STARTS",
+           "spreadsheet_cell", "spreadsheet_frame"]
 
 #: The longest cell Python's csv module reads (its default field limit); longer cells are refused.
 MAX_CELL_CHARS = csv.field_size_limit()
@@ -151,6 +160,7 @@ def read_rows(text: str, *, parameter: str = "file", skipinitialspace: bool = Fa
     quoting or a cell longer than :data:`MAX_CELL_CHARS` raises :class:`CsvError` with the line
     (and the column when the line can be split at commas).
     """
+    check_csv_shape(text, parameter=parameter)
     reader = _reader(text, skipinitialspace)
     try:
         rows = list(reader)
@@ -279,6 +289,38 @@ def numeric_table(text: str, *, columns: int, usecols=None) -> np.ndarray | None
     if values.ndim != 2 or values.shape[1] != width or values.shape[0] == 0 or np.isnan(values).any():
         return None
     return values
+
+
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def spreadsheet_cell(value):
+    """``value`` as a spreadsheet should show it: text starting with a formula character gets a leading
+    ``'`` (unless it is a plain number such as ``-0.5``); anything else is returned as it is.
+
+    >>> spreadsheet_cell('=HYPERLINK("http://x", "y")'), spreadsheet_cell("-0.5"), spreadsheet_cell(-2.0)
+    ('\'=HYPERLINK("http://x", "y")', '-0.5', -2.0)
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def spreadsheet_frame(frame):
+    """A copy of the DataFrame ``frame`` for a CSV meant for people: every text cell, column name and
+    index label through :func:`spreadsheet_cell` (number columns untouched)."""
+    import pandas as pd
+
+    out = frame.copy()
+    for column in out.columns:
+        if pd.api.types.is_object_dtype(out[column]) or pd.api.types.is_string_dtype(out[column]):
+            out[column] = out[column].map(spreadsheet_cell)
+    out.columns = [spreadsheet_cell(c) for c in out.columns]
+    if pd.api.types.is_object_dtype(out.index) or pd.api.types.is_string_dtype(out.index):
+        out.index = out.index.map(spreadsheet_cell)
+    return out
 
 
 def data_file(name: str, examples) -> Traversable:

@@ -39,7 +39,7 @@ import param
 
 from ..core.formatting import strict_json
 from ..bounds import ladder as ladder_bounds
-from ..core.files import read_text
+from ..core.files import check_csv_shape, read_text
 from ..core.runtime import BackgroundJob
 from ..core.tables import UPLOADED, BadCells, TableModel, csv_rows, data_file, first_row, numeric_table
 from ..core.validation import InputError, check_int, check_probability, check_real_array
@@ -165,6 +165,7 @@ def parse_losses(text: str, source: str = "") -> LossTable:
     ``\\r\\n``, a lone ``\\r``).  Large clean files are read by pandas' C parser; anything
     it does not read cleanly is read again cell by cell to say where the problem is.
     """
+    check_csv_shape(text, parameter="losses file")
     head = first_row(text, parameter="losses file")
     if head is None:
         raise InputError("losses file", "a CSV with a header row of submission names and one row per test example",

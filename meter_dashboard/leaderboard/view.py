@@ -32,6 +32,7 @@ from bokeh.models import (
 from ..core import colors
 from ..core import formatting as fmt
 from ..core.plots import GREY, LOG_TICKS, figure, legend
+from ..core.tables import spreadsheet_frame
 from ..core.html import render
 from ..core.validation import InputError
 from ..ui.base import DashboardView
@@ -192,7 +193,7 @@ class Ladder(DashboardView):
     def _replay_csv(self):
         buf = io.StringIO()
         if self.replay.result is not None:
-            self.replay.result.to_frame().to_csv(buf, index=False)
+            spreadsheet_frame(self.replay.result.to_frame()).to_csv(buf, index=False)
         buf.seek(0)
         return buf
 

@@ -14,6 +14,7 @@ import textwrap
 
 from ..core.cli import add_format_option, emit, table
 from ..core.validation import InputError, check_int, check_number, parse_int_list, parse_number_list
+from .defaults import MAX_BUDGET
 
 EXAMPLE = "meter-dashboard plan --epsilon 0.01,0.02,0.03,0.04,0.05 --delta 0.01 --steps 10"
 EXAMPLE_EXACT = ("meter-dashboard plan --epsilon 0.01,0.02,0.03,0.04,0.05 --delta 0.01 --steps 10 --bound binomial "
@@ -143,7 +144,7 @@ def run(args) -> int:
         emit(args, payload, text)
         return 0
 
-    budget = check_int("--budget", args.budget, minimum=1) if args.budget is not None else None
+    budget = check_int("--budget", args.budget, minimum=1, maximum=MAX_BUDGET) if args.budget is not None else None
     cost = check_number("--cost-per-hour", args.cost_per_hour) if args.cost_per_hour is not None else None
     result = plan_module.plan(
         epsilon, delta, steps, signals=signals, tenants=tenants, tenant_steps=tenant_steps, reverts=reverts,

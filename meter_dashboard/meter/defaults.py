@@ -19,5 +19,8 @@ DEFAULT_EPSILON = (0.01, 0.02, 0.03, 0.04, 0.05)
 DEFAULT_DELTA = 0.01
 #: T: development steps the test set must support.
 DEFAULT_STEPS = 10
+#: The largest label budget a plan answers for (10**15 labels): the engines count labels in
+#: floats and 64-bit integers, exact far beyond this; a larger budget is refused by name.
+MAX_BUDGET = 10**15
 
-__all__ = ["DEFAULT_DELTA", "DEFAULT_EPSILON", "DEFAULT_RANGES", "DEFAULT_STEPS"]
+__all__ = ["DEFAULT_DELTA", "DEFAULT_EPSILON", "DEFAULT_RANGES", "DEFAULT_STEPS", "MAX_BUDGET"]

@@ -47,7 +47,7 @@ from ..core.validation import (
     parse_int_list,
     parse_number_list,
 )
-from .defaults import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_RANGES, DEFAULT_STEPS
+from .defaults import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_RANGES, DEFAULT_STEPS, MAX_BUDGET
 from .result import (
     ASSUMPTION,
     BINOMIAL_ASSUMPTION,
@@ -566,7 +566,7 @@ class MeterPlan(param.Parameterized):
             out["reverts"] = parse_int_list("reverts", q["reverts"]) if q["reverts"] else []
             out["revert_budget"] = len(out["reverts"])
         if "budget" in q:
-            out["budget"] = check_int("budget", q["budget"], minimum=1)
+            out["budget"] = check_int("budget", q["budget"], minimum=1, maximum=MAX_BUDGET)
         if "seconds_per_label" in q:
             out["seconds_per_label"] = check_positive("seconds_per_label", q["seconds_per_label"])
         if "labelers" in q:

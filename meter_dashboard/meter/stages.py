@@ -42,6 +42,7 @@ from ..bounds import meter as meter_bounds
 from ..bounds.meter import VARIANTS
 from ..core.validation import (InputError, check_int, check_positive, check_probability, parse_int_list,
                                parse_number_list)
+from .defaults import MAX_BUDGET
 from .result import (
     ASSUMPTION,
     BINOMIAL_ASSUMPTION,
@@ -137,7 +138,7 @@ def normalize(epsilon, delta, steps, *, signals=None, tenants=1, tenant_steps=No
         cost_per_hour = check_positive("cost_per_hour", cost_per_hour, allow_zero=True)
     return PlanInputs(
         epsilon=tuple(float(e) for e in vector), delta=delta, steps=steps, tenant_count=tenant_count, tenant_steps=ts,
-        reverts=rv, budget=check_int("budget", budget, minimum=1) if budget is not None else None,
+        reverts=rv, budget=check_int("budget", budget, minimum=1, maximum=MAX_BUDGET) if budget is not None else None,
         seconds_per_label=check_positive("seconds_per_label", seconds_per_label),
         labelers=check_int("labelers", labelers, minimum=1), cost_per_hour=cost_per_hour, bound=bound,
         max_error_rate=rate, budget_variants=tuple(v for v in ORDER if v in budget_variants))

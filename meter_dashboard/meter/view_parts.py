@@ -15,6 +15,7 @@ import io
 import panel as pn
 
 from ..core.runtime import in_thread
+from ..core.tables import spreadsheet_frame
 from .text import file_stem, plan_inputs
 
 __all__ = ["Drawer", "OnDemand", "Artefacts", "SECTIONS"]
@@ -159,7 +160,7 @@ class Artefacts:
         buf = io.StringIO()
         for name, value in plan_inputs(result, self.planner.plan.ranges):
             buf.write(f"# {name}: {value}\n")
-        result.to_frame().to_csv(buf)
+        spreadsheet_frame(result.to_frame()).to_csv(buf)
         buf.seek(0)
         return buf
 

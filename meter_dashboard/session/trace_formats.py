@@ -35,6 +35,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..core.files import check_csv_shape
 from ..core.tables import exact_floats
 from ..core.validation import InputError, check_int, format_value, raw
 from .trace_problems import MAX_PROBLEMS, Problems, TraceProblems
@@ -296,6 +297,7 @@ def parse_csv(text: str, data: bytes | None = None) -> TraceColumns:
         delimiter = ";"
     elif header_line.count("\t") > header_line.count(","):
         delimiter = "\t"
+    check_csv_shape(data if data is not None and not converted else text, delimiter=delimiter, row="row")
     header, header_row, body_start = _csv_header(text, delimiter)
     if data is not None and not converted:  # pandas reads the undecoded bytes (no second copy of the text)
         bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0

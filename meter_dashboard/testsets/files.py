@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.files import decode_text, read_bytes
+from ..core.files import check_csv_shape, decode_text, read_bytes
 from ..core.validation import InputError, format_value, raw
 
 __all__ = [
@@ -155,6 +155,7 @@ def _table(text: str, value_column: str, parameter: str):
         raise InputError(parameter, rule, raw("an empty file"))
     header_line = next(ln for ln in io.StringIO(text) if ln.strip())
     delimiter = _delimiter(header_line)
+    check_csv_shape(text, parameter=parameter, delimiter=delimiter, row="row", empty_rows=True)
     cells, rows = _rows(text, delimiter, parameter)
     header = [_normalize(c) for c in cells[0]]
     header_row = int(rows[0])

@@ -9,6 +9,10 @@ never holds more than the limit:
 - a submission to a test set of n labels holds at most n + 1 lines (the n rows and a
   header; blank lines count, a last line break does not), or, as JSON, at most n
   predictions: more can never be a valid submission, whatever the bytes;
+- a CSV submission's line is at most :data:`~meter_dashboard.core.files.MAX_ROW_BYTES`
+  (256 KiB), counted as the body arrives (a line that spans chunks is refused as soon as it
+  passes; the whole body's shape is checked again before it is parsed:
+  :func:`~meter_dashboard.core.files.check_csv_shape`);
 - JSON nested at most :data:`MAX_JSON_DEPTH` deep (a submission needs 2).
 
 One parser for both forms of a submission (:func:`read_submission`): the ``id,prediction``
@@ -24,7 +28,7 @@ import re
 
 import numpy as np
 
-from ..core.files import human_bytes
+from ..core.files import MAX_ROW_BYTES, human_bytes
 from ..core.validation import InputError, raw
 from . import files
 
@@ -51,18 +55,22 @@ class TooLarge(Exception):
 
 
 class BodyReader:
-    """Collects a body chunk by chunk within ``max_bytes`` and, when ``max_lines`` is given, that many lines.
+    """Collects a body chunk by chunk within ``max_bytes`` and, when ``max_lines`` is given, that many lines
+    of at most ``max_line_bytes`` each (a line inside one chunk larger than that is left to the parser).
 
     ``what`` names the body in messages.  :meth:`feed` raises :class:`TooLarge` as soon as
     a limit is passed; :attr:`data` is the body so far (one buffer, never copied per chunk).
     """
 
-    def __init__(self, max_bytes: int, max_lines: int | None = None, what: str = "the body", lines_rule: str = ""):
+    def __init__(self, max_bytes: int, max_lines: int | None = None, what: str = "the body", lines_rule: str = "",
+                 max_line_bytes: int = MAX_ROW_BYTES):
         self.max_bytes, self.max_lines, self.what, self.lines_rule = int(max_bytes), max_lines, what, lines_rule
+        self.max_line_bytes = int(max_line_bytes)
         self.data = bytearray()
         self.size = 0
         self.lines = 0  # line breaks seen: "\n", "\r\n" and a lone "\r" each end one line
         self._cr_last = False
+        self._open_line = 0  # bytes of the line not ended yet
 
     def feed(self, chunk: bytes) -> None:
         self.size += len(chunk)
@@ -75,12 +83,23 @@ class BodyReader:
             if self._cr_last and chunk[:1] == b"\n":
                 breaks -= 1  # "\r" ended the last chunk, "\n" starts this one: one line break
             self._cr_last = chunk[-1:] == b"\r"
+            self._check_line(chunk)
             self.lines += breaks
             if self.lines > self.max_lines:
                 self.data = bytearray()
                 raise TooLarge(f"{self.what} must hold at most {self.max_lines:,} lines ({self.lines_rule}); "
                                f"got more")
         self.data += chunk
+
+    def _check_line(self, chunk: bytes) -> None:
+        """Refuse the line that runs on from earlier chunks once it passes ``max_line_bytes``."""
+        first = min((i for i in (chunk.find(b"\n"), chunk.find(b"\r")) if i >= 0), default=len(chunk))
+        if self._open_line + first > self.max_line_bytes:
+            self.data = bytearray()
+            raise TooLarge(f"row {self.lines + 1:,} of {self.what} must be at most {human_bytes(self.max_line_bytes)} "
+                           f"({self.max_line_bytes:,} bytes); got more")
+        last = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
+        self._open_line = self._open_line + len(chunk) if last < 0 else len(chunk) - last - 1
 
     def finish(self) -> bytearray:
         """The whole body (after the last chunk); a last line without a line break counts too."""

@@ -132,8 +132,9 @@ def test_a_chunked_body_over_the_limit_gets_413_naming_it(world, fresh):
     """101 MiB chunked (no Content-Length): the one-line 413 naming 100 MiB, to a client that reads as it sends."""
     server, raw, memory = fresh
     memory.reset()
+    lines = (b"x" * (128 * 1024 - 1) + b"\n" for _ in range(808))  # 101 MiB in lines within the row limit
     answer = raw.request("POST", "/api/testsets/small/submissions?val_accuracy=0.9", auth(world, csv=True),
-                         filler(101 * MIB), chunked=True)
+                         lines, chunked=True)
     growth = memory.growth()
     assert answer.status == 413 and one_line_error(answer) == (
         "the submission must be at most 100 MiB (104,857,600 bytes); got more")
