@@ -109,6 +109,9 @@ def test_the_whole_path_over_http(env, secrets):
     status, refused = env.http("POST", f"/api/testsets/{name}/submissions",
                                {"predictions": secrets.mapping(secrets.labels), "val_accuracy": 0.9}, token=alice)
     assert status == 409 and "is retired (budget used up at step 4)" in refused["error"]
+    status, hidden = env.http("GET", f"/api/testsets/{name}/labels", token=alice)
+    assert status == 409 and "releasing them is its admin's act" in hidden["error"]  # never released by itself
+    assert env.http("POST", f"/api/testsets/{name}/retire", {}, token=admin)[0] == 200  # the admin releases them
     status, exported = env.http("GET", f"/api/testsets/{name}/export?format=json", token=alice)
     assert status == 200
     trace = read_trace(exported["trace"].encode())
