@@ -80,14 +80,14 @@ class Client:
     """
 
     def __init__(self, server: str, token: str | None = None, *, timeout: float = 300.0,
-                 retry_delays=RETRY_DELAYS):
+                 retry_delays=None):
         parsed = urllib.parse.urlparse(str(server).strip())
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise InputError("--server", "an http:// or https:// URL such as http://localhost:5006", server)
         self.server = str(server).strip().rstrip("/")
         self.token = token
         self.timeout = float(timeout)
-        self.retry_delays = tuple(retry_delays)
+        self.retry_delays = tuple(RETRY_DELAYS if retry_delays is None else retry_delays)
 
     def __repr__(self) -> str:
         return f"Client({self.server!r}, token={'***' if self.token else None})"
