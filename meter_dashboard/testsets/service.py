@@ -35,6 +35,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -375,7 +376,7 @@ def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Call
     aligned = _align(labels, preds, "predictions")
     correct = _correct(labels, aligned)
     digest = files.predictions_hash(aligned)
-    if seen is not None:
+    if seen is not None and key is not None:
         return _replay(seen, digest, val_accuracy, key)
     once = _Once(key, digest, val_accuracy, caller, proceed)
     if settings["mode"] == "meter":
@@ -391,7 +392,7 @@ class _Once:
     digest: str
     val_accuracy: float | None
     caller: Caller
-    proceed: object = None
+    proceed: Callable[[], bool] | None = None
 
     def seen(self, store, conn, row, who):
         """The answer a retry gets (None: the key is new or absent); :class:`KeyReused` for other data."""
