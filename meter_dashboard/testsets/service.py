@@ -35,7 +35,6 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -43,6 +42,8 @@ import numpy as np
 
 from ..core.validation import InputError, check_probability, raw
 from . import files, security, signals
+from .errors import Abandoned, Forbidden, KeyReused, NotFound, RateLimited, Refused, ServiceError, Unauthorized
+from .once import Once, check_idempotency_key, check_share, replay, tenant_share
 from .alarms import ci_alarms, signal_alarm, status_alarms, visible_alarms
 from .access import OWNER, PUBLIC, VIEWER, Caller, disclose
 from .store import Store
@@ -61,75 +62,12 @@ DEFAULT_TENANT = "default"
 
 
 
-class ServiceError(Exception):
-    """An operation the service will not do; ``status`` is its HTTP status code."""
-
-    status = 500
-
-
-class Refused(ServiceError):
-    """Refused by the rules of the test set (budget used up, retired, an unplanned revert)."""
-
-    status = 409
-
-
-class RateLimited(ServiceError):
-    """A tenant over the test set's submissions per hour (set at creation); ``retry_after`` in seconds."""
-
-    status = 429
-
-    def __init__(self, message: str, retry_after: int):
-        super().__init__(message)
-        self.retry_after = int(retry_after)
-
-
-class KeyReused(ServiceError):
-    """An ``Idempotency-Key`` already used for a different submission (422)."""
-
-    status = 422
-
-
-class Abandoned(ServiceError):
-    """A submission given up before its transaction committed (the server is stopping): nothing spent (503)."""
-
-    status = 503
-
-
-class Unauthorized(ServiceError):
-    """A missing or wrong token."""
-
-    status = 401
-
-
-class Forbidden(ServiceError):
-    """A valid token that may not do this."""
-
-    status = 403
-
-
-class NotFound(InputError):
-    """No test set of that name (an :class:`InputError`: the CLI exits 2)."""
-
-    status = 404
-
-
 # ============================================================================ small checks
 def check_name(name) -> str:
     """A test set's name: 1-64 letters, digits, '.', '_' or '-' (it appears in URLs)."""
     if not isinstance(name, str) or not _NAME_RE.match(name):
         raise InputError("NAME", "1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
     return name
-
-
-_KEY_RE = re.compile(r"^[A-Za-z0-9._:+/=-]{1,128}$")
-
-
-def check_idempotency_key(key) -> str:
-    """A client's ``Idempotency-Key``: 1-128 letters, digits or ``._:+/=-`` (a UUID fits)."""
-    if not isinstance(key, str) or not _KEY_RE.match(key):
-        raise InputError("Idempotency-Key", "1-128 letters, digits or . _ : + / = - (a UUID, say)",
-                         key if isinstance(key, str) and len(key) <= 200 else raw("a longer or other value"))
-    return key
 
 
 def check_tenant(tenant) -> str:
@@ -377,73 +315,11 @@ def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Call
     correct = _correct(labels, aligned)
     digest = files.predictions_hash(aligned)
     if seen is not None and key is not None:
-        return _replay(seen, digest, val_accuracy, key)
-    once = _Once(key, digest, val_accuracy, caller, proceed)
+        return replay(seen, digest, val_accuracy, key)
+    once = Once(key, digest, val_accuracy, caller, proceed)
     if settings["mode"] == "meter":
         return _submit_meter(store, name, settings, who, val_accuracy, int(correct.sum()), digest, caller, once)
     return _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest, caller, once)
-
-
-@dataclass(frozen=True)
-class _Once:
-    """What makes a submission happen once: its key and request, who asks, and whether to go on."""
-
-    key: str | None
-    digest: str
-    val_accuracy: float | None
-    caller: Caller
-    proceed: Callable[[], bool] | None = None
-
-    def seen(self, store, conn, row, who):
-        """The answer a retry gets (None: the key is new or absent); :class:`KeyReused` for other data."""
-        if self.key is None:
-            return None
-        found = store.find_idempotent(conn, row["id"], who, self.key)
-        return None if found is None else _replay(found, self.digest, self.val_accuracy, self.key)
-
-    def commit(self, store, conn, row, who, step: int, out: dict) -> dict:
-        """The disclosed answer, its key written with the step; :class:`Abandoned` when told not to go on."""
-        answer = disclose("submission", out, self.caller)
-        if self.key is not None:
-            store.insert_idempotent(conn, row["id"], who, self.key, step, answer)
-        if self.proceed is not None and not self.proceed():
-            raise Abandoned("the server is stopping: this submission was not recorded (no step spent); send it "
-                            "again, with the same Idempotency-Key, once the server is back")
-        return answer
-
-
-def _replay(found, digest: str, val_accuracy, key: str) -> dict:
-    import json
-
-    same_val = (found["val_accuracy"] is None and val_accuracy is None) or (
-        found["val_accuracy"] is not None and val_accuracy is not None
-        and float(found["val_accuracy"]) == float(val_accuracy))
-    if found["predictions_sha256"] != digest or not same_val:
-        raise KeyReused(f"the Idempotency-Key {key!r} was used for a different submission (step "
-                        f"{int(found['step'])}, other predictions or val_accuracy): a retry must send the same "
-                        f"request; new predictions need a new key")
-    return json.loads(found["answer"])
-
-
-def tenant_share(store: Store, conn, row, settings: dict) -> int | None:
-    """The steps one tenant token may spend when the plan does not split T itself: an equal share,
-    ceil(T / tenants), of the tenants holding a token (None: no tenant yet, or the plan's own split)."""
-    if settings.get("tenant_steps"):
-        return None
-    count = len(store.tenants(conn, row["id"]))
-    return None if count == 0 else -(-int(settings["steps"]) // count)
-
-
-def _check_share(store, conn, row, settings: dict, who: str, used: int, caller: Caller) -> int | None:
-    """Refuse a tenant token beyond its default share (:func:`tenant_share`); returns the share."""
-    if caller.role != "tenant":
-        return None
-    share = tenant_share(store, conn, row, settings)
-    if share is not None and used >= share:
-        T = int(settings["steps"])
-        raise Refused(f"tenant {who} has used its {share} step(s), an equal share of test set {row['name']!r}'s "
-                      f"T = {T} among the tenants holding tokens; the other tenants' steps stay theirs")
-    return share
 
 
 def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest: str, caller, once) -> dict:
@@ -459,7 +335,7 @@ def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest
         step = int(row["steps_used"]) + 1
         history = [dict(r) for r in store.history(conn, row["id"])]
         used = sum(1 for r in history if r["tenant"] == who)
-        share = _check_share(store, conn, row, settings, who, used, caller)
+        share = check_share(store, conn, row, settings, who, used, caller)
         new = {"step": step, "tenant": who, "val_accuracy": val_accuracy, "test_accuracy": correct / n,
                "reverted": False}
         result = signals.meter_replay(settings, history + [new], n)
@@ -585,7 +461,7 @@ def _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correc
         if row["status"] != "active":
             raise Refused(_retired_message(row))
         _check_rate(store, conn, row, settings, who, caller)
-        _check_share(store, conn, row, settings, who, len(store.submission_times(conn, row["id"], who, 0.0)), caller)
+        check_share(store, conn, row, settings, who, len(store.submission_times(conn, row["id"], who, 0.0)), caller)
         step = int(row["steps_used"]) + 1
         active = _active_model(store, conn, row, labels)
         differ = None if active is None else int(np.count_nonzero(active[1] != aligned))
