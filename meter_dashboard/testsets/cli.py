@@ -360,7 +360,8 @@ def _admin(args) -> int:
     else:
         out = getattr(service, action)(_store(args), args.name)
     text = (f"step {out['step']} of {out['name']!r} reverted" if action == "revert" else
-            f"{out['name']!r} retired after {out['steps_used']} step(s): its scores and labels may now be released")
+            f"{out['name']!r} retired after {out['steps_used']} step(s): its scores and labels are released to its "
+            f"tokens")
     emit(args, out, text)
     return 0
 
