@@ -27,6 +27,15 @@ not; JSON deeper than 8 is 400; a path longer than :data:`MAX_PATH_CHARS` is 414
 and every service call run off the event loop (a thread pool).  Responses are built by
 :func:`.access.disclose`; errors are ``{"error": "one line"}`` and never a traceback, a
 label, a score or a token.
+
+Issue 31: a submission's ``Idempotency-Key`` header goes to :func:`.service.submit` (a retry
+gets the first answer, spending nothing); a step commits only while its client is connected and
+the server is not giving up (:func:`drain`, on SIGTERM: new requests 503, those in progress
+answered); a token with :data:`REFUSALS_PER_WINDOW` refused requests in
+:data:`REFUSAL_WINDOW_S` seconds gets 429 before its body is read; a JSON number too long to
+parse is a 400 naming its field; every 405 carries ``Allow``; ``revert`` and ``retire`` take no
+body but ``{}``; a full disk under the store is named (503) and ``GET /api/health`` checks that
+the store can be written.
 """
 from __future__ import annotations
 
