@@ -109,14 +109,84 @@ def _stop_on_sigterm() -> None:
 
     def terminate(signum, frame):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        for process in _descendants(os.getpid()):
-            try:
-                os.kill(process, signal.SIGTERM)
-            except OSError:  # it has just ended
-                pass
+        children = _forward_sigterm()
+        _wait_for(children, DRAIN_WAIT_S)  # --num-procs: the forks drain their requests (_drain_on_sigterm)
         raise Terminated(TERMINATED)
 
     signal.signal(signal.SIGTERM, terminate)
+
+
+#: Seconds a process waits for its forks to drain and end after SIGTERM (their drain is bounded by less).
+DRAIN_WAIT_S = 40.0
+
+
+def _forward_sigterm() -> list[int]:
+    """Send SIGTERM to every process below this one; returns their ids."""
+    import os
+    import signal
+
+    found = _descendants(os.getpid())
+    for process in found:
+        try:
+            os.kill(process, signal.SIGTERM)
+        except OSError:  # it has just ended
+            pass
+    return found
+
+
+def _wait_for(pids: list[int], seconds: float) -> None:
+    """Reap this process's children among ``pids`` until none is left or ``seconds`` pass."""
+    import os
+    import time
+
+    deadline = time.monotonic() + seconds
+    waiting = set(pids)
+    while waiting and time.monotonic() < deadline:
+        for pid in list(waiting):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # not a child of this process (a grandchild), or reaped
+                done = pid
+            if done:
+                waiting.discard(pid)
+        time.sleep(0.05)
+
+
+def _drain_on_sigterm(server) -> dict:
+    """In the process that serves: SIGTERM stops taking requests and answers those in progress, then exits.
+
+    The listening socket stays open while the API drains (:func:`meter_dashboard.testsets.api.drain`:
+    a new request gets 503 "the server is stopping" instead of a reset connection; a request in
+    progress runs to its answer, bounded), then the event loop stops and ``serve`` exits 143.  No
+    submission is recorded without its answer being written out, except one whose client left after
+    its commit (a retry with the same ``Idempotency-Key`` gets that answer).  Returns a dict whose
+    ``"terminated"`` says, once the loop has stopped, whether SIGTERM stopped it."""
+    import asyncio
+    import signal
+
+    state = {"terminated": False}
+
+    async def stop():
+        from ..testsets import api
+
+        try:
+            cut = await api.drain()
+            if cut:
+                import logging
+
+                logging.getLogger("meter_dashboard.app.cli").warning(
+                    "stopping with %d API request(s) still in progress after %.0f s", cut, api.DRAIN_SECONDS)
+        finally:
+            server.io_loop.stop()
+
+    def terminate(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM would cut the drain short
+        state["terminated"] = True
+        _forward_sigterm()  # the worker processes of simulations: nothing to answer there
+        server.io_loop.asyncio_loop.call_soon_threadsafe(lambda: asyncio.ensure_future(stop()))
+
+    signal.signal(signal.SIGTERM, terminate)
+    return state
 
 
 def _configure_logging(level: str) -> None:
@@ -169,12 +239,21 @@ def run(args) -> int:
     _stop_on_sigterm()
     if not is_local(address):
         print(f"meter-dashboard serve: {exposure_warning(address, port)}", file=sys.stderr, flush=True)
-    try:
-        pages.serve(port=port, address=address, show=not args.no_show, pages=names,
-                    websocket_origin=args.allow_websocket_origin, num_threads=threads, num_procs=procs,
-                    session_lifetime_ms=lifetime, extra_patterns=api.patterns(store_url), verbose=True)
+    try:  # built, then started here: --num-procs forks while it is built, and each fork drains on SIGTERM
+        server = pages.serve(port=port, address=address, show=not args.no_show, pages=names,
+                             websocket_origin=args.allow_websocket_origin, num_threads=threads, num_procs=procs,
+                             session_lifetime_ms=lifetime, extra_patterns=api.patterns(store_url), verbose=True,
+                             start=False)
     except OSError as exc:  # the port was taken between the check and the bind
         raise bind_error(exc, address, port) from None
+    state = _drain_on_sigterm(server)
+    server.start()
+    try:
+        server.io_loop.start()
+    except RuntimeError:  # the loop was stopped before it ran
+        pass
+    if state["terminated"]:
+        raise Terminated(TERMINATED)
     # The server runs until Ctrl-C: Panel's own SIGINT handler stops its loop and serve() returns;
     # the exit status says how it ended, like every verb's (130, one line on stderr)
     raise KeyboardInterrupt

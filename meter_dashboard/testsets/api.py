@@ -27,11 +27,23 @@ not; JSON deeper than 8 is 400; a path longer than :data:`MAX_PATH_CHARS` is 414
 and every service call run off the event loop (a thread pool).  Responses are built by
 :func:`.access.disclose`; errors are ``{"error": "one line"}`` and never a traceback, a
 label, a score or a token.
+
+Issue 31: a submission's ``Idempotency-Key`` header goes to :func:`.service.submit` (a retry
+gets the first answer, spending nothing); a step commits only while its client is connected and
+the server is not giving up (:func:`drain`, on SIGTERM: new requests 503, those in progress
+answered); a token with :data:`REFUSALS_PER_WINDOW` refused requests in
+:data:`REFUSAL_WINDOW_S` seconds gets 429 before its body is read; a JSON number too long to
+parse is a 400 naming its field; every 405 carries ``Allow``; ``revert`` and ``retire`` take no
+body but ``{}``; a full disk under the store is named (503) and ``GET /api/health`` checks that
+the store can be written.
 """
 from __future__ import annotations
 
+import asyncio
+import collections
 import json
 import logging
+import time
 
 import tornado.web
 from tornado.http1connection import HTTP1Connection
@@ -39,14 +51,16 @@ from tornado.http1connection import HTTP1Connection
 from ..core.files import human_bytes
 from ..core.runtime import in_thread
 from ..core.validation import InputError
-from . import service
+from ..core.validation import raw
+from . import security, service
 from .access import PUBLIC
 from .openapi import document, version
 from .store import StoreError, open_store
 from .submission import (MAX_PATH_CHARS, MAX_SMALL_BODY_BYTES, MAX_SUBMISSION_BYTES, BodyReader, TooLarge, parse_json,
                          read_submission)
 
-__all__ = ["patterns", "MAX_BODY_BYTES", "MAX_SMALL_BODY_BYTES", "MAX_PATH_CHARS", "NAME_PATTERN"]
+__all__ = ["patterns", "drain", "MAX_BODY_BYTES", "MAX_SMALL_BODY_BYTES", "MAX_PATH_CHARS", "NAME_PATTERN",
+           "MAX_NUMBER_DIGITS", "REFUSALS_PER_WINDOW", "REFUSAL_WINDOW_S", "DRAIN_SECONDS"]
 
 #: The largest submission body (checked as it arrives).
 MAX_BODY_BYTES = MAX_SUBMISSION_BYTES
@@ -56,6 +70,82 @@ NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 _UNCAPPED = 1 << 62
 
 _log = logging.getLogger("meter_dashboard.testsets.api")
+
+#: The most digits a JSON number in a body may have (Python refuses integers over 4,300 digits; none is needed).
+MAX_NUMBER_DIGITS = 100
+#: Refused requests (4xx other than 429) one token may have in :data:`REFUSAL_WINDOW_S` seconds (per server
+#: process); beyond it the token is answered 429 with ``Retry-After``, before any byte of the body is read.
+REFUSALS_PER_WINDOW = 60
+REFUSAL_WINDOW_S = 60
+#: On SIGTERM (:func:`drain`): seconds the requests in progress get to finish and be answered.
+DRAIN_SECONDS = 20.0
+#: HTTP methods a route may serve (its ``Allow`` header lists those it does).
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+class _Flight:
+    """The API requests in progress in this process, and whether it is stopping (:func:`drain`)."""
+
+    def __init__(self):
+        self.handlers: set = set()
+        self.stopping = False  # new requests: 503 with an answer
+        self.give_up = False  # submissions not committed yet: abandoned (nothing spent), answered 503
+
+
+_FLIGHT = _Flight()
+
+
+async def drain(seconds: float = DRAIN_SECONDS) -> int:
+    """Stop taking API requests and let those in progress end with an answer; returns how many were cut.
+
+    Called on SIGTERM (``serve``): from now on a new request is answered 503 at once ("the server
+    is stopping"; nothing spent); a request in progress runs to its end and its answer is written
+    out, for up to ``seconds``.  Past that, a submission whose transaction has not committed gives
+    up (rolled back, answered 503: nothing spent) and the rest get a few more seconds.  So a step
+    is recorded only for a submission that was answered - or whose client left after the commit,
+    which a retry with the same ``Idempotency-Key`` answers without spending another.
+    """
+    _FLIGHT.stopping = True
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while _FLIGHT.handlers and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    if _FLIGHT.handlers:
+        _FLIGHT.give_up = True
+        grace = loop.time() + 5.0
+        while _FLIGHT.handlers and loop.time() < grace:
+            await asyncio.sleep(0.02)
+    return len(_FLIGHT.handlers)
+
+
+class _Refusals:
+    """Refused requests per token key (this process): at most ``limit`` in any ``window`` seconds."""
+
+    def __init__(self, limit: int, window: float):
+        self.limit, self.window = limit, window
+        self.times: dict = {}
+
+    def wait(self, key: str) -> int:
+        """Seconds ``key`` must wait before its next request is read (0: none)."""
+        times = self.times.get(key)
+        if not times:
+            return 0
+        now = time.monotonic()
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self.times[key]
+            return 0
+        return 0 if len(times) < self.limit else max(1, int(times[0] + self.window - now + 1))
+
+    def add(self, key: str) -> None:
+        times = self.times.setdefault(key, collections.deque())
+        times.append(time.monotonic())
+        while len(times) > self.limit:
+            times.popleft()
+
+
+_REFUSALS = _Refusals(REFUSALS_PER_WINDOW, REFUSAL_WINDOW_S)
 
 
 class _HTTPError(Exception):
@@ -77,6 +167,8 @@ class _Handler(tornado.web.RequestHandler):
         self.caller = PUBLIC
         self.reader: BodyReader | None = None
         self.answered, self.drained = False, 0
+        self.token_key: str | None = None  # the authenticated token's public half (refusals are counted per token)
+        self.gone = False  # the client closed the connection
 
     async def prepare(self):
         """Everything that needs no body, before any of it is read: size declared, token, limits.
@@ -88,11 +180,25 @@ class _Handler(tornado.web.RequestHandler):
         after the answer instead."""
         self.request.connection.set_max_body_size(_UNCAPPED)  # the reader counts; Tornado must not cut in
         self.answered, self.drained = False, 0
+        allowed = self._allowed()
+        if self.request.method not in allowed:
+            return self._fail(405, f"{self.request.method} is not served here; {self.request.path[:120]} answers "
+                                   f"{', '.join(allowed)}", {"Allow": ", ".join(allowed)})
+        if _FLIGHT.stopping:
+            return self._fail(503, "the server is stopping: nothing was read or recorded; send the request again "
+                                   "(a submission with the same Idempotency-Key) once it is back",
+                              {"Retry-After": "5", "Connection": "close"})
+        _FLIGHT.handlers.add(self)
 
         async def checks():
             self._check_declared_length()
             if self.needs_token:
                 self.caller = await self._call(service.authenticate, self.store, self.path_args[0], self._token())
+                self.token_key = security.split_token(self._token())[0]
+                wait = _REFUSALS.wait(self.token_key)
+                if wait:
+                    raise service.RateLimited(f"this token had {_REFUSALS.limit} refused requests in "
+                                              f"{_REFUSALS.window} s; the next request is read in {wait} s", wait)
             self.reader = await self._make_reader()
         ok, _, error = await self._guard(checks, answer=False)
         if ok:
@@ -144,10 +250,34 @@ class _Handler(tornado.web.RequestHandler):
 
     def on_connection_close(self):
         """A client that stopped sending after an early answer (curl with ``Expect: 100-continue``): the
-        request is over; log it like any other."""
+        request is over; log it like any other.  A client gone before its submission committed spends
+        nothing (:meth:`_wanted`)."""
         super().on_connection_close()
+        self.gone = True
+        _FLIGHT.handlers.discard(self)
         if self.answered and not self._finished:
             self.application.log_request(self)
+
+    def finish(self, chunk=None):
+        """Finish, and count the request as in progress until its answer is written out (:func:`drain`)."""
+        future = super().finish(chunk)
+        future.add_done_callback(lambda _: _FLIGHT.handlers.discard(self))
+        return future
+
+    def on_finish(self):
+        status = self.get_status()
+        if self.token_key is not None and 400 <= status < 500 and status != 429:
+            _REFUSALS.add(self.token_key)
+
+    def _wanted(self) -> bool:
+        """Whether a submission may still commit: its client is there and the server is not giving up."""
+        return not self.gone and not _FLIGHT.give_up
+
+    @classmethod
+    def _allowed(cls) -> list:
+        """The methods this route serves (its ``Allow`` header)."""
+        base = tornado.web.RequestHandler
+        return [m for m in _METHODS if getattr(cls, m.lower(), None) is not getattr(base, m.lower(), None)]
 
     def check_xsrf_cookie(self):  # token-authenticated JSON API, no cookies
         return None
@@ -166,6 +296,8 @@ class _Handler(tornado.web.RequestHandler):
         self.finish(json.dumps({"error": message}))
 
     def write_error(self, status_code, **kwargs):  # never a traceback
+        if status_code == 405:  # a method Tornado does not know at all
+            self.set_header("Allow", ", ".join(self._allowed()))
         self.finish(json.dumps({"error": self._reason or "internal error"}))
 
     @property
@@ -189,7 +321,7 @@ class _Handler(tornado.web.RequestHandler):
         data = self._body()
         if not data or data.isspace():
             return {}
-        return await self._call(parse_json, data)
+        return await self._call(_numbers_named, parse_json, data, data)
 
     async def _guard(self, work, answer: bool = True):
         """Run ``work()`` (a coroutine function); every failure becomes a one-line JSON error, answered
@@ -234,15 +366,64 @@ def _error_of(exc: Exception, request) -> tuple:
         return 400, str(exc), None
     if isinstance(exc, StoreError):
         _log.error("store error: %s", exc)
+        if exc.full:
+            return 503, ("the store's disk is full: nothing was recorded (no step spent); the server's admin must "
+                         "free space on it"), {"Retry-After": "60"}
         return 503, "the store is not available", None
     _log.error("unexpected %s in %s %s", type(exc).__name__, request.method, request.path[:200])  # the kind only
     return 500, "internal error", None
 
 
+class _LongNumber:
+    def __init__(self, digits: int):
+        self.digits = digits
+
+
+def _long_number(data: bytes):
+    """``(field, digits)`` of the first JSON number in ``data`` longer than :data:`MAX_NUMBER_DIGITS` (or None)."""
+    def number(text):
+        return _LongNumber(len(text)) if len(text) > MAX_NUMBER_DIGITS else 0
+
+    try:
+        doc = json.loads(data, parse_int=number, parse_float=number)
+    except (ValueError, RecursionError):
+        return None
+    todo = [("", doc)]
+    while todo:
+        path, value = todo.pop(0)
+        if isinstance(value, _LongNumber):
+            return path or "body", value.digits
+        if isinstance(value, dict):
+            todo += [((f"{path}.{k}" if path else str(k))[:120], v) for k, v in value.items()]
+        elif isinstance(value, list):
+            todo += [(f"{path}[{i}]", v) for i, v in enumerate(value)]
+    return None
+
+
+def _numbers_named(fn, data: bytes, *args, **kwargs):
+    """``fn(*args, **kwargs)``, a JSON parse of ``data``; a number too long to parse (Python refuses an
+    integer of over 4,300 digits with a ``ValueError``) becomes an :class:`InputError` naming its field."""
+    try:
+        return fn(*args, **kwargs)
+    except InputError:
+        raise
+    except ValueError:
+        found = _long_number(data)
+        if found is None:
+            raise
+        raise InputError(found[0], f"a number of at most {MAX_NUMBER_DIGITS} digits",
+                         raw(f"a number of {found[1]:,} characters")) from None
+
+
 def _one_call(action, method: str, doc: str) -> type[_Handler]:
-    """A route whose answer is ``action(store, name, caller)``, on ``method`` (``"get"`` or ``"post"``)."""
+    """A route whose answer is ``action(store, name, caller)``, on ``method`` (``"get"`` or ``"post"``; a POST
+    takes no body but ``{}``)."""
     async def handle(self: _Handler, name: str) -> None:
-        await self._run(lambda: self._call(action, self.store, name, self.caller))
+        async def work():
+            if method == "post" and await self._json_body() != {}:
+                raise InputError("body", "empty or {} (this action takes no input)", raw("other keys"))
+            return await self._call(action, self.store, name, self.caller)
+        await self._run(work)
 
     return type(f"{action.__name__.title().replace('_', '')}Handler", (_Handler,), {method: handle, "__doc__": doc})
 
@@ -257,7 +438,9 @@ class SubmissionHandler(_Handler):
     max_body = MAX_BODY_BYTES
 
     async def _make_reader(self) -> BodyReader:
-        self.labels = await self._call(service.check_submission, self.store, self.path_args[0], self.caller)
+        self.key = self.request.headers.get("Idempotency-Key")
+        self.labels = await self._call(service.check_submission, self.store, self.path_args[0], self.caller,
+                                       self.key)
         if self._content_type() == "text/csv":
             rule = f"the test set's {self.labels:,} labels and a header; blank lines count"
             return BodyReader(self.max_body, max_lines=self.labels + 1, what="the submission", lines_rule=rule)
@@ -270,11 +453,12 @@ class SubmissionHandler(_Handler):
         async def work():
             data = self._body()
             self.reader = None  # the parser holds the only reference now
-            predictions, val = await self._call(read_submission, data, self._content_type(),
+            predictions, val = await self._call(_numbers_named, read_submission, data, data, self._content_type(),
                                                 query_val_accuracy=self.get_query_argument("val_accuracy", None),
                                                 labels=self.labels)
             del data
-            return await self._call(service.submit, self.store, name, predictions, val, self.caller)
+            return await self._call(service.submit, self.store, name, predictions, val, self.caller,
+                                    idempotency_key=self.key, proceed=self._wanted)
         await self._run(work)
 
 
@@ -314,10 +498,12 @@ class HealthHandler(_Handler):
     async def get(self):
         async def work():
             reachable = await self._call(self.store.reachable)
-            if not reachable:
+            writable, problem = await self._call(self.store.writable) if reachable else (False, "it does not answer")
+            if not (reachable and writable):
                 self.set_status(503)
-            return {"ready": bool(reachable), "version": version(),
-                    "store": {"backend": self.store.backend, "reachable": bool(reachable)}}
+            return {"ready": bool(reachable and writable), "version": version(),
+                    "store": {"backend": self.store.backend, "reachable": bool(reachable), "writable": bool(writable),
+                              "problem": problem}}
         await self._run(work)
 
 

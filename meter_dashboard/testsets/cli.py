@@ -10,7 +10,10 @@ Exit status: 0 done; 1 refused by the test set's rules (the budget is used up, i
 retired, a revert the plan does not have, a tenant over its submissions per hour), in
 ease.ml/ci mode a commit that fails, and with ``submit --fail-on-alarm`` an answer with an
 entry of level "alarm" (so a pipeline step can gate on it); 2 bad input (one line on
-stderr).  ``--format json`` prints one object, documented by the schemas of the HTTP API
+stderr); 3 ``submit --server`` got no answer after its retries (the connection dropped or was
+refused each time, or the server answered 503): the line names the submission's
+``Idempotency-Key``, and the same command with ``--idempotency-key KEY`` later gets the answer of a
+submission that was recorded, spending nothing.  ``--format json`` prints one object, documented by the schemas of the HTTP API
 (``GET /api/openapi.json``; :data:`meter_dashboard.testsets.openapi.CLI_SCHEMAS`).
 """
 from __future__ import annotations
@@ -24,7 +27,9 @@ from ..core.validation import InputError, check_int, check_number, parse_int_lis
 #: service parameter -> the flag a person typed
 _FLAGS = {"val_accuracy": "--val-accuracy", "labels": "--labels", "tenant": "--tenant", "baseline": "--baseline",
           "predictions": "--predictions", "alarm_signal": "--alarm-signal",
-          "submissions_per_hour": "--submissions-per-hour"}
+          "submissions_per_hour": "--submissions-per-hour", "Idempotency-Key": "--idempotency-key"}
+#: ``submit --server``'s exit status when no try was answered (the outcome is unknown; retry with the key).
+UNANSWERED = 3
 SUBCOMMANDS = ("create", "token", "submit", "status", "revert", "retire", "export", "list")
 
 
@@ -65,6 +70,9 @@ def register(sub) -> None:
     s.add_argument("--predictions", required=True, help="CSV with columns id,prediction (one row per test example; - for standard input)")
     s.add_argument("--val-accuracy", default=None, help="the model's accuracy on your validation set, in [0, 1]")
     s.add_argument("--tenant", default=None, help="who submits (with --store; a token names its own tenant)")
+    s.add_argument("--idempotency-key", default=None, help="with --server: the key of an earlier try that got no "
+                   "answer (exit 3 prints it): a submission recorded under it answers again, spending nothing "
+                   "(default: a new random key, sent again on each retry)")
     s.add_argument("--fail-on-alarm", action="store_true", help="exit 1 when the answer has an alarm (level "
                    "'alarm': a signal at or above the test set's --alarm-signal, too few labels, ...); notes never fail")
     _store_option(s, remote=True)
@@ -215,6 +223,11 @@ def run(args) -> int:
             raise
         raise InputError(flag, exc.rule, raw(_got(exc)), location=exc.location) from None
     except ServiceError as exc:
+        from .client import Unanswered
+
+        if isinstance(exc, Unanswered):
+            sys.stderr.write(f"meter-dashboard testset {command}: no answer: {exc}\n")
+            return UNANSWERED
         if exc.status in (409, 429):
             return _refused(args, exc)
         raise InputError("--token" if exc.status in (401, 403) else "request", "accepted",
@@ -279,12 +292,14 @@ def _submit(args) -> int:
 
             source = read_bytes(StandardInput(), parameter="--predictions", max_bytes=MAX_FILE_BYTES)[0]
         try:  # the file goes as it is; the server names the row and column of a problem
-            out = remote.submit(args.name, source, val)
+            out = remote.submit(args.name, source, val, idempotency_key=args.idempotency_key)
         except RemoteError as exc:
             if str(exc).startswith(("row ", "line ")):  # say which file
                 raise RemoteError(f"{shown_path(args.predictions)}, {exc}", exc.status) from None
             raise
     else:
+        if args.idempotency_key is not None:
+            raise InputError("--idempotency-key", "used with --server", args.idempotency_key)
         predictions = _read("predictions", args.predictions, "--predictions")
         try:
             out = service.submit(_store(args), args.name, predictions, val, tenant=args.tenant)
@@ -345,7 +360,8 @@ def _admin(args) -> int:
     else:
         out = getattr(service, action)(_store(args), args.name)
     text = (f"step {out['step']} of {out['name']!r} reverted" if action == "revert" else
-            f"{out['name']!r} retired after {out['steps_used']} step(s): its scores and labels may now be released")
+            f"{out['name']!r} retired after {out['steps_used']} step(s): its scores and labels are released to its "
+            f"tokens")
     emit(args, out, text)
     return 0
 

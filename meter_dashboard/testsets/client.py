@@ -7,11 +7,19 @@ HTTP errors come back as the service's own exceptions (401 :class:`Unauthorized`
 :class:`ServiceError` with ``status`` 429, 400 and 413 an
 :class:`~meter_dashboard.core.validation.InputError`) carrying the server's one-line message.
 A body over the server's limit (100 MiB) is refused here, before anything is sent.
+
+A submission carries an ``Idempotency-Key`` (a new random one, or the caller's) and is sent again,
+with the same key, when the connection drops, the server does not answer in time or answers 503
+(stopping, its store unavailable): a submission the server recorded before the connection
+dropped gets its first answer back and spends nothing.  When no try is answered,
+:class:`Unanswered` says so and carries the key (send the same predictions with it later).
 """
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -22,7 +30,23 @@ from . import files
 from .service import Forbidden, NotFound, Refused, ServiceError, Unauthorized, check_name, check_tenant
 from .submission import MAX_SUBMISSION_BYTES
 
-__all__ = ["Client", "RemoteError"]
+__all__ = ["Client", "RemoteError", "Unanswered", "RETRY_DELAYS"]
+
+#: Seconds between the tries of a submission whose connection dropped (or that got 503): 5 retries, 15.5 s.
+RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+class Unanswered(ServiceError):
+    """No try of a request was answered (connection refused or dropped, 503); ``key`` is its Idempotency-Key.
+
+    The server may or may not have recorded it: send the same predictions with the same key to find
+    out (a recorded submission answers with its step and spends nothing; one that was not is made)."""
+
+    status = 503
+
+    def __init__(self, message: str, key: str | None = None):
+        super().__init__(message)
+        self.key = key
 
 
 class RemoteError(InputError):
@@ -51,15 +75,19 @@ class Client:
         A tenant token (submit, status) or a test set's admin token (tokens, revert, retire).
     timeout : float
         Seconds to wait for an answer.
+    retry_delays : sequence of float
+        Seconds to wait before each new try of a submission that got no answer (:data:`RETRY_DELAYS`).
     """
 
-    def __init__(self, server: str, token: str | None = None, *, timeout: float = 300.0):
+    def __init__(self, server: str, token: str | None = None, *, timeout: float = 300.0,
+                 retry_delays=None):
         parsed = urllib.parse.urlparse(str(server).strip())
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise InputError("--server", "an http:// or https:// URL such as http://localhost:5006", server)
         self.server = str(server).strip().rstrip("/")
         self.token = token
         self.timeout = float(timeout)
+        self.retry_delays = tuple(RETRY_DELAYS if retry_delays is None else retry_delays)
 
     def __repr__(self) -> str:
         return f"Client({self.server!r}, token={'***' if self.token else None})"
@@ -70,7 +98,9 @@ class Client:
         return self.server + path + tail + ("?" + urllib.parse.urlencode(query) if query else "")
 
     def _request(self, method: str, url: str, body: dict | None = None, *, raw_text: bool = False,
-                 csv: bytes | None = None):
+                 csv: bytes | None = None, key: str | None = None):
+        """One request; with ``key`` (a submission's Idempotency-Key), tried again on a dropped connection,
+        a timeout or a 503, after each of :attr:`retry_delays`."""
         data = csv if csv is not None else (None if body is None else
                                             json.dumps(body, separators=(",", ":")).encode("utf-8"))
         if data is not None and len(data) > MAX_SUBMISSION_BYTES:  # the server would refuse it unread
@@ -80,30 +110,54 @@ class Client:
             request.add_header("Content-Type", "text/csv" if csv is not None else "application/json")
         if self.token:
             request.add_header("Authorization", f"Bearer {self.token}")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - http(s) only
-                payload = response.read()
-        except urllib.error.HTTPError as exc:
-            raise _error(exc.code, exc.read()) from None
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise InputError("--server", "a server that answers", raw(f"{self.server}: {reason}")) from None
+        if key is not None:
+            request.add_header("Idempotency-Key", key)
+        delays = list(self.retry_delays) if key is not None else []
+        while True:
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - http(s) only
+                    payload = response.read()
+                break
+            except urllib.error.HTTPError as exc:
+                error = _error(exc.code, exc.read())
+                if exc.code != 503 or not delays:
+                    raise error from None
+                why = str(error)
+                wait = _retry_after(exc.headers.get("Retry-After"), delays[0])
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                why = str(getattr(exc, "reason", exc)) or type(exc).__name__
+                if key is None:
+                    raise InputError("--server", "a server that answers", raw(f"{self.server}: {why}")) from None
+                if not delays:
+                    raise Unanswered(f"{self.server} did not answer after {len(self.retry_delays) + 1} tries "
+                                     f"({why}); the submission may have been recorded: send the same predictions "
+                                     f"with --idempotency-key {key} to get its answer (no step is spent twice)",
+                                     key) from None
+                wait = delays[0]
+            delays.pop(0)
+            time.sleep(wait)
         text = payload.decode("utf-8")
         return text if raw_text else json.loads(text)
 
     # -- operations
-    def submit(self, name: str, predictions, val_accuracy=None) -> dict:
+    def submit(self, name: str, predictions, val_accuracy=None, *, idempotency_key: str | None = None) -> dict:
         """Submit predictions (a mapping, a CSV path/bytes, a Series or DataFrame); returns the signal.
 
         A CSV file (a path or bytes) is sent as it is (``text/csv``): the server checks it
-        and names the row and column of a problem."""
+        and names the row and column of a problem.  ``idempotency_key``: the key of an earlier
+        try whose answer was lost (default: a new random one); every retry sends the same."""
+        import uuid
+
+        from .service import check_idempotency_key
+
+        key = check_idempotency_key(idempotency_key) if idempotency_key is not None else str(uuid.uuid4())
         if isinstance(predictions, (str, os.PathLike, bytes, bytearray)):
             data, _ = read_bytes(predictions, parameter="predictions", max_bytes=files.MAX_FILE_BYTES)
             query = {} if val_accuracy is None else {"val_accuracy": repr(float(val_accuracy))}
-            return self._request("POST", self._url(name, "/submissions", query), csv=data)
+            return self._request("POST", self._url(name, "/submissions", query), csv=data, key=key)
         if isinstance(predictions, dict) and set(map(type, predictions)) == {str}:
             body = {"predictions": predictions, "val_accuracy": val_accuracy}  # the server checks every value
-            return self._request("POST", self._url(name, "/submissions"), body)
+            return self._request("POST", self._url(name, "/submissions"), body, key=key)
         preds = files.read_predictions(predictions)
         body = {"predictions": dict(zip(preds.ids.tolist(), preds.values.tolist())), "val_accuracy": val_accuracy}
         if len(body["predictions"]) != preds.ids.size:
@@ -113,7 +167,7 @@ class Client:
                     break
                 seen.add(i)
             raise InputError("id", "unique, each id once", preds.ids[k], location=preds.where(k))
-        return self._request("POST", self._url(name, "/submissions"), body)
+        return self._request("POST", self._url(name, "/submissions"), body, key=key)
 
     def status(self, name: str) -> dict:
         return self._request("GET", self._url(name))
@@ -137,6 +191,14 @@ class Client:
         return self._request("GET", self._url(None))["testsets"]
 
 
+def _retry_after(header, default: float) -> float:
+    """Seconds a 503's ``Retry-After`` asks for (a number; at most 10), else ``default``."""
+    try:
+        return min(max(float(header), 0.0), 10.0)
+    except (TypeError, ValueError):
+        return default
+
+
 def _error(status: int, payload: bytes) -> Exception:
     try:
         message = json.loads(payload.decode("utf-8")).get("error") or f"HTTP {status}"
@@ -150,7 +212,7 @@ def _error(status: int, payload: bytes) -> Exception:
         return _RemoteNotFound(message)
     if status == 409:
         return Refused(message)
-    if status in (400, 413):
+    if status in (400, 413, 422):
         return RemoteError(message, status)
     error = ServiceError(message)
     error.status = status

@@ -145,7 +145,11 @@ def _answer_schemas() -> dict:
         "Export": _object({"name": _STR, "format": {"enum": ["csv", "json"]}, "trace": _STR, "test_size": _INT,
                            "settings": schema_ref("Settings")}),
         "Health": _object({"ready": _BOOL, "version": _STR,
-                           "store": _object({"backend": {"enum": ["sqlite", "postgresql"]}, "reachable": _BOOL})}),
+                           "store": _object({"backend": {"enum": ["sqlite", "postgresql"]}, "reachable": _BOOL,
+                                             "writable": {"type": "boolean", "description": "A write transaction "
+                                                          "succeeds and (SQLite) its disk has 1 MiB free."},
+                                             "problem": {"type": ["string", "null"], "description": "Why the "
+                                                         "store is not ready (the disk is full, ...), one line."}})}),
         "Error": _object({"error": {"type": "string", "pattern": "^[^\\n]+$", "description": "One line."}}),
     }
 
@@ -173,8 +177,12 @@ _ERRORS = {
     "413": "A body over a limit, answered as soon as the limit is passed (with or without Content-Length): "
            "100 MiB for a submission, 64 KiB otherwise; a submission holds at most the test set's labels + 1 lines "
            "(blank lines count) or as many predictions as labels.",
-    "429": "A tenant over the test set's submissions per hour (Retry-After: seconds).",
-    "503": "The store does not answer.",
+    "422": "The Idempotency-Key was used before by this tenant on this test set for other predictions or another "
+           "val_accuracy: a retry must send the same request; new predictions need a new key.",
+    "429": "A tenant over the test set's submissions per hour, or a token with 60 refused requests (4xx) in the last "
+           "60 s (Retry-After: seconds; nothing read, nothing spent).",
+    "503": "The store does not answer, its disk is full (the message says so), or the server is stopping "
+           "(Retry-After); nothing was recorded: send the request again (a submission with the same Idempotency-Key).",
 }
 
 
@@ -185,7 +193,11 @@ def _json(name: str, description: str) -> dict:
 def _op(summary: str, ok: dict, errors: str, *, body: dict | None = None, params=(), secured: bool = True) -> dict:
     op: dict[str, Any] = {"summary": summary,  # an OpenAPI operation object
                           "responses": {"200": ok, **{c: _json("Error", _ERRORS[c]) for c in errors.split()}}}
-    op["responses"]["default"] = _json("Error", "Any other failure (a path over 2,048 characters: 414), one line.")
+    op["responses"]["default"] = _json("Error", "Any other failure, one line: a path over 2,048 characters (414); a "
+                                                "method the route does not serve (405, with Allow); a token with 60 "
+                                                "refused requests in the last 60 s (429, Retry-After); the store "
+                                                "not answering or its disk full, or the server stopping (503, "
+                                                "nothing recorded: send the request again).")
     if secured:
         op["security"] = [{"token": []}]
         op["parameters"] = [{"name": "name", "in": "path", "required": True,
@@ -198,8 +210,8 @@ def _op(summary: str, ok: dict, errors: str, *, body: dict | None = None, params
     return op
 
 
-def _small_body(name: str) -> dict:
-    return {"required": False, "x-max-body-bytes": MAX_SMALL_BODY_BYTES,
+def _small_body(name: str, required: bool = False) -> dict:
+    return {"required": required, "x-max-body-bytes": MAX_SMALL_BODY_BYTES,
             "content": {"application/json": {"schema": schema_ref(name)}}}
 
 
@@ -214,6 +226,11 @@ def _paths() -> dict:
     val = {"name": "val_accuracy", "in": "query", "required": False, "schema": {"type": "number", "minimum": 0,
                                                                                  "maximum": 1},
            "description": "With a text/csv body: the model's validation accuracy (meter mode: required)."}
+    key = {"name": "Idempotency-Key", "in": "header", "required": False,
+           "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:+/=-]{1,128}$"},
+           "description": "A new random key per submission (a UUID), sent again unchanged on a retry: a retry of a "
+                          "submission that was recorded gets its first answer and spends nothing. After a dropped "
+                          "connection (no answer), send the same request with the same key."}
     fmt = {"name": "format", "in": "query", "required": False, "schema": {"enum": ["csv", "json"], "default": "csv"}}
     csv_ok = {"description": "The released labels, id,label CSV.",
               "content": {"text/csv": {"schema": {"type": "string"}}}}
@@ -225,15 +242,17 @@ def _paths() -> dict:
                                             _json("Status", "The token's view."), "401")},
         "/api/testsets/{name}/submissions": {"post": _op(
             "Submit predictions (a tenant token): the signal, never the score.", _json("Submission", "The answer."),
-            "400 401 403 409 413 429", body=submit_body, params=[val])},
+            "400 401 403 409 413 422 429", body=submit_body, params=[val, key])},
         "/api/testsets/{name}/tokens": {"post": _op("A new tenant token, shown once (the admin token).",
                                                     _json("Token", "The token."), "400 401 403 413",
-                                                    body=_small_body("TokenRequest"))},
+                                                    body=_small_body("TokenRequest", required=True))},
         "/api/testsets/{name}/revert": {"post": _op("Mark the latest step reverted (the admin token).",
-                                                    _json("Revert", "Reverted."), "401 403 409",
+                                                    _json("Revert", "Reverted."), "400 401 403 409",
                                                     body=_small_body("Empty"))},
-        "/api/testsets/{name}/retire": {"post": _op("Retire the test set now (the admin token).",
-                                                    _json("Retire", "Retired."), "401 403 409",
+        "/api/testsets/{name}/retire": {"post": _op("Retire the test set now and release its scores and labels to "
+                                                    "its tokens (the admin token; a test set that retired by itself "
+                                                    "keeps them hidden until this).",
+                                                    _json("Retire", "Retired and released."), "400 401 403 409",
                                                     body=_small_body("Empty"))},
         "/api/testsets/{name}/export": {"get": _op("After retirement: the history as a trace (any token).",
                                                    _json("Export", "The trace."), "400 401 409", params=[fmt])},

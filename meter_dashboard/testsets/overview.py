@@ -134,7 +134,7 @@ class TestSetsModel(param.Parameterized):
             elif action == "retire":
                 out = service.retire(self.store, name, caller)
                 result = {"ok": True, "message": f"{name} retired after {out['steps_used']} step(s): its scores and "
-                                                 f"labels may now be released."}
+                                                 f"labels are released to its tokens."}
             elif action == "token":
                 out = service.issue_token(self.store, name, tenant or "", caller)
                 result = {"ok": True, "token": out["token"],

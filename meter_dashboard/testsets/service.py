@@ -42,13 +42,15 @@ import numpy as np
 
 from ..core.validation import InputError, check_probability, raw
 from . import files, security, signals
+from .errors import Abandoned, Forbidden, KeyReused, NotFound, RateLimited, Refused, ServiceError, Unauthorized
+from .once import Once, check_idempotency_key, check_share, replay, tenant_share
 from .alarms import ci_alarms, signal_alarm, status_alarms, visible_alarms
 from .access import OWNER, PUBLIC, VIEWER, Caller, disclose
 from .store import Store
 
 __all__ = [
     "Caller", "OWNER", "PUBLIC", "VIEWER", "ServiceError", "Refused", "RateLimited", "Unauthorized", "Forbidden",
-    "NotFound", "submitter", "check_submission",
+    "NotFound", "KeyReused", "Abandoned", "submitter", "check_submission", "check_idempotency_key", "tenant_share",
     "authenticate", "create", "issue_token", "submit", "status", "revert", "retire", "export", "release_labels",
     "list_testsets", "versions", "check_name", "check_tenant",
 ]
@@ -58,46 +60,6 @@ _TENANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 DEFAULT_TENANT = "default"
 
 
-
-
-class ServiceError(Exception):
-    """An operation the service will not do; ``status`` is its HTTP status code."""
-
-    status = 500
-
-
-class Refused(ServiceError):
-    """Refused by the rules of the test set (budget used up, retired, an unplanned revert)."""
-
-    status = 409
-
-
-class RateLimited(ServiceError):
-    """A tenant over the test set's submissions per hour (set at creation); ``retry_after`` in seconds."""
-
-    status = 429
-
-    def __init__(self, message: str, retry_after: int):
-        super().__init__(message)
-        self.retry_after = int(retry_after)
-
-
-class Unauthorized(ServiceError):
-    """A missing or wrong token."""
-
-    status = 401
-
-
-class Forbidden(ServiceError):
-    """A valid token that may not do this."""
-
-    status = 403
-
-
-class NotFound(InputError):
-    """No test set of that name (an :class:`InputError`: the CLI exits 2)."""
-
-    status = 404
 
 
 # ============================================================================ small checks
@@ -292,11 +254,14 @@ def submitter(caller: Caller, tenant=None) -> str:
 
 
 def _retired_message(row) -> str:
+    then = ("its scores and labels are released" if row["released_at"] is not None else
+            "its admin may release its scores and labels (testset retire, POST .../retire)")
     return (f"test set {row['name']!r} is retired ({row['retired_reason'] or 'retired'}) and accepts no more "
-            f"submissions: draw a new test set; this one's scores and labels may now be released to the developers")
+            f"submissions: draw a new test set; {then}")
 
 
-def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Caller = OWNER, *, tenant=None) -> dict:
+def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Caller = OWNER, *, tenant=None,
+           idempotency_key=None, proceed=None) -> dict:
     """Score a model on the hidden labels and answer with the signal only.
 
     Parameters
@@ -308,6 +273,13 @@ def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Call
         in ease.ml/ci mode).
     caller : Caller
         A tenant (its token's tenant submits) or the store's owner (``tenant`` names who).
+    idempotency_key : str, optional
+        The client's ``Idempotency-Key``: a submission with a key this tenant used before on this
+        test set returns the answer given then and spends nothing (:class:`KeyReused` if the
+        predictions or the validation accuracy differ).  Written in the step's own transaction.
+    proceed : callable, optional
+        Asked just before the step's transaction commits; False gives it up (:class:`Abandoned`,
+        nothing written): a server that is stopping spends no step it could not answer.
 
     Returns
     -------
@@ -325,10 +297,12 @@ def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Call
     """
     name = check_name(name)
     who = submitter(caller, tenant)
+    key = None if idempotency_key is None else check_idempotency_key(idempotency_key)
     preds = files.read_predictions(predictions)
     with store.read() as conn:
         row = _row_or_404(store.get_testset(conn, name), name)
-    if row["status"] != "active":
+        seen = None if key is None else store.find_idempotent(conn, row["id"], who, key)
+    if row["status"] != "active" and seen is None:
         raise Refused(_retired_message(row))
     settings = _settings(row)
     if settings["mode"] == "meter" and val_accuracy is None:
@@ -340,22 +314,28 @@ def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Call
     aligned = _align(labels, preds, "predictions")
     correct = _correct(labels, aligned)
     digest = files.predictions_hash(aligned)
+    if seen is not None and key is not None:
+        return replay(seen, digest, val_accuracy, key)
+    once = Once(key, digest, val_accuracy, caller, proceed)
     if settings["mode"] == "meter":
-        out = _submit_meter(store, name, settings, who, val_accuracy, int(correct.sum()), digest, caller)
-    else:
-        out = _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest, caller)
-    return disclose("submission", out, caller)
+        return _submit_meter(store, name, settings, who, val_accuracy, int(correct.sum()), digest, caller, once)
+    return _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest, caller, once)
 
 
-def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest: str, caller) -> dict:
+def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest: str, caller, once) -> dict:
     with store.write() as conn:
         row = _row_or_404(store.lock_testset(conn, name), name)
+        replay = once.seen(store, conn, row, who)
+        if replay is not None:
+            return replay
         if row["status"] != "active":
             raise Refused(_retired_message(row))
         _check_rate(store, conn, row, settings, who, caller)
         n = int(row["size"])
         step = int(row["steps_used"]) + 1
         history = [dict(r) for r in store.history(conn, row["id"])]
+        used = sum(1 for r in history if r["tenant"] == who)
+        share = check_share(store, conn, row, settings, who, used, caller)
         new = {"step": step, "tenant": who, "val_accuracy": val_accuracy, "test_accuracy": correct / n,
                "reverted": False}
         result = signals.meter_replay(settings, history + [new], n)
@@ -369,7 +349,11 @@ def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest
             epsilon=d["epsilon"], reverted=False, predictions_sha256=digest)
         retire_now = step >= int(settings["steps"])
         store.update_testset(conn, row["id"], steps_used=step, **_retirement(retire_now, f"budget used up at step {step}"))
-    return _meter_answer(name, settings, result, who, retired=retire_now)
+        out = _meter_answer(name, settings, result, who, retired=retire_now)
+        if share is not None:  # the default share bounds what the plan alone would leave
+            left = share - used - 1
+            out["tenant_steps_left"] = left if out["tenant_steps_left"] is None else min(out["tenant_steps_left"], left)
+        return once.commit(store, conn, row, who, step, out)
 
 
 _BEYOND = ("tenant_not_planned", "tenant_beyond_budget", "beyond_budget")
@@ -393,15 +377,20 @@ def _retirement(now: bool, reason: str) -> dict:
     return {"status": "retired", "retired_at": time.time(), "retired_reason": reason} if now else {}
 
 
-def check_submission(store: Store, name: str, caller: Caller) -> int:
+def check_submission(store: Store, name: str, caller: Caller, idempotency_key=None) -> int:
     """Whether ``caller`` may submit to ``name`` now, before anything is read: :class:`Forbidden` (the
     admin token), :class:`Refused` (retired), :class:`RateLimited` (a tenant over the test set's
     submissions per hour).  All are checked again, authoritatively, inside the submission's
-    transaction.  Returns the test set's number of labels (a submission holds at most that many)."""
-    submitter(caller)
+    transaction.  A retry (an ``idempotency_key`` this tenant used on the test set) is let through:
+    it gets its first answer whatever happened since.  Returns the test set's number of labels (a
+    submission holds at most that many)."""
+    who = submitter(caller)
     name = check_name(name)
+    key = None if idempotency_key is None else check_idempotency_key(idempotency_key)
     with store.read() as conn:
         row = _row_or_404(store.get_testset(conn, name), name)
+        if key is not None and store.find_idempotent(conn, row["id"], who, key) is not None:
+            return int(row["size"])
         if row["status"] != "active":
             raise Refused(_retired_message(row))
         _check_rate(store, conn, row, _settings(row), caller.tenant, caller)
@@ -462,13 +451,17 @@ def _active_model(store, conn, row, labels: _Labels):
     return value
 
 
-def _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest, caller) -> dict:
+def _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest, caller, once) -> dict:
     n = int(correct.size)
     with store.write() as conn:
         row = _row_or_404(store.lock_testset(conn, name), name)
+        replay = once.seen(store, conn, row, who)
+        if replay is not None:
+            return replay
         if row["status"] != "active":
             raise Refused(_retired_message(row))
         _check_rate(store, conn, row, settings, who, caller)
+        check_share(store, conn, row, settings, who, len(store.submission_times(conn, row["id"], who, 0.0)), caller)
         step = int(row["steps_used"]) + 1
         active = _active_model(store, conn, row, labels)
         differ = None if active is None else int(np.count_nonzero(active[1] != aligned))
@@ -486,8 +479,9 @@ def _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correc
         retire_now = step >= int(settings["steps"]) or first_change
         reason = f"first change at commit {step}" if first_change else f"budget used up at commit {step}"
         store.update_testset(conn, row["id"], **changes, **_retirement(retire_now, reason))
-    return _ci_answer(name, settings, step, who, bool(ev.passed), retired=retire_now, first_change=first_change,
-                      size=n, needed=int(row["needed"]))
+        out = _ci_answer(name, settings, step, who, bool(ev.passed), retired=retire_now, first_change=first_change,
+                         size=n, needed=int(row["needed"]))
+        return once.commit(store, conn, row, who, step, out)
 
 
 def _ci_answer(name, settings, step, tenant, passed: bool, *, retired, first_change, size, needed) -> dict:
@@ -542,7 +536,7 @@ def status(store: Store, name: str, caller: Caller = PUBLIC) -> dict:
         tenants = store.tenants(conn, row["id"]) if caller.is_admin else None
     settings = _settings(row)
     active = row["status"] == "active"
-    released = not active and caller.has_token
+    released = not active and caller.has_token and (row["released_at"] is not None or caller.role == "owner")
     own = caller.tenant if caller.role == "tenant" else None
     alarms = status_alarms(row, settings, history, own, active)
     visible = [r for r in history if own is None or r["tenant"] == own]
@@ -616,14 +610,20 @@ def revert(store: Store, name: str, caller: Caller = OWNER) -> dict:
 
 
 def retire(store: Store, name: str, caller: Caller = OWNER, *, reason: str = "retired by the admin") -> dict:
-    """Retire the test set now: no more submissions; scores and labels may be released."""
+    """Retire the test set now and release its scores and labels to its tokens: the admin's act, never
+    automatic.  A test set that retired by itself (its budget used up, ease.ml/ci's first change)
+    takes no more submissions but keeps its labels hidden until this is called."""
     _require_admin(caller, "retire the test set")
     name = check_name(name)
     with store.write() as conn:
         row = _row_or_404(store.lock_testset(conn, name), name)
-        if row["status"] != "active":
-            raise Refused(f"test set {name!r} is already retired ({row['retired_reason']})")
-        store.update_testset(conn, row["id"], **_retirement(True, reason))
+        if row["released_at"] is not None:
+            raise Refused(f"test set {name!r} is already retired ({row['retired_reason']}) and released")
+        if row["status"] == "active":
+            store.update_testset(conn, row["id"], **_retirement(True, reason), released_at=time.time())
+        else:
+            reason = row["retired_reason"] or reason
+            store.update_testset(conn, row["id"], released_at=time.time())
     return disclose("retire", {"name": name, "status": "retired", "steps_used": int(row["steps_used"]),
                                "reason": reason}, caller)
 
@@ -638,6 +638,9 @@ def _released_row(store: Store, name: str, caller: Caller, what: str):
     if row["status"] == "active":
         raise Refused(f"test set {name!r} is active: {what} are released only once it retires "
                       f"(the guarantee rests on keeping them hidden until then)")
+    if row["released_at"] is None and caller.role != "owner":  # the store's owner holds the labels anyway
+        raise Refused(f"test set {name!r} is retired ({row['retired_reason']}) but {what} are not released: "
+                      f"releasing them is its admin's act (testset retire, POST .../retire)")
     return row, history
 
 

@@ -9,7 +9,14 @@ what to write; views never come here directly):
 - ``labels``: the hidden labels (ids and class codes, compressed), written once;
 - ``tokens``: digests of the admin and tenant tokens (never the tokens; see :mod:`.security`);
 - ``submissions``: the history, one row per step, ``UNIQUE (testset_id, step)``;
-- ``active_predictions``: ease.ml/ci only, the last accepted model's predictions.
+- ``active_predictions``: ease.ml/ci only, the last accepted model's predictions;
+- ``idempotency``: a submission's ``Idempotency-Key`` (per test set and tenant), the step it
+  spent and the answer given, written in the submission's transaction (a retry gets that answer).
+
+Schema changes: tables added later are created on first use (``create_all``); a column added
+later is added to an existing store when it is opened (:func:`_migrate`, in one write
+transaction): ``md_testsets.released_at`` (stores written before it: a retired test set was
+released at retirement, so it is set to ``retired_at``).
 
 Concurrency (ease.ml/meter's budget must never be overspent): every change runs in one
 transaction that first locks the test set's row.  SQLite: ``BEGIN IMMEDIATE`` takes the
@@ -77,7 +84,9 @@ __all__ = [
     "tokens",
     "submissions",
     "active_predictions",
+    "idempotency",
     "ENV_VAR",
+    "disk_full",
     "exposure",
 ]
 
@@ -103,6 +112,7 @@ testsets = Table(
     Column("retired_at", Float, nullable=True),
     Column("retired_reason", Text, nullable=True),
     Column("version", Integer, nullable=False, default=1),
+    Column("released_at", Float, nullable=True),  # the admin released scores and labels (never automatic)
 )
 
 labels = Table(
@@ -147,6 +157,16 @@ submissions = Table(
     UniqueConstraint("testset_id", "step", name="md_submissions_one_row_per_step"),
 )
 
+idempotency = Table(
+    "md_idempotency", metadata,
+    Column("testset_id", Integer, ForeignKey("md_testsets.id", ondelete="CASCADE"), nullable=False),
+    Column("tenant", String(64), nullable=False),
+    Column("key", String(128), nullable=False),  # the client's Idempotency-Key
+    Column("step", Integer, nullable=False),  # the history row it spent
+    Column("answer", Text, nullable=False),  # the answer given, JSON (a retry gets it again)
+    UniqueConstraint("testset_id", "tenant", "key", name="md_idempotency_one_per_key"),
+)
+
 active_predictions = Table(
     "md_active_predictions", metadata,
     Column("testset_id", Integer, ForeignKey("md_testsets.id", ondelete="CASCADE"), primary_key=True),
@@ -155,8 +175,35 @@ active_predictions = Table(
 )
 
 
+#: A SQLite store whose disk has less free space than this is reported not writable (a step writes a few pages).
+MIN_FREE_BYTES = 1 << 20
+
+
 class StoreError(RuntimeError):
-    """The store cannot be opened or refused an operation (the message never holds secrets)."""
+    """The store cannot be opened or refused an operation (the message never holds secrets).
+
+    ``full``: the store's disk (or database) is full: nothing more can be written."""
+
+    def __init__(self, message: str, full: bool = False):
+        super().__init__(message)
+        self.full = full
+
+
+#: SQLite's SQLITE_FULL message, PostgreSQL's disk_full (SQLSTATE 53100) and ENOSPC's text.
+_FULL_MARKERS = ("database or disk is full", "no space left on device", "could not extend file", "disk full")
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` (a SQLAlchemy error, an ``OSError``) says the disk holding the store is full."""
+    import errno
+
+    orig = getattr(exc, "orig", exc)
+    if isinstance(orig, OSError) and orig.errno == errno.ENOSPC:
+        return True
+    if getattr(orig, "sqlstate", None) == "53100" or getattr(orig, "sqlite_errorcode", None) == 13:  # SQLITE_FULL
+        return True
+    text = str(orig).lower()
+    return any(marker in text for marker in _FULL_MARKERS)
 
 
 # ============================================================================ URLs
@@ -260,6 +307,32 @@ class Store:
             return False
         return True
 
+    def writable(self) -> tuple:
+        """``(writable, reason)``: whether the store can take a write now, checked cheaply: a write
+        transaction (SQLite's write lock; a PostgreSQL transaction id, which goes to its log) and, for a
+        SQLite file, the free space of its disk (at least :data:`MIN_FREE_BYTES`).  ``reason`` is one
+        line when it cannot (the disk is full, the file is read-only, the store does not answer)."""
+        if self.backend == "sqlite" and self.url.database not in (None, "", ":memory:"):
+            directory = Path(self.url.database).expanduser().resolve().parent
+            while not directory.exists() and directory != directory.parent:
+                directory = directory.parent
+            try:
+                fs = os.statvfs(directory)
+            except OSError as exc:
+                return False, f"the store's directory cannot be read ({exc.strerror})"
+            free = fs.f_bavail * fs.f_frsize
+            if free < MIN_FREE_BYTES:
+                return False, f"the disk holding the store is full ({free:,} bytes free)"
+            if not self.exists():
+                return os.access(directory, os.W_OK | os.X_OK), "the store's directory is not writable"
+        try:
+            with self.write() as conn:
+                if self.backend == "postgresql":
+                    conn.exec_driver_sql("SELECT txid_current()")
+        except StoreError as exc:
+            return False, ("the disk holding the store is full" if exc.full else str(exc))
+        return True, None
+
     # -- engine
     @property
     def engine(self):
@@ -288,9 +361,11 @@ class Store:
             _sqlite_transactions(engine)
         try:
             metadata.create_all(engine)
+            _migrate(engine)
         except SQLAlchemyError as exc:
             engine.dispose()
-            raise StoreError(f"cannot open the store {self.display_url}: {_reason(exc)}") from None
+            raise StoreError(f"cannot open the store {self.display_url}: {_reason(exc)}", full=disk_full(exc)) \
+                from None
         return engine
 
     def dispose(self) -> None:
@@ -322,7 +397,16 @@ class Store:
                 with conn.begin():
                     yield conn
         except SQLAlchemyError as exc:
+            full = disk_full(exc)
+            if full:
+                raise StoreError(f"the store {self.display_url} cannot write: its disk is full ({_reason(exc)}); "
+                                 f"free space on that disk", full=True) from None
             raise StoreError(f"the store {self.display_url} refused the operation: {_reason(exc)}") from None
+        except OSError as exc:  # the file itself (a SQLite journal) could not be written
+            if not disk_full(exc):
+                raise
+            raise StoreError(f"the store {self.display_url} cannot write: its disk is full; free space on that disk",
+                             full=True) from None
 
     # -- test sets
     def lock_testset(self, conn, name: str):
@@ -429,6 +513,23 @@ class Store:
         conn.execute(update(submissions).where(submissions.c.testset_id == testset_id, submissions.c.step == step)
                      .values(reverted=True))
 
+    @staticmethod
+    def find_idempotent(conn, testset_id: int, tenant: str, key: str):
+        """The step and answer a submission with this ``Idempotency-Key`` got (None: the key is new), with the
+        history row's ``predictions_sha256`` and ``val_accuracy`` (a retry must be the same submission)."""
+        query = (select(idempotency.c.step, idempotency.c.answer, submissions.c.predictions_sha256,
+                        submissions.c.val_accuracy)
+                 .join(submissions, (submissions.c.testset_id == idempotency.c.testset_id)
+                       & (submissions.c.step == idempotency.c.step))
+                 .where(idempotency.c.testset_id == testset_id, idempotency.c.tenant == tenant,
+                        idempotency.c.key == key))
+        return conn.execute(query).mappings().first()
+
+    @staticmethod
+    def insert_idempotent(conn, testset_id: int, tenant: str, key: str, step: int, answer: dict) -> None:
+        conn.execute(insert(idempotency).values(testset_id=testset_id, tenant=tenant, key=key, step=step,
+                                                answer=json.dumps(answer, sort_keys=True)))
+
     # -- ease.ml/ci: the accepted model's predictions
     @staticmethod
     def save_active_predictions(conn, testset_id: int, step: int, data: bytes) -> None:
@@ -445,6 +546,25 @@ class Store:
         row = conn.execute(select(active_predictions).where(active_predictions.c.testset_id == testset_id)
                            ).mappings().first()
         return None if row is None else (int(row["step"]), bytes(row["data"]))
+
+
+def _migrate(engine) -> None:
+    """Add the columns added since a store was created (see the module's docstring), in one write
+    transaction that checks again under the lock (two processes opening an old store add them once)."""
+    from sqlalchemy import inspect, text
+
+    if "released_at" in {c["name"] for c in inspect(engine).get_columns("md_testsets")}:
+        return
+    with engine.connect() as conn:
+        with conn.begin():  # SQLite: BEGIN IMMEDIATE (the listener); PostgreSQL: the table lock below
+            if engine.dialect.name == "postgresql":
+                conn.exec_driver_sql("LOCK TABLE md_testsets IN ACCESS EXCLUSIVE MODE")
+            columns = {c["name"] for c in inspect(conn).get_columns("md_testsets")}
+            if "released_at" not in columns:
+                kind = "DOUBLE PRECISION" if engine.dialect.name == "postgresql" else "FLOAT"
+                conn.exec_driver_sql(f"ALTER TABLE md_testsets ADD COLUMN released_at {kind}")
+                # before this column, retiring released the scores and labels: those sets stay released
+                conn.execute(text("UPDATE md_testsets SET released_at = retired_at WHERE status = 'retired'"))
 
 
 def _sqlite_transactions(engine) -> None:

@@ -54,6 +54,8 @@ def test_the_whole_path_from_the_cli(capsys, tmp_path, store_url, data):
     code, out, err = cli(capsys, "submit", "emo", "--predictions", str(tmp_path / "p0.csv"), "--val-accuracy", "0.9",
                          "--store", store_url)
     assert code == 1 and out == "" and err.count("\n") == 1 and "refused: test set 'emo' is retired" in err
+    code, out, err = cli(capsys, "retire", "emo", "--store", store_url)  # releasing is the admin's act
+    assert code == 0, err
 
     trace_path = tmp_path / "trace.csv"
     code, out, err = cli(capsys, "export", "emo", "--out", str(trace_path), "--labels-out",

@@ -109,6 +109,9 @@ def test_the_whole_path_over_http(env, secrets):
     status, refused = env.http("POST", f"/api/testsets/{name}/submissions",
                                {"predictions": secrets.mapping(secrets.labels), "val_accuracy": 0.9}, token=alice)
     assert status == 409 and "is retired (budget used up at step 4)" in refused["error"]
+    status, hidden = env.http("GET", f"/api/testsets/{name}/labels", token=alice)
+    assert status == 409 and "releasing them is its admin's act" in hidden["error"]  # never released by itself
+    assert env.http("POST", f"/api/testsets/{name}/retire", {}, token=admin)[0] == 200  # the admin releases them
     status, exported = env.http("GET", f"/api/testsets/{name}/export?format=json", token=alice)
     assert status == 200
     trace = read_trace(exported["trace"].encode())
@@ -148,8 +151,11 @@ def test_the_cli_and_the_client_use_the_server(env, secrets, tmp_path, capsys):
     assert [h["step"] for h in client.status(name)["history"]] == [1, 2, 3]
     with pytest.raises(S.Forbidden):
         client.retire(name)
-    with pytest.raises(S.Refused, match="is already retired"):
-        Client(env.server.base, admin).retire(name)  # the budget retired it at step 3
+    with pytest.raises(S.Refused, match="not released"):
+        client.export(name)  # the budget retired it at step 3; the labels and scores stay hidden
+    assert Client(env.server.base, admin).retire(name)["reason"] == "budget used up at step 3"  # released now
+    with pytest.raises(S.Refused, match="is already retired .* and released"):
+        Client(env.server.base, admin).retire(name)
     code = main(["testset", "export", name, "--out", str(tmp_path / "t.csv"), "--server", env.server.base,
                  "--token", token])
     assert code == 0 and read_trace(str(tmp_path / "t.csv")).steps.tolist() == [1, 2, 3]

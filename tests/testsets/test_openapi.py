@@ -32,11 +32,14 @@ class Recorder:
     def __init__(self, base: str):
         self.base, self.seen = base, []
 
-    def __call__(self, method, path, body=None, token=None, content_type="application/json", raw: bytes | None = None):
+    def __call__(self, method, path, body=None, token=None, content_type="application/json", raw: bytes | None = None,
+                 key: str | None = None):
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         request = urllib.request.Request(self.base + path, data=data, method=method)
         if token:
             request.add_header("Authorization", f"Bearer {token}")
+        if key:
+            request.add_header("Idempotency-Key", key)
         if data is not None:
             request.add_header("Content-Type", content_type)
         try:
@@ -85,7 +88,7 @@ def served(tmp_path_factory):
 def exercise(served, call) -> None:
     """Every route, and every status code the document declares for it."""
     store, data = served["store"], served["data"]
-    meter = G.meter_settings(epsilon=EPS, delta=0.1, steps=4, reverts=[1], submissions_per_hour=3)
+    meter = G.meter_settings(epsilon=EPS, delta=0.1, steps=6, reverts=[1], submissions_per_hour=3)
     admin = S.create(store, "m", data.labels_csv(), meter, allow_smaller=True)["admin_token"]
     ci = G.ci_settings(condition="n > 0.8 +/- 0.05", reliability=0.99, adaptivity="full", steps=3)
     ci_admin = S.create(store, "c", data.labels_csv(), ci, allow_smaller=True)["admin_token"]
@@ -93,8 +96,12 @@ def exercise(served, call) -> None:
     assert call("POST", "/api/testsets/m/tokens", {"tenant": "ann"}, admin)[0] == 200
     ann = store_token(call, "m", admin, "bob")
     good = {"predictions": data.mapping(data.predictions(100)), "val_accuracy": 0.96}
-    assert call("POST", "/api/testsets/m/submissions", good, ann)[0] == 200
+    assert call("POST", "/api/testsets/m/submissions", good, ann, key="k1")[0] == 200
+    assert call("POST", "/api/testsets/m/submissions", good, ann, key="k1")[0] == 200  # a retry: nothing spent
+    other = {**good, "val_accuracy": 0.9}
+    assert call("POST", "/api/testsets/m/submissions", other, ann, key="k1")[0] == 422  # the key, other data
     assert call("POST", "/api/testsets/m/submissions", {"predictions": [1]}, ann)[0] == 400
+    assert call("POST", "/api/testsets/m/revert", None, admin, raw=b"null")[0] == 400  # not an empty body
     assert call("POST", "/api/testsets/m/revert", {}, admin)[0] == 200
     csv = data.csv(data.predictions(120))
     assert call("POST", "/api/testsets/m/submissions?val_accuracy=0.95", None, ann, "text/csv", raw=csv)[0] == 200
@@ -115,6 +122,7 @@ def exercise(served, call) -> None:
     assert call("GET", "/api/testsets/m/export", None, ann)[0] == 409  # active
     assert call("GET", "/api/testsets/m/labels", None, ann)[0] == 409
     assert call("POST", "/api/testsets/m/retire", {}, ann)[0] == 403
+    assert call("POST", "/api/testsets/m/retire", None, admin, raw=b"null")[0] == 400
     assert call("POST", "/api/testsets/m/retire", {}, admin)[0] == 200
     assert call("POST", "/api/testsets/m/retire", {}, admin)[0] == 409
     assert call("POST", "/api/testsets/m/submissions", good, ann)[0] == 409  # retired
@@ -188,7 +196,8 @@ def test_health_says_when_the_store_does_not_answer(tmp_path):
         call = Recorder(server.base)
         status, out = call("GET", "/api/health")
         assert status == 503 and out == {"ready": False, "version": document()["info"]["version"],
-                                         "store": {"backend": "postgresql", "reachable": False}}
+                                         "store": {"backend": "postgresql", "reachable": False, "writable": False,
+                                                   "problem": "it does not answer"}}
         check(document(), document()["paths"]["/api/health"]["get"]["responses"]["503"]["content"]["application/json"]
               ["schema"], out)
     finally:

@@ -78,7 +78,7 @@ def bash(line: str, cwd, env) -> subprocess.CompletedProcess:
 def test_every_example_answers_what_the_readme_shows(workdir):
     cwd, url, env = workdir
     pairs = examples()
-    assert len(pairs) == 12
+    assert len(pairs) == 13
     create, kind, shown = pairs[0]
     proc = bash(create, cwd, env)
     assert proc.returncode == 0 and matches(json.loads(shown), json.loads(proc.stdout)), proc.stderr

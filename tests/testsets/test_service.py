@@ -55,6 +55,9 @@ def test_meter_submissions_answer_the_replay_signals_and_never_the_score(store, 
     assert answers[-1]["retired"] and [x["kind"] for x in answers[-1]["alarms"]] == ["budget_used_up"]
     with pytest.raises(S.Refused, match="is retired .budget used up at step 8. and accepts no more"):
         S.submit(store, "emo", data.mapping(data.predictions(100)), 0.9, alice)
+    with pytest.raises(S.Refused, match="not released: releasing them is its admin's act"):
+        S.export(store, "emo", alice)  # retired by itself: the scores stay hidden until the admin releases them
+    S.retire(store, "emo")
 
     exported = S.export(store, "emo", alice)
     trace = read_trace(exported["trace"].encode(), format="csv")

@@ -7,7 +7,8 @@
 #   VAL_ACCURACY  the model's accuracy on the team's own validation set
 # Exit status: 0 the model passes; 1 an alarm (a signal at or above the test set's --alarm-signal, too
 # few labels, ...), a refusal (budget used up, test set retired, hourly cap) or an ease.ml/ci commit that
-# fails; 2 bad input (a wrong token, a malformed file). The answer is left in answer.json.
+# fails; 2 bad input (a wrong token, a malformed file); 3 no answer after the CLI's retries (the same key
+# is sent each time, so nothing is spent twice; stderr names the key). The answer is left in answer.json.
 set -euo pipefail
 
 # 1. Wait until the server is ready: /api/health answers 200 once the store is reachable (503 before).
