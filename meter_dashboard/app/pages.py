@@ -33,6 +33,7 @@ import weakref
 from pathlib import Path
 
 import panel as pn
+import param
 from panel.io.state import set_curdoc
 
 from ..core import runtime
@@ -255,27 +256,29 @@ def build(name: str):
     url = f"{request.protocol}://{request.host}{request.path}" + (f"?{query}" if query else "") \
         if getattr(request, "host", None) else ""
     if len(query) >= MAX_QUERY_CHARS:
-        _location_without_query(doc, request)
+        _location_unparsed(doc, request, query)
     head, title, top = first_response(name, theme, query, url)
     doc.template_variables.update(md_head=head, md_title=Markup(title), md_top=top)
     pn.state.onload(functools.partial(_enqueue, root, name, module))
     return root
 
 
-def _location_without_query(doc, request) -> None:
-    """The page's ``pn.state.location`` without a query the pages do not read (over ``MAX_QUERY_CHARS``).
+def _location_unparsed(doc, request, query: str) -> None:
+    """The page's ``pn.state.location`` for a query longer than the pages read, made without parsing it.
 
     Panel makes a session's Location from the request and parses its query at once, ``int()`` of
     every digit string: a value of over 4,300 digits raised there and the request got a 500 instead
-    of the page saying the link was not applied.
+    of the page saying the link was not applied.  Here the Location holds the query as text (its
+    watchers, which parse it, are not run); the page's :class:`~meter_dashboard.ui.urlstate.UrlState`
+    then refuses it as a whole, by its length, as it does any query over ``MAX_QUERY_CHARS``.
     """
     from panel.io.location import Location
     from panel.util import edit_readonly
 
     location = Location()
-    with edit_readonly(location):
-        location.param.update(protocol=f"{request.protocol}:", pathname=request.path,
-                              href=f"{request.protocol}://{request.host}{request.path}")
+    with edit_readonly(location), param.parameterized.discard_events(location):
+        location.param.update(protocol=f"{request.protocol}:", pathname=request.path, search=f"?{query}",
+                              href=f"{request.protocol}://{request.host}{request.path}?{query}")
     pn.state._locations[doc] = location  # Panel's own cache of the document's Location (it reads it from there)
 
 

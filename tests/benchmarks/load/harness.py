@@ -78,12 +78,10 @@ NUMBER = """([sel]) => {
 LIVE = """() => {
   if (document.querySelector('.md-first[data-live]')) return false;
   if (document.querySelector('.md-page.md-ready')) return true;
-  const find = (root) => {
-    if (root.querySelector('.floor-input input')) return true;
-    for (const node of root.querySelectorAll('*')) { if (node.shadowRoot && find(node.shadowRoot)) return true; }
-    return false;
-  };
-  return find(document);
+  const sel = 'input';
+""" + _FIND + """
+  const box = find(document);
+  return box !== null && box.getClientRects().length > 0;
 }"""
 
 
@@ -225,7 +223,7 @@ def page_load(browser, url: str, selector: str, timeout: float = 120) -> dict:
 
     Returns ``seconds`` (navigation start to the number in ``selector`` on screen: :data:`NUMBER`),
     ``live_seconds`` (to the live controls: :data:`LIVE`), ``paint_seconds`` (Chromium's first
-    contentful paint), ``http_bytes`` (encoded bytes of every HTTP response, headers included, as
+    contentful paint), all in the page's clock, ``http_bytes`` (encoded bytes of every HTTP response, headers included, as
     Chrome counts them), ``ws_bytes`` (websocket payloads both ways, as sent: the server does not
     compress them), ``requests`` and ``decoded_bytes`` (the same responses uncompressed).
     """
@@ -252,17 +250,28 @@ def page_load(browser, url: str, selector: str, timeout: float = 120) -> dict:
     cdp.on("Network.dataReceived", received)
     cdp.on("Network.webSocketFrameReceived", frame)
     cdp.on("Network.webSocketFrameSent", frame)
+    # the moment the number is in the page, in the page's own clock (from navigation start): checked on every
+    # change of the document while it is parsed (the answer of the first response) and on every frame (a
+    # number inside the live view's shadow roots); a check from outside would wait for a busy main thread
+    page.add_init_script(f"""(() => {{
+      const number = {NUMBER}, live = {LIVE}, sel = {json.dumps(selector)};
+      window.__mdNumber = null; window.__mdLive = null;
+      const check = () => {{
+        if (window.__mdNumber === null && number([sel])) window.__mdNumber = performance.now();
+        if (window.__mdLive === null && window.__mdNumber !== null && live()) window.__mdLive = performance.now();
+      }};
+      new MutationObserver(check).observe(document, {{subtree: true, childList: true, characterData: true}});
+      const frame = () => {{ check(); if (window.__mdLive === null) requestAnimationFrame(frame); }};
+      requestAnimationFrame(frame);
+    }})();""")
     try:
-        start = time.perf_counter()
         page.goto(url, wait_until="commit", timeout=timeout * 1000)
-        page.wait_for_function(NUMBER, arg=[selector], polling="raf", timeout=timeout * 1000)
-        totals["seconds"] = time.perf_counter() - start
-        page.wait_for_function(LIVE, polling="raf", timeout=timeout * 1000)
-        totals["live_seconds"] = time.perf_counter() - start
+        page.wait_for_function("() => window.__mdLive !== null", polling=100, timeout=timeout * 1000)
+        totals["seconds"] = page.evaluate("window.__mdNumber") / 1000
+        totals["live_seconds"] = page.evaluate("window.__mdLive") / 1000
         page.wait_for_timeout(300)  # late requests (fonts, icons) and the last websocket frames
         paint = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime")
-        # navigation start -> paint, as Chromium measured it (its clock starts a little after `start`)
-        totals["paint_seconds"] = paint / 1000 if paint is not None else math.nan
+        totals["paint_seconds"] = paint / 1000 if paint is not None else math.nan  # navigation start -> paint
         totals["decoded_bytes"] = sum(sizes.values())
     finally:
         context.close()
