@@ -126,6 +126,8 @@ def _open_page(page, server: str, path: str, ready_selector: str | None = None):
                            timeout=60_000)
     if ready_selector:
         page.locator(ready_selector).first.wait_for(state="visible", timeout=60_000)
+        # the first response's answer (issue 29) has given way to the live view, which now holds the selector
+        page.locator(".md-first[data-live]").wait_for(state="detached", timeout=60_000)
     return page
 
 

@@ -6,9 +6,11 @@ notebooks.  ``apps/*.py``, ``meter-dashboard serve`` and the tests all call :fun
 
 Each served page
 
-- answers its first request with the header bar (every page, Docs, the light/dark switch) and a
-  loading state, as plain HTML built once per process, then builds its view once the browser has
-  connected (:func:`build`): in a full room everyone sees the page at once and the numbers follow;
+- answers its first request with the header bar (every page, Docs, the light/dark switch) and its
+  answer for the link's settings (:mod:`meter_dashboard.app.first_answer`), as plain HTML painted
+  before any script loaded, with the answer in the title and the link preview; then builds its view
+  once the browser has connected (:func:`build`), which takes the answer's place once it shows the
+  same number: in a full room everyone sees the number at once and the controls follow;
 - loads only the Panel extensions its component declares (``pn.extension(*names)`` in
   the session, so Panel sends that page's JavaScript and no other page's);
 - uses Panel's page template (no web fonts, no design-system bundle: it renders offline and
@@ -21,6 +23,7 @@ Each served page
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import contextvars
 import functools
@@ -30,16 +33,19 @@ import weakref
 from pathlib import Path
 
 import panel as pn
+import param
 from panel.io.state import set_curdoc
 
 from ..core import runtime
-from ..core.html import Markup, render, snippet
+from ..core.html import Markup, escape, render, snippet
 from ..core.serving import DEFAULT_ADDRESS, DEFAULT_THREADS, SESSION_LIFETIME_MS, server_options
 from ..ui import style
 from ..ui.base import DashboardView
 from ..ui.sections import one_message
 from ..ui.style import HTML, Bar
+from ..ui.urlstate import MAX_QUERY_CHARS
 from . import documents, write_queue
+from .first_answer import first_answer, render_first
 from .registry import PAGES, SITE_TITLE, Page, available_pages
 
 __all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "view_classes",
@@ -66,12 +72,37 @@ def page_template():
     return BASE_TEMPLATE.environment.from_string((TEMPLATES / "page.html").read_text(encoding="utf-8"))
 
 
-@functools.lru_cache(maxsize=64)
-def first_response(name: str, theme: str) -> tuple[str, str]:
-    """(head tags, header + loading state) of page ``name``: once per process, page and theme."""
-    top = documents.header_html(name, theme) + Markup(render("app/templates/loading.html", title=PAGES[name].title,
-                                                             theme=theme))
-    return documents.head_html(PAGES[name].summary), Markup(top)
+#: The first responses computed lately, by (page, theme, query): a room opening one link computes it once.
+_FIRST: collections.OrderedDict = collections.OrderedDict()
+_FIRST_KEPT = 256
+
+
+def first_response(name: str, theme: str, query: str = "", url: str = "") -> tuple[str, str, str]:
+    """(head tags, title, header + the page's answer) of page ``name`` for the link's ``query``.
+
+    The answer is the page's headline for the URL's settings (:func:`~meter_dashboard.app.first_answer.first_answer`),
+    readable before any script ran; the head carries it as the title and the link preview (``og:``, ``twitter:``;
+    ``url`` is the page's address for ``og:url``).  Kept per page, theme and query (the last :data:`_FIRST_KEPT`).
+    """
+    key = (name, theme, query)
+    kept = _FIRST.get(key)
+    if kept is None:
+        answer = first_answer(name, query)
+        page = PAGES[name]
+        title = f"{answer.headline} · {SITE_TITLE} {page.title}" if answer else f"{SITE_TITLE} · {page.title}"
+        description = answer.sentence if answer else page.summary
+        top = documents.header_html(name, theme) + render_first(answer, name, title=page.title, theme=theme)
+        kept = (answer.headline if answer else title, description, str(escape(title)), Markup(top))
+        if answer is None or "computing" not in answer.answer:  # a pending exact count is asked again next time
+            _FIRST[key] = kept
+            while len(_FIRST) > _FIRST_KEPT:
+                _FIRST.popitem(last=False)
+    else:
+        _FIRST.move_to_end(key)
+    preview, description, title, top = kept
+    head = documents.head_html(description) + Markup(render("app/templates/preview.html", site=SITE_TITLE,
+                                                            title=preview, description=description, url=url))
+    return head, title, top
 
 
 def _fill(root: pn.Column, name: str, module) -> None:
@@ -192,12 +223,12 @@ def _run_on_screen(doc, *, callbacks: list) -> None:
 
 
 def build(name: str):
-    """Page ``name``: the first response carries the header and a loading state; the view follows.
+    """Page ``name``: the first response carries the header and the answer for the link; the view follows.
 
-    Everything that is the same for every visitor — the header bar, the head tags, the template,
-    the stylesheet — is built once per process (:mod:`meter_dashboard.app.documents`) and goes out
-    in the page's first response as plain HTML, so the header and "building the page …" show at
-    once, before any JavaScript arrived.  The view itself is built when the browser has connected
+    Everything that is the same for every visitor — the header bar, the template, the stylesheet —
+    is built once per process (:mod:`meter_dashboard.app.documents`); the answer for the request's
+    query is computed on the request (:func:`first_response`, kept per link), and both go out in the
+    page's first response as plain HTML, before any JavaScript arrived.  The view itself is built when the browser has connected
     (``pn.state.onload``), in arrival order by this process's builder (:func:`_builder`), and arrives
     in one message; until then the document holds one empty column.  One root, no Panel template (a template's extra roots make Bokeh ship MathJax, 1.7 MiB,
     and a design-system bundle): this page loads Bokeh, Panel and its own extensions only.
@@ -220,10 +251,35 @@ def build(name: str):
 
         doc.theme = DarkTheme.bokeh_theme
     doc.template = page_template()
-    head, top = first_response(name, theme)
-    doc.template_variables.update(md_head=head, md_top=top)
+    request = doc.session_context.request
+    query = getattr(request, "query", "") or ""
+    url = f"{request.protocol}://{request.host}{request.path}" + (f"?{query}" if query else "") \
+        if getattr(request, "host", None) else ""
+    if len(query) >= MAX_QUERY_CHARS:
+        _location_unparsed(doc, request, query)
+    head, title, top = first_response(name, theme, query, url)
+    doc.template_variables.update(md_head=head, md_title=Markup(title), md_top=top)
     pn.state.onload(functools.partial(_enqueue, root, name, module))
     return root
+
+
+def _location_unparsed(doc, request, query: str) -> None:
+    """The page's ``pn.state.location`` for a query longer than the pages read, made without parsing it.
+
+    Panel makes a session's Location from the request and parses its query at once, ``int()`` of
+    every digit string: a value of over 4,300 digits raised there and the request got a 500 instead
+    of the page saying the link was not applied.  Here the Location holds the query as text (its
+    watchers, which parse it, are not run); the page's :class:`~meter_dashboard.ui.urlstate.UrlState`
+    then refuses it as a whole, by its length, as it does any query over ``MAX_QUERY_CHARS``.
+    """
+    from panel.io.location import Location
+    from panel.util import edit_readonly
+
+    location = Location()
+    with edit_readonly(location), param.parameterized.discard_events(location):
+        location.param.update(protocol=f"{request.protocol}:", pathname=request.path, search=f"?{query}",
+                              href=f"{request.protocol}://{request.host}{request.path}?{query}")
+    pn.state._locations[doc] = location  # Panel's own cache of the document's Location (it reads it from there)
 
 
 def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = True, pages=None,

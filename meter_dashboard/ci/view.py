@@ -397,20 +397,7 @@ class CI(DashboardView):
         url = self._url
         if url is None:  # not synced with a URL (a notebook)
             return
-        query = url.query()
-        checks = {"reliability": _reliability_check("reliability"), "steps": check_steps,
-                  "adaptivity": lambda v: check_choice("adaptivity", v, ADAPTIVITIES),
-                  "mode": lambda v: check_choice("mode", v, MODES),
-                  "bound": lambda v: check_choice("bound", v, BOUNDS)}
-        values, errors = {}, []
-        for key, check in checks.items():
-            if key in query:
-                try:
-                    values[key] = check(query[key])
-                except InputError as exc:
-                    errors.append(f"URL key {key} must be {exc.rule}; got {format_value(query[key])}")
-        if "condition" in query:
-            values["condition"] = query["condition"]  # the model checks it and shows where it is wrong
+        values, errors = url_values(url.query())
         self._url_errors = ([url.refused] if url.refused else []) + errors
         if values:
             self.model.param.update(**values)
@@ -470,8 +457,8 @@ class CI(DashboardView):
         if r is None:
             return
         banner = stale_html("condition") if self.model.error else ""
-        self.headlines.object = banner + _headlines(r)
-        self.sentence.object = str(snippet('<p class="md-sentence">{{ text }}</p>', text=r.sentence()))
+        self.headlines.object = banner + headline_cards(r)
+        self.sentence.object = sentence_html(r)
         self.table.object = _adaptivity_table(r)
         self.clauses.object = _clause_table(r)
         self.assumptions.object = _assumptions(r)
@@ -645,8 +632,32 @@ def _log_ticks(arrays) -> list:
     return [m * 10**k for k in range(lo, hi + 1) for m in mantissas]
 
 
+def url_values(query: dict) -> tuple[dict, list[str]]:
+    """The page's settings in a URL query (raw text, checked) and a message per bad key (the first response too)."""
+    checks = {"reliability": _reliability_check("reliability"), "steps": check_steps,
+              "adaptivity": lambda v: check_choice("adaptivity", v, ADAPTIVITIES),
+              "mode": lambda v: check_choice("mode", v, MODES),
+              "bound": lambda v: check_choice("bound", v, BOUNDS)}
+    values, errors = {}, []
+    for key, check in checks.items():
+        if key in query:
+            try:
+                values[key] = check(query[key])
+            except InputError as exc:
+                errors.append(f"URL key {key} must be {exc.rule}; got {format_value(query[key])}")
+    if "condition" in query:
+        values["condition"] = query["condition"]  # the model checks it and shows where it is wrong
+    return values, errors
+
+
 # ============================================================================ HTML builders
-def _headlines(r) -> str:
+def sentence_html(r) -> str:
+    """The result's sentence (the page, and its first response)."""
+    return str(snippet('<p class="md-sentence">{{ text }}</p>', text=r.sentence()))
+
+
+def headline_cards(r) -> str:
+    """The headline numbers (the page, and its first response)."""
     sub = f"{r.adaptivity} adaptivity · {fmt.hours(r.labeler_hours)} of labeling"
     if r.bound == "binomial":
         hoeffding = r.hoeffding[r.adaptivity]["labels"]

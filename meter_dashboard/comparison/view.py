@@ -69,6 +69,22 @@ def _conclusion_card(conclusion: str) -> str:
     return render("comparison/templates/conclusion.html", conclusion=conclusion, title=_TITLES[conclusion])
 
 
+def result_html(res) -> tuple[str, str]:
+    """(headline cards, sentence) of a comparison: the page, and its first response."""
+    lo, hi = res.ci
+    pairing = ("paired runs" if res.paired else f"runs paired at random (seed {res.seed})"
+               + (f", {fmt.integer(res.dropped)} left out" if res.dropped else ""))
+    cards = headlines_html([
+        headline_html("P(A>B)", _share(res.p_a_gt_b), f"A won {fmt.integer(res.wins)} of {fmt.integer(res.runs)}"
+                      + (f" ({fmt.integer(res.ties)} ties)" if res.ties else ""), css_class="compare-p"),
+        headline_html(f"{fmt.percent(1 - res.alpha)} interval", f"[{_share(lo)}, {_share(hi)}]",
+                      f"percentile bootstrap, {fmt.integer(res.resamples)} resamples", css_class="compare-ci"),
+        _conclusion_card(res.conclusion),
+        headline_html("Runs", fmt.integer(res.runs), pairing, css_class="compare-runs"),
+    ], "compare-headlines")
+    return cards, render("comparison/templates/sentence.html", res=res, pairing=pairing, share=_share)
+
+
 class Compare(DashboardView):
     """P(A>B) with its percentile-bootstrap interval, the decision, and the runs needed.
 
@@ -251,18 +267,7 @@ class Compare(DashboardView):
         res = m.result
         if res is None:
             return
-        lo, hi = res.ci
-        pairing = ("paired runs" if res.paired else f"runs paired at random (seed {res.seed})"
-                   + (f", {fmt.integer(res.dropped)} left out" if res.dropped else ""))
-        self.headlines.object = headlines_html([
-            headline_html("P(A>B)", _share(res.p_a_gt_b), f"A won {fmt.integer(res.wins)} of {fmt.integer(res.runs)}"
-                          + (f" ({fmt.integer(res.ties)} ties)" if res.ties else ""), css_class="compare-p"),
-            headline_html(f"{fmt.percent(1 - res.alpha)} interval", f"[{_share(lo)}, {_share(hi)}]",
-                          f"percentile bootstrap, {fmt.integer(res.resamples)} resamples", css_class="compare-ci"),
-            _conclusion_card(res.conclusion),
-            headline_html("Runs", fmt.integer(res.runs), pairing, css_class="compare-runs"),
-        ], "compare-headlines")
-        self.sentence.object = render("comparison/templates/sentence.html", res=res, pairing=pairing, share=_share)
+        self.headlines.object, self.sentence.object = result_html(res)
         self._update_histogram(res)
         self._update_runs(res)
 

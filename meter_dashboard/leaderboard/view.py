@@ -57,6 +57,34 @@ def _number_inputs(model, prefix: str, labels: dict) -> dict:
     return {name: number_input(model, name, label, f"{prefix}-{name}") for name, label in labels.items()}
 
 
+def replay_cards(replay, res) -> list[str]:
+    """The replay's headline cards (the page, and its first response)."""
+    how = "parameter-free Ladder" if res.step is None else f"Ladder with step η = {fmt.number(res.step)}"
+    cards = [
+        headline_html("Submissions", fmt.integer(res.submissions), f"on {fmt.integer(res.examples)} test examples"),
+        headline_html("Scores released", fmt.integer(res.releases), how, css_class="ladder-releases"),
+        headline_html("Ladder's best score", fmt.number(float(res.scores[-1])), "what the board shows now",
+                      css_class="ladder-best"),
+        headline_html("Naive best loss", fmt.number(float(res.best_naive[-1])), "exact empirical minimum"),
+    ]
+    guarantee = replay.guarantee()
+    if guarantee is not None:
+        total, eta, _ = guarantee
+        useful = total < 1
+        cards.append(headline_html(
+            "Leaderboard error ≤", fmt.number(total) if useful else "—",
+            f"Lemma 4, confidence {fmt.confidence(replay.delta)} (η = {fmt.number(eta)})" if useful
+            else "Lemma 4: too few labels for a useful bound", css_class="ladder-guarantee"))
+    return cards
+
+
+def replay_sentence(res) -> str:
+    """What the board released, in words (the page, and its first response)."""
+    how = "parameter-free Ladder" if res.step is None else f"Ladder with step η = {fmt.number(res.step)}"
+    return render("leaderboard/templates/replay_sentence.html", how=how, releases=res.releases,
+                  submissions=res.submissions, fixed=res.step is not None)
+
+
 class Ladder(DashboardView):
     """Leaderboards with the Ladder: replay, label bound and boosting attack.
 
@@ -217,31 +245,10 @@ class Ladder(DashboardView):
             axis.ticker = BasicTicker()
             axis.major_label_overrides = {}
             axis.major_label_orientation = 0
-        self.replay_headlines.object = headlines_html(self._replay_cards(res), "ladder-headlines")
-        how = "parameter-free Ladder" if res.step is None else f"Ladder with step η = {fmt.number(res.step)}"
-        self.replay_sentence.object = render("leaderboard/templates/replay_sentence.html", how=how,
-                                             releases=res.releases, submissions=k, fixed=res.step is not None)
+        self.replay_headlines.object = headlines_html(replay_cards(self.replay, res), "ladder-headlines")
+        self.replay_sentence.object = replay_sentence(res)
         self.replay_table.object = self._table_html(res)
         self._on_size()  # the sizing's card for this board
-
-    def _replay_cards(self, res) -> list[str]:
-        how = "parameter-free Ladder" if res.step is None else f"Ladder with step η = {fmt.number(res.step)}"
-        cards = [
-            headline_html("Submissions", fmt.integer(res.submissions), f"on {fmt.integer(res.examples)} test examples"),
-            headline_html("Scores released", fmt.integer(res.releases), how, css_class="ladder-releases"),
-            headline_html("Ladder's best score", fmt.number(float(res.scores[-1])), "what the board shows now",
-                          css_class="ladder-best"),
-            headline_html("Naive best loss", fmt.number(float(res.best_naive[-1])), "exact empirical minimum"),
-        ]
-        guarantee = self.replay.guarantee()
-        if guarantee is not None:
-            total, eta, _ = guarantee
-            useful = total < 1
-            cards.append(headline_html(
-                "Leaderboard error ≤", fmt.number(total) if useful else "—",
-                f"Lemma 4, confidence {fmt.confidence(self.replay.delta)} (η = {fmt.number(eta)})" if useful
-                else "Lemma 4: too few labels for a useful bound", css_class="ladder-guarantee"))
-        return cards
 
     @staticmethod
     def _table_html(res) -> str:

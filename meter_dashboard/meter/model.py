@@ -210,6 +210,11 @@ PRESETS: dict[str, dict[str, Any]] = {  # preset name -> parameter values
 
 
 # ============================================================================ the param model
+#: The parameters a plan's inputs are made of (:meth:`MeterPlan.inputs_of`).
+_INPUT_NAMES = ("epsilon", "delta", "steps", "tenants", "tenant_steps", "reverts", "budget", "seconds_per_label",
+                "labelers", "cost_per_hour", "bound", "max_error_rate", "budget_variants", "ranges")
+
+
 class MeterPlan(param.Parameterized):
     """What a team chose for its meter, and everything derived from it, live.
 
@@ -327,13 +332,23 @@ class MeterPlan(param.Parameterized):
     # -- derivation
     def inputs(self):
         """The validated inputs (:class:`~meter_dashboard.meter.stages.PlanInputs`); raises InputError."""
-        inputs = normalize(self.epsilon, self.delta, self.steps, tenants=self.tenants,
-                           tenant_steps=self.tenant_steps or None, reverts=self.reverts, budget=self.budget,
-                           seconds_per_label=self.seconds_per_label, labelers=self.labelers,
-                           cost_per_hour=self.cost_per_hour, bound=self.bound,
-                           max_error_rate=self.max_error_rate if self.bound == "binomial" else None,
-                           budget_variants=tuple(self.budget_variants))
-        validate_ranges(self.ranges, self.signals)
+        return self.inputs_of({name: getattr(self, name) for name in _INPUT_NAMES})
+
+    @classmethod
+    def inputs_of(cls, values: dict):
+        """The validated inputs of a plan with ``values`` (the others at their defaults), without building one.
+
+        A page's first response answers its link this way (:meth:`parse_query`'s values): no curves, no
+        background work.  Raises InputError.
+        """
+        v = {name: values.get(name, cls.param[name].default) for name in _INPUT_NAMES}
+        inputs = normalize(v["epsilon"], v["delta"], v["steps"], tenants=v["tenants"],
+                           tenant_steps=v["tenant_steps"] or None, reverts=v["reverts"], budget=v["budget"],
+                           seconds_per_label=v["seconds_per_label"], labelers=v["labelers"],
+                           cost_per_hour=v["cost_per_hour"], bound=v["bound"],
+                           max_error_rate=v["max_error_rate"] if v["bound"] == "binomial" else None,
+                           budget_variants=tuple(v["budget_variants"]))
+        validate_ranges(v["ranges"], len(inputs.epsilon))
         return inputs
 
     def validate(self) -> None:

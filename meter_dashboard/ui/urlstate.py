@@ -21,7 +21,7 @@ import param
 
 from ..core.validation import InputError
 
-__all__ = ["UrlState", "UrlLink", "MAX_QUERY_CHARS"]
+__all__ = ["UrlState", "UrlLink", "MAX_QUERY_CHARS", "choice_value"]
 
 #: A query string longer than this is ignored as a whole (a shared link is a few hundred characters).
 MAX_QUERY_CHARS = 4096
@@ -113,7 +113,7 @@ class UrlLink:
                 box.text.value = value  # parsed, and refused beside the input, exactly like typed text
                 continue
             try:
-                setattr(model, name, _choice(model, name, key, value))
+                setattr(model, name, choice_value(model, name, key, value))
             except InputError as exc:
                 messages.append(f"The link's {key} was not applied: {exc}")
         return messages
@@ -127,7 +127,7 @@ class UrlLink:
         self.url.write({**self.query(), key: str(value).lower() if isinstance(value, bool) else str(value)})
 
 
-def _choice(model: param.Parameterized, name: str, key: str, text: str):
+def choice_value(model: param.Parameterized, name: str, key: str, text: str):
     """``text`` as a value of the choice parameter ``model.<name>`` (Selector or Boolean)."""
     p = model.param[name]
     if isinstance(p, param.Boolean):

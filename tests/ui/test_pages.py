@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from meter_dashboard.app.first_answer import ANSWERS
 from meter_dashboard.app.pages import PAGES
 from meter_dashboard.bounds import meter as M
 from tests.ui.planner_actions import open_section
@@ -110,16 +111,21 @@ def test_docs_fits_a_phone_and_names_this_server(browser, server):
 
 
 @pytest.mark.parametrize("name", list(PAGES))
-def test_first_response_shows_the_header_and_a_loading_state(server, name):
-    # issue 24 ("10 people open the planner link at once"): the first response is the header bar and a
-    # loading state, before any JavaScript; the view and its numbers arrive once the browser connected
+def test_first_response_shows_the_header_and_the_answer_or_what_it_computes(server, name):
+    # issues 24 and 29: the first response is the header bar and the page's answer for the link (or, for a
+    # page without one, what it is computing), before any JavaScript; the live view takes over once connected
     html = _get(f"{server}/{name}")
     bar = html.split('<header class="md-header">')[1].split("</header>")[0]
     hrefs = re.findall(r'<a href="([^"]+)"', bar)
     assert hrefs == ["./", *[f"./{n}" for n in PAGES], "./docs"]
     assert f'class="md-nav-link md-nav-current" aria-current="page">{PAGES[name].title.replace(">", "&gt;")}<' in bar
-    assert re.search(r'class="md-boot"[^>]*>.*building the page and computing its numbers', html, re.S)
-    assert READY[name].split()[-1].lstrip(".") not in html  # no view yet: the numbers follow
+    first = html.split('class="md-document md-first', 1)[1]
+    if name in ANSWERS:
+        assert 'class="md-first-main"' in first and "loading the page's controls" in first
+    else:
+        assert re.search(r'class="md-boot"[^>]*>.*(building the page and computing its numbers|computing the)',
+                         first, re.S)
+        assert READY[name].split()[-1].lstrip(".") not in html  # no view yet: the numbers follow
 
 
 def test_the_page_replaces_its_loading_state(browser, server):
@@ -128,8 +134,7 @@ def test_the_page_replaces_its_loading_state(browser, server):
         page = context.new_page()
         page.goto(server + "/planner")
         expect(page.locator("header.md-header")).to_be_visible()
-        expect(page.locator(".md-boot")).to_be_visible()
-        expect(page.locator(".md-boot")).to_contain_text("Planner — building the page and computing its numbers")
+        expect(page.locator(".md-first .label-count-incremental")).to_have_text("38,005")  # the answer, no script
     finally:
         context.close()
     context = browser.new_context(viewport={"width": 1440, "height": 600})
@@ -137,7 +142,8 @@ def test_the_page_replaces_its_loading_state(browser, server):
         page = context.new_page()
         page.goto(server + "/planner")
         page.locator(READY["planner"]).first.wait_for(state="visible", timeout=60_000)
-        expect(page.locator(".md-boot")).to_be_hidden()
+        expect(page.locator(".md-first")).to_have_count(0, timeout=60_000)  # the live view took its place
+        expect(page.locator(".md-boot")).to_have_count(0)
         expect(page.locator("header.md-header")).to_be_visible()
     finally:
         context.close()

@@ -1,6 +1,6 @@
 """A room opening the planner link at once (issues 19 and 24): the page at once, the numbers right after.
 
-- The first response of a session (plain HTML) holds the header and a loading state; the view then
+- The first response of a session (plain HTML) holds the header and the answer (issue 29); the view then
   arrives with its inputs and a "computing…" state, no numbers; the numbers replace it.
 - Ten people open the link at once (ten browser contexts): each sees the header and the inputs,
   then the paper's count (Cor 2, Sec 5.1: 38,005).
@@ -58,7 +58,7 @@ class Recording(Session):
         return header, metadata, content
 
 
-def test_the_first_response_has_header_inputs_and_computing_then_the_numbers(server):
+def test_the_first_response_has_header_and_answer_then_the_view_computes_the_numbers(server):
     async def scenario():
         response = await AsyncHTTPClient().fetch(server + "/planner" + QUERY, request_timeout=60)
         session = await Session.connect(server, "/planner", response.body)
@@ -71,8 +71,8 @@ def test_the_first_response_has_header_inputs_and_computing_then_the_numbers(ser
         return response.body.decode("utf-8"), first, inputs
 
     page, first, inputs = run_async(scenario)
-    # the header and a loading state are plain HTML in the first response, before any JavaScript ran
-    assert "md-nav" in page and ">Planner<" in page and "building the page and computing its numbers" in page
+    # the header and the answer are plain HTML in the first response, before any JavaScript ran (issue 29)
+    assert "md-nav" in page and ">Planner<" in page and 'label-count-incremental">38,005<' in page
     markup = " ".join(first)
     assert "computing…" in markup and "label-count" not in markup  # the view: a computing state, no numbers yet
     assert {"delta-input", "steps-input", "budget-input", "meter-table"} <= inputs  # the inputs

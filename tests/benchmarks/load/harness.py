@@ -6,7 +6,8 @@
 - :func:`chromium`: Debian's chromium through Playwright (never a downloaded browser).
 - :func:`page_load`: one cold page load (a new browser context: empty cache) with the bytes on
   the wire (Chrome DevTools Protocol ``Network.loadingFinished`` ``encodedDataLength`` for
-  HTTP, plus websocket payloads), and the time until a selector shows.
+  HTTP, plus websocket payloads), the time until the page's NUMBER is on screen (the text of its
+  answer, not a "computing…" placeholder), and the time until its live controls are.
 - :func:`percentile`, :func:`summary`: the figures the scripts print.
 """
 from __future__ import annotations
@@ -27,13 +28,13 @@ ROOT = Path(__file__).resolve().parents[3]
 CHROMIUM = os.environ.get("METER_DASHBOARD_CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
-#: What shows when each page has rendered its first answer.
+#: The element holding each page's first number (its text is timed: :data:`NUMBER`).
 READY = {
     "planner": ".label-count-incremental",
     "session": ".meter-signal",
-    "ci": ".ci-headlines .md-headline-value",
-    "ladder": ".ladder-score",
-    "compare": ".compare-conclusion",
+    "ci": ".ci-labels",
+    "ladder": ".ladder-best",
+    "compare": ".compare-p",
     "approve": ".approve-count",
     "floor": ".floor-count",
 }
@@ -42,8 +43,8 @@ READY = {
 #: every animation frame (Playwright's ``expect`` backs off to 1 s and would inflate a latency).
 #: Arguments ``[selector, text, how]``: ``how`` is ``"equals"`` or ``"contains"``; a ``null`` text
 #: waits for any text at all.  Every browser benchmark uses this one function.
-SHOWS = """([sel, text, how]) => {
-  const find = (root) => {
+#: The first element matching ``sel`` in the document or any shadow root under it (JavaScript, inlined below).
+_FIND = """  const find = (root) => {
     const hit = root.querySelector(sel);
     if (hit) return hit;
     for (const node of root.querySelectorAll('*')) {
@@ -51,11 +52,36 @@ SHOWS = """([sel, text, how]) => {
     }
     return null;
   };
-  const el = find(document);
+"""
+SHOWS = """([sel, text, how]) => {
+""" + _FIND + """  const el = find(document);
   if (el === null) return false;
   const t = el.textContent.trim();
   if (text === null) return t.length > 0;
   return how === "contains" ? t.includes(text) : t === text;
+}"""
+
+
+#: True when ``selector`` (through shadow roots, first in document order) is on screen and shows a number:
+#: a digit and no "computing" (the planner's count first shows "computing…"; a page's first answer shows
+#: the number itself).  Argument ``[selector]``.
+NUMBER = """([sel]) => {
+""" + _FIND + """  const el = find(document);
+  if (el === null || el.getClientRects().length === 0) return false;
+  if (getComputedStyle(el).visibility === 'hidden') return false;
+  const t = el.textContent.trim();
+  return /[0-9]/.test(t) && !t.includes('computing');
+}"""
+
+#: True when the page's live controls are on screen: the dashboard's view is built and has taken the first
+#: answer's place (no ``.md-first[data-live]`` left), or the floor app's input shows.
+LIVE = """() => {
+  if (document.querySelector('.md-first[data-live]')) return false;
+  if (document.querySelector('.md-page.md-ready')) return true;
+  const sel = 'input';
+""" + _FIND + """
+  const box = find(document);
+  return box !== null && box.getClientRects().length > 0;
 }"""
 
 
@@ -193,12 +219,13 @@ def chromium():
 
 
 def page_load(browser, url: str, selector: str, timeout: float = 120) -> dict:
-    """Load ``url`` in a new context (cold cache) until ``selector`` shows.
+    """Load ``url`` in a new context (cold cache) until ``selector`` shows its number and the controls are live.
 
-    Returns ``seconds`` (navigation start to selector visible), ``http_bytes`` (encoded bytes
-    of every HTTP response, headers included, as Chrome counts them), ``ws_bytes`` (websocket
-    payloads both ways, as sent: the server does not compress them), ``requests`` and
-    ``decoded_bytes`` (the same responses uncompressed).
+    Returns ``seconds`` (navigation start to the number in ``selector`` on screen: :data:`NUMBER`),
+    ``live_seconds`` (to the live controls: :data:`LIVE`), ``paint_seconds`` (Chromium's first
+    contentful paint), all in the page's clock, ``http_bytes`` (encoded bytes of every HTTP response, headers included, as
+    Chrome counts them), ``ws_bytes`` (websocket payloads both ways, as sent: the server does not
+    compress them), ``requests`` and ``decoded_bytes`` (the same responses uncompressed).
     """
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
@@ -223,12 +250,28 @@ def page_load(browser, url: str, selector: str, timeout: float = 120) -> dict:
     cdp.on("Network.dataReceived", received)
     cdp.on("Network.webSocketFrameReceived", frame)
     cdp.on("Network.webSocketFrameSent", frame)
+    # the moment the number is in the page, in the page's own clock (from navigation start): checked on every
+    # change of the document while it is parsed (the answer of the first response) and on every frame (a
+    # number inside the live view's shadow roots); a check from outside would wait for a busy main thread
+    page.add_init_script(f"""(() => {{
+      const number = {NUMBER}, live = {LIVE}, sel = {json.dumps(selector)};
+      window.__mdNumber = null; window.__mdLive = null;
+      const check = () => {{
+        if (window.__mdNumber === null && number([sel])) window.__mdNumber = performance.now();
+        if (window.__mdLive === null && window.__mdNumber !== null && live()) window.__mdLive = performance.now();
+      }};
+      new MutationObserver(check).observe(document, {{subtree: true, childList: true, characterData: true}});
+      const frame = () => {{ check(); if (window.__mdLive === null) requestAnimationFrame(frame); }};
+      requestAnimationFrame(frame);
+    }})();""")
     try:
-        start = time.perf_counter()
         page.goto(url, wait_until="commit", timeout=timeout * 1000)
-        page.locator(selector).first.wait_for(state="visible", timeout=timeout * 1000)
-        totals["seconds"] = time.perf_counter() - start
+        page.wait_for_function("() => window.__mdLive !== null", polling=100, timeout=timeout * 1000)
+        totals["seconds"] = page.evaluate("window.__mdNumber") / 1000
+        totals["live_seconds"] = page.evaluate("window.__mdLive") / 1000
         page.wait_for_timeout(300)  # late requests (fonts, icons) and the last websocket frames
+        paint = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime")
+        totals["paint_seconds"] = paint / 1000 if paint is not None else math.nan  # navigation start -> paint
         totals["decoded_bytes"] = sum(sizes.values())
     finally:
         context.close()

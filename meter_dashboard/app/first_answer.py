@@ -1,0 +1,283 @@
+"""The answer in a page's first response: each page's headline for the link's query, computed on the request.
+
+A shared link is opened by a room at once, and what everyone needs first is one number.  So the
+first HTML response of a served page already carries it: :func:`first_answer` computes the page's
+headline for the URL's query (milliseconds: Hoeffding's counts, a shipped example's replay, /ci's
+sizes) with the SAME functions the live view renders its answer with (``meter.view_html.answer``,
+``session.view_html.cards_html``, ``ci.view.headline_cards``, ...), so the first response, the live
+view, the notebook and the report cannot differ.  The live components then take over in place:
+the first answer stays on screen until the live view shows the same number (``live``: the hook
+of that number), then the two swap in one frame (``app/templates/first.html``).
+
+Bad input in the link gets the page's own message (the one the live page shows), never an error
+page; the query is read within :data:`~meter_dashboard.ui.urlstate.MAX_QUERY_CHARS`, and slow work
+(the exact binomial counts) gets at most :data:`EXACT_SECONDS` on the request, else the answer says
+it is computing, as the live page does.  ``headline`` and ``sentence`` are the page's title and its
+link preview (``og:``/``twitter:`` tags).  Every value reaches the HTML through autoescaped templates.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl
+
+from ..core import formatting as fmt
+from ..core.html import Markup, render
+from ..core.validation import InputError
+from ..ui.urlstate import MAX_QUERY_CHARS
+
+__all__ = ["FirstAnswer", "first_answer", "render_first", "planner_result", "query_of", "EXACT_SECONDS", "ANSWERS",
+           "COMPUTING", "FIRST_RESAMPLES"]
+
+log = logging.getLogger(__name__)
+
+#: The longest the first response waits for the exact counts (they continue in a worker thread and
+#: are cached for the live page); beyond it the first answer shows Hoeffding's with "computing…".
+EXACT_SECONDS = 0.3
+
+
+@dataclass(frozen=True)
+class FirstAnswer:
+    """What a page's first response says for its link (no Panel, no JavaScript needed to read it)."""
+
+    #: the page's answer (the live view's own markup), or its message for a bad link
+    answer: Markup
+    #: one line: the page's title and the preview's title ("38,005 labels — 10 steps within ε ...")
+    headline: str
+    #: the preview's description (the answer's sentence, or the page's message)
+    sentence: str
+    #: the settings the answer is for, as (name, value) text pairs: a table with a caption
+    inputs: list = field(default_factory=list)
+    #: CSS selector of the number the live view shows: the first answer gives way once it is on screen
+    live: str = ""
+    #: the link's problem, as the live page says it ('' when there is none)
+    message: str = ""
+
+
+def query_of(raw: str) -> tuple[dict[str, str], str]:
+    """The URL query as raw strings, read within the same bound as the live page (and why not, if refused)."""
+    search = f"?{raw}" if raw else ""  # counted as the live page counts it (``location.search``)
+    if len(search) > MAX_QUERY_CHARS:
+        return {}, (f"The link's settings were not applied: its query has {len(search):,} characters "
+                    f"(at most {MAX_QUERY_CHARS:,}).")
+    return dict(parse_qsl(search.lstrip("?"), keep_blank_values=True)), ""
+
+
+# ---------------------------------------------------------------------------- the planner
+def _within(seconds: float, function):
+    """``function()`` computed in a worker thread, or None when it takes longer than ``seconds``."""
+    from ..core import runtime
+
+    future = runtime.thread_pool().submit(function)
+    try:
+        return future.result(timeout=seconds)
+    except concurrent.futures.TimeoutError:
+        return None
+
+
+def planner_result(query: dict[str, str], refused: str = ""):
+    """(result, ranges, message) of the planner's link: the plan it names, or the defaults and the page's message.
+
+    Hoeffding's counts and budget answers are milliseconds; the exact bound's counts and the headlined
+    variant's budget answers are added when they take at most :data:`EXACT_SECONDS`.
+    """
+    from ..meter.model import MeterPlan
+    from ..meter.result import RECOMMENDED
+    from ..meter.stages import quick_result, slow_items, with_items
+
+    values, message = {}, refused
+    if not refused:
+        try:
+            values = MeterPlan.parse_query(query)
+            MeterPlan.inputs_of(values)
+        except InputError as exc:
+            values, message = {}, f"The link's settings were not applied: {exc}"  # the live page's words
+    inputs = MeterPlan.inputs_of({**values, "budget_variants": [RECOMMENDED]})
+    result = quick_result(inputs)
+    if inputs.bound != "hoeffding":
+        items = _within(EXACT_SECONDS, lambda: [item for unit in slow_items(inputs) for item in unit])
+        if items is not None:
+            result = with_items(result, items)
+    return result, values.get("ranges", MeterPlan.param["ranges"].default), message
+
+
+def _planner(query: dict[str, str], refused: str) -> FirstAnswer:
+    from ..meter import view_html
+    from ..meter.result import RECOMMENDED, VARIANT_TITLES
+    from ..meter.text import file_stem, plan_inputs, summary_text
+
+    r, ranges, message = planner_result(query, refused)
+    pairs = plan_inputs(r, ranges)
+    answer = view_html.answer(r, stale=False, summary=summary_text(r, pairs), stem=file_stem(r))
+    exact = r.bound != "hoeffding" and not r.is_pending("labels", RECOMMENDED) and RECOMMENDED not in r.refused
+    count = fmt.integer(r.labels[RECOMMENDED] if exact or r.bound == "hoeffding" else r.hoeffding_labels[RECOMMENDED])
+    eps = (f"ε {fmt.number(r.epsilon[0])}" if len(set(r.epsilon)) == 1
+           else f"ε {fmt.number(r.epsilon[0])}–{fmt.number(r.epsilon[-1])}")
+    how = (f"; Hoeffding {fmt.integer(r.hoeffding_labels[RECOMMENDED])}" if exact else
+           "; Hoeffding's count, the exact one is computing" if r.bound != "hoeffding" else "")
+    headline = (f"{count} labels — {fmt.integer(r.steps)} steps within {eps}, probability "
+                f"{fmt.confidence(r.delta)} ({VARIANT_TITLES[RECOMMENDED].lower()}{how})")
+    shown, _ = _with_messages(answer, [], message)  # the message the page shows beside its inputs
+    return FirstAnswer(shown, headline, message or r.sentence(), pairs, ".label-count-incremental", message)
+
+
+# ---------------------------------------------------------------------------- the session page
+def _session(query: dict[str, str], refused: str) -> FirstAnswer:
+    from ..session import text, view_html
+    from ..session.model import SessionModel
+    from ..session.trace import EXAMPLES
+
+    key = query.get("example")
+    model = SessionModel(example=key if key in EXAMPLES else "emocontext")
+    own = {k: v for k, v in query.items() if k in SessionModel.QUERY_KEYS}
+    applied = model.apply_link(own) if own and not refused else True
+    message = refused or ("" if applied else model.error)
+    r, i = model.result, model.position
+    answer = view_html.cards_html(r, i) + view_html.answer_html(r, i)
+    if message:
+        answer = view_html.refusal_html(message) + answer
+    g = text.guarantee_at(r, i)
+    d = r.step(i)
+    headline = (f"{r.trace.name}: step {d['step']}, signal {g.signal} — "
+                f"{fmt.integer(d['steps_used'])} of {fmt.integer(r.budget)} steps used")
+    inputs = [("Trace", r.trace.name), ("Step shown", str(d["step"])),
+              ("Steps used", f"{fmt.integer(d['steps_used'])} of T = {fmt.integer(r.budget)}")]
+    return FirstAnswer(Markup(answer), headline, message or text.sentence(r, i), inputs, ".meter-signal", message)
+
+
+# ---------------------------------------------------------------------------- ease.ml/ci
+def _ci(query: dict[str, str], refused: str) -> FirstAnswer:
+    from ..ci import view as ci_view
+    from ..ci.model import CIModel
+
+    values, errors = ci_view.url_values(query)
+    model = CIModel(**{k: v for k, v in values.items() if k != "condition"})
+    if "condition" in values:
+        model.condition = values["condition"]
+        if model.error:
+            errors.append(model.error)
+    if refused:
+        errors.insert(0, refused)
+    r = model.result
+    answer = ci_view.headline_cards(r) + ci_view.sentence_html(r)
+    message = " ".join(errors)
+    if message:
+        answer = ci_view.error_html(message) + answer
+    headline = f"{fmt.integer(r.labels)} labels for {model.condition}, reliability {fmt.number(model.reliability)}"
+    inputs = [("Condition", model.condition), ("Reliability", fmt.number(model.reliability)),
+              ("Adaptivity", model.adaptivity), ("Steps", fmt.integer(model.steps)), ("Bound", model.bound)]
+    return FirstAnswer(Markup(answer), headline, message or r.sentence(), inputs, ".ci-labels", message)
+
+
+# ---------------------------------------------------------------------------- Ladder and P(A>B)
+def _apply_link(query: dict[str, str], bindings: dict) -> list[str]:
+    """Set ``key -> (model, parameter, number)`` from the query, each value checked as the page checks it.
+
+    Numbers go through the parser of the page's number boxes (:func:`~meter_dashboard.ui.inputs.checker_for`),
+    choices through the page's URL link (:class:`~meter_dashboard.ui.urlstate.UrlLink`); a refused value is
+    left at its default and named.
+    """
+    from ..ui.inputs import checker_for
+    from ..ui.urlstate import choice_value
+
+    messages = []
+    for key, (model, name, number) in bindings.items():
+        if key in query:
+            try:
+                text = query[key]
+                value = checker_for(model, name, key)(text) if number else choice_value(model, name, key, text)
+                setattr(model, name, value)
+            except InputError as exc:
+                messages.append(f"The link's {key} was not applied: {exc}")
+    return messages
+
+
+def _with_messages(answer: str, messages: list[str], refused: str) -> tuple[Markup, str]:
+    from ..ui.style import error_html
+
+    messages = ([refused] if refused else []) + messages
+    return Markup("".join(error_html(m) for m in messages) + answer), " ".join(messages)
+
+
+def _ladder(query: dict[str, str], refused: str) -> FirstAnswer:
+    from ..leaderboard import view as ladder_view
+    from ..leaderboard.model import LadderReplayModel
+    from ..ui.style import headlines_html
+
+    replay = LadderReplayModel()
+    messages = [] if refused else _apply_link(query, {"variant": (replay, "variant", False),
+                                                      "step": (replay, "step", True)})
+    res = replay.result
+    answer, message = _with_messages(headlines_html(ladder_view.replay_cards(replay, res), "ladder-headlines")
+                                     + ladder_view.replay_sentence(res), messages, refused)
+    how = "parameter-free Ladder" if res.step is None else f"Ladder, step η = {fmt.number(res.step)}"
+    headline = (f"Ladder's best score {fmt.number(float(res.scores[-1]))} — {fmt.integer(res.releases)} of "
+                f"{fmt.integer(res.submissions)} scores released ({how})")
+    inputs = [("Loss file", replay.example), ("Ladder", how), ("Submissions", fmt.integer(res.submissions)),
+              ("Test examples", fmt.integer(res.examples))]
+    return FirstAnswer(answer, headline, message or headline + ".", inputs, ".ladder-best", message)
+
+
+#: The most bootstrap resamples a first response computes (the page's own limit is higher: it computes them live).
+FIRST_RESAMPLES = 20_000
+
+
+def _compare(query: dict[str, str], refused: str) -> FirstAnswer | None:
+    from ..comparison import view as compare_view
+    from ..comparison.model import CompareModel
+
+    from ..ui.inputs import checker_for
+
+    model = CompareModel()
+    if not refused and "resamples" in query:
+        with contextlib.suppress(InputError):  # a bad value is named below, with the others
+            if checker_for(model, "resamples", "resamples")(query["resamples"]) > FIRST_RESAMPLES:
+                return None  # the live page computes them: the first response says what it is computing
+    bindings = {"example": (model, "example", False), "paired": (model, "paired", False),
+                **{key: (model, key, True) for key in ("gamma", "alpha", "beta", "resamples", "seed")}}
+    messages = [] if refused else _apply_link(query, bindings)
+    res = model.result
+    cards, sentence = compare_view.result_html(res)
+    answer, message = _with_messages(cards + sentence, messages, refused)
+    lo, hi = res.ci
+    headline = (f"P(A>B) = {res.p_a_gt_b:.3f}, {fmt.percent(1 - res.alpha)} interval [{lo:.3f}, {hi:.3f}] over "
+                f"{fmt.integer(res.runs)} runs")
+    inputs = [("Runs file", model.example), ("Paired runs", "yes" if model.paired else "no"),
+              ("γ (meaningful threshold)", fmt.number(model.gamma)), ("α", fmt.number(model.alpha)),
+              ("Bootstrap resamples", fmt.integer(model.resamples)), ("Seed", str(model.seed))]
+    return FirstAnswer(answer, headline, message or headline + ".", inputs, ".compare-p", message)
+
+
+#: What a page without a first answer says it is computing, until its view is on screen.
+COMPUTING = {
+    "approve": "computing the approvals of the modifications on the link's trace (SRGP's decision for each, a few "
+               "seconds) and building the page…",
+}
+
+#: page name -> its first answer (pages not listed get the header and a sentence saying what is computed).
+ANSWERS = {"planner": _planner, "session": _session, "ci": _ci, "ladder": _ladder, "compare": _compare}
+
+
+def first_answer(name: str, raw_query: str) -> FirstAnswer | None:
+    """Page ``name``'s answer for the link's query (``raw_query``: the URL's text after ``?``), or None.
+
+    None for a page without a first answer, or when computing it failed (logged): the first
+    response then says what the page is computing, as before.
+    """
+    compute = ANSWERS.get(name)
+    if compute is None:
+        return None
+    query, refused = query_of(raw_query)
+    try:
+        return compute(query, refused)
+    except Exception:  # noqa: BLE001 - the first response must never fail: the live page follows anyway
+        log.exception("the first answer of %s could not be computed", name)
+        return None
+
+
+def render_first(answer: FirstAnswer | None, name: str, *, title: str, theme: str) -> Markup:
+    """The first response's body under the header: the answer and its inputs, or what is being computed."""
+    return Markup(render("app/templates/first.html", a=answer, title=title, theme=theme,
+                         computing=COMPUTING.get(name, "building the page and computing its numbers…")))
