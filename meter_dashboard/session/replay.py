@@ -223,7 +223,11 @@ class StepsLeft:
     confidence : float
         The confidence 1 − δ' the planned ε has over the ``used`` steps (0: none).
     epsilon, delta, variant, bound
-        The plan it was computed for (``bound``: the per-model bound used, with its title).
+        The plan it was computed for (``bound``: the per-model bound used, in words).
+    budget : int or None
+        The plan's T when it is more than the steps used (then ``budget_epsilon`` is the ε vector these
+        labels guarantee over all T steps: the steps left at that ε are ``budget - used``).
+    budget_epsilon : tuple or None
     """
 
     test_size: int
@@ -235,6 +239,8 @@ class StepsLeft:
     delta: float
     variant: str
     bound: str = "Hoeffding's bound"
+    budget: int | None = None
+    budget_epsilon: tuple | None = None
 
     @property
     def left(self) -> int | float | None:
@@ -255,11 +261,19 @@ class StepsLeft:
                 f"(δ = {self.delta:g}, {METER_TITLES[self.variant]}, {self.bound}): "
                 f"{self.used:,} used, {_left_text(self.left)} left.")
         if self.guaranteed_epsilon is None:
-            return head + f" Over the {self.used:,} steps used they guarantee no ε below 1."
-        word = "still guarantee" if not self.covers_used else "guarantee"
-        return head + (f" Over the {self.used:,} steps used they {word} ε₁ = {self.guaranteed_epsilon[0]:.4g}"
-                       + (f" (ε = {', '.join(f'{v:.4g}' for v in self.guaranteed_epsilon)})"
-                          if len(self.guaranteed_epsilon) > 1 else "") + ".")
+            head += f" Over the {self.used:,} steps used they guarantee no ε below 1."
+        else:
+            word = "still guarantee" if not self.covers_used else "guarantee"
+            head += (f" Over the {self.used:,} steps used they {word} ε₁ = {self.guaranteed_epsilon[0]:.4g}"
+                     + (f" (ε = {', '.join(f'{v:.4g}' for v in self.guaranteed_epsilon)})"
+                        if len(self.guaranteed_epsilon) > 1 else "") + ".")
+        if self.budget is not None:
+            if self.budget_epsilon is None:
+                head += f" Over the plan's T = {self.budget:,} steps they guarantee no ε below 1."
+            else:
+                head += (f" At ε₁ = {self.budget_epsilon[0]:.4g}, what they guarantee over the plan's T = "
+                         f"{self.budget:,} steps, {self.budget - self.used:,} steps are left.")
+        return head
 
     def to_dict(self) -> dict:
         return {"test_size": self.test_size,
@@ -267,7 +281,8 @@ class StepsLeft:
                 "supported_beyond_cap": self.supported == math.inf, "steps_used": self.used,
                 "steps_left": None if self.left in (None, math.inf) else int(self.left),
                 "guaranteed_epsilon": list(self.guaranteed_epsilon) if self.guaranteed_epsilon else None,
-                "confidence_over_used": self.confidence, "bound": self.bound}
+                "confidence_over_used": self.confidence, "bound": self.bound, "budget_steps": self.budget,
+                "budget_epsilon": list(self.budget_epsilon) if self.budget_epsilon else None}
 
 
 def bound_words(bound: str, max_error_rate=None) -> str:
@@ -305,18 +320,24 @@ def steps_left(test_size: int, epsilon, delta: float, used: int, *, steps: int |
         raise InputError("meter", "'incremental' or 'regular'", variant)
     count = len(tenant_steps) if tenant_steps and len(tenant_steps) > 1 else tenants
     common = dict(budget=n, bound=bound, max_error_rate=max_error_rate, budget_variants=(variant,))
+    planned = steps is not None or bool(tenant_steps and len(tenant_steps) > 1)  # a T the plan set
     if steps is None:
         steps = sum(tenant_steps) if tenant_steps and len(tenant_steps) > 1 else max(used, count)
     at_plan = normalize(epsilon, delta, steps, tenants=count, tenant_steps=tenant_steps or None,
                         reverts=[r for r in (reverts or []) if r <= steps] or None, **common)
-    supported, _, _ = budget_answers(at_plan, variant)
+    supported, eps1_at_t, _ = budget_answers(at_plan, variant)
     over_used = normalize(epsilon, delta, used, tenants=min(count, used),
                           reverts=[r for r in (reverts or []) if r <= used] or None, **common)
     _, eps1, confidence = budget_answers(over_used, variant)
     eps = np.asarray(over_used.epsilon, dtype=float)
-    guaranteed = (tuple(float(v) for v in eps * (eps1 / eps[0])) if eps1 is not None and math.isfinite(eps1)
-                  and eps1 < 1 else None)
-    return StepsLeft(test_size=n, supported=supported, used=used, guaranteed_epsilon=guaranteed,
+
+    def scaled(e1):
+        return tuple(float(v) for v in eps * (e1 / eps[0])) if e1 is not None and math.isfinite(e1) and e1 < 1 else None
+
+    guaranteed = scaled(eps1)
+    budget = int(at_plan.steps) if planned and at_plan.steps > used else None
+    return StepsLeft(budget=budget, budget_epsilon=scaled(eps1_at_t) if budget is not None else None,
+                     test_size=n, supported=supported, used=used, guaranteed_epsilon=guaranteed,
                      confidence=float(confidence or 0.0), epsilon=tuple(float(v) for v in over_used.epsilon),
                      delta=float(delta), variant=variant, bound=bound_words(bound, over_used.max_error_rate))
 

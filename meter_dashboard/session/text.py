@@ -319,6 +319,9 @@ def steps_left_card(result) -> dict:
         sub += f"; over those they still guarantee ε₁ = {fmt.number(left.guaranteed_epsilon[0])}"
     elif left.guaranteed_epsilon is None:
         sub += "; over those they guarantee no ε below 1"
+    if left.budget is not None and left.budget_epsilon is not None and not left.left:
+        sub += (f"; at ε₁ = {fmt.number(left.budget_epsilon[0])}, {fmt.integer(left.budget - left.used)} left of "
+                f"T = {fmt.integer(left.budget)}")
     return dict(label="Steps left", value=value, css="session-steps-left", sub=sub, alarm=not left.covers_used)
 
 

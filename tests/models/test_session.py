@@ -377,6 +377,11 @@ def test_a_used_test_set_answers_how_many_steps_it_has_left():
     assert s.steps_origin == "user" and s.result.steps_given
     assert "steps_from_trace" not in {a.kind for a in s.result.notes}
     assert replay(records).steps_left is None
+    # a T the plan fixed beyond the steps used: the ε the labels guarantee over all of it, and the steps left at it
+    fixed = replay(records, test_size=10_000, steps=20).steps_left
+    at_t = md_plan([0.01, 0.02, 0.03, 0.04, 0.05], 0.01, 20, budget=10_000).min_epsilon["incremental"]
+    assert fixed.budget == 20 and fixed.budget_epsilon[0] == pytest.approx(at_t)
+    assert f"At ε₁ = {at_t:.4g}, what they guarantee over the plan's T = 20 steps, 8 steps are left." in fixed.sentence()
 
 
 def test_steps_left_uses_the_planners_inverse_under_each_bound():
