@@ -313,7 +313,7 @@ def steps_left_card(result) -> dict:
         return dict(label="Steps left", value="—", css="session-steps-left",
                     sub="enter the test-set size n to learn how many steps it supports", alarm=False)
     value = "none" if left.left == 0 else ("?" if left.left is None else _steps(left.left))
-    sub = (f"{fmt.integer(left.test_size)} labels support {_steps(left.supported)} at the planned ε "
+    sub = (f"{fmt.integer(left.test_size)} labels support {_steps(left.supported)} steps at the planned ε "
            f"({left.bound}); {fmt.integer(left.used)} used")
     if left.guaranteed_epsilon is not None and not left.covers_used:
         sub += f"; over those they still guarantee ε₁ = {fmt.number(left.guaranteed_epsilon[0])}"

@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 
 from tests.conftest import ARTIFACTS
 from tests.ui.contrast import low_contrast, texts
+from tests.ui.test_pages import READY
 
 pytestmark = pytest.mark.ui
 
@@ -58,3 +59,16 @@ def test_the_epsilon_table_follows_the_theme(page, server, open_page, theme):
     assert cells and all(t["ratio"] >= 4.5 for t in cells), cells
     assert low_contrast(page) == []
     page.screenshot(path=str(ARTIFACTS / f"planner-epsilon-table-{theme}.png"), full_page=False)
+
+
+@pytest.mark.parametrize("theme", ["dark", "default"])
+@pytest.mark.parametrize("name", [*READY, "docs", ""])
+def test_every_text_of_every_page_reads_at_wcag_aa(page, server, open_page, name, theme):
+    # e.g. /ci's "new test set" badge: the theme's warning ink on its warning background was 3.9:1
+    path = f"/{name}?theme={theme}"
+    if name in READY:
+        open_page(page, server, path, READY[name])
+        page.wait_for_timeout(1500)  # what arrives after the first view
+    else:
+        page.goto(server + path)
+    assert low_contrast(page) == []

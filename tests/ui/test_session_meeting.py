@@ -39,7 +39,7 @@ def test_a_used_test_set_answers_how_many_steps_it_has_left(page, server, open_p
     left = page.locator(".session-steps-left").first
     expect(left).to_have_text("none", timeout=20_000)
     card = page.locator(".md-headline", has=page.locator(".session-steps-left")).first
-    expect(card).to_contain_text("10,000 labels support 0 at the planned ε (Hoeffding's bound); 12 used")
+    expect(card).to_contain_text("10,000 labels support 0 steps at the planned ε (Hoeffding's bound); 12 used")
     expect(card).to_contain_text(f"still guarantee ε₁ = {inverse_eps_over(12, 10_000)}")
     answer = page.locator(".session-steps-answer").first
     expect(answer).to_contain_text("10,000 labels support 0 steps at the planned ε = 0.01, 0.02, 0.03, 0.04, 0.05")
@@ -55,7 +55,7 @@ def test_a_used_test_set_answers_how_many_steps_it_has_left(page, server, open_p
     size.press("Enter")
     assert plan(EPS, 0.01, 12, budget=50_000).max_steps["incremental"] == 110
     expect(left).to_have_text("98", timeout=20_000)
-    expect(card).to_contain_text("50,000 labels support 110 at the planned ε")
+    expect(card).to_contain_text("50,000 labels support 110 steps at the planned ε")
     page.screenshot(path=str(ARTIFACTS / "session-steps-left.png"), full_page=False)
     assert relevant_errors(page.console_errors) == []
 
