@@ -36,7 +36,6 @@ from functools import cached_property
 import numpy as np
 
 from ..core.formatting import strict_json
-from ..bounds import meter as meter_bounds
 from ..core.validation import InputError, check_int
 from ..meter.model import (
     ASSUMPTION,
@@ -48,16 +47,13 @@ from ..meter.model import (
     resize_ranges,
     validate_ranges,
 )
-from ..meter.result import steps_text
 from ..meter.stages import budget_answers, normalize
+from .capacity import METER_TITLES, METERS, StepsLeft, bound_text, bound_words, steps_left
 from .trace import Trace, read_trace
 
 __all__ = ["replay", "ReplayResult", "Alarm", "StepsLeft", "steps_left", "bound_words", "METERS", "METER_TITLES", "MAX_BUDGET_STEPS", "READING_NOTES",
            "signal_of", "replay_defaults", "replay_with"]
 
-#: The meters a session can replay for (the adaptive variants: one signal per step).
-METERS = ("incremental", "regular")
-METER_TITLES = {"regular": "regular meter", "incremental": "incremental meter"}
 #: The largest budget T a replay accepts (label counts stay exact 64-bit integers below it).
 MAX_BUDGET_STEPS = 10**12
 #: Steps listed by name in a message before "and N more".
@@ -199,149 +195,6 @@ def _check_budget(steps) -> int:
     return check_int("steps", steps, minimum=1, maximum=MAX_BUDGET_STEPS)
 
 
-# ============================================================================ steps left
-@dataclass(frozen=True)
-class StepsLeft:
-    """How many more steps a test set of ``test_size`` labels can take, after ``used`` steps.
-
-    The planner's inverse ("a budget of labels -> the largest T",
-    :func:`meter_dashboard.meter.stages.budget_answers`) at the planned ε, under the plan's bound:
-    the page's card, the report, the CLI and the notebook all say this one answer.
-
-    Attributes
-    ----------
-    test_size : int
-        n, the labels of the test set.
-    supported : int, float or None
-        The largest T these labels support at the planned ε (``math.inf`` beyond the search's cap;
-        None when the exact bound gave no answer).
-    used : int
-        Steps taken (the trace's steps).
-    guaranteed_epsilon : tuple or None
-        The ε vector (scaled together) these labels still guarantee over the ``used`` steps; None
-        when no ε below 1 is.
-    confidence : float
-        The confidence 1 − δ' the planned ε has over the ``used`` steps (0: none).
-    epsilon, delta, variant, bound
-        The plan it was computed for (``bound``: the per-model bound used, in words).
-    budget : int or None
-        The plan's T when it is more than the steps used (then ``budget_epsilon`` is the ε vector these
-        labels guarantee over all T steps: the steps left at that ε are ``budget - used``).
-    budget_epsilon : tuple or None
-    """
-
-    test_size: int
-    supported: int | float | None
-    used: int
-    guaranteed_epsilon: tuple | None
-    confidence: float
-    epsilon: tuple
-    delta: float
-    variant: str
-    bound: str = "Hoeffding's bound"
-    budget: int | None = None
-    budget_epsilon: tuple | None = None
-
-    @property
-    def left(self) -> int | float | None:
-        """Steps left at the planned ε (0 when the steps used are already beyond what the labels support)."""
-        if self.supported is None:
-            return None
-        return math.inf if self.supported == math.inf else max(int(self.supported) - self.used, 0)
-
-    @property
-    def covers_used(self) -> bool:
-        """Whether the planned ε holds over the steps already used."""
-        return self.supported is not None and self.supported >= self.used
-
-    def sentence(self) -> str:
-        """The answer in words: supported at the planned ε, used, left, and what the labels still guarantee."""
-        eps = ", ".join(f"{v:g}" for v in self.epsilon)
-        head = (f"{self.test_size:,} labels support {steps_text(self.supported)} steps at the planned ε = {eps} "
-                f"(δ = {self.delta:g}, {METER_TITLES[self.variant]}, {self.bound}): "
-                f"{self.used:,} used, {_left_text(self.left)} left.")
-        if self.guaranteed_epsilon is None:
-            head += f" Over the {self.used:,} steps used they guarantee no ε below 1."
-        else:
-            word = "still guarantee" if not self.covers_used else "guarantee"
-            head += (f" Over the {self.used:,} steps used they {word} ε₁ = {self.guaranteed_epsilon[0]:.4g}"
-                     + (f" (ε = {', '.join(f'{v:.4g}' for v in self.guaranteed_epsilon)})"
-                        if len(self.guaranteed_epsilon) > 1 else "") + ".")
-        if self.budget is not None:
-            if self.budget_epsilon is None:
-                head += f" Over the plan's T = {self.budget:,} steps they guarantee no ε below 1."
-            else:
-                head += (f" At ε₁ = {self.budget_epsilon[0]:.4g}, what they guarantee over the plan's T = "
-                         f"{self.budget:,} steps, {self.budget - self.used:,} steps are left.")
-        return head
-
-    def to_dict(self) -> dict:
-        return {"test_size": self.test_size,
-                "supported_steps": None if self.supported in (None, math.inf) else int(self.supported),
-                "supported_beyond_cap": self.supported == math.inf, "steps_used": self.used,
-                "steps_left": None if self.left in (None, math.inf) else int(self.left),
-                "guaranteed_epsilon": list(self.guaranteed_epsilon) if self.guaranteed_epsilon else None,
-                "confidence_over_used": self.confidence, "bound": self.bound, "budget_steps": self.budget,
-                "budget_epsilon": list(self.budget_epsilon) if self.budget_epsilon else None}
-
-
-def bound_words(bound: str, max_error_rate=None) -> str:
-    """``"Hoeffding's bound"``, ``"exact binomial bound"``, ``"exact binomial bound (error rate ≤ 0.2)"``."""
-    if bound == "hoeffding":
-        return "Hoeffding's bound"
-    return "exact binomial bound" + (f" (error rate ≤ {max_error_rate:g})" if max_error_rate is not None else "")
-
-
-def _left_text(left) -> str:
-    if left is None:
-        return "an unknown number of steps"
-    return "none" if left == 0 else steps_text(left)
-
-
-def steps_left(test_size: int, epsilon, delta: float, used: int, *, steps: int | None = None,
-               variant: str = "incremental", tenants: int = 1, tenant_steps=None, reverts=None,
-               bound: str = "hoeffding", max_error_rate=None) -> StepsLeft:
-    """How many more steps ``test_size`` labels take at the planned ε after ``used`` steps (:class:`StepsLeft`).
-
-    The planner's own inverse (:func:`~meter_dashboard.meter.stages.budget_answers`: the largest T a
-    budget supports, the smallest ε₁ at a T) at the plan's ε, δ and bound; tenants split T
-    evenly as in the planner, reverts fixed in advance count once T reaches them.  ``steps``: the
-    plan's T, when there is one (its tenant steps and reverts are checked against it).
-
-    Examples
-    --------
-    >>> s = steps_left(50_000, [0.01, 0.02, 0.03, 0.04, 0.05], 0.01, 12)
-    >>> s.supported, s.used, s.left
-    (110, 12, 98)
-    """
-    n = check_int("test_size", test_size, minimum=1)
-    used = check_int("steps used", used, minimum=1)
-    if variant not in METERS:
-        raise InputError("meter", "'incremental' or 'regular'", variant)
-    count = len(tenant_steps) if tenant_steps and len(tenant_steps) > 1 else tenants
-    common = dict(budget=n, bound=bound, max_error_rate=max_error_rate, budget_variants=(variant,))
-    planned = steps is not None or bool(tenant_steps and len(tenant_steps) > 1)  # a T the plan set
-    if steps is None:
-        steps = sum(tenant_steps) if tenant_steps and len(tenant_steps) > 1 else max(used, count)
-    at_plan = normalize(epsilon, delta, steps, tenants=count, tenant_steps=tenant_steps or None,
-                        reverts=[r for r in (reverts or []) if r <= steps] or None, **common)
-    supported, eps1_at_t, _ = budget_answers(at_plan, variant)
-    over_used = normalize(epsilon, delta, used, tenants=min(count, used),
-                          reverts=[r for r in (reverts or []) if r <= used] or None, **common)
-    _, eps1, confidence = budget_answers(over_used, variant)
-    eps = np.asarray(over_used.epsilon, dtype=float)
-
-    def scaled(e1):
-        return tuple(float(v) for v in eps * (e1 / eps[0])) if e1 is not None and math.isfinite(e1) and e1 < 1 else None
-
-    guaranteed = scaled(eps1)
-    budget = int(at_plan.steps) if planned and at_plan.steps > used else None
-    return StepsLeft(budget=budget, budget_epsilon=scaled(eps1_at_t) if budget is not None else None,
-                     test_size=n, supported=supported, used=used, guaranteed_epsilon=guaranteed,
-                     confidence=float(confidence or 0.0), epsilon=tuple(float(v) for v in over_used.epsilon),
-                     delta=float(delta), variant=variant, bound=bound_words(bound, over_used.max_error_rate))
-
-
 # ============================================================================ result object
 @dataclass(frozen=True, eq=False)
 class ReplayResult:
@@ -408,11 +261,7 @@ class ReplayResult:
     @property
     def bound_text(self) -> str:
         """The per-model bound the replay's counts use, said on every output (and why, when it is not the plan's)."""
-        s = self.settings
-        used = bound_words(s["bound_used"], s["max_error_rate"] if s["bound_used"] == "binomial" else None)
-        if s["bound_refused"]:
-            return f"{used}: the {METER_TITLES[self.variant]} has no exact count here ({s['bound_refused']})"
-        return used
+        return bound_text(self.settings, self.variant)
 
     @property
     def shown_signal(self) -> np.ndarray:
@@ -725,10 +574,8 @@ def replay_with(trace: Trace, settings, variant: str, *, steps_given: bool | Non
         "signals": int(eps.size),
         "tenant_steps": [int(v) for v in result.tenant_steps],
         "reverts": [int(v) for v in result.reverts],
-        "bound": result.bound,
-        "max_error_rate": result.max_error_rate,
-        "bound_used": bound,
-        "bound_refused": result.refused.get(variant),
+        "bound": result.bound, "max_error_rate": result.max_error_rate,
+        "bound_used": bound, "bound_refused": result.refused.get(variant),
     }
     return ReplayResult(
         trace=trace, variant=variant, settings=settings_dict, empirical_overfitting=sig["gap"], signal=sig["regular"],
@@ -742,8 +589,7 @@ def replay_with(trace: Trace, settings, variant: str, *, steps_given: bool | Non
 
 def _steps_from_trace(T: int, left: StepsLeft | None) -> Alarm:
     """The note saying that T is the trace's length, not a budget anybody set (and what the labels support)."""
-    answer = ("" if left is not None
-              else " Give the test-set size n to learn how many steps its labels support.")
+    answer = "" if left is not None else " Give the test-set size n to learn how many steps its labels support."
     return Alarm("steps_from_trace",
                  f"No T was given: T = {T:,} is the trace's number of steps, so the labels needed are for the "
                  f"steps taken, not a budget of steps the test set supports.{answer}",
@@ -928,11 +774,9 @@ def _test_size_alarms(n, variant: str, eps, result: PlanResult, bud: dict, label
     delta, T = float(result.delta), int(result.steps)
     tenant_steps = list(bud["plan_tenants"]) if bud["multi"] else None
     reverts = [int(v) for v in result.reverts] or None
-    inputs = normalize(list(eps), delta, T, tenants=len(result.tenant_steps), tenant_steps=tenant_steps,
-                       reverts=reverts, budget=n, bound=bound,
-                       max_error_rate=result.max_error_rate if bound == "binomial" else None,
-                       budget_variants=(variant,))
-    _, eps1, conf = budget_answers(inputs, variant)
+    _, eps1, conf = budget_answers(normalize(list(eps), delta, T, tenants=len(result.tenant_steps), reverts=reverts,
+                                             tenant_steps=tenant_steps, budget=n, budget_variants=(variant,), bound=bound,
+                                             max_error_rate=result.max_error_rate if bound == "binomial" else None), variant)
     eps1 = float("inf") if eps1 is None or not math.isfinite(eps1) else float(eps1)
     supported = tuple(float(v) for v in eps * (eps1 / eps[0])) if math.isfinite(eps1) else None
     confidence = float(conf) if conf is not None else 0.0
