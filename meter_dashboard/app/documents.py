@@ -118,10 +118,39 @@ def _markdown():
     return md
 
 
+def _label_cells(tokens) -> None:
+    """Each table cell names its column (``data-label``): on a phone a row becomes a card of labelled cells."""
+    headers: list[str] = []
+    column = 0
+    for k, token in enumerate(tokens):
+        if token.type == "thead_open":
+            headers = []
+        elif token.type == "th_open":
+            headers.append(tokens[k + 1].content)
+        elif token.type == "tr_open":
+            column = 0
+        elif token.type == "td_open":
+            if column < len(headers) and headers[column]:
+                token.attrSet("data-label", headers[column])
+            column += 1
+
+
+def _sections(contents: list[tuple[int, str, str]]) -> list[dict]:
+    """The contents as a tree: each h2 with its h3s (numbered lists count the h2s only, as written)."""
+    tree: list[dict] = []
+    for level, anchor, text in contents:
+        if level == 3 and tree:
+            tree[-1]["children"].append({"anchor": anchor, "text": text})
+        else:
+            tree.append({"anchor": anchor, "text": text, "children": []})
+    return tree
+
+
 def _rewrite(tokens) -> list[tuple[int, str, str]]:
     """Ids on the headings, local links made relative; returns the contents (level, id, text) of h2/h3."""
     contents: list[tuple[int, str, str]] = []
     seen: set[str] = set()
+    _label_cells(tokens)
     for k, token in enumerate(tokens):
         if token.type == "heading_open" and token.tag in ("h2", "h3"):
             text = tokens[k + 1].content
@@ -143,7 +172,9 @@ def docs_html(theme: str = "default") -> str:
 
     The README's HTML comments (markers for the CI and the notebook tests) are dropped, its raw
     HTML is shown as text (never as markup), its links to ``http://localhost:5006/...`` become
-    links to this server, and its wide tables scroll inside their box on a phone.
+    links to this server, and its tables fit a phone (each row a card of labelled cells).  The
+    contents number the sections as the README does (the subsections are nested under theirs),
+    and a "back to top" link stays at hand on a long page.
     """
     md = _markdown()
     tokens = md.parse(_COMMENT.sub("", readme_text()))
@@ -153,7 +184,7 @@ def docs_html(theme: str = "default") -> str:
     html = md.renderer.render(tokens, md.options, {})
     # this server in the examples (curl, --server): the address the reader reached it at (docs.html's script)
     body = Markup(html.replace("http://localhost:5006", '<span class="md-origin">http://localhost:5006</span>'))
-    return render("app/templates/docs.html", body=body, contents=contents, **_context("docs", theme_of(theme)))
+    return render("app/templates/docs.html", body=body, sections=_sections(contents), **_context("docs", theme_of(theme)))
 
 
 def routes() -> list:

@@ -15,7 +15,7 @@ EXAMPLE = ("meter-dashboard replay --example emocontext --ranges 0,0.005,0.01,0.
 TABLE_ROWS = 200
 _EDGE_ROWS = 20
 #: The flag a person typed for each setting (messages name the flag, not the internal name).
-FLAGS = {"epsilon": "--epsilon", "ranges": "--ranges", "delta": "--delta", "steps": "--steps",
+FLAGS = {"bound": "--bound", "max_error_rate": "--max-error-rate", "epsilon": "--epsilon", "ranges": "--ranges", "delta": "--delta", "steps": "--steps",
          "signals": "--signals", "tenants": "--tenants", "tenant_steps": "--tenant-steps", "reverts": "--reverts",
          "test_size": "--test-size", "example": "--example", "meter": "--meter"}
 
@@ -58,6 +58,11 @@ def register(sub) -> None:
     p.add_argument("--tenant-steps", default=None, help="steps per tenant, e.g. 12,8 (sum T), in the order the "
                    "trace's tenants first submit")
     p.add_argument("--reverts", default=None, help="revert steps fixed in advance in the plan, e.g. 9,18")
+    p.add_argument("--bound", choices=("hoeffding", "binomial"), default="hoeffding",
+                   help="the per-model bound of the counts: hoeffding (the paper's) or binomial (exact tails, 0/1 "
+                   "losses), as in the planner")
+    p.add_argument("--max-error-rate", default=None, help="with --bound binomial: every model submitted errs at "
+                   "most this (in (0, 0.5))")
     p.add_argument("--test-size", default=None, help="n, the test set's labels (overrides a JSON trace's test_size)")
     p.add_argument("--meter", "--variant", dest="meter", choices=("incremental", "regular"), default="incremental",
                    help="the meter the team runs (default incremental): its eps and label count are checked")
@@ -71,6 +76,7 @@ def register(sub) -> None:
 
 def _plan_values(args, trace_len: int) -> dict:
     from ..meter.model import resize_ranges, validate_ranges
+    from ..meter.stages import check_bound
     from .replay import MAX_BUDGET_STEPS
 
     defaults = _defaults()
@@ -84,8 +90,9 @@ def _plan_values(args, trace_len: int) -> dict:
         values["ranges"] = resize_ranges(defaults["ranges"], len(epsilon))
     values["delta"] = (check_probability("--delta", str(args.delta).strip()) if args.delta is not None
                        else defaults["delta"])
-    values["steps"] = check_int("--steps", args.steps, minimum=1) if args.steps is not None else trace_len
-    if values["steps"] > MAX_BUDGET_STEPS:
+    if args.steps is not None:  # else T is the trace's length, and the replay says so
+        values["steps"] = check_int("--steps", args.steps, minimum=1)
+    if values.get("steps", trace_len) > MAX_BUDGET_STEPS:
         raise InputError("--steps", f"a whole number of at most {MAX_BUDGET_STEPS:,} (10^12)", args.steps)
     if args.tenant_steps:
         values["tenant_steps"] = parse_int_list("--tenant-steps", args.tenant_steps)
@@ -96,6 +103,7 @@ def _plan_values(args, trace_len: int) -> dict:
         values["tenants"] = check_int("--tenants", args.tenants, minimum=1)
     if args.reverts:
         values["reverts"] = parse_int_list("--reverts", args.reverts)
+    values["bound"], values["max_error_rate"] = check_bound(args.bound, args.max_error_rate)
     return values
 
 
@@ -130,7 +138,7 @@ def run(args) -> int:
         result = replay(trace, _plan_values(args, len(trace)), variant=args.meter)
     except InputError as exc:
         raise _as_flag(exc) from None
-    steps_note = "" if args.steps is not None else "the trace's length"
+    steps_note = "" if args.steps is not None else "the trace's length: no --steps was given"
     if args.report is not None:
         _write_report(result, args.report, steps_note)
     if getattr(args, "format", "table") == "json":
@@ -241,11 +249,13 @@ def _text(result, steps_note: str = "") -> str:
         lines.append(f"({len(result) - len(shown):,} of {len(result):,} steps not shown: --format json or "
                      "--report FILE.html has every step)")
     lines.append("")
-    need = (f"Labels needed: incremental {result.labels_needed['incremental']:,}, "
+    need = (f"Labels needed ({result.bound_text}): incremental {result.labels_needed['incremental']:,}, "
             f"regular {result.labels_needed['regular']:,}")
     if result.test_size is not None:
         need += f"; the test set has {result.test_size:,}"
     lines.append(need)
+    lines.append("Steps left: " + (result.steps_left.sentence() if result.steps_left is not None else
+                                   "give --test-size N to learn how many steps the test set's labels support."))
     lines += [f"ALARM: {a.message}" for a in result.alarms] + [f"note: {a.message}" for a in result.notes]
     return "\n".join(lines)
 

@@ -12,7 +12,11 @@ Two ways in, one computation (:mod:`meter_dashboard.session.replay`):
 Defaults are defined once: the meter settings are :class:`MeterPlan`'s parameter defaults
 (:func:`replay_defaults`) and T is the trace's number of steps - on the page, in a notebook
 and on the command line.  On the page T follows each loaded trace until the URL, the person
-or a given plan fixes it (:attr:`SessionModel.steps_source` says which).
+or a given plan fixes it (:attr:`SessionModel.steps_source` says which); while it follows the
+trace every output says so, and with the test set's size n the replay answers how many steps
+its labels support (:class:`~meter_dashboard.session.replay.StepsLeft`).  The per-model bound
+is the plan's (:attr:`SessionModel.bound`, from the planner's link): the counts, the steps left
+and the guarantee use it.
 """
 from __future__ import annotations
 
@@ -26,7 +30,8 @@ import param
 from ..core.files import MAX_FILE_BYTES, human_bytes
 from ..core.runtime import BackgroundJob, Latest
 from ..core.validation import InputError, check_int
-from ..meter.model import MeterPlan
+from ..meter.model import BOUNDS, MeterPlan
+from ..meter.stages import check_bound
 from .replay import (
     MAX_BUDGET_STEPS,
     METER_TITLES,
@@ -102,6 +107,11 @@ class SessionModel(param.Parameterized):
                              doc="The shipped example currently loaded (None for an uploaded trace).")
     test_size = param.Integer(default=None, allow_None=True, bounds=(1, None),
                               doc="n = |D_test|: the labels the test set has (a JSON trace may carry it).")
+    bound = param.Selector(default="hoeffding", objects=list(BOUNDS), doc=(
+        "The per-model bound of the replay's counts: the plan's ('hoeffding', the paper's, or 'binomial', exact "
+        "binomial tails for 0/1 losses)."))
+    max_error_rate = param.Number(default=None, allow_None=True, bounds=(0, 0.5), inclusive_bounds=(False, False),
+                                  doc="With the binomial bound: every model submitted errs at most this (or None).")
     position = param.Integer(default=0, bounds=(0, None), doc="0-based position of the step shown.")
 
     # ---- outputs (read-only)
@@ -120,17 +130,26 @@ class SessionModel(param.Parameterized):
         loaded = read_trace(trace) if trace is not None else (load_example(example) if example is not None else None)
         follow = {"steps": max(len(loaded), 1)} if loaded is not None else {}
         source = "plan" if isinstance(plan, MeterPlan) else "trace"
+        if isinstance(plan, MeterPlan) and plan.bound != "hoeffding":  # the plan's bound, replayed
+            params.setdefault("bound", plan.bound)
+            params.setdefault("max_error_rate", plan.max_error_rate)
         if isinstance(plan, Mapping):
             source = "plan" if "steps" in plan or plan.get("tenant_steps") else "trace"
+            plan = dict(plan)
+            for key in ("bound", "max_error_rate"):  # the session's (the held plan stays quick: Hoeffding's)
+                if key in plan:
+                    params.setdefault(key, plan.pop(key))
             plan = MeterPlan(**{**replay_defaults(), **(follow if source == "trace" else {}), **plan})
         elif plan is None:
             plan = MeterPlan(**replay_defaults(), **follow)
         self._n_from_trace = False
-        self._planner_keys: dict = {}  # the planner's bound, from a link (see planner_keys)
         self._quiet = 0  # > 0 while the model changes the plan or loads a trace itself
         self._background = False
         #: long replays of the newest settings (off the loop once a page calls :meth:`work_in_background`)
         self._latest = Latest()
+        if params.get("bound", "hoeffding") != "binomial":
+            params["max_error_rate"] = None
+        check_bound(params.get("bound", "hoeffding"), params.get("max_error_rate"))
         super().__init__(plan=plan, **params)
         self._set(steps_source=source)
         if loaded is not None:
@@ -160,18 +179,31 @@ class SessionModel(param.Parameterized):
     def _plan_key(self, steps=None) -> tuple:
         p = self.plan
         return (id(p), tuple(p.ranges), tuple(p.epsilon), p.delta, p.steps if steps is None else steps, p.tenants,
-                tuple(p.tenant_steps), tuple(p.reverts), self.variant)
+                tuple(p.tenant_steps), tuple(p.reverts), self.variant, self.bound, self.max_error_rate)
+
+    def replay_values(self, steps: int | None = None) -> dict:
+        """The settings a replay uses (plain values: a worker thread may use them while the plan changes)."""
+        values = {k: getattr(self.plan, k) for k in ("ranges", "epsilon", "delta", "steps", "tenants",
+                                                     "tenant_steps", "reverts")}
+        if steps is not None:
+            values["steps"] = steps
+        values["bound"] = self.bound
+        values["max_error_rate"] = self.max_error_rate if self.bound == "binomial" else None
+        return values
+
+    @property
+    def steps_given(self) -> bool:
+        """False while T follows the trace (nobody gave one): the replay then says T is the trace's length."""
+        return self.steps_origin != "trace"
 
     def _prepared(self, trace: Trace, example) -> PreparedTrace:
         key = self._plan_key(steps=self._steps_for(trace))
         n, _ = self._test_size_for(trace)
         result = None
         if not self.plan.error:
-            values = {k: getattr(self.plan, k) for k in ("ranges", "epsilon", "delta", "tenants", "tenant_steps",
-                                                         "reverts")}
-            values["steps"] = key[4]
             try:
-                result = replay_with(trace.with_test_size(n), values, self.variant)
+                result = replay_with(trace.with_test_size(n), self.replay_values(key[4]), self.variant,
+                                     steps_given=self.steps_given)
             except InputError:
                 result = None  # the plan cannot take this trace's T: apply() shows the plan's message
         return PreparedTrace(trace=trace, example=example, result=result, plan_key=key)
@@ -202,7 +234,8 @@ class SessionModel(param.Parameterized):
                 self.plan.steps = self._steps_for(trace)  # the plan recomputes its counts
             result = prepared.result if prepared.plan_key == self._plan_key() else None
             if result is None and not self.plan.error:
-                result = replay(trace.with_test_size(n), self.plan, variant=self.variant)
+                result = replay_with(trace.with_test_size(n), self.replay_values(), self.variant,
+                                     steps_given=self.steps_given)
             self._n_from_trace = from_trace
             self.param.position.bounds = (0, max(len(trace) - 1, 0))
             with param.edit_constant(self):
@@ -267,19 +300,17 @@ class SessionModel(param.Parameterized):
         self._set(steps_source="plan")
 
     # -- the replay
-    @param.depends("plan.result", "variant", "test_size", watch=True)
+    @param.depends("plan.result", "variant", "test_size", "bound", "max_error_rate", "steps_source", watch=True)
     def _replay(self):
         if self.trace is None or self.plan.error or self._quiet:
             return
-        trace, plan, variant = self.trace.with_test_size(self.test_size), self.plan, self.variant
+        trace, variant, given = self.trace.with_test_size(self.test_size), self.variant, self.steps_given
         latest = self._latest
-        latest.background = self._background and len(trace) > BACKGROUND_STEPS
-        if latest.background:  # the worker gets plain values: the plan may change meanwhile
-            values = {k: getattr(plan, k) for k in ("ranges", "epsilon", "delta", "steps", "tenants",
-                                                    "tenant_steps", "reverts")}
-            latest.compute(lambda: replay_with(trace, values, variant), self._replayed)
-        else:  # a T the replay cannot take gives an InputError: the last replay stays and the page says why
-            latest.compute(lambda: replay(trace, plan, variant=variant), self._replayed)
+        # long traces and the exact bound's counts (up to seconds) go to a worker on a served page
+        latest.background = self._background and (len(trace) > BACKGROUND_STEPS or self.bound != "hoeffding")
+        values = self.replay_values()  # plain values: the plan may change meanwhile
+        # a T the replay cannot take gives an InputError: the last replay stays and the page says why
+        latest.compute(lambda: replay_with(trace, values, variant, steps_given=given), self._replayed)
 
     def work_in_background(self, dispatch=None) -> None:
         """Replay long traces off the event loop from now on (a served page); ``dispatch`` applies the result."""
@@ -357,17 +388,17 @@ class SessionModel(param.Parameterized):
 
     # -- URL state (the planner's keys plus the session's own)
     SESSION_KEYS = ("meter", "example", "test_size", "step")
-    #: The planner's keys the session keeps and passes back without using them (it replays with Hoeffding's).
-    PLANNER_KEYS = MeterPlan.BOUND_QUERY_KEYS
-    QUERY_KEYS = (*MeterPlan.QUERY_KEYS, *PLANNER_KEYS, *SESSION_KEYS)
+    #: The planner's keys for the per-model bound: the session replays with it and passes it back.
+    BOUND_KEYS = MeterPlan.BOUND_QUERY_KEYS
+    QUERY_KEYS = (*MeterPlan.QUERY_KEYS, *BOUND_KEYS, *SESSION_KEYS)
 
     def to_query(self) -> dict:
-        """The plan's query keys, the planner's bound kept from the link, ``meter``, ``example``, ``test_size``, ``step``.
+        """The plan's query keys, the bound, ``meter``, ``example``, ``test_size``, ``step``.
 
         ``steps`` is left out while T follows the trace, so a link keeps following it; ``step``
         is left out at the last step (where a loaded trace opens).
         """
-        q = {**self.plan.to_query(), **self.planner_keys}
+        q = {**self.plan.to_query(), **self.bound_query()}
         if self.steps_origin == "trace":
             q.pop("steps", None)
         if self.variant != "incremental":
@@ -380,29 +411,35 @@ class SessionModel(param.Parameterized):
             q["step"] = str(int(self.result.trace.steps[self.position]))
         return q
 
-    @property
-    def planner_keys(self) -> dict:
-        """The planner's bound (``bound``, ``max_error_rate``) as the link gave it: kept, passed back, not used."""
-        return dict(self._planner_keys)
+    def bound_query(self) -> dict:
+        """``bound`` and ``max_error_rate`` as the planner's link spells them ({} for Hoeffding's, the default)."""
+        if self.bound == "hoeffding":
+            return {}
+        q = {"bound": self.bound}
+        if self.max_error_rate is not None:
+            q["max_error_rate"] = f"{self.max_error_rate:g}"
+        return q
 
     def planner_query(self) -> dict:
-        """The query of the planner link: every setting, the planner's bound included."""
-        return {**self.plan.to_query(), **self.planner_keys}
+        """The query of the planner link: every setting, the bound, and the test set's n as the planner's budget."""
+        q = {**self.plan.to_query(), **self.bound_query()}
+        if self.test_size is not None:
+            q["budget"] = str(self.test_size)
+        return q
 
     def update_from_query(self, query) -> None:
-        """Apply a URL query: plan keys to the plan, then meter/example/test_size, then the step shown.
+        """Apply a URL query: plan keys to the plan, the bound, then meter/example/test_size, then the step shown.
 
         A ``steps`` key fixes T for every trace loaded afterwards.  The planner's ``bound`` and
-        ``max_error_rate`` are checked and kept for the way back (:attr:`planner_keys`); the
-        replay itself uses Hoeffding's bound, the paper's.  Raises :class:`InputError` (and
-        changes nothing) when a value is invalid; a ``step`` the trace does not have raises
-        after the rest was applied.
+        ``max_error_rate`` set the replay's bound (a link without them keeps it).  Raises
+        :class:`InputError` (and changes nothing) when a value is invalid; a ``step`` the trace
+        does not have raises after the rest was applied.
         """
         if isinstance(query, str):
             query = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
         q = {k: (v[-1] if isinstance(v, list) else v) for k, v in query.items()}
         q = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in q.items()}
-        plan_values = MeterPlan.parse_query({k: v for k, v in q.items() if k not in self.PLANNER_KEYS})
+        plan_values = MeterPlan.parse_query({k: v for k, v in q.items() if k not in self.BOUND_KEYS})
         if "steps" in plan_values:
             plan_values["steps"] = check_int("steps", plan_values["steps"], minimum=1, maximum=MAX_BUDGET_STEPS)
         meter = q.get("meter", None)
@@ -412,9 +449,8 @@ class SessionModel(param.Parameterized):
         if example is not None and example not in EXAMPLES:
             raise InputError("example", "one of " + ", ".join(EXAMPLES), example)
         n = check_int("test_size", q["test_size"], minimum=1) if q.get("test_size") else None
-        kept = self._kept_planner_keys(q) if any(k in q for k in self.PLANNER_KEYS) else self._planner_keys
+        bound = self._bound_of(q) if any(k in q for k in self.BOUND_KEYS) else None
         step = check_int("step", q["step"], minimum=0) if q.get("step") else None
-        self._planner_keys = kept
         if plan_values:
             self._quiet += "steps" in plan_values
             try:
@@ -423,6 +459,8 @@ class SessionModel(param.Parameterized):
                 self._quiet -= "steps" in plan_values
             if "steps" in plan_values:
                 self._set(steps_source="link")
+        if bound is not None:
+            self.param.update(**bound)
         if meter is not None:
             self.variant = meter
         if example is not None and example != self.example:
@@ -438,17 +476,13 @@ class SessionModel(param.Parameterized):
             except InputError as exc:
                 raise InputError("step", exc.rule, q["step"]) from None
 
-    @staticmethod
-    def _kept_planner_keys(q: dict) -> dict:
-        """``bound`` and ``max_error_rate`` of a link, validated by the planner's own parser, as given."""
-        given = {k: q[k] for k in SessionModel.PLANNER_KEYS if k in q}
-        values = MeterPlan.parse_query(given)  # raises InputError for a bound the planner would refuse
-        if values.get("bound", "hoeffding") == "hoeffding":
-            return {}  # the default: nothing to pass back
-        kept = {"bound": given["bound"]}
-        if values.get("max_error_rate") is not None:
-            kept["max_error_rate"] = given["max_error_rate"].strip()
-        return kept
+    def _bound_of(self, q: dict) -> dict:
+        """``bound`` and ``max_error_rate`` of a link, validated by the planner's own parser."""
+        values = MeterPlan.parse_query({k: q[k] for k in self.BOUND_KEYS if k in q})
+        bound = values.get("bound", self.bound)
+        rate = values.get("max_error_rate", self.max_error_rate) if bound == "binomial" else None
+        check_bound(bound, rate)
+        return {"bound": bound, "max_error_rate": rate}
 
     def apply_link(self, query) -> bool:
         """:meth:`update_from_query` that records a refused link in :attr:`error` instead of raising."""

@@ -36,7 +36,6 @@ from functools import cached_property
 import numpy as np
 
 from ..core.formatting import strict_json
-from ..bounds import meter as meter_bounds
 from ..core.validation import InputError, check_int
 from ..meter.model import (
     ASSUMPTION,
@@ -48,14 +47,13 @@ from ..meter.model import (
     resize_ranges,
     validate_ranges,
 )
+from ..meter.stages import budget_answers, normalize
+from .capacity import METER_TITLES, METERS, StepsLeft, bound_text, bound_words, steps_left
 from .trace import Trace, read_trace
 
-__all__ = ["replay", "ReplayResult", "Alarm", "METERS", "METER_TITLES", "MAX_BUDGET_STEPS", "READING_NOTES",
+__all__ = ["replay", "ReplayResult", "Alarm", "StepsLeft", "steps_left", "bound_words", "METERS", "METER_TITLES", "MAX_BUDGET_STEPS", "READING_NOTES",
            "signal_of", "replay_defaults", "replay_with"]
 
-#: The meters a session can replay for (the adaptive variants: one signal per step).
-METERS = ("incremental", "regular")
-METER_TITLES = {"regular": "regular meter", "incremental": "incremental meter"}
 #: The largest budget T a replay accepts (label counts stay exact 64-bit integers below it).
 MAX_BUDGET_STEPS = 10**12
 #: Steps listed by name in a message before "and N more".
@@ -142,6 +140,8 @@ class _Settings:
 
     ranges: np.ndarray
     plan: PlanResult
+    #: False when T is the trace's number of steps because nobody gave one (said on every output)
+    steps_given: bool = True
 
     @property
     def steps(self) -> int:
@@ -155,7 +155,12 @@ def _settings_from(plan_arg, settings: dict, trace: Trace) -> _Settings:
             raise TypeError("give either a MeterPlan or settings, not both: " + ", ".join(sorted(settings)))
         plan_arg.validate()  # raises the InputError behind plan.error
         _check_budget(plan_arg.steps)
-        return _Settings(np.asarray(plan_arg.ranges, dtype=float), plan_arg.result)
+        result = plan_arg.result
+        if plan_arg.bound != "hoeffding":  # the exact counts, complete (a page's plan may still be computing them)
+            result = plan(list(plan_arg.epsilon), plan_arg.delta, plan_arg.steps, tenants=plan_arg.tenants,
+                          tenant_steps=plan_arg.tenant_steps or None, reverts=plan_arg.reverts or None,
+                          bound=plan_arg.bound, max_error_rate=plan_arg.max_error_rate)
+        return _Settings(np.asarray(plan_arg.ranges, dtype=float), result)
     values = dict(plan_arg or {})
     values.update(settings)
     unknown = sorted(set(values) - set(MeterPlan.param) - {"signals"})
@@ -177,11 +182,13 @@ def _settings_from(plan_arg, settings: dict, trace: Trace) -> _Settings:
     reverts = values.get("reverts")
     if not reverts and values.get("revert_budget"):  # MeterPlan's convention: B reverts at steps 1..B
         reverts = list(range(1, check_int("revert_budget", values["revert_budget"], minimum=0) + 1))
+    bound = values.get("bound") or "hoeffding"
+    rate = values.get("max_error_rate") if bound == "binomial" else None
     result = plan(eps, values.get("delta", defaults["delta"]), steps, tenants=tenants, tenant_steps=tenant_steps,
-                  reverts=reverts or None)
+                  reverts=reverts or None, bound=bound, max_error_rate=rate)
     ranges = values.get("ranges")
     ranges = validate_ranges(resize_ranges(defaults["ranges"], len(eps)) if ranges is None else ranges, len(eps))
-    return _Settings(np.asarray(ranges, dtype=float), result)
+    return _Settings(np.asarray(ranges, dtype=float), result, steps_given="steps" in values)
 
 
 def _check_budget(steps) -> int:
@@ -226,6 +233,7 @@ class ReplayResult:
     confidence: float | None
     alarms: tuple
     notes: tuple
+    steps_left: StepsLeft | None = None
 
     # -- sizes and look-ups
     def __len__(self) -> int:
@@ -244,6 +252,16 @@ class ReplayResult:
     def budget(self) -> int:
         """T, the steps the test set was sized for."""
         return int(self.settings["steps"])
+
+    @property
+    def steps_given(self) -> bool:
+        """False when T is the trace's number of steps because no T was given."""
+        return bool(self.settings.get("steps_given", True))
+
+    @property
+    def bound_text(self) -> str:
+        """The per-model bound the replay's counts use, said on every output (and why, when it is not the plan's)."""
+        return bound_text(self.settings, self.variant)
 
     @property
     def shown_signal(self) -> np.ndarray:
@@ -356,10 +374,13 @@ class ReplayResult:
         caption = (f"{t.name}: {len(t):,} steps, {self.variant} meter; ranges "
                    f"{', '.join(f'{v:g}' for v in s['ranges'])}; ε = {', '.join(f'{v:g}' for v in s['epsilon'])}; "
                    f"δ = {s['delta']:g}; T = {s['steps']}")
-        need = (f"Labels needed: {self.variant} {self.labels_needed[self.variant]:,} (the meter you run), "
+        need = (f"Labels needed ({self.bound_text}): {self.variant} {self.labels_needed[self.variant]:,} "
+                f"(the meter you run), "
                 + ", ".join(f"{k} {v:,}" for k, v in self.labels_needed.items() if k != self.variant)
                 + (f"; the test set has {self.test_size:,}" if self.test_size is not None else ""))
         more = None if len(shown) == len(self) else f"{len(self) - len(shown):,} of {len(self):,} steps not shown"
+        if self.steps_left is not None:
+            need += ". Steps left: " + self.steps_left.sentence()
         return html_table(headers, rows, caption=caption, marked=marked, mark_note="alarm", sentence=need,
                           notes=[f"ALARM: {a.message}" for a in self.alarms] + [a.message for a in self.notes],
                           more=more)
@@ -383,6 +404,7 @@ class ReplayResult:
             "test_size": self.test_size,
             "supported_epsilon": list(self.supported_epsilon) if self.supported_epsilon is not None else None,
             "confidence": self.confidence,
+            "steps_left": self.steps_left.to_dict() if self.steps_left is not None else None,
         }
 
     @strict_json
@@ -455,10 +477,12 @@ class ReplayResult:
             lines.append(f"  step {int(self.trace.steps[i]):>{width}}{who}  gap {self.empirical_overfitting[i]:.4f}  "
                          f"signal {int(self.signal[i])}  incremental {int(self.incremental_signal[i])}  "
                          f"eps {self.epsilon[i]:g}{flag}{over}")
-        need = f"  labels needed ({self.variant}): {self.needed:,}"
+        need = f"  labels needed ({self.variant}, {self.bound_text}): {self.needed:,}"
         if self.test_size is not None:
             need += f"; test set: {self.test_size:,}"
         lines.append(need)
+        if self.steps_left is not None:
+            lines.append(f"  steps left: {self.steps_left.sentence()}")
         lines += [f"  ALARM: {a.message}" for a in self.alarms] + [f"  note: {a.message}" for a in self.notes]
         return "\n".join(lines)
 
@@ -509,23 +533,35 @@ def replay(trace, plan=None, *, variant: str = "incremental", test_size=None, **
     return replay_with(trace, _settings_from(plan, settings, trace), variant)
 
 
-def replay_with(trace: Trace, settings, variant: str) -> ReplayResult:
-    """The replay of a read ``trace`` with validated settings (a MeterPlan, or what :func:`replay` builds)."""
+def replay_with(trace: Trace, settings, variant: str, *, steps_given: bool | None = None) -> ReplayResult:
+    """The replay of a read ``trace`` with validated settings (a MeterPlan, or what :func:`replay` builds).
+
+    ``steps_given=False``: T is the trace's number of steps because nobody gave one (a mapping
+    without ``steps`` says so itself); the outputs then say so instead of calling T a budget.
+    """
     if isinstance(settings, (MeterPlan, Mapping)) or settings is None:
         settings = _settings_from(settings, {}, trace)
     ranges, result = settings.ranges, settings.plan
+    given = settings.steps_given if steps_given is None else steps_given
     eps = np.asarray(result.epsilon, dtype=float)
     T = settings.steps
     labels = {v: int(result.labels[v]) for v in METERS}
     if any(v < 1 for v in labels.values()):  # a count is a positive integer or nothing is shown
         raise InputError("steps", "small enough for the label counts to be computed", T)
+    bound = result.bound if variant not in result.refused else "hoeffding"
     sig = _signals(trace, ranges, eps, variant)
     bud = _budgets(trace, T, tuple(int(v) for v in result.tenant_steps), sig)
     title = METER_TITLES[variant]
-    found = _budget_alarms(trace, T, labels[variant], title)
+    left = None
+    if trace.test_size is not None:
+        left = steps_left(trace.test_size, eps, float(result.delta), len(trace), steps=T, variant=variant,
+                          tenants=len(result.tenant_steps), tenant_steps=list(bud["plan_tenants"]) if bud["multi"] else None,
+                          reverts=[int(v) for v in result.reverts] or None, bound=bound,
+                          max_error_rate=result.max_error_rate if bound == "binomial" else None)
+    found = _budget_alarms(trace, T, labels[variant], title) if given else [_steps_from_trace(T, left)]
     found += _tenant_alarms(trace, T, bud)
     found += _revert_alarms(trace, tuple(int(v) for v in result.reverts), bud["plan_position"])
-    size_alarms, supported, confidence = _test_size_alarms(trace.test_size, variant, eps, result, bud, labels)
+    size_alarms, supported, confidence = _test_size_alarms(trace.test_size, variant, eps, result, bud, labels, bound)
     found += size_alarms
     alarms = sorted((a for a in found if a.level == "alarm"), key=lambda a: a.index if a.index is not None else -1)
     notes = [a for a in found if a.level == "note"]
@@ -534,9 +570,12 @@ def replay_with(trace: Trace, settings, variant: str) -> ReplayResult:
         "epsilon": [float(v) for v in eps],
         "delta": float(result.delta),
         "steps": T,
+        "steps_given": bool(given),
         "signals": int(eps.size),
         "tenant_steps": [int(v) for v in result.tenant_steps],
         "reverts": [int(v) for v in result.reverts],
+        "bound": result.bound, "max_error_rate": result.max_error_rate,
+        "bound_used": bound, "bound_refused": result.refused.get(variant),
     }
     return ReplayResult(
         trace=trace, variant=variant, settings=settings_dict, empirical_overfitting=sig["gap"], signal=sig["regular"],
@@ -544,8 +583,17 @@ def replay_with(trace: Trace, settings, variant: str) -> ReplayResult:
         epsilon_incremental=sig["eps_incremental"], steps_used=bud["used"], tenant_steps_used=sig["tenant_used"],
         tenant_budget_array=bud["tenant_budget"], within_budget=bud["within"], labels_needed=labels,
         test_size=trace.test_size, supported_epsilon=supported, confidence=confidence, alarms=tuple(alarms),
-        notes=tuple(notes),
+        notes=tuple(notes), steps_left=left,
     )
+
+
+def _steps_from_trace(T: int, left: StepsLeft | None) -> Alarm:
+    """The note saying that T is the trace's length, not a budget anybody set (and what the labels support)."""
+    answer = "" if left is not None else " Give the test-set size n to learn how many steps its labels support."
+    return Alarm("steps_from_trace",
+                 f"No T was given: T = {T:,} is the trace's number of steps, so the labels needed are for the "
+                 f"steps taken, not a budget of steps the test set supports.{answer}",
+                 level="note", details={"steps": T, **(left.to_dict() if left is not None else {})})
 
 
 # ============================================================================ signals and budgets
@@ -716,8 +764,8 @@ def _revert_alarms(trace: Trace, plan_reverts: tuple, plan_position: np.ndarray)
     return out
 
 
-def _test_size_alarms(n, variant: str, eps, result: PlanResult, bud: dict, labels: dict) -> tuple:
-    """([alarm or note], supported eps vector, confidence) for a test set of ``n`` labels."""
+def _test_size_alarms(n, variant: str, eps, result: PlanResult, bud: dict, labels: dict, bound: str) -> tuple:
+    """([alarm or note], supported eps vector, confidence) for a test set of ``n`` labels (the planner's inverse)."""
     needed, title = labels[variant], METER_TITLES[variant]
     if n is None:
         return [Alarm("test_size_unknown",
@@ -726,11 +774,12 @@ def _test_size_alarms(n, variant: str, eps, result: PlanResult, bud: dict, label
     delta, T = float(result.delta), int(result.steps)
     tenant_steps = list(bud["plan_tenants"]) if bud["multi"] else None
     reverts = [int(v) for v in result.reverts] or None
-    eps1 = float(meter_bounds.min_epsilon(variant, n, eps, delta, T, tenant_steps=tenant_steps, reverts=reverts))
+    _, eps1, conf = budget_answers(normalize(list(eps), delta, T, tenants=len(result.tenant_steps), reverts=reverts,
+                                             tenant_steps=tenant_steps, budget=n, budget_variants=(variant,), bound=bound,
+                                             max_error_rate=result.max_error_rate if bound == "binomial" else None), variant)
+    eps1 = float("inf") if eps1 is None or not math.isfinite(eps1) else float(eps1)
     supported = tuple(float(v) for v in eps * (eps1 / eps[0])) if math.isfinite(eps1) else None
-    log_d = float(meter_bounds.failure_probability(variant, n, eps, T, log=True, tenant_steps=tenant_steps,
-                                                   reverts=reverts))
-    confidence = float(-np.expm1(log_d)) if log_d < 0 else 0.0
+    confidence = float(conf) if conf is not None else 0.0
     if n >= needed:
         return [], supported, confidence
     if supported is None or eps1 >= 1:

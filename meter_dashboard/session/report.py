@@ -71,6 +71,7 @@ def session_report(result, *, position: int | None = None, steps_note: str = "",
                    + ("" if g.state in ("holds", "unchecked") else f"; {planned}"), "alarm" if g.alarm else "note")
     report.paragraph(f"What signal {g.signal} means: "
                      + text.signal_meaning(g.signal, result.settings["ranges"], g.holds, g.delta))
+    report.paragraph("Steps left: " + text.steps_left_text(result), css_class="session-steps-answer")
     report.paragraph(text.needed_text(result))
     if t.provenance:
         report.paragraph(t.provenance, css_class="md-sub")

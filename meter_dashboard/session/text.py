@@ -22,6 +22,7 @@ from .replay import METER_TITLES, READING_NOTES
 
 __all__ = ["Guarantee", "guarantee", "guarantee_at", "gauge_note", "signal_meaning", "signal_meanings", "sentence", "needed_text",
            "range_text", "step_row", "step_headers", "table_window", "steps_source_text", "inputs", "subscript",
+           "steps_left_text", "steps_left_card", "budget_text",
            "READING_NOTES", "TABLE_ROWS"]
 
 #: Rows of the step table on the page (a window around the step shown).
@@ -282,12 +283,52 @@ def sentence(result, index: int = -1) -> str:
 
 
 def needed_text(result) -> str:
-    """Labels both meters need, and the test set's size."""
-    text = (f"Labels needed for this plan: incremental meter {fmt.integer(result.labels_needed['incremental'])}, "
+    """Labels both meters need (under which bound), and the test set's size."""
+    text = (f"Labels needed for this plan ({result.bound_text}): incremental meter "
+            f"{fmt.integer(result.labels_needed['incremental'])}, "
             f"regular meter {fmt.integer(result.labels_needed['regular'])}")
     if result.test_size is None:
         return text + "; enter the test-set size n to check it."
     return text + f"; the test set has {fmt.integer(result.test_size)}."
+
+
+def steps_left_text(result) -> str:
+    """How many more steps the test set takes (:meth:`StepsLeft.sentence`), or how to find out."""
+    if result.steps_left is None:
+        return "Enter the test-set size n to learn how many steps its labels support at the planned ε."
+    return result.steps_left.sentence()
+
+
+def budget_text(result) -> str:
+    """Where T comes from, in the words beside it: ``of T = 12, the trace's length (no T was given)``."""
+    if result.steps_given:
+        return f"of T = {fmt.integer(result.budget)}"
+    return f"of T = {fmt.integer(result.budget)}, the trace's length (no T was given)"
+
+
+def steps_left_card(result) -> dict:
+    """The "Steps left" headline card: steps left at the planned ε, of the steps the labels support."""
+    left = result.steps_left
+    if left is None:
+        return dict(label="Steps left", value="—", css="session-steps-left",
+                    sub="enter the test-set size n to learn how many steps it supports", alarm=False)
+    value = "none" if left.left == 0 else ("?" if left.left is None else _steps(left.left))
+    sub = (f"{fmt.integer(left.test_size)} labels support {_steps(left.supported)} steps at the planned ε "
+           f"({left.bound}); {fmt.integer(left.used)} used")
+    if left.guaranteed_epsilon is not None and not left.covers_used:
+        sub += f"; over those they still guarantee ε₁ = {fmt.number(left.guaranteed_epsilon[0])}"
+    elif left.guaranteed_epsilon is None:
+        sub += "; over those they guarantee no ε below 1"
+    if left.budget is not None and left.budget_epsilon is not None and not left.left:
+        sub += (f"; at ε₁ = {fmt.number(left.budget_epsilon[0])}, {fmt.integer(left.budget - left.used)} left of "
+                f"T = {fmt.integer(left.budget)}")
+    return dict(label="Steps left", value=value, css="session-steps-left", sub=sub, alarm=not left.covers_used)
+
+
+def _steps(value) -> str:
+    from ..meter.result import steps_text
+
+    return "?" if value is None else steps_text(value)
 
 
 def steps_source_text(origin: str, steps: int) -> str:
@@ -339,7 +380,9 @@ def inputs(result, steps_note: str = "") -> list:
         ("Range boundaries r₀ … r_m", fmt.number_list(s["ranges"])),
         ("ε per signal", fmt.number_list(s["epsilon"])),
         ("δ (failure probability)", fmt.number(s["delta"])),
-        ("T (budget of steps)", fmt.integer(s["steps"]) + (f" — {steps_note}" if steps_note else "")),
+        ("T (budget of steps)", fmt.integer(s["steps"]) + (f" — {steps_note}" if steps_note else (
+            "" if result.steps_given else " — the trace's length (no T was given)"))),
+        ("Per-model bound", result.bound_text),
     ]
     if len(s["tenant_steps"]) > 1:
         pairs.append(("Steps per tenant", ", ".join(fmt.integer(v) for v in s["tenant_steps"])))
@@ -349,6 +392,7 @@ def inputs(result, steps_note: str = "") -> list:
     if s["reverts"]:
         pairs.append(("Reverts fixed in advance", ", ".join(fmt.integer(v) for v in s["reverts"])))
     pairs.append(("Test-set size n", fmt.integer(result.test_size) if result.test_size is not None else "not given"))
+    pairs.append(("Steps left", steps_left_text(result)))
     pairs.append(("Labels needed", f"incremental meter {fmt.integer(result.labels_needed['incremental'])}, "
                                    f"regular meter {fmt.integer(result.labels_needed['regular'])}"))
     return pairs

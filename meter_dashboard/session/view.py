@@ -129,7 +129,7 @@ class Session(SessionInputs, DashboardView):
         m.param.watch(self._on_position, ["position"])
         m.param.watch(self._on_status, ["error", "problems", "status", "example", "test_size", "variant"])
         m.param.watch(self._on_steps_note, ["steps_source", "trace"])
-        m.param.watch(self._on_plan, ["variant", "steps_source"])
+        m.param.watch(self._on_plan, ["variant", "steps_source", "bound", "max_error_rate", "test_size"])
         m.plan.param.watch(self._on_plan, ["result", "error", "steps", "tenant_steps"])
         if served:
             m.work_in_background(document_dispatch())  # long replays leave the event loop free for every session

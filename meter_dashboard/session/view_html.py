@@ -49,7 +49,7 @@ def cards_html(result, index: int) -> str:
              sub=f"{tenant + ' · ' if tenant else ''}position {fmt.integer(d['position'])} of {fmt.integer(len(result))}"
                  + (" · reverted" if d["reverted"] else "")),
         dict(label="Steps used", value=f"{fmt.integer(d['steps_used'])} / {fmt.integer(result.budget)}",
-             css="session-used", sub=f"of T = {fmt.integer(result.budget)}{tenant_part}"
+             css="session-used", sub=f"{text.budget_text(result)}{tenant_part}"
                                      + ("" if d["within_budget"] else " · beyond budget")),
         dict(label="Empirical overfitting", value=fmt.number(d["empirical_overfitting"]), css="session-gap",
              sub=f"|{fmt.number(d[t.val_column])} − {fmt.number(d[t.test_column])}|"),
@@ -57,6 +57,7 @@ def cards_html(result, index: int) -> str:
              sub=f"this step: {text.range_text(lo, hi)}"),
         dict(label="Incremental signal", value=str(d["incremental_signal"]), css="meter-incremental-signal",
              sub=f"worst so far{' (' + tenant + ')' if tenant else ''}: {text.range_text(ilo, ihi)}"),
+        text.steps_left_card(result),
     ]
     return render(_T + "cards.html", cards=cards, guarantee=Markup(text.guarantee_at(result, index).html()))
 
@@ -66,7 +67,7 @@ def answer_html(result, index: int) -> str:
     g = text.guarantee_at(result, index)
     meaning = text.signal_meaning(g.signal, result.settings["ranges"], g.holds, g.delta)
     return render(_T + "answer.html", sentence=text.sentence(result, index), signal=g.signal, meaning=meaning,
-                  needed=text.needed_text(result))
+                  needed=text.needed_text(result), steps_left=text.steps_left_text(result))
 
 
 def alarms_html(result, index: int) -> str:

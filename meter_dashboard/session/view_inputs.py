@@ -33,6 +33,7 @@ from ..ui.style import HTML, stale_html
 from ..ui.upload import GuardedFileDropper
 from . import text, view_html
 from .model import MAX_BUDGET_STEPS, METER_TITLES, TraceLoad
+from .replay import bound_words
 from .trace import EXAMPLES
 
 __all__ = ["SessionInputs", "Opened", "UPLOADED"]
@@ -308,7 +309,7 @@ class SessionInputs:
         self.meter_summary.object = render(
             "session/templates/meter_summary.html", meter=METER_TITLES[m.variant], plan=m.plan,
             steps_text=text.steps_source_text(m.steps_origin, m.plan.steps),
-            query=urlencode(m.planner_query(), safe=","), bound=m.planner_keys.get("bound"))
+            query=urlencode(m.planner_query(), safe=","), bound=bound_words(m.bound, m.max_error_rate))
         if self.plan_error is not None:
             self.plan_error.object = (view_html.error_html(m.plan.error) + stale_html("replay")) if m.plan.error else ""
         self._on_steps_note()

@@ -26,7 +26,8 @@ from ..core.validation import InputError, check_int, check_number, parse_int_lis
 
 #: service parameter -> the flag a person typed
 _FLAGS = {"val_accuracy": "--val-accuracy", "labels": "--labels", "tenant": "--tenant", "baseline": "--baseline",
-          "predictions": "--predictions", "alarm_signal": "--alarm-signal",
+          "predictions": "--predictions", "alarm_signal": "--alarm-signal", "bound": "--bound",
+          "max_error_rate": "--max-error-rate",
           "submissions_per_hour": "--submissions-per-hour", "Idempotency-Key": "--idempotency-key"}
 #: ``submit --server``'s exit status when no try was answered (the outcome is unknown; retry with the key).
 UNANSWERED = 3
@@ -105,6 +106,10 @@ def _register_create(verbs) -> None:
     c.add_argument("--signals", default=None, help="meter: m, when one eps is given")
     c.add_argument("--ranges", default=None, help="meter: m + 1 boundaries 0,...,1")
     c.add_argument("--delta", default=None, help="meter: failure probability in (0, 1) (default 0.01)")
+    c.add_argument("--bound", default=None, choices=("hoeffding", "binomial"),
+                   help="meter: the planner's per-model bound (default hoeffding; binomial: exact tails, 0/1 losses)")
+    c.add_argument("--max-error-rate", default=None, help="meter, with --bound binomial: every model submitted errs "
+                   "at most this")
     c.add_argument("--meter", choices=("incremental", "regular"), default=None, help="meter: the variant (default "
                    "incremental)")
     c.add_argument("--tenant-steps", default=None, help="meter: steps per tenant, e.g. 5,5 (sum T)")
@@ -174,7 +179,8 @@ def _settings(args) -> dict:
     steps = check_int("--steps", args.steps, minimum=1)
     meter_flags = [f for f, v in (("--epsilon", args.epsilon), ("--signals", args.signals), ("--ranges", args.ranges),
                                   ("--delta", args.delta), ("--meter", args.meter), ("--tenant-steps", args.tenant_steps),
-                                  ("--reverts", args.reverts)) if v is not None]
+                                  ("--reverts", args.reverts), ("--bound", args.bound),
+                                  ("--max-error-rate", args.max_error_rate)) if v is not None]
     if args.condition is not None:
         if meter_flags:
             raise InputError(meter_flags[0], "left out in ease.ml/ci mode (--condition)", raw("a value"))
@@ -197,7 +203,8 @@ def _settings(args) -> dict:
         ranges=parse_number_list("--ranges", args.ranges) if args.ranges else None, meter=args.meter or "incremental",
         tenant_steps=parse_int_list("--tenant-steps", args.tenant_steps) if args.tenant_steps else None,
         reverts=parse_int_list("--reverts", args.reverts) if args.reverts else None,
-        alarm_signal=args.alarm_signal, submissions_per_hour=args.submissions_per_hour)
+        alarm_signal=args.alarm_signal, submissions_per_hour=args.submissions_per_hour,
+        bound=args.bound or "hoeffding", max_error_rate=args.max_error_rate)
 
 
 def _refused(args, exc) -> int:

@@ -66,10 +66,11 @@ class Connection:
     def create(self, name: str, labels, *, steps, epsilon=None, delta=None, ranges=None, meter="incremental",
                tenant_steps=None, reverts=None, condition=None, reliability=None, adaptivity="full", mode="fp-free",
                baseline=None, allow_smaller: bool = False, alarm_signal=None,
-               submissions_per_hour=None) -> "TestSet":
+               submissions_per_hour=None, bound: str = "hoeffding", max_error_rate=None) -> "TestSet":
         """Register a test set (meter settings, or ``condition=`` for ease.ml/ci); the returned
         :class:`TestSet` holds the admin token in ``admin_token`` (shown once).  ``alarm_signal`` K
-        (meter): a released signal >= K is an alarm; ``submissions_per_hour``: each tenant's cap."""
+        (meter): a released signal >= K is an alarm; ``submissions_per_hour``: each tenant's cap;
+        ``bound``/``max_error_rate`` (meter): the planner's per-model bound."""
         if self.client is not None:
             raise InputError("create", "run against a store (the store's owner creates test sets)",
                              self.client.server)
@@ -84,7 +85,8 @@ class Connection:
                                                                                           0.05],
                                               delta=0.01 if delta is None else delta, steps=steps, ranges=ranges,
                                               meter=meter, tenant_steps=tenant_steps, reverts=reverts,
-                                              alarm_signal=alarm_signal, submissions_per_hour=submissions_per_hour)
+                                              alarm_signal=alarm_signal, submissions_per_hour=submissions_per_hour,
+                                              bound=bound, max_error_rate=max_error_rate)
         out = service.create(self._owned(), name, labels, settings, baseline=baseline, allow_smaller=allow_smaller)
         ts = TestSet(name, self.store)
         ts.admin_token = out["admin_token"]

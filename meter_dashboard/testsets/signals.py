@@ -13,7 +13,9 @@ Settings dictionaries (JSON in the store):
 
 - meter: ``{"mode": "meter", "meter", "ranges", "epsilon", "delta", "steps",
   "tenant_steps", "reverts"}``, and optionally ``"alarm_signal"`` (a released signal at or
-  above it is an alarm) and ``"submissions_per_hour"`` (per tenant);
+  above it is an alarm), ``"submissions_per_hour"`` (per tenant) and ``"bound"`` (with
+  ``"max_error_rate"``: the planner's per-model bound, when it is the exact binomial one; the
+  counts, the replay and what a short test set supports use it);
 - ci: ``{"mode": "ci", "condition", "reliability", "adaptivity", "ci_mode", "steps",
   "baseline"}``, and optionally ``"submissions_per_hour"``.
 
@@ -36,6 +38,7 @@ from fractions import Fraction
 from ..ci import ci_labels, evaluate, parse_condition
 from ..core.validation import InputError, check_int, check_probability
 from ..meter.model import DEFAULT_RANGES, MeterPlan, plan, resize_ranges, validate_ranges
+from ..meter.stages import check_bound
 from ..session.model import replay
 
 __all__ = [
@@ -61,12 +64,14 @@ _PLANS_LOCK = threading.Lock()
 
 # ============================================================================ settings
 def meter_settings(*, epsilon, delta, steps, ranges=None, meter: str = "incremental", tenant_steps=None,
-                   reverts=None, alarm_signal=None, submissions_per_hour=None) -> dict:
+                   reverts=None, alarm_signal=None, submissions_per_hour=None, bound: str = "hoeffding",
+                   max_error_rate=None) -> dict:
     """Validated meter settings (the planner's plan); :class:`InputError` names the bad one.
 
     ``alarm_signal`` K (1..m): a released signal >= K is an alarm (gate a pipeline on the
     meter itself); ``submissions_per_hour`` N: each tenant may submit at most N times in any
-    hour (all its tokens together).
+    hour (all its tokens together).  ``bound``/``max_error_rate``: the planner's per-model bound
+    (stored only when it is not Hoeffding's, so older stores read the same).
     """
     if meter not in METERS:
         raise InputError("meter", "'incremental' or 'regular'", meter)
@@ -81,6 +86,11 @@ def meter_settings(*, epsilon, delta, steps, ranges=None, meter: str = "incremen
         "reverts": [check_int("reverts", v, minimum=1) for v in (reverts or [])],
     }
     meter_plan(settings)  # the planner's own checks (tenant steps sum to T, reverts possible, ...)
+    bound, rate = check_bound(bound, max_error_rate)
+    if bound != "hoeffding":
+        settings["bound"] = bound
+        if rate is not None:
+            settings["max_error_rate"] = rate
     if alarm_signal is not None:
         settings["alarm_signal"] = check_int("alarm_signal", alarm_signal, minimum=1, maximum=len(eps))
     return _with_rate(settings, submissions_per_hour)
@@ -118,8 +128,13 @@ def uses_old_model(settings: dict) -> bool:
     return bool({"o", "d"} & set(parse_condition(settings["condition"]).variables))
 
 
+def _bound_of(settings: dict) -> dict:
+    """``{"bound", "max_error_rate"}`` of meter settings (Hoeffding's for stores written before the option)."""
+    return {"bound": settings.get("bound", "hoeffding"), "max_error_rate": settings.get("max_error_rate")}
+
+
 def meter_plan(settings: dict) -> MeterPlan:
-    """The planner's model for ``settings`` (one per distinct plan and process; read only)."""
+    """The planner's model for ``settings`` with Hoeffding's bound (its checks; one per plan and process; read only)."""
     key = json.dumps({k: settings[k] for k in ("ranges", "epsilon", "delta", "steps", "tenant_steps", "reverts")},
                      sort_keys=True)
     with _PLANS_LOCK:
@@ -141,6 +156,11 @@ def needed_labels(settings: dict) -> int:
     (the optimized one when an optimization applies, at least the unlabeled examples it
     estimates d on: the labelled test set serves as that set too)."""
     if settings["mode"] == "meter":
+        if settings.get("bound", "hoeffding") != "hoeffding":
+            ts = settings["tenant_steps"]
+            exact = plan(settings["epsilon"], settings["delta"], settings["steps"], tenants=max(len(ts), 1),
+                         tenant_steps=ts or None, reverts=settings["reverts"] or None, **_bound_of(settings))
+            return int(exact.labels[settings["meter"]])
         return int(meter_plan(settings).result.labels[settings["meter"]])
     result = _ci_result(settings)
     if result.optimized is not None:
@@ -167,7 +187,7 @@ def supported(settings: dict, n: int) -> dict | None:
     if settings["mode"] == "meter":
         ts = settings["tenant_steps"]
         result = plan(settings["epsilon"], settings["delta"], settings["steps"], tenants=max(len(ts), 1),
-                      tenant_steps=ts or None, reverts=settings["reverts"] or None, budget=n)
+                      tenant_steps=ts or None, reverts=settings["reverts"] or None, budget=n, **_bound_of(settings))
         assert result.min_epsilon is not None  # plan(..., budget=n) answers it
         value = result.min_epsilon[settings["meter"]]
         eps1 = math.nan if value is None else float(value)  # None: no answer (as nan: nothing supported)
@@ -211,6 +231,10 @@ def meter_replay(settings: dict, rows: list, n: int):
     records = [{"step": int(r["step"]), "val_accuracy": float(r["val_accuracy"]),
                 "test_accuracy": float(r["test_accuracy"]), "tenant": str(r["tenant"]),
                 "reverted": bool(r["reverted"])} for r in rows]
+    if settings.get("bound", "hoeffding") != "hoeffding":  # the plan's exact bound (the replay computes its counts)
+        values = {k: settings[k] for k in ("ranges", "epsilon", "delta", "steps", "tenant_steps", "reverts")}
+        values["tenants"] = max(len(settings["tenant_steps"]), 1)
+        return replay(records, plan={**values, **_bound_of(settings)}, variant=settings["meter"], test_size=n)
     return replay(records, plan=meter_plan(settings), variant=settings["meter"], test_size=n)
 
 

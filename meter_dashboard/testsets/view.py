@@ -31,6 +31,7 @@ import param
 from ..core import formatting as fmt
 from ..core.runtime import in_thread, thread_pool
 from ..session.text import guarantee
+from ..session.replay import bound_words
 from ..ui.base import DashboardView
 from ..ui.meter_gauge import MeterGauge
 from ..ui.style import HTML, SIGNAL_COLORS, esc, headline_html
@@ -58,7 +59,8 @@ def _passed(value) -> str:
 def _plan_text(settings: dict) -> str:
     if settings["mode"] == "meter":
         return (f"{settings['meter']} meter · ε {', '.join(f'{e:g}' for e in settings['epsilon'])} · "
-                f"δ {settings['delta']:g}" + (f" · tenants {settings['tenant_steps']}" if settings["tenant_steps"]
+                f"δ {settings['delta']:g} · {bound_words(settings.get('bound', 'hoeffding'), settings.get('max_error_rate'))}"
+                + (f" · tenants {settings['tenant_steps']}" if settings["tenant_steps"]
                                               else "") + (f" · reverts at {settings['reverts']}" if settings["reverts"]
                                                           else ""))
     return (f"ease.ml/ci · {settings['condition']} · reliability {settings['reliability']:g} · "

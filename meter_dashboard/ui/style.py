@@ -79,11 +79,12 @@ class DashboardDesign(Native):
     Through Panel's documented design mechanism (``pn.extension(design=...)``; a design's
     ``modifiers`` per component class, a theme's per theme): in the dark theme the Tabulator
     uses its dark ``midnight`` theme; toggle groups, progress bars, sliders, file droppers, tabs,
-    buttons and toggles receive ``dashboard.css`` (the same URL as every component), whose rules make the
+    buttons, toggles and tables (Tabulator) receive ``dashboard.css`` (the same URL as every component), whose
+    rules make the
     chosen option the highlighted one, the tracks, bars, drop areas and the active tab follow the
     theme (light and dark, from Panel's theme variables), "light" buttons take the theme's surface
-    colour (Panel draws them white in the dark theme too) and a warning button's label is readable
-    (dark on amber).  A table whose page
+    colour (Panel draws them white in the dark theme too), a warning button's label is readable
+    (dark on amber) and a table takes the page's surface and ink, without the library's grey stripes.  A table whose page
     chose its own Tabulator theme keeps it (modifiers apply to default values only).
     """
 
@@ -97,6 +98,7 @@ class DashboardDesign(Native):
         pn.Tabs: {"stylesheets": [Inherit, _URL]},
         pn.widgets.Button: {"stylesheets": [Inherit, _URL]},
         pn.widgets.Toggle: {"stylesheets": [Inherit, _URL]},
+        pn.widgets.Tabulator: {"stylesheets": [Inherit, _URL]},
     }
     _themes = {"default": NativeDefaultTheme, "dark": _DarkTheme}
 

@@ -123,9 +123,32 @@ def test_fail_on_alarm_passes_a_healthy_trace_with_default_settings(tmp_path, ca
     path = _healthy_csv(tmp_path)
     assert main(["replay", str(path), "--fail-on-alarm"]) == 0
     out = capsys.readouterr().out
-    assert "T = 12 (the trace's length)" in out and "note: Step 12 used the last of the T = 12 steps" in out
-    assert "ALARM" not in out
+    # issue 30: and it says so, instead of "the last of the T = 12 steps this test set supports"
+    assert "T = 12 (the trace's length: no --steps was given)" in out and "note: No T was given: T = 12" in out
+    assert "ALARM" not in out and "used the last of the T" not in out
+    assert main(["replay", str(path), "--steps", "12", "--fail-on-alarm"]) == 0
+    assert "note: Step 12 used the last of the T = 12 steps" in capsys.readouterr().out
     assert main(["replay", str(path), "--steps", "11", "--fail-on-alarm"]) == 1  # exceeding it is an alarm
+
+
+def test_replay_answers_the_steps_left_and_uses_the_plans_bound(tmp_path, capsys):
+    # issue 30: a 12-step trace and n = 10,000 answer how many more steps the test set takes, under the plan's bound
+    path = _healthy_csv(tmp_path)
+    assert main(["replay", str(path), "--test-size", "10000"]) == 0
+    out = capsys.readouterr().out
+    assert ("Steps left: 10,000 labels support 0 steps at the planned ε = 0.01, 0.02, 0.03, 0.04, 0.05 (δ = 0.01, "
+            "incremental meter, Hoeffding's bound): 12 used, none left") in out
+    assert "Labels needed (Hoeffding's bound): incremental 38,917" in out
+    assert main(["replay", str(path), "--test-size", "50000", "--bound", "binomial"]) == 0
+    out = capsys.readouterr().out
+    assert "Labels needed (exact binomial bound): incremental 28,001" in out
+    assert "exact binomial bound): 12 used" in out
+    assert main(["replay", str(path), "--test-size", "50000", "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["steps_left"]["supported_steps"] == 110 and summary["steps_left"]["steps_left"] == 98
+    with pytest.raises(SystemExit):
+        main(["replay", str(path), "--max-error-rate", "0.2"])
+    assert "--max-error-rate must be left empty unless the bound is 'binomial'" in capsys.readouterr().err
 
 
 def test_defaults_are_the_models(capsys):

@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 
 from meter_dashboard.core.validation import InputError
 from meter_dashboard.meter.model import MeterPlan
-from meter_dashboard.session.model import SessionModel
-from meter_dashboard.session.trace import example_path
+from meter_dashboard.meter.model import plan as md_plan
+from meter_dashboard.session.model import SessionModel, replay
+from meter_dashboard.session.replay import steps_left
+from meter_dashboard.session.trace import example_path, load_example
 
 GOOD = b"step,val_accuracy,test_accuracy\n1,0.90,0.88\n2,0.92,0.91\n3,0.95,0.90\n"
 
@@ -304,21 +307,88 @@ def test_the_step_shown_is_in_the_link_and_restored():
         other.update_from_query({"example": "emocontext", "step": "42"})
 
 
-def test_the_planners_bound_survives_the_round_trip_and_the_replay_stays_hoeffdings():
-    # issue 24: exact 15,651 on the planner became Hoeffding's 25,376 on the session and back
+def test_the_planners_bound_is_the_replays_and_survives_the_round_trip():
+    # issue 30 (after issue 24): the planner's exact 15,651 was replayed with Hoeffding's 25,376
     s = SessionModel(example="emocontext")
-    s.update_from_query("epsilon=0.01,0.02,0.03,0.04,0.05&delta=0.1&steps=8&bound=binomial&max_error_rate=0.2")
-    assert s.plan.bound == "hoeffding" and s.result.labels_needed["incremental"] == 25_376  # Section 6.3's 25K
-    assert s.planner_keys == {"bound": "binomial", "max_error_rate": "0.2"}
+    s.update_from_query("epsilon=0.01,0.02,0.03,0.04,0.05&delta=0.1&steps=8&bound=binomial")
+    assert s.bound == "binomial" and s.result.labels_needed["incremental"] == 15_651  # the planner's count
+    assert s.result.settings["bound_used"] == "binomial" and "exact binomial bound" in s.result.bound_text
+    s.update_from_query({"max_error_rate": "0.2"})
+    assert s.result.labels_needed["incremental"] == 10_051
     q = s.to_query()
     assert q["bound"] == "binomial" and q["max_error_rate"] == "0.2"
     back = MeterPlan.parse_query(s.planner_query())  # what the planner reads from the link
     assert back["bound"] == "binomial" and back["max_error_rate"] == 0.2 and back["delta"] == 0.1
     s.update_from_query({"delta": "0.05"})  # a link without the keys keeps them
-    assert s.planner_keys["bound"] == "binomial"
+    assert s.bound == "binomial" and s.to_query()["bound"] == "binomial"
     s.update_from_query({"bound": "hoeffding"})
-    assert s.planner_keys == {} and "bound" not in s.to_query()
+    assert s.bound == "hoeffding" and s.max_error_rate is None and "bound" not in s.to_query()
+    assert s.result.settings["bound_used"] == "hoeffding" and s.result.bound_text == "Hoeffding's bound"
     with pytest.raises(InputError, match="bound must be one of"):
         s.update_from_query({"bound": "magic"})
     with pytest.raises(InputError, match="max_error_rate"):
         s.update_from_query({"bound": "binomial", "max_error_rate": "0.7"})
+    assert s.bound == "hoeffding"  # a refused link changes nothing
+
+
+def test_a_plan_with_the_exact_bound_replays_with_it_everywhere():
+    plan = MeterPlan(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10, bound="binomial",
+                     with_sweep=False, exact_points=2)
+    s = SessionModel(example="emocontext", plan=plan)
+    assert s.bound == "binomial" and s.result.labels_needed["incremental"] == 27_151  # not Hoeffding's 38,005
+    assert replay(load_example("emocontext"), steps=10, bound="binomial").labels_needed["incremental"] == 27_151
+    assert replay(load_example("emocontext"), plan).labels_needed["incremental"] == 27_151
+
+
+def test_a_method_without_an_exact_count_says_which_bound_it_used():
+    from meter_dashboard.session.replay import ReplayResult
+
+    r = replay(load_example("emocontext"), steps=10)
+    refused = dataclasses.replace(r, settings={**r.settings, "bound": "binomial", "bound_used": "hoeffding",
+                                               "bound_refused": "above the cap"})
+    assert isinstance(refused, ReplayResult)
+    assert refused.bound_text.startswith("Hoeffding's bound: the incremental meter has no exact count here")
+
+
+def test_a_used_test_set_answers_how_many_steps_it_has_left():
+    # issue 30: n = 10,000 and a 12-step trace read "Step 12 used the last of the T = 12 steps this test set supports"
+    records = [{"step": k, "val_accuracy": 0.8 + 0.005 * k, "test_accuracy": 0.79 + 0.004 * k} for k in range(1, 13)]
+    r = replay(records, test_size=10_000)
+    left = r.steps_left
+    expected = md_plan([0.01, 0.02, 0.03, 0.04, 0.05], 0.01, 12, budget=10_000)  # the planner's inverse
+    assert (left.supported, left.used, left.left) == (expected.max_steps["incremental"], 12, 0) == (0, 12, 0)
+    assert left.guaranteed_epsilon[0] == pytest.approx(expected.min_epsilon["incremental"])
+    assert not r.steps_given and "budget_used_up" not in {a.kind for a in r.alarms + r.notes}
+    note = next(a for a in r.notes if a.kind == "steps_from_trace")
+    assert "No T was given: T = 12 is the trace's number of steps" in note.message
+    assert "10,000 labels support 0 steps at the planned ε" in left.sentence()
+    assert "still guarantee ε₁ = 0.01973" in left.sentence()
+    # a bigger test set: the planner's 110 steps at these settings, 98 left
+    big = replay(records, test_size=50_000, steps=20)
+    assert (big.steps_left.supported, big.steps_left.left) == (110, 98) and big.steps_given
+    assert big.summary()["steps_left"]["steps_left"] == 98
+    assert "steps left: 50,000 labels support 110 steps" in repr(big)
+    assert "Steps left: 50,000 labels support 110 steps" in big._repr_html_()
+    # the session model says the same, and where T comes from
+    s = SessionModel(trace=records)
+    s.test_size = 10_000
+    assert s.result.steps_left.left == 0 and s.steps_origin == "trace" and not s.result.steps_given
+    s.plan.steps = 20  # a T set by the person: a budget, said as such
+    assert s.steps_origin == "user" and s.result.steps_given
+    assert "steps_from_trace" not in {a.kind for a in s.result.notes}
+    assert replay(records).steps_left is None
+    # a T the plan fixed beyond the steps used: the ε the labels guarantee over all of it, and the steps left at it
+    fixed = replay(records, test_size=10_000, steps=20).steps_left
+    at_t = md_plan([0.01, 0.02, 0.03, 0.04, 0.05], 0.01, 20, budget=10_000).min_epsilon["incremental"]
+    assert fixed.budget == 20 and fixed.budget_epsilon[0] == pytest.approx(at_t)
+    assert f"At ε₁ = {at_t:.4g}, what they guarantee over the plan's T = 20 steps, 8 steps are left." in fixed.sentence()
+
+
+def test_steps_left_uses_the_planners_inverse_under_each_bound():
+    for bound in ("hoeffding", "binomial"):
+        left = steps_left(50_000, [0.01, 0.02, 0.03, 0.04, 0.05], 0.01, 12, bound=bound)
+        expected = md_plan([0.01, 0.02, 0.03, 0.04, 0.05], 0.01, 12, budget=50_000, bound=bound)
+        assert left.supported == expected.max_steps["incremental"]
+        assert left.left == left.supported - 12
+    with pytest.raises(InputError, match="test_size must be"):
+        steps_left(0, [0.01], 0.01, 3)

@@ -204,8 +204,8 @@ def test_small_test_set_alarm_reports_the_supported_epsilon():
 def test_unknown_test_size_is_a_note():
     r = replay(steps(0.001), **FIG3)
     assert r.test_size is None and r.supported_epsilon is None
-    # the one step is the last of T = 1: a note since issue 11 #7
-    assert [n.kind for n in r.notes] == ["budget_used_up", "test_size_unknown"]
+    # no T given: T is the trace's one step, and the note says so (issue 30) instead of "the last of T = 1"
+    assert [n.kind for n in r.notes] == ["steps_from_trace", "test_size_unknown"]
 
 
 # ---------------------------------------------------------------- inputs and exports
@@ -294,11 +294,15 @@ def test_incremental_matches_a_brute_force_reference(rows):
 
 # ---------------------------------------------------------------- issue 11 #7, issue 10: alarms are for what went wrong
 def test_a_healthy_trace_raises_no_alarm_at_its_default_budget():
-    # T defaults to the trace's length: the last step uses the last planned step, which is the plan (a note)
+    # T defaults to the trace's length, and the replay says so (issue 30): not "the last of T steps"
     r = replay(steps(0.001, 0.003, 0.002), **FIG3, test_size=1_000_000)
-    assert r.alarms == () and r.budget == 3
-    note = next(n for n in r.notes if n.kind == "budget_used_up")
-    assert note.step == 3 and "before the next step, draw a new test set" in note.message
+    assert r.alarms == () and r.budget == 3 and not r.steps_given
+    assert "budget_used_up" not in [n.kind for n in r.notes]
+    assert next(n for n in r.notes if n.kind == "steps_from_trace").message.startswith("No T was given: T = 3")
+    # a T given: the last planned step used is the plan (a note)
+    given = replay(steps(0.001, 0.003, 0.002), steps=3, **FIG3, test_size=1_000_000)
+    note = next(n for n in given.notes if n.kind == "budget_used_up")
+    assert given.alarms == () and note.step == 3 and "before the next step, draw a new test set" in note.message
     # one step more than planned: the beyond-budget alarm, and the used-up message becomes an alarm too
     over = replay(steps(0.001, 0.003, 0.002), steps=2, **FIG3, test_size=1_000_000)
     assert [a.kind for a in over.alarms] == ["budget_used_up", "beyond_budget"]
@@ -319,7 +323,9 @@ def test_defaults_are_the_meter_plans_parameters():
     assert d == {"ranges": MeterPlan.param.ranges.default, "epsilon": MeterPlan.param.epsilon.default,
                  "delta": MeterPlan.param.delta.default}
     trace = load_example("emocontext")
-    assert replay(trace).to_dict() == replay(trace, MeterPlan(steps=8)).to_dict()
+    from meter_dashboard.session.replay import replay_with
+
+    assert replay(trace).to_dict() == replay_with(trace, MeterPlan(steps=8), "incremental", steps_given=False).to_dict()
 
 
 def test_budgets_beyond_what_the_counts_can_hold_are_refused():

@@ -37,6 +37,29 @@ def test_the_notebook_api_on_a_store(store_url, data, tmp_path):
     assert len(team["emo"].history()) == 3 and "test_accuracy" in team["emo"].history().columns
 
 
+def test_a_test_set_planned_with_the_exact_bound_keeps_it(store_url, data):
+    # issue 30: the planner's exact bound, carried into a guarded test set's settings, counts and replay
+    from meter_dashboard.meter.model import plan
+    from meter_dashboard.testsets import signals
+
+    team = md.connect(store_url)
+    exact = team.create("exact", data.labels_csv(), epsilon=EPS, delta=0.1, steps=3, bound="binomial")
+    needed = plan(EPS, 0.1, 3, bound="binomial").labels["incremental"]
+    assert exact.created["needed"] == needed < 20_472  # not Hoeffding's count
+    alice = team.testset("exact", token=exact.token("alice"))
+    alice.submit(data.mapping(data.predictions(2500)), 0.93)
+    settings = team["exact"].status()["settings"]
+    assert settings["bound"] == "binomial"
+    assert "exact binomial bound" in signals.meter_replay(settings, [
+        {"step": 1, "val_accuracy": 0.93, "test_accuracy": 0.92, "tenant": "alice", "reverted": False}],
+        30_000).bound_text
+    from meter_dashboard.testsets.view import _plan_text  # the /testsets card names the bound
+
+    assert "exact binomial bound" in _plan_text(settings)
+    with pytest.raises(InputError, match="max_error_rate must be left empty unless the bound is 'binomial'"):
+        team.create("wrong", data.labels_csv(), epsilon=EPS, delta=0.1, steps=3, max_error_rate=0.2)
+
+
 def test_md_testset_over_http(sqlite_store, data, tmp_path):
     url = str(sqlite_store.url)
     emo = md.connect(url).create("remote", data.labels_csv(), epsilon=EPS, delta=0.1, steps=3)

@@ -128,3 +128,17 @@ def test_a_step_moved_changes_only_what_differs():
     after = {name: getattr(view, name).object for name in before}
     assert after["title"] is before["title"] and after["explain"] is before["explain"]  # not re-sent
     assert after["cards"] != before["cards"] and view.gauge.pane.object != gauge
+
+
+def test_a_notebook_session_takes_the_plans_bound_and_shows_the_steps_left():
+    # issue 30: md.Session(..., bound="binomial") replays with the exact bound; the card answers the steps left
+    from meter_dashboard.meter.model import plan
+
+    view = Session(example="emocontext", bound="binomial", steps=10)
+    r = view.model.result
+    assert view.model.bound == "binomial" and r.labels_needed["incremental"] == plan(
+        [0.01, 0.02, 0.03, 0.04, 0.05], 0.01, 10, bound="binomial").labels["incremental"] == 27_151
+    cards = html.unescape(view.cards.object)
+    assert "Steps left" in cards and "5,509 labels support 0 steps at the planned ε (exact binomial bound)" in cards
+    assert "exact binomial bound" in html.unescape(view.meter_summary.object)
+    assert "budget=5509" in view.meter_summary.object and "bound=binomial" in view.meter_summary.object

@@ -30,8 +30,11 @@ def test_swatch_classes_match_the_python_palettes():
 def test_method_text_classes_match_the_approve_page_colors():
     from meter_dashboard.approvals.view import METHOD_COLORS
 
-    for method, color in METHOD_COLORS.items():
-        assert _rule_color(f".md-text.method-{method}", "color") == color.upper()
+    for method, color in METHOD_COLORS.items():  # the hue mixed with the theme's ink: WCAG AA in both themes
+        match = re.search(re.escape(f".md-text.method-{method}") + r"\s*\{\s*color:\s*color-mix\(in srgb, "
+                          r"(#[0-9A-Fa-f]{6}) (\d+)%, var\(--md-ink\)\)", CSS)
+        assert match, f"no colour rule for .md-text.method-{method}"
+        assert match.group(1).upper() == color.upper() and 50 <= int(match.group(2)) <= 70
 
 
 def test_views_use_no_inline_styles_and_no_global_css():
