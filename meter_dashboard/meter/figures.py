@@ -284,7 +284,8 @@ class LabelsPlot:
             where, text = 1, f"budget {integer(budget)}"
         elif largest_t >= 1:
             where = largest_t if x_end is None else min(largest_t, x_end)
-            text = f"budget {integer(budget)}: largest T = {steps_shown(largest_t)}"
+            shown = steps_shown(largest_t)  # "> 10¹²" beyond the search
+            text = f"budget {integer(budget)}: largest T {shown if shown.startswith('>') else '= ' + shown}"
         else:
             where, text = 1, f"budget {integer(budget)}: not even T = 1"
         marked = largest_t is not None and largest_t >= 1 and (x_end is None or largest_t <= x_end)

@@ -61,18 +61,18 @@ from .result import (
 )
 from .curves import (
     SWEEPS,
-    axis_to,
+    reachable_axis,
     curve,
     exact_batches,
     exact_curve_batches,
     fold,
-    hoeffding_curve,
     hoeffding_sweep,
     plan_curves,
     resize_vector,
     start_curves,
     sweep,
     sweep_setting,
+    t_axis,
     t_axis_end,
 )
 from .stages import (
@@ -475,9 +475,8 @@ class MeterPlan(param.Parameterized):
         try:
             inputs = self.inputs()
             result = quick_result(inputs)
-            axis = axis_to(self._axis_end(inputs, result))
             base = (inputs.epsilon, inputs.delta, inputs.tenant_count, inputs.reverts)
-            hoeffding = hoeffding_curve(*base, int(axis[-1]))
+            axis, hoeffding = reachable_axis(*base, self._axis_end(inputs, result), int(t_axis(inputs.steps)[-1]))
             x, sweep_state = self._sweep_state(inputs)
         except InputError as exc:
             self._last_error_args = (exc.parameter, exc.rule, exc.got)

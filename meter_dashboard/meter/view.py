@@ -223,10 +223,12 @@ class Planner(DashboardView):
         else:
             self._fill()
 
-    def _on_session_destroyed(self, _context) -> None:
+    def _on_session_destroyed(self, context) -> None:
         """The browser left: the plan's background work stops and no timer touches the emptied plots."""
         self._closed = True
         self.plan.stop_work()
+        log.debug("planner: session %s destroyed (its browser left); its background work stopped",
+                  getattr(context, "id", "?"))
 
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self):
