@@ -42,12 +42,17 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def server():
+    yield from serve("server.log")
+
+
+def serve(log_name: str, *options: str):
+    """Start ``meter-dashboard serve`` (its log in ``tests/ui/artifacts/<log_name>``), yield its URL, stop it."""
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = open(ARTIFACTS / "server.log", "w")
+    log = open(ARTIFACTS / log_name, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "meter_dashboard", "serve", "--port", str(port), "--address", "127.0.0.1",
-         "--no-show", "--allow-websocket-origin", f"127.0.0.1:{port}", "--log-level", "debug"],
+         "--no-show", "--allow-websocket-origin", f"127.0.0.1:{port}", "--log-level", "debug", *options],
         stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group: the teardown ends its worker processes too
     )
@@ -55,7 +60,7 @@ def server():
     deadline = time.monotonic() + 90
     while True:
         if proc.poll() is not None:
-            raise RuntimeError(f"dashboard server exited with {proc.returncode}; see tests/ui/artifacts/server.log")
+            raise RuntimeError(f"dashboard server exited with {proc.returncode}; see tests/ui/artifacts/{log_name}")
         try:
             with urllib.request.urlopen(base + "/", timeout=2) as r:
                 if r.status == 200:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
+from .formatting import LARGE, scientific
 
 __all__ = ["cell_text", "html_table", "is_number", "MARK"]
 
@@ -35,7 +36,7 @@ def cell_text(value) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             return "—"
-        return f"{value:.4g}" if abs(value) < 1e5 else f"{value:,.0f}"
+        return f"{value:.4g}" if abs(value) < LARGE else scientific(value, 3)  # 1.96×10⁹, as on the page
     if value is None:
         return "—"
     return str(value)

@@ -7,7 +7,10 @@ No Panel here (the report module and the CLI may use it too).
   ``0.06439``, switching to ``2.3×10⁻⁵`` below 0.001 and above 100,000;
 - probabilities close to 1 (confidence 1 − δ): never rounded up to ``1``:
   ``1 − 2×10⁻¹³``;
-- effort: ``12.5 h`` (or minutes below an hour); money with its unit.
+- effort: ``12.5 h`` (or minutes below an hour), ``1.96×10⁹ h`` from 100,000 hours on; money with its unit;
+- amounts with one decimal (hours in a table): ``8.1``, ``1.96×10⁹`` from 100,000 on.
+
+The same value reads the same on the page, in the report, in the CLI's table and in a notebook's repr.
 """
 from __future__ import annotations
 
@@ -16,11 +19,14 @@ import math
 
 
 __all__ = ["json_ready", "strict_json", "DIGITS", "integer", "number", "number_list", "scientific", "confidence",
-           "steps_text", "hours",
+           "steps_text", "hours", "amount", "LARGE",
            "money", "percent", "interval"]
 
 #: Significant digits of every measured quantity shown.
 DIGITS = 4
+
+#: From here on a quantity is written in scientific notation (``1.96×10⁹``), never ``1,959,122,777.8``.
+LARGE = 1e5
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 _MISSING = "—"
@@ -112,7 +118,20 @@ def hours(value) -> str:
     if special:
         return special
     value = float(value)
+    if value >= LARGE:
+        return f"{scientific(value, 3)} h"
     return f"{value:,.1f} h" if value >= 1 else f"{value * 60:,.0f} min"
+
+
+def amount(value, decimals: int = 1) -> str:
+    """A quantity in a table cell (hours, cost): ``8.1``, ``1,234.5``; ``1.96×10⁹`` from 100,000 on."""
+    special = _special(value)
+    if special:
+        return special
+    value = float(value)
+    if abs(value) >= LARGE:
+        return scientific(value, 3)
+    return f"{value:,.{decimals}f}".replace("-", "−")
 
 
 def money(amount, per_hour=None) -> str:

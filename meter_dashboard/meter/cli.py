@@ -48,6 +48,9 @@ def register(sub) -> None:
     p.add_argument("--labelers", default="1", help="labelers working in parallel (default 1)")
     p.add_argument("--cost-per-hour", default=None, help="cost of one labeler-hour (optional)")
     add_bound_options(p)
+    p.add_argument("--compare", default=None, metavar="SETTINGS",
+                   help="a second plan beside this one: this plan changed by the planner page's URL keys, e.g. "
+                        "'delta=0.05&steps=20' (the page's pinned plan)")
     p.add_argument("--report", default=None, metavar="PATH",
                    help="also write the plan as a self-contained HTML report (inputs, table, plots; opens offline)")
     add_format_option(p)
@@ -111,6 +114,8 @@ def run(args) -> int:
 
     bound, rate = bound_values(args)
     if isinstance(steps, list):  # a curve over T
+        if args.compare:
+            raise InputError("--compare", "given with one T (it compares two plans)", args.compare)
         if args.report:
             raise InputError("--report", "given with one T (a report describes one plan)", args.report)
         if bound != "hoeffding" and len(steps) > EXACT_CURVE_STEPS:
@@ -146,13 +151,15 @@ def run(args) -> int:
 
     budget = check_int("--budget", args.budget, minimum=1, maximum=MAX_BUDGET) if args.budget is not None else None
     cost = check_number("--cost-per-hour", args.cost_per_hour) if args.cost_per_hour is not None else None
-    result = plan_module.plan(
-        epsilon, delta, steps, signals=signals, tenants=tenants, tenant_steps=tenant_steps, reverts=reverts,
-        budget=budget, seconds_per_label=check_number("--seconds-per-label", args.seconds_per_label),
-        labelers=check_int("--labelers", args.labelers, minimum=1), cost_per_hour=cost, bound=bound,
-        max_error_rate=rate,
-    )
+    kwargs = dict(epsilon=epsilon, delta=delta, steps=steps, signals=signals, tenants=tenants,
+                  tenant_steps=tenant_steps, reverts=reverts, budget=budget,
+                  seconds_per_label=check_number("--seconds-per-label", args.seconds_per_label),
+                  labelers=check_int("--labelers", args.labelers, minimum=1), cost_per_hour=cost, bound=bound,
+                  max_error_rate=rate)
+    other_kwargs = _compared(plan_module, kwargs, args.compare)  # checked before any work
+    result = plan_module.plan(**kwargs)
     payload = result.to_dict()
+    compared = _comparison(plan_module, result, other_kwargs, args.compare, payload)
     if args.report:
         from .report import plan_report
 
@@ -160,8 +167,33 @@ def run(args) -> int:
             payload["report"] = plan_report(result).save(args.report)
         except OSError as exc:
             raise InputError("--report", "a file path that can be written", f"{args.report} ({exc.strerror})") from None
-    emit(args, payload, _table_text(result) + (f"\n\nreport: {payload['report']}" if args.report else ""))
+    emit(args, payload, _table_text(result) + compared + (f"\n\nreport: {payload['report']}" if args.report else ""))
     return 0
+
+
+def _compared(plan_module, kwargs: dict, settings) -> dict | None:
+    """``--compare``: the second plan's keyword arguments (this plan changed by the page's URL keys), checked."""
+    if settings is None:
+        return None
+    try:
+        return plan_module.compare_kwargs(kwargs, settings)
+    except InputError as exc:
+        raise exc.renamed("--compare") from None
+
+
+def _comparison(plan_module, result, other_kwargs, settings, payload: dict) -> str:
+    """The second plan computed, its comparison with this one in ``payload["compare"]``, and as text."""
+    if other_kwargs is None:
+        return ""
+    try:
+        other = plan_module.plan(**other_kwargs)
+    except InputError as exc:
+        raise InputError("--compare", f"settings of a plan ({exc.parameter}: {exc.rule})", exc.got) from None
+    from .text import comparison, comparison_text
+
+    headers, rows = comparison(other, result)
+    payload["compare"] = {"settings": settings, "plan": other.to_dict(), "headers": headers, "rows": rows}
+    return f"\n\nCompared with {settings} (pinned; this plan is 'current'):\n" + comparison_text(other, result)
 
 
 def _curve(plan_module, eps, delta, steps, **kw) -> dict:

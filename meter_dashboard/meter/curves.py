@@ -31,7 +31,7 @@ from ..core.validation import InputError, check_int
 from .result import PlanResult
 from .stages import check_bound, coarse_to_fine, exact_labels, with_items
 
-__all__ = ["curve", "sweep", "sweep_axis", "sweep_setting", "exact_point", "resize_vector", "SWEEPS", "t_axis", "axis_to",
+__all__ = ["curve", "sweep", "sweep_axis", "sweep_setting", "exact_point", "resize_vector", "SWEEPS", "t_axis", "t_axis_end", "reachable_axis", "T_AXIS_CAP", "axis_to",
            "hoeffding_curve", "hoeffding_sweep", "plan_curves", "start_curves", "exact_batches", "exact_curve_batches", "fold",
            "CACHE_SIZE"]
 
@@ -193,11 +193,11 @@ def plan_curves(result: PlanResult, *, sweep_parameter: str = "delta", exact_poi
     if sweep_parameter not in SWEEPS:
         raise InputError("sweep", "one of " + ", ".join(SWEEPS), sweep_parameter)
     exact_points = check_int("exact_points", exact_points, minimum=2, maximum=1000)
-    axis = t_axis(result.steps)
     eps, tenants = list(result.epsilon), len(result.tenant_steps)
     rv = list(result.reverts) or None
-    state = {"curves": start_curves(axis, curve(eps, result.delta, axis, tenants=tenants, reverts=rv), result.bound,
-                                    "steps")}
+    axis, hoeffding = reachable_axis(tuple(eps), result.delta, tenants, tuple(result.reverts), t_axis_end(result),
+                                     int(t_axis(result.steps)[-1]))
+    state = {"curves": start_curves(axis, hoeffding, result.bound, "steps")}
     x, swept = sweep(sweep_parameter, eps, result.delta, result.steps, tenants=tenants, reverts=rv)
     state["sweep_curves"] = {**start_curves(x, swept, result.bound, "x"), "parameter": sweep_parameter}
     if result.bound != "hoeffding":
@@ -282,9 +282,44 @@ def fold(state: dict, update) -> None:
     state[kind] = curves
 
 
-def t_axis(steps: int) -> np.ndarray:
-    """The T values of the curve over T: every T up to max(100, 2T) (at most 400), else 200 spaced ones."""
-    return axis_to(int(min(max(100, 2 * steps), 100_000)))
+#: The curve over T ends here at most (a budget supporting more steps says "> 10¹²").
+T_AXIS_CAP = 10**12
+
+
+def t_axis(steps: int, largest=None) -> np.ndarray:
+    """The T values of the curve over T: every T up to its end (at most 400), else 200 spaced ones.
+
+    It ends at max(100, 2T), or further when a label budget supports more steps (``largest``: the
+    largest T it supports): 25 % beyond it, so the chart shows the answer it states; never beyond
+    :data:`T_AXIS_CAP`.
+    """
+    end = max(100, 2 * int(steps))
+    if largest is not None and math.isfinite(largest) and largest >= 1:
+        end = max(end, int(math.ceil(1.25 * largest)))
+    elif largest is not None and math.isinf(largest):
+        end = T_AXIS_CAP
+    return axis_to(int(min(end, T_AXIS_CAP)))
+
+
+def reachable_axis(epsilon: tuple, delta: float, tenants: int, reverts: tuple, end: int, plain: int) -> tuple:
+    """``(axis, Hoeffding's curves)`` out to ``end``, or as far as every count can be computed.
+
+    A budget may support more steps than the resampling count allows (at most 10¹⁵ labels): the
+    axis is then shortened ten times at a time, never below ``plain`` (the plan's own axis).
+    """
+    while True:
+        try:
+            return axis_to(end), hoeffding_curve(tuple(epsilon), delta, tenants, tuple(reverts), end)
+        except InputError:
+            if end <= plain:
+                raise
+            end = max(plain, end // 10)
+
+
+def t_axis_end(result: PlanResult, variant: str = "incremental") -> int:
+    """The last T of the curve over T for ``result`` (its steps and, once known, the budget's largest T)."""
+    largest = result.max_steps.get(variant) if result.max_steps and not result.is_pending("budget", variant) else None
+    return int(t_axis(result.steps, largest)[-1])
 
 
 def axis_to(t_max: int) -> np.ndarray:

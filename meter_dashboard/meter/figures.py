@@ -7,8 +7,8 @@ exact binomial bound the exact counts are drawn solid with a dot at every comput
 (they arrive a few at a time on a served page) and Hoeffding's curves stay beside them,
 dotted and faint, so the saving is visible; those renderers are made the first time an
 exact curve is shown.  Each legend entry hides a variant's renderers together; curves that
-coincide say so in the legend.  A label budget is drawn as a horizontal line marking the
-largest T it supports.  Sources are updated in place (only the columns that changed
+coincide say so in the legend.  A label budget is drawn as a horizontal line, the largest T it supports marked on it (a dotted
+vertical line; the curve over T reaches it) and named in a label kept inside the plot.  Sources are updated in place (only the columns that changed
 travel), so a user's zoom survives every update.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ from ..core.formatting import integer
 from .result import VARIANT_TITLES
 from .text import steps_shown
 
-__all__ = ["LabelsPlot", "LINE_STYLES", "HOEFFDING_LEGEND", "BUDGET_COLOR"]
+__all__ = ["LabelsPlot", "LINE_STYLES", "HOEFFDING_LEGEND", "BUDGET_COLOR", "PINNED_COLOR"]
 
 # Curves often coincide (no_adaptivity equals incremental for a non-uniform meter): the wide
 # incremental line is drawn first and no_adaptivity dashed on top, so both stay visible.
@@ -54,6 +54,8 @@ _DRAW_ORDER = ("single_model", "resampling", "regular", "incremental", "no_adapt
 HOEFFDING_LEGEND = "dotted: Hoeffding (the paper's)"
 #: The budget line (the alarm colour of the page when the budget falls short).
 BUDGET_COLOR = "#B02A37"
+#: A pinned plan's curve (grey: the current plan keeps the variant colours).
+PINNED_COLOR = "#6C757D"
 
 
 def _empty() -> dict:
@@ -141,6 +143,8 @@ class LabelsPlot:
             fig.add_layout(self.marker)
         # the label budget: a line of the data (so the axes include it), its label naming the largest T;
         # made now, hidden until there is a budget (adding to a shown figure costs far more)
+        self.pinned: GlyphRenderer | None = None  # a pinned plan's curve: made when a plan is first pinned
+        self.pinned_item: LegendItem | None = None
         self.budget = None
         self.budget_line = _renderer(fig, self.source, Line(x="x", y="budget", line_color=BUDGET_COLOR,
                                                             line_dash="dashed", line_width=1.5), self.view)
@@ -148,6 +152,10 @@ class LabelsPlot:
                                   text_baseline="bottom", visible=False, background_fill_color="white",
                                   background_fill_alpha=0.7)
         fig.add_layout(self.budget_label)
+        # the largest T the budget supports, marked where the budget line meets the curve
+        self.budget_mark = Span(location=1, dimension="height", line_color=BUDGET_COLOR, line_dash="dotted",
+                                line_width=1.5, visible=False)
+        fig.add_layout(self.budget_mark)
         self.figure = fig
 
     # ------------------------------------------------------------------ exact curves
@@ -215,10 +223,48 @@ class LabelsPlot:
                 self.labels[v] = label
                 item.label = value(label)  # a plain string set later would name a data column
 
+    # ------------------------------------------------------------------ a pinned plan
+    def show_pinned(self, x=None, y=None, label: str = "") -> None:
+        """A pinned plan's curve (the recommended meter's), grey and dashed beside the current ones; None hides it.
+
+        Its renderer and legend entry are made the first time a plan is pinned.
+        """
+        if x is None:
+            if self.pinned is not None and self.pinned_item is not None and self.pinned.visible:
+                self.pinned.visible = self.pinned_item.visible = False
+            return
+        x, y = np.asarray(x), np.asarray(y, dtype=float)
+        known = np.isfinite(y)
+        if self.pinned is None:
+            source = ColumnDataSource({"x": x[known], "y": y[known]})
+            self.pinned = _renderer(self.figure, source, Line(x="x", y="y", line_color=PINNED_COLOR, line_width=3,
+                                                              line_dash=[10, 5], line_alpha=0.9))
+            self.pinned_item = LegendItem(label=value(label), renderers=[self.pinned])
+            self.legend.items = [*self.legend.items, self.pinned_item]
+            return
+        assert self.pinned_item is not None  # made with the renderer
+        self._set(self.pinned.data_source, x[known], {"y": y[known]})
+        if not self.pinned.visible:
+            self.pinned.visible = self.pinned_item.visible = True
+        if self.pinned_item.label != value(label):
+            self.pinned_item.label = value(label)
+
     # ------------------------------------------------------------------ marks
     def move_marker(self, location) -> None:
         if self.marker is not None and self.marker.location != location:
             self.marker.location = location
+
+    def _label_below(self, budget) -> bool:
+        """Whether the budget's label goes under its line: only when the line is the top of the plot.
+
+        The line is part of the data, so the y axis reaches it: at the bottom of the plot (a budget
+        below every curve) a label under it would be cut by the x axis, at the top one above it by
+        the title; the label always sits on the side of the line that is inside the plot.
+        """
+        shown = [np.asarray(self.source.data[v], dtype=float) for v in VARIANTS if len(self.source.data[v])]
+        values = np.concatenate(shown) if shown else np.zeros(0)
+        values = values[np.isfinite(values) & (values > 0)]
+        return bool(values.size) and float(budget) >= float(values.max())
 
     def _budget_column(self, size: int) -> np.ndarray:
         return np.full(size, np.nan if self.budget is None else float(self.budget))
@@ -230,17 +276,24 @@ class LabelsPlot:
             self._set(self.source, np.asarray(self.source.data["x"]),
                       {"budget": self._budget_column(len(self.source.data["x"]))})
         if budget is None:
-            if self.budget_label.visible:
-                self.budget_label.visible = False
+            for mark in (self.budget_label, self.budget_mark):
+                if mark.visible:
+                    mark.visible = False
             return
-        below = False  # the label sits above the line, or under it when every curve is above it
         if largest_t is None:
             where, text = 1, f"budget {integer(budget)}"
         elif largest_t >= 1:
             where = largest_t if x_end is None else min(largest_t, x_end)
-            text = f"budget {integer(budget)}: largest T = {steps_shown(largest_t)}"
+            shown = steps_shown(largest_t)  # "> 10¹²" beyond the search
+            text = f"budget {integer(budget)}: largest T {shown if shown.startswith('>') else '= ' + shown}"
         else:
-            where, text, below = 1, f"budget {integer(budget)}: not even T = 1", True
+            where, text = 1, f"budget {integer(budget)}: not even T = 1"
+        marked = largest_t is not None and largest_t >= 1 and (x_end is None or largest_t <= x_end)
+        mark = {"location": where, "visible": marked}
+        mark = {k: v for k, v in mark.items() if getattr(self.budget_mark, k) != v}
+        if mark:
+            self.budget_mark.update(**mark)
+        below = self._label_below(budget)
         right = bool(x_end) and where >= 0.6 * x_end
         values = {"x": where, "y": budget, "text": text, "x_offset": -4 if right else 4,
                   "text_align": "right" if right else "left", "text_baseline": "top" if below else "bottom",

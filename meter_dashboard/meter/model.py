@@ -48,6 +48,7 @@ from ..core.validation import (
     parse_number_list,
 )
 from .defaults import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_RANGES, DEFAULT_STEPS, MAX_BUDGET
+from .text import comparison
 from .result import (
     ASSUMPTION,
     BINOMIAL_ASSUMPTION,
@@ -60,11 +61,11 @@ from .result import (
 )
 from .curves import (
     SWEEPS,
+    reachable_axis,
     curve,
     exact_batches,
     exact_curve_batches,
     fold,
-    hoeffding_curve,
     hoeffding_sweep,
     plan_curves,
     resize_vector,
@@ -72,9 +73,11 @@ from .curves import (
     sweep,
     sweep_setting,
     t_axis,
+    t_axis_end,
 )
 from .stages import (
     ORDER,
+    budget_key,
     check_bound,
     chosen_counts,
     coarse_to_fine,
@@ -86,7 +89,7 @@ from .stages import (
 
 __all__ = ["plan", "PlanResult", "MeterPlan", "curve", "sweep", "plan_curves", "VARIANTS", "RECOMMENDED", "BOUNDS",
            "REVERT_CAVEAT", "TENANT_CAVEAT", "ASSUMPTION", "BINOMIAL_ASSUMPTION", "PRESETS", "validate_ranges",
-           "range_caveat", "bound_title"]
+           "range_caveat", "bound_title", "compare_kwargs", "comparison"]
 
 #: The per-model bounds: Hoeffding's (the paper's, the default) and the exact binomial tail.
 BOUNDS = meter_bounds.BOUNDS
@@ -107,6 +110,32 @@ def validate_ranges(ranges, signals: int | None = None) -> list[float]:
     if signals is not None and len(r) != signals + 1:
         raise InputError("ranges", f"m + 1 = {signals + 1} boundaries for the {signals} signals", r)
     return r
+
+
+#: plan() keyword arguments a query's values (:meth:`MeterPlan.parse_query`) may change.
+_PLAN_KWARGS = ("epsilon", "delta", "steps", "tenants", "tenant_steps", "reverts", "budget", "seconds_per_label",
+                "labelers", "cost_per_hour", "bound", "max_error_rate")
+
+
+def compare_kwargs(kwargs: dict, query) -> dict:
+    """:func:`plan`'s keyword arguments ``kwargs`` changed by ``query`` (``"delta=0.05&steps=20"``): a second plan.
+
+    The CLI's ``--compare``; a refused setting raises :class:`InputError` naming ``compare``.
+    """
+    try:
+        values = MeterPlan.parse_query(query)
+    except InputError as exc:
+        raise InputError("compare", f"settings of a plan ({exc.parameter}: {exc.rule})", exc.got) from None
+    if "pinned" in values:
+        raise InputError("compare", "one plan's settings (no compare inside compare)", query)
+    out = {**kwargs, **{k: v for k, v in values.items() if k in _PLAN_KWARGS}}
+    if "epsilon" in values:
+        out.pop("signals", None)  # the query's ε vector says how many signals
+    if values.get("tenant_steps") == []:
+        out["tenant_steps"] = None
+    if values.get("reverts") == []:
+        out["reverts"] = None
+    return out
 
 
 # ============================================================================ the function
@@ -253,8 +282,8 @@ class MeterPlan(param.Parameterized):
     labelers = param.Integer(default=1, bounds=(1, None), softbounds=(1, 50), doc="Labelers working in parallel.")
     cost_per_hour = param.Number(default=None, allow_None=True, bounds=(0, None),
                                  doc="Optional cost of one labeler-hour (any currency).")
-    budget = param.Integer(default=50_000, bounds=(1, None), softbounds=(1_000, 1_000_000),
-                           doc="A label budget for the inverse questions.")
+    budget = param.Integer(default=None, allow_None=True, bounds=(1, None), softbounds=(1_000, 1_000_000),
+                           doc="A label budget for the inverse questions; None (the default) until someone gives one.")
     sweep_parameter = param.Selector(default="delta", objects=list(SWEEPS), doc="What the second plot varies.")
     bound = param.Selector(default="hoeffding", objects=list(BOUNDS), doc=(
         "The per-model bound: 'hoeffding' (the paper's) or 'binomial' (exact binomial tails for 0/1 losses, "
@@ -271,6 +300,10 @@ class MeterPlan(param.Parameterized):
     exact_points = param.Integer(default=24, bounds=(2, 1000), doc=(
         "How many values of T get an exact count in each batch of the curve over T (the first batch, coarse to "
         "fine, shows the curve's shape; every value gets one)."))
+
+    pinned = param.Parameter(default=None, doc=(
+        "A second plan pinned for comparison (a MeterPlan: :meth:`pin`, :meth:`compare_with`), or None.  "
+        "Its settings travel in the URL under ``compare``."))
 
     # ---- derived (read-only for users)
     result = param.Parameter(default=None, doc="The last valid PlanResult (partial while `result.pending`).")
@@ -329,6 +362,79 @@ class MeterPlan(param.Parameterized):
         values["revert_budget"] = len(values["reverts"])
         self.param.update(**values)
 
+    # -- a uniform ε, the defaults
+    @property
+    def uniform_epsilon(self) -> float | None:
+        """The one ε every signal shares, or None when they differ."""
+        return self.epsilon[0] if len(set(self.epsilon)) == 1 else None
+
+    def set_uniform_epsilon(self, value) -> None:
+        """The same ε for every signal (m unchanged); raises InputError unless it is in (0, 1)."""
+        eps = check_probability("epsilon", value)
+        self.epsilon = [eps] * self.signals
+
+    #: What a person chooses (everything :meth:`reset` puts back and :meth:`copy` carries).
+    INPUTS = ("ranges", "epsilon", "delta", "steps", "tenants", "tenant_steps", "revert_budget", "reverts",
+              "seconds_per_label", "labelers", "cost_per_hour", "budget", "sweep_parameter", "bound", "max_error_rate")
+
+    def reset(self) -> None:
+        """Every input back to its default (the pinned plan is dropped too)."""
+        with param.parameterized.batch_call_watchers(self):
+            self.param.update(**{k: self.param[k].default for k in self.INPUTS}, pinned=None)
+
+    # -- a second plan, pinned for comparison
+    def copy(self, **changes) -> "MeterPlan":
+        """A new plan with this one's inputs (and ``changes``); nothing pinned, no second plot.
+
+        When this plan works in the background (a page, a kernel), so does the copy: its exact
+        counts and curve arrive later, through the same dispatch.
+        """
+        values = {k: getattr(self, k) for k in self.INPUTS}
+        values = {k: (list(v) if isinstance(v, list) else v) for k, v in {**values, **changes}.items()}
+        values.pop("pinned", None)
+        latest = self._latest
+        exact = {k: values.pop(k) for k in ("bound", "max_error_rate")} if latest.background else {}
+        other = MeterPlan(**values, with_sweep=False, budget_variants=list(self.budget_variants))
+        if latest.background:
+            other.work_in_background(latest.dispatch)
+            other.param.update(**exact)
+        return other
+
+    def comparison(self) -> tuple[list, list]:
+        """``(headers, rows)``: the pinned plan beside this one (settings that differ, labels, budget, effort)."""
+        if self.pinned is None:
+            raise InputError("pinned", "a pinned plan (pin() or compare_with() first)", None)
+        return comparison(self.pinned.result, self.result, self.pinned.ranges, self.ranges)
+
+    def pin(self) -> "MeterPlan":
+        """Pin the plan as it is now: later changes are compared with it (:attr:`pinned`)."""
+        self.pinned = self.copy()
+        return self.pinned
+
+    def compare_with(self, query) -> "MeterPlan":
+        """Pin this plan changed by ``query`` (``"delta=0.05&steps=20"`` or a mapping; the URL's keys).
+
+        Raises :class:`InputError` naming ``compare`` and the setting refused; nothing is pinned then.
+        """
+        self.pinned = self._pinned_from(query)
+        return self.pinned
+
+    def unpin(self) -> None:
+        if self.pinned is not None:
+            self.pinned.stop_work()
+        self.pinned = None
+
+    def _pinned_from(self, query) -> "MeterPlan":
+        try:
+            values = self.parse_query(query, current_ranges=self.ranges)
+            if "pinned" in values:
+                raise InputError("compare", "one plan's settings (no compare inside compare)", query)
+            return self.copy(**values)
+        except InputError as exc:
+            if exc.parameter == "compare":
+                raise
+            raise InputError("compare", f"settings of a plan ({exc.parameter}: {exc.rule})", exc.got) from None
+
     # -- derivation
     def inputs(self):
         """The validated inputs (:class:`~meter_dashboard.meter.stages.PlanInputs`); raises InputError."""
@@ -384,9 +490,8 @@ class MeterPlan(param.Parameterized):
         try:
             inputs = self.inputs()
             result = quick_result(inputs)
-            axis = t_axis(inputs.steps)
             base = (inputs.epsilon, inputs.delta, inputs.tenant_count, inputs.reverts)
-            hoeffding = hoeffding_curve(*base, int(axis[-1]))
+            axis, hoeffding = reachable_axis(*base, self._axis_end(inputs, result), int(t_axis(inputs.steps)[-1]))
             x, sweep_state = self._sweep_state(inputs)
         except InputError as exc:
             self._last_error_args = (exc.parameter, exc.rule, exc.got)
@@ -409,6 +514,7 @@ class MeterPlan(param.Parameterized):
             for update in self._work(inputs, latest.stopped_function(), axis, x):
                 fold(state, update)
             self._publish(state)
+            self._follow_budget()
             return
         planned = self._counts_now(inputs, result)
         if planned is not None:  # the first update already has the exact counts (and the curve's point at T)
@@ -416,6 +522,24 @@ class MeterPlan(param.Parameterized):
         self._publish(state)
         latest.stream(lambda stopped: self._work(inputs, stopped, axis, x, planned), self._deliver,
                       on_error=self._failed)
+
+    def _axis_end(self, inputs, result) -> int:
+        """The curve over T's last T: past the plan's T and the budget's largest T (the exact one once known)."""
+        end = t_axis_end(result)
+        known = self._memo.get("largest")
+        if known is not None and known[0] == budget_key(inputs):
+            end = max(end, known[1])
+        return end
+
+    def _follow_budget(self) -> None:
+        """An exact budget answer beyond the curve's last T: the curve is drawn again, out to it."""
+        r = self.result
+        if r is None or r.budget is None or not self.curves or r.is_pending("budget", RECOMMENDED):
+            return
+        end = t_axis_end(r)
+        if end > int(self.curves["steps"][-1]):
+            self._memo["largest"] = (budget_key(self.inputs()), end)
+            self._recompute()
 
     def work_in_background(self, dispatch=None) -> None:
         """Compute the slow part off the event loop from now on (a served page, a Jupyter kernel).
@@ -434,6 +558,12 @@ class MeterPlan(param.Parameterized):
         changed = {k: v for k, v in state.items() if getattr(self, k) is not v}
         with param.parameterized.batch_call_watchers(self):
             self.param.update(**changed, error_parameter="", error="", work_error="")
+
+    def stop_work(self) -> None:
+        """Stop the background work for the current plan (a page whose browser left): nothing more is applied."""
+        self._latest.cancel()
+        if self.pinned is not None:
+            self.pinned.stop_work()
 
     async def settled(self) -> None:
         """Wait until the background work for the current inputs is done (notebooks, tests)."""
@@ -455,6 +585,8 @@ class MeterPlan(param.Parameterized):
         fold(state, update)
         with param.parameterized.batch_call_watchers(self):
             self.param.update(**state)
+        if "result" in kinds:
+            self._follow_budget()
 
     @staticmethod
     def _with_point(unit, axis, inputs):
@@ -504,9 +636,15 @@ class MeterPlan(param.Parameterized):
                   "budget", "seconds_per_label", "labelers", "cost_per_hour", "sweep")
     #: The planner's own keys for the per-model bound (the session replays with Hoeffding's and ignores them).
     BOUND_QUERY_KEYS = ("bound", "max_error_rate")
+    #: The planner's key for the pinned plan (its own query string, URL-encoded once more).
+    PIN_QUERY_KEYS = ("compare",)
 
-    def to_query(self) -> dict:
-        """The plan as URL query parameters (strings)."""
+    def to_query(self, pinned: bool = True, explicit: bool = False) -> dict:
+        """The plan as URL query parameters (strings); the pinned plan under ``compare`` unless ``pinned=False``.
+
+        ``explicit``: every setting, defaults included (an empty value for none), so that the query
+        read on top of any other plan gives this one (the pinned plan's ``compare``).
+        """
         def nums(values):
             return ",".join(f"{v:g}" for v in values)
 
@@ -523,7 +661,7 @@ class MeterPlan(param.Parameterized):
             q["tenants"] = str(self.tenants)
         if self.reverts:
             q["reverts"] = ",".join(str(v) for v in self.reverts)
-        if self.budget != self.param.budget.default:
+        if self.budget is not None:
             q["budget"] = str(self.budget)
         if self.seconds_per_label != self.param.seconds_per_label.default:
             q["seconds_per_label"] = f"{self.seconds_per_label:g}"
@@ -537,10 +675,19 @@ class MeterPlan(param.Parameterized):
             q["bound"] = self.bound
             if self.max_error_rate is not None:
                 q["max_error_rate"] = f"{self.max_error_rate:g}"
+        if explicit:
+            q = {"tenants": str(self.tenants), "tenant_steps": ",".join(str(v) for v in self.tenant_steps),
+                 "reverts": ",".join(str(v) for v in self.reverts), "budget": "" if self.budget is None else str(self.budget),
+                 "seconds_per_label": f"{self.seconds_per_label:g}", "labelers": str(self.labelers),
+                 "cost_per_hour": "" if self.cost_per_hour is None else f"{self.cost_per_hour:g}",
+                 "bound": self.bound, "max_error_rate": "" if self.max_error_rate is None else f"{self.max_error_rate:g}",
+                 **q}
+        if pinned and self.pinned is not None:
+            q["compare"] = self.pinned.query_string(pinned=False, explicit=True)
         return q
 
-    def query_string(self) -> str:
-        return urlencode(self.to_query(), safe=",")
+    def query_string(self, pinned: bool = True, explicit: bool = False) -> str:
+        return urlencode(self.to_query(pinned, explicit), safe=",")
 
     @staticmethod
     def parse_query(query, current_ranges=None) -> dict:
@@ -576,18 +723,21 @@ class MeterPlan(param.Parameterized):
             out["tenants"] = check_int("tenants", q["tenants"], minimum=1)
         if "tenant_steps" in q:
             out["tenant_steps"] = parse_int_list("tenant_steps", q["tenant_steps"]) if q["tenant_steps"] else []
-            out["tenants"] = max(1, len(out["tenant_steps"]))
+            if out["tenant_steps"] or "tenants" not in out:  # an empty list keeps the tenants given beside it
+                out["tenants"] = max(1, len(out["tenant_steps"]))
         if "reverts" in q:
             out["reverts"] = parse_int_list("reverts", q["reverts"]) if q["reverts"] else []
             out["revert_budget"] = len(out["reverts"])
         if "budget" in q:
-            out["budget"] = check_int("budget", q["budget"], minimum=1, maximum=MAX_BUDGET)
+            out["budget"] = (check_int("budget", q["budget"], minimum=1, maximum=MAX_BUDGET)
+                             if q["budget"].strip() else None)
         if "seconds_per_label" in q:
             out["seconds_per_label"] = check_positive("seconds_per_label", q["seconds_per_label"])
         if "labelers" in q:
             out["labelers"] = check_int("labelers", q["labelers"], minimum=1)
         if "cost_per_hour" in q:
-            out["cost_per_hour"] = check_positive("cost_per_hour", q["cost_per_hour"], allow_zero=True)
+            text = q["cost_per_hour"].strip()
+            out["cost_per_hour"] = check_positive("cost_per_hour", text, allow_zero=True) if text else None
         if "sweep" in q:
             if q["sweep"] not in SWEEPS:
                 raise InputError("sweep", "one of " + ", ".join(SWEEPS), q["sweep"])
@@ -599,15 +749,25 @@ class MeterPlan(param.Parameterized):
         if "max_error_rate" in q:
             text = q["max_error_rate"].strip()
             out["max_error_rate"] = check_bound("binomial", text)[1] if text else None
+        if "compare" in q:
+            out["pinned"] = q["compare"]  # the pinned plan's settings: checked by the plan they are applied to
         return out
 
     @classmethod
     def from_query(cls, query) -> "MeterPlan":
-        """A plan restored from a URL query (string or mapping)."""
-        return cls(**cls.parse_query(query))
+        """A plan restored from a URL query (string or mapping), its pinned plan (``compare``) too."""
+        values = cls.parse_query(query)
+        compare = values.pop("pinned", None)
+        plan = cls(**values)
+        if compare:
+            plan.compare_with(compare)
+        return plan
 
     def update_from_query(self, query) -> None:
         """Apply a URL query to this plan (raises InputError and changes nothing if invalid)."""
         values = self.parse_query(query, current_ranges=self.ranges)
+        if "pinned" in values:
+            compare = values.pop("pinned")
+            values["pinned"] = self.copy(**values)._pinned_from(compare) if compare else None
         if values:
             self.param.update(**values)

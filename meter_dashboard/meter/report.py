@@ -55,7 +55,7 @@ def _counts_table(report: Report, r) -> None:
             saved = r.label_savings[v]
             row += [fmt.integer(r.hoeffding_labels[v]),
                     "—" if v in r.refused else f"{fmt.integer(saved)} ({fmt.percent(saved / r.hoeffding_labels[v], 2)})"]
-        row += [ratio_shown(r.savings[v]), f"{r.labeler_hours[v]:,.1f}", f"{r.calendar_hours[v]:,.1f}"]
+        row += [ratio_shown(r.savings[v]), fmt.amount(r.labeler_hours[v]), fmt.amount(r.calendar_hours[v])]
         if r.cost is not None:
             row.append(fmt.money(r.cost[v]))
         row.append(variant_note(v, r.bound))

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core import formatting as fmt
 from ..core.formatting import strict_json
 from ..bounds.meter import ADAPTIVE_VARIANTS, VARIANTS
 
@@ -95,6 +96,11 @@ def steps_text(value) -> str:
 
 
 # ============================================================================ result object
+def _confidence_text(value) -> str:
+    """A confidence (not a failure probability): 'none' at or below 0, never rounded up to 1."""
+    return "none" if value is None or value <= 0 else fmt.confidence(1.0 - value)
+
+
 @dataclass(frozen=True)
 class PlanResult:
     """Label counts of every meter variant for one plan, with effort and inverse answers.
@@ -210,7 +216,7 @@ class PlanResult:
         if variant in ADAPTIVE_VARIANTS and self.reverts:
             tail = " (reverts fixed in advance at steps " + ", ".join(str(t) for t in self.reverts) + ")"
         text = (f"With the {VARIANT_TITLES[variant].lower()}, {n:,} labels support {steps}: with probability "
-                f"{1 - self.delta:.6g} {who} distributional overfitting stays {eps_text}{tail}.")
+                f"{fmt.confidence(self.delta)} {who} distributional overfitting stays {eps_text}{tail}.")
         if exact:
             text = text[:-1] + (f" (exact binomial tails, {self.hoeffding_labels[variant]:,} with Hoeffding's bound"
                                 + (f"; provided every model submitted errs at most {self.max_error_rate:g}"
@@ -347,14 +353,14 @@ class PlanResult:
             exact = (f"  (Hoeffding {self.hoeffding_labels[v]:,}, saves {self.label_savings[v]:,})"
                      if self.bound != "hoeffding" else "")
             lines.append(f"  {v:<{width}}  {self.labels[v]:>14,} labels  "
-                         f"{self.savings[v]:6.2f}x fewer than resampling  "
-                         f"{self.labeler_hours[v]:10,.1f} labeler-hours{exact}{mark}")
+                         f"{fmt.amount(self.savings[v], 2):>8}x fewer than resampling  "
+                         f"{fmt.amount(self.labeler_hours[v]):>10} labeler-hours{exact}{mark}")
         if (self.budget is not None and self.max_steps is not None and self.max_steps.get("incremental") is not None
                 and self.min_epsilon is not None and self.confidence is not None):  # the three come together
             lines.append(f"  budget {self.budget:,} labels: incremental supports "
                          f"{steps_text(self.max_steps['incremental'])} steps, "
                          f"eps_1 >= {self.min_epsilon['incremental']:.4g}, "
-                         f"confidence {self.confidence['incremental']:.6g} at T = {self.steps}")
+                         f"confidence {_confidence_text(self.confidence['incremental'])} at T = {fmt.integer(self.steps)}")
         for note in self.notes:
             lines.append(f"  note: {note}")
         return "\n".join(lines)

@@ -16,7 +16,7 @@ from ..core import formatting as fmt
 from .result import RECOMMENDED, VARIANT_TITLES
 
 __all__ = ["steps_shown", "confidence_shown", "confidence_rounded", "epsilon_shown", "ratio_shown", "budget_status", "BudgetStatus",
-           "budget_sentence", "plan_title", "plan_inputs", "file_stem", "summary_text"]
+           "budget_sentence", "plan_title", "plan_inputs", "file_stem", "summary_text", "comparison", "comparison_text"]
 
 #: Above this many steps the count is written in scientific notation (rounded down: it stays supported).
 _SCIENTIFIC_STEPS = 10**7
@@ -170,4 +170,44 @@ def summary_text(r, inputs: list[tuple[str, str]], link: str = "") -> str:
         lines.append(budget_sentence(status) + ".")
     if link:
         lines += ["", f"Shared plan: {link}"]
+    return "\n".join(lines)
+
+
+def _signed(value: int) -> str:
+    return "0" if value == 0 else ("+" if value > 0 else "−") + fmt.integer(abs(value))
+
+
+def comparison(pinned, current, pinned_ranges=None, current_ranges=None) -> tuple[list, list]:
+    """``(headers, rows)``: a pinned plan beside the current one, as text cells.
+
+    The settings that differ, then every variant's labels (the difference: current − pinned),
+    the labeling effort of the recommended meter and, when either has a budget, the largest T it supports.
+    """
+    headers = ["", "pinned", "current", "current − pinned"]
+    a, b = dict(plan_inputs(pinned, pinned_ranges)), dict(plan_inputs(current, current_ranges))
+    rows = [[name, a.get(name, "—"), b.get(name, "—"), ""] for name in dict.fromkeys([*a, *b])
+            if a.get(name) != b.get(name)]
+    for v in VARIANTS:
+        mark = " (recommended)" if v == RECOMMENDED else ""
+        rows.append([f"{VARIANT_TITLES[v]}{mark}: labels", fmt.integer(pinned.labels[v]), fmt.integer(current.labels[v]),
+                     _signed(current.labels[v] - pinned.labels[v])])
+    rows.append([f"{VARIANT_TITLES[RECOMMENDED]}: labeler-hours", fmt.hours(pinned.labeler_hours[RECOMMENDED]),
+                 fmt.hours(current.labeler_hours[RECOMMENDED]), ""])
+    if pinned.budget is not None or current.budget is not None:
+        def largest(r):
+            status = budget_status(r)
+            return "—" if status is None else steps_shown(status.largest_steps)
+
+        rows.append([f"{VARIANT_TITLES[RECOMMENDED]}: largest T the budget supports", largest(pinned), largest(current),
+                     ""])
+    return headers, rows
+
+
+def comparison_text(pinned, current, pinned_ranges=None, current_ranges=None) -> str:
+    """The comparison as plain text (the CLI, the summary)."""
+    headers, rows = comparison(pinned, current, pinned_ranges, current_ranges)
+    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
+    lines = ["  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+             .rstrip() for row in [headers, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)

@@ -34,7 +34,7 @@ import param
 
 from ..core.html import render
 from ..core.runtime import thread_pool
-from ..core.validation import InputError, check_int
+from ..core.validation import InputError, check_int, check_probability
 from ..ui.base import DashboardView
 from ..ui.inputs import ListInput, NumberInput
 from ..ui.sections import document_dispatch
@@ -47,6 +47,7 @@ from .result import TENANT_DISCREPANCY
 from .stages import ORDER, quick_result, slow_items, with_items
 from .text import file_stem, plan_inputs, summary_text
 from .view_parts import Artefacts, Drawer, OnDemand
+from .view_pin import PinSection
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ _ERROR_GROUPS = {
 _PRESET_PLACEHOLDER = "Choose a paper setting…"
 _BOUND_BUTTONS = {"Hoeffding (paper)": "hoeffding", "Exact binomial": "binomial"}
 _SWEEP_BUTTONS = {"δ": "delta", "ε₁": "epsilon", "m": "signals", "tenants": "tenants"}
-_URL_KEYS = set(MeterPlan.QUERY_KEYS) | set(MeterPlan.BOUND_QUERY_KEYS)
+_URL_KEYS = set(MeterPlan.QUERY_KEYS) | set(MeterPlan.BOUND_QUERY_KEYS) | set(MeterPlan.PIN_QUERY_KEYS)
 #: Text identical for every session (rendered once per process).
 _TEXT = {part: render("meter/templates/sidebar.html", part=part)
          for part in ("meter", "bound", "binomial", "hoeffding", "against")}
@@ -157,6 +158,7 @@ class Planner(DashboardView):
         background = served or _in_event_loop()
         # the exact bound's slow work starts once it is off the loop (Hoeffding's plan is milliseconds)
         exact = {k: plan_params.pop(k) for k in ("bound", "max_error_rate") if background and k in plan_params}
+        compare = plan_params.pop("pinned", None)  # a link's pinned plan: pinned once the plan exists
         lean = dict(with_sweep=False, budget_variants=[RECOMMENDED])  # the rest once its section is opened
         if plan is None:
             try:
@@ -168,11 +170,19 @@ class Planner(DashboardView):
                 plan, exact = MeterPlan(**lean), {}
         else:
             plan.param.update(**plan_params, **lean)
+        self._closed = False  # the page's session was destroyed (its browser left)
         if background:
             # slow work leaves the event loop free: every session of a server, or a Jupyter kernel's cell
             plan.work_in_background(document_dispatch())
         if exact:
             plan.param.update(**exact)
+        if isinstance(compare, str) and compare:
+            try:
+                plan.compare_with(compare)
+            except InputError as exc:
+                link_message = f"The link's pinned plan was not applied: {exc}"
+        elif isinstance(compare, MeterPlan):
+            plan.pinned = compare
         super().__init__(plan=plan, sync_url=sync_url, **params)
         self._input_errors: dict[str, str] = {}
         if link_message:
@@ -191,11 +201,13 @@ class Planner(DashboardView):
         self._typed_tenants = plan.tenants
         self._build_widgets()
         self._build_outputs()
+        self.pin = PinSection(self)
         self._watch_boxes(self._boxes())
         self.plan.param.watch(self._on_outputs, ["result", "error", "error_parameter", "curves", "sweep_curves",
                                                  "work_error"])
         self.plan.param.watch(self._on_meter_inputs, ["epsilon", "ranges"])
         self.plan.param.watch(self._on_bound_inputs, ["bound"])
+        self.plan.param.watch(lambda *_: self._update_url(), ["pinned"])
         self.plan.param.watch(self._open_drawers, ["reverts", "revert_budget", *_EFFORT])
         self.plan.param.watch(self._on_inputs_changed, list(PRESETS[next(iter(PRESETS))]) + ["ranges"])
         self._on_bound_inputs()
@@ -207,8 +219,16 @@ class Planner(DashboardView):
             self._build_curve()
             self._render_errors()
             pn.state.onload(self._fill)
+            pn.state.on_session_destroyed(self._on_session_destroyed)
         else:
             self._fill()
+
+    def _on_session_destroyed(self, context) -> None:
+        """The browser left: the plan's background work stops and no timer touches the emptied plots."""
+        self._closed = True
+        self.plan.stop_work()
+        log.debug("planner: session %s destroyed (its browser left); its background work stopped",
+                  getattr(context, "id", "?"))
 
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self):
@@ -235,6 +255,14 @@ class Planner(DashboardView):
         )
         self.meter_table.on_edit(self._on_table_edit)
 
+        self.uniform_epsilon = NumberInput(p, "epsilon", label="Same ε for every signal",
+                                           getter=lambda plan: plan.uniform_epsilon,
+                                           check=lambda text: check_probability("Same ε for every signal", text),
+                                           on_value=p.set_uniform_epsilon, placeholder="differs per signal",
+                                           css_classes=["uniform-epsilon-input"])
+        self.reset_button = pn.widgets.Button(label="Reset to defaults", color="light", sizing_mode="stretch_width",
+                                       margin=(8, 5, 2, 5), css_classes=["planner-reset"])
+        self.reset_button.on_click(lambda _: self.plan.reset())
         self.delta = NumberInput(p, "delta", label="δ (failure probability)", css_classes=["delta-input"],
                                  slider={"start": 0.001, "end": 0.2, "step": 0.001})
         self.steps = NumberInput(p, "steps", label="T (development steps)", css_classes=["steps-input"],
@@ -248,7 +276,8 @@ class Planner(DashboardView):
 
         # below the first view: built when opened (a link or preset that sets them opens them)
         self.effort = Drawer("Labeling effort and cost", self._build_effort, "planner-effort")
-        self.budget = NumberInput(p, "budget", label="Label budget (what we have)", css_classes=["budget-input"])
+        self.budget = NumberInput(p, "budget", label="Label budget (what we have, optional)", placeholder="e.g. 50000",
+                                  css_classes=["budget-input"])
 
         self.share = Artefacts(self)
         self.csv_download, self.report_download = self.share.csv, self.share.report
@@ -290,6 +319,7 @@ class Planner(DashboardView):
         self._on_curves()
         if self.plan.result is not None:
             self._show_on_curve(self.plan.result)
+        self.pin.render()
 
     def _build_whatif(self):
         self._whatif = HTML("", sizing_mode="stretch_width", css_classes=["planner-budget", "planner-whatif-section"])
@@ -348,7 +378,7 @@ class Planner(DashboardView):
         self._controls = pn.Column(
             self.preset,
             HTML(_TEXT["meter"], margin=(10, 5, 0, 5)),
-            self.signals,
+            pn.Row(self.signals, self.uniform_epsilon, sizing_mode="stretch_width"),
             self.meter_table,
             self.delta,
             self.steps,
@@ -362,6 +392,7 @@ class Planner(DashboardView):
             self.bound_note,
             self.effort.toggle,
             self.effort.body,
+            self.reset_button,
             sizing_mode="stretch_width",
         )
         self._open_drawers()
@@ -423,6 +454,7 @@ class Planner(DashboardView):
         return pn.Column(
             self.headlines,
             self.share.row,
+            self.pin,
             self.curve_holder,
             self.sections,
             self.assumptions,
@@ -492,7 +524,7 @@ class Planner(DashboardView):
 
     def _boxes(self) -> list:
         """Every input box built so far (drawers add theirs when opened)."""
-        names = ("signals", "delta", "steps", "budget", "tenants", "tenant_steps", "max_error_rate", "revert_budget",
+        names = ("signals", "uniform_epsilon", "delta", "steps", "budget", "tenants", "tenant_steps", "max_error_rate", "revert_budget",
                  "reverts", "seconds", "labelers", "cost")
         return [getattr(self, n) for n in names if hasattr(self, n)]
 
@@ -562,7 +594,7 @@ class Planner(DashboardView):
 
         async def later():
             await asyncio.sleep(HOLD_SECONDS)
-            if self._hold_token is token and self._behind:  # still waiting: show what there is
+            if self._hold_token is token and self._behind and not self._closed:  # still waiting: show what there is
                 self._waited = True
                 try:
                     self._on_outputs()
@@ -597,6 +629,7 @@ class Planner(DashboardView):
             self._show_on_curve(budget)
         if self.check is not None:
             self.check.on_plan()
+        self.pin.render()
         self._update_url()
 
     def _show_on_curve(self, budget) -> None:
@@ -607,6 +640,13 @@ class Planner(DashboardView):
         self.curve_plot.show_budget(budget.budget if shown else None,
                                     budget.max_steps[RECOMMENDED] if shown else None,
                                     x_end=float(p.curves["steps"][-1]) if p.curves else None)
+
+    def on_pinned_outputs(self) -> None:
+        """The pinned plan changed or computed more: its table and curve follow (one message)."""
+        if not self._filled or self._closed:
+            return
+        with pn.io.hold():
+            self.pin.render()
 
     def _render_whatif(self, budget=None):
         if self._whatif is not None and self.plan.result is not None:
@@ -643,7 +683,7 @@ class Planner(DashboardView):
             await asyncio.sleep(seconds)
             self._budget_timer = False
             r = self.plan.result
-            if r is not None and r.budget is not None and any(r.is_pending("budget", v) for v in ORDER):
+            if not self._closed and r is not None and r.budget is not None and any(r.is_pending("budget", v) for v in ORDER):
                 self._budget_overdue = r.hoeffding_labels
                 with pn.io.hold():
                     self._on_result()
@@ -732,7 +772,7 @@ class Planner(DashboardView):
         """
         if self._url is None:
             return None
-        return self.plan.query_string()
+        return self.plan.query_string(pinned=False)
 
 
 def page():

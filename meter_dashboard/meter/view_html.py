@@ -94,7 +94,7 @@ def _row(r, v: str) -> dict:
         saving = f"{fmt.integer(saved)} ({fmt.percent(saved / r.hoeffding_labels[v], 2)})"
     return dict(variant=v, title=VARIANT_TITLES[v], recommended=v == RECOMMENDED, labels=labels,
                 hoeffding=fmt.integer(r.hoeffding_labels[v]), saving=saving, fewer=shown(ratio_shown(r.savings[v])),
-                hours=shown(f"{r.labeler_hours[v]:,.1f}"), calendar=shown(f"{r.calendar_hours[v]:,.1f}"),
+                hours=shown(fmt.amount(r.labeler_hours[v])), calendar=shown(fmt.amount(r.calendar_hours[v])),
                 cost=shown(fmt.money(r.cost[v])) if r.cost is not None else None, method=variant_note(v, r.bound))
 
 
@@ -156,8 +156,10 @@ def answer(r, *, stale: bool, budget_from=None, curves=None, sweep=None, work_er
 
 def budget_html(r, stale: bool = False) -> str:
     """What the label budget buys: largest T, smallest ε₁ and the confidence at T, per variant."""
-    if r.budget is None:
-        return ""
+    if r.budget is None:  # nobody gave one: say where it goes, never assume one
+        return ('<div class="md-section planner-whatif planner-no-budget md-note">Type the labels you have in '
+                '<b>Label budget (what we have)</b> to see the largest T, the smallest ε₁ and the confidence they '
+                'buy.</div>')
     rows = []
     for v in VARIANTS:
         if r.is_pending("budget", v) or r.min_epsilon[v] is None:

@@ -84,7 +84,8 @@ def document_dispatch() -> Callable[[Callable[[], None]], None]:
     """How a model applies work done off the event loop: on this session's next tick, under its document lock.
 
     Each call runs inside ``pn.io.hold`` (its changes leave in one message).  Outside a served
-    session (notebooks, scripts, tests) the callable runs at once.
+    session (notebooks, scripts, tests) the callable runs at once.  Once the session is destroyed
+    (its browser left) nothing runs: Bokeh has emptied its models.
     """
     doc = pn.state.curdoc
     if doc is None or doc.session_context is None:
@@ -100,6 +101,10 @@ def document_dispatch() -> Callable[[Callable[[], None]], None]:
             fn()
 
     def dispatch(fn: Callable[[], None]) -> None:
+        if doc.session_context is None:
+            # the session was destroyed (its browser left): its models are emptied, and Panel would run
+            # ``fn`` right here, in the caller's thread, against them; nobody is left to see it
+            return
         with set_curdoc(doc):
             pn.state.execute(functools.partial(held_fn, fn), schedule=True)
 
