@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.slide import SlideMixin
 from ..core.formatting import strict_json
 from ..bounds.meter import ADAPTIVE_VARIANTS, VARIANTS
 
@@ -96,7 +97,7 @@ def steps_text(value) -> str:
 
 # ============================================================================ result object
 @dataclass(frozen=True)
-class PlanResult:
+class PlanResult(SlideMixin):
     """Label counts of every meter variant for one plan, with effort and inverse answers.
 
     Attributes
@@ -138,6 +139,8 @@ class PlanResult:
     Hubis, Wu & Zhang (2019), Thm 4, Eqs. 1-2, Thms 1-2; Renggli et al. (2019), Section 4.3;
     Langford (2005).
     """
+
+    _text_module = "meter_dashboard.meter.text"  # lead() and slide(path)
 
     epsilon: tuple[float, ...]
     delta: float
