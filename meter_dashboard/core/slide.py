@@ -164,7 +164,7 @@ class Slide:
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix not in SLIDE_SUFFIXES:
-            raise InputError(f"slide: the file name must end in .png or .svg, got {str(path)!r}")
+            raise InputError("slide", "a file name ending in .png or .svg", str(path))
         path.write_bytes(slide_bytes(self, suffix[1:]))
         return path
 
@@ -178,7 +178,7 @@ def slide_bytes(slide: Slide, kind: str) -> bytes:
         return slide.to_png()
     if kind == "svg":
         return slide.to_svg().encode("utf-8")
-    raise InputError(f"slide: the format must be 'png' or 'svg', got {kind!r}")
+    raise InputError("slide format", "'png' or 'svg'", kind)
 
 
 #: TrueType fonts tried in order (Pillow looks in the system's font folders): ones that have ε, δ, −, ×, ⁻.
@@ -269,8 +269,9 @@ class _Plot:
                      + [r.value for r in chart.rules if r.axis == "x"], chart.log_x)
         ys = _finite([v for s in chart.series for v in s.y] + [m[1] for m in chart.marks]
                      + [r.value for r in chart.rules if r.axis == "y"], chart.log_y)
-        self.x_ticks = _ticks(*self._span(xs, chart.log_x), chart.log_x)
-        self.y_ticks = _ticks(*self._span(ys, chart.log_y), chart.log_y)
+        (x_lo, x_hi), (y_lo, y_hi) = self._span(xs, chart.log_x), self._span(ys, chart.log_y)
+        self.x_ticks = _ticks(x_lo, x_hi, chart.log_x)
+        self.y_ticks = _ticks(y_lo, y_hi, chart.log_y)
         self.x_range = (self.x_ticks[0], self.x_ticks[-1])
         self.y_range = (self.y_ticks[0], self.y_ticks[-1])
 

@@ -183,12 +183,8 @@ def lead(r, variant: str = RECOMMENDED) -> str:
     'With 38,005 labelled examples we can test 10 model versions, each reported accuracy within 1–5 points of the truth, 99 times in 100.'
     """
     versions = "1 model version" if variant == "single_model" or r.steps == 1 else f"{fmt.integer(r.steps)} model versions"
-    text = (f"With {fmt.integer(r.labels[variant])} labelled examples we can test {versions}, each reported accuracy "
+    return (f"With {fmt.integer(r.labels[variant])} labelled examples we can test {versions}, each reported accuracy "
             f"within {plain.points(r.epsilon)} of the truth, {plain.times_in(r.delta)}.")
-    status = budget_status(r, variant)
-    if status is not None and status.short:
-        text += f" Our budget of {fmt.integer(status.budget)} is {fmt.integer(status.short)} labels short."
-    return text
 
 
 def slide(r):
