@@ -31,7 +31,8 @@ class Exports:
                  slide: Callable | None = None, report: Callable | None = None):
         self.stem = stem
         self._csv, self._slide, self._report = csv, slide, report
-        size = dict(width=170, margin=(4, 5))
+        # at most 170 px, adding nothing to its row's minimum width: a phone wraps the row, never scrolls sideways
+        size = dict(sizing_mode="stretch_width", max_width=170, margin=(4, 5))
         buttons = []
 
         def button(kind: str, label: str, callback, suffix: str):
