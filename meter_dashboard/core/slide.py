@@ -164,7 +164,7 @@ class Slide:
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix not in SLIDE_SUFFIXES:
-            raise InputError("slide", "a file name ending in .png or .svg", str(path))
+            raise InputError("slide", "a file name ending in .png or .svg", path.name)
         path.write_bytes(slide_bytes(self, suffix[1:]))
         return path
 
