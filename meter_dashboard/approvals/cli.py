@@ -8,7 +8,7 @@ import argparse
 import math
 from typing import Any
 
-from ..core.cli import add_format_option, add_verb, emit, file_or_example, input_file, table
+from ..core.cli import add_format_option, add_slide_option, add_verb, check_slide_path, write_slide, emit, file_or_example, input_file, table
 from ..core.validation import InputError, check_int, check_number, raw
 
 METHOD_CHOICES = ("naive", "bonferroni", "weighted-bonferroni", "bonf-srgp", "fs-srgp", "pres-srgp")
@@ -97,6 +97,7 @@ def register(sub) -> None:
                    help="exit with status 1 when any modification is denied (a gate: every change must be an "
                         "approved improvement)")
     add_format_option(p)
+    add_slide_option(p)
     p.set_defaults(run=run)
 
 
@@ -122,6 +123,7 @@ def run(args) -> int:
         pres_first_share=check_number("--pres-first-share", args.pres_first_share),
         max_conditioning=check_int("--max-conditioning", args.max_conditioning, minimum=0, maximum=40),
     )
+    check_slide_path(args)
     if args.steps is not None:  # bounded before anything is allocated (1e10 tests would need 75 GiB)
         options["steps"] = check_int("--steps", args.steps, minimum=1, maximum=MAX_STEPS)
     from .trace import EXAMPLES as SHIPPED
@@ -158,6 +160,12 @@ def run(args) -> int:
         + table(["test", "modification", "improvement", "margin", "z", "p-value", "level", "decision"], rows,
                 align="rlrrrrrl")
     )
+    payload["lead"] = result.lead()
+    text += "\n\n" + payload["lead"]
+    written = write_slide(args, result.slide)
+    if written is not None:
+        payload["slide"] = written
+        text += f"\n\nslide: {written}"
     emit(args, payload, text)
     if (args.fail_on_approval and result.approvals) or (args.fail_on_denial and result.approvals < len(result.approved)):
         return 1

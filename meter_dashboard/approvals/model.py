@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import param
 
+from ..core.slide import SlideMixin
 from ..core.formatting import strict_json
 from ..bounds import srgp
 from ..bounds.srgp import METHOD_LABELS, METHODS, normalize_method
@@ -59,7 +60,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------- results
 @dataclass(eq=False)
-class ApprovalResult:
+class ApprovalResult(SlideMixin):
     """Decisions of one procedure on one trace (one entry per modification, in test order).
 
     ``levels`` are the significance levels (p-value thresholds) each test was held to;
@@ -67,6 +68,8 @@ class ApprovalResult:
     same levels on the z scale.  While a server is still computing, a result may hold the
     first tests only (``complete`` is false; ``names`` always lists every modification).
     """
+
+    _text_module = "meter_dashboard.approvals.text"  # lead() and slide(path)
 
     method: str
     alpha: float

@@ -19,7 +19,9 @@ from panel.io.state import set_curdoc
 
 from ..core.files import MAX_UPLOAD_BYTES, human_bytes
 from ..core.html import snippet
+from ..core.report import csv_with_inputs, result_report
 from ..ui.base import DashboardView
+from ..ui.exports import Exports, lead_markup
 from ..ui.inputs import NumberInput
 from ..ui.sections import one_message
 from ..ui.simulation import SimulationControls
@@ -29,6 +31,7 @@ from ..ui.urlstate import UrlState
 from . import view_text as text
 from .figures import METHOD_COLORS, CompareFigure, DecisionFigure, SimulationFigures
 from .model import METHOD_LABELS, METHODS, ApprovalSimulation, ApproveModel
+from .text import inputs
 
 __all__ = ["Approve", "METHOD_COLORS", "page"]
 
@@ -266,6 +269,8 @@ class Approve(DashboardView):
         self.headlines = HTML("", sizing_mode="stretch_width", css_classes=["approve-headline-row"])
         self.stale = HTML("", sizing_mode="stretch_width")
         self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.lead = HTML("", sizing_mode="stretch_width", css_classes=["approve-lead-pane"])
+        self.exports = Exports("approve", self._file_stem, csv=self._csv_text, slide=self._slide, report=self._report)
         self.method_note = HTML("", sizing_mode="stretch_width", css_classes=["md-note"])
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["approve-table"])
         # the plot sits below the table: on a served page it is built once the page has been shown
@@ -280,6 +285,23 @@ class Approve(DashboardView):
         if self._doc is None:  # a notebook: everything at once (the tabs switch without a server)
             for name in _TABS[1:3]:
                 self._tab(name)
+
+    # ------------------------------------------------------------------ exports (built in a worker thread)
+    def _file_stem(self) -> str:
+        r = self.model.result
+        return "approve" if r is None else f"approve_{r.method}_alpha{r.alpha:g}_{len(r.names)}-modifications"
+
+    def _csv_text(self) -> str | None:
+        r = self.model.result
+        return None if r is None else csv_with_inputs(inputs(r), r.to_frame(), index=False)
+
+    def _slide(self):
+        r = self.model.result
+        return None if r is None else r.slide()
+
+    def _report(self):
+        r = self.model.result
+        return None if r is None else result_report(r, subtitle="SRGP approvals of modifications")
 
     def _build_decision_plot(self, result=None) -> None:
         self.decision_figure = DecisionFigure()
@@ -317,8 +339,9 @@ class Approve(DashboardView):
             elif name == "How it works":
                 self._tabs_built[name] = HTML(text.notes_html(), sizing_mode="stretch_width")
             else:
-                self._tabs_built[name] = pn.Column(self.headlines, self.stale, self.sentence, self.method_note,
-                                                   self.table, self._plot_holder, sizing_mode="stretch_width")
+                self._tabs_built[name] = pn.Column(self.headlines, self.stale, self.sentence, self.exports.row,
+                                                   self.method_note, self.table, self._plot_holder,
+                                                   sizing_mode="stretch_width")
         return self._tabs_built[name]
 
     def _build_compare(self):
@@ -342,7 +365,9 @@ class Approve(DashboardView):
         r = self.model.result
         if r is None:
             self.headlines.object = '<div class="md-note"><span class="approve-pending">computing…</span></div>'
+            self.lead.object = ""
             return
+        self.lead.object = lead_markup(r.lead(), "approve")
         self.headlines.object = text.headlines(r, self.model.trace.original_name, self.model.busy)
         self.sentence.object = text.sentence(r)
         self.method_note.object = text.method_note(r.method)
@@ -441,7 +466,7 @@ class Approve(DashboardView):
                                 css_classes=["approve-tabs"])
             if self._doc is not None:
                 self.tabs.param.watch(self._on_tab, "active")
-            self._results = pn.Column(HTML(text.intro_html(), sizing_mode="stretch_width"), self.tabs,
+            self._results = pn.Column(self.lead, HTML(text.intro_html(), sizing_mode="stretch_width"), self.tabs,
                                       sizing_mode="stretch_width", css_classes=["approve-page"])
         return self._results
 

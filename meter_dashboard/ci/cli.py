@@ -4,7 +4,7 @@ No Panel import here (the CLI runs in CI pipelines).
 """
 from __future__ import annotations
 
-from ..core.cli import add_format_option, add_verb, emit, input_file, shown_path, table
+from ..core.cli import add_format_option, add_slide_option, add_verb, check_slide_path, write_slide, emit, input_file, shown_path, table
 from ..core.validation import InputError, check_number, raw
 from .inputs import ADAPTIVITIES, ALARM_ON, BOUNDS, MODES, default
 
@@ -69,6 +69,7 @@ def register(sub) -> None:
     p.add_argument("--alarm-on", default=default("alarm_on"), metavar="{" + ",".join(ALARM_ON) + "}",
                    help=f"firstChange: the signal that retires the test set (default {default('alarm_on')})")
     add_format_option(p)
+    add_slide_option(p)
     p.set_defaults(run=run)
 
 
@@ -80,6 +81,7 @@ def run(args) -> int:
     difference_bound = None if args.difference_bound is None else check_number("--difference-bound",
                                                                            args.difference_bound)
     seconds = check_number("--seconds-per-label", args.seconds_per_label)
+    check_slide_path(args)
     result = ci_plan.ci_labels(args.condition, args.reliability, args.adaptivity, args.steps, args.mode,
                                difference_bound=difference_bound,
                                check_difference_bound=not args.assume_difference_bound,
@@ -103,7 +105,13 @@ def run(args) -> int:
     payload = result.to_dict()
     if replay is not None:
         payload["replay"] = replay.to_dict()
-    emit(args, payload, _text(result, replay))
+    payload["lead"] = result.lead()
+    text = _text(result, replay) + "\n\n" + payload["lead"]
+    written = write_slide(args, result.slide)
+    if written is not None:
+        payload["slide"] = written
+        text += f"\n\nslide: {written}"
+    emit(args, payload, text)
     if replay is not None and len(replay):
         if args.fail_on_fail and replay.signals()[-1] != "pass":
             return 1

@@ -37,6 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core.slide import SlideMixin
 from ..core.formatting import strict_json
 from ..bounds import ci as ci_bounds
 from ..bounds.effort import labeling_hours
@@ -309,7 +310,7 @@ def _arrays(condition: Condition, delta, steps, adaptivity: str, setup: _Setup, 
 
 # ============================================================================ the result
 @dataclass(frozen=True)
-class CIResult:
+class CIResult(SlideMixin):
     """Label counts for one ease.ml/ci condition, baseline and optimized, with labeling effort.
 
     Attributes
@@ -338,6 +339,8 @@ class CIResult:
     ----------
     Renggli et al. 2019, Sections 3.1-3.4 (baseline), 4.1-4.2 (optimized, active labeling).
     """
+
+    _text_module = "meter_dashboard.ci.text"  # lead() and slide(path)
 
     condition: str
     reliability: float

@@ -37,7 +37,9 @@ from ..core import formatting as fmt
 from ..core.html import Markup, render, snippet
 from ..core.plots import figure
 from ..core.validation import InputError, check_number, format_value
+from ..core.report import csv_with_inputs, result_report
 from ..ui.base import DashboardView
+from ..ui.exports import Exports, lead_markup
 from ..ui.inputs import NumberInput
 from ..ui.sections import one_message
 from ..ui.style import HTML, PALETTE, error_html, esc, headline_html, headlines_html, stale_html, swatch_html
@@ -271,6 +273,8 @@ class CI(DashboardView):
 
     # ------------------------------------------------------------------ outputs
     def _build_outputs(self):
+        self.lead = _html(css_classes=["ci-lead-pane"])
+        self.exports = Exports("ci", self._file_stem, csv=self._csv_text, slide=self._slide, report=self._report)
         self.headlines = _html(css_classes=["ci-headlines"])
         self.sentence = _html(css_classes=["ci-sentence"])
         self.table = _html(css_classes=["ci-table"])
@@ -369,9 +373,11 @@ class CI(DashboardView):
     def results(self) -> pn.Column:
         """Headlines, tables, the plot, the replay and the assumptions (the main area)."""
         return pn.Column(
+            self.lead,
             self.headlines,
             self.sentence,
             self.table,
+            self.exports.row,
             self.clauses,
             self.curve_caption,
             self.curve_pane,
@@ -390,6 +396,25 @@ class CI(DashboardView):
             self.assumptions,
             sizing_mode="stretch_width",
         )
+
+    # ------------------------------------------------------------------ exports (built in a worker thread)
+    def _file_stem(self) -> str:
+        r = self.model.result
+        return "ci" if r is None else f"ci_H{r.steps}_{r.adaptivity}_{r.mode}"
+
+    def _csv_text(self) -> str | None:
+        from .text import inputs
+
+        r = self.model.result
+        return None if r is None else csv_with_inputs(inputs(r), r.to_frame())
+
+    def _slide(self):
+        r = self.model.result
+        return None if r is None else r.slide()
+
+    def _report(self):
+        r = self.model.result
+        return None if r is None else result_report(r, subtitle="ease.ml/ci (Renggli et al., SysML 2019)")
 
     # ------------------------------------------------------------------ URL
     def _read_url(self) -> None:
@@ -459,6 +484,7 @@ class CI(DashboardView):
         banner = stale_html("condition") if self.model.error else ""
         self.headlines.object = banner + headline_cards(r)
         self.sentence.object = sentence_html(r)
+        self.lead.object = lead_markup(r.lead(), "ci")
         self.table.object = _adaptivity_table(r)
         self.clauses.object = _clause_table(r)
         self.assumptions.object = _assumptions(r)

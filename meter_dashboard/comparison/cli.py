@@ -9,7 +9,7 @@ text given.  No Panel import: the models and bounds only.
 """
 from __future__ import annotations
 
-from ..core.cli import add_format_option, add_verb, emit, file_or_example, flags_named, table
+from ..core.cli import add_format_option, add_slide_option, add_verb, check_slide_path, write_slide, emit, file_or_example, flags_named, table
 from ..core.validation import InputError, check_int, check_number
 
 #: Runnable examples shown by ``--help`` (tests/cli/test_compare.py runs each one).
@@ -48,6 +48,7 @@ def register(sub) -> None:
     p.add_argument("--seed", default="0", help="seed of the bootstrap and the random pairing (default 0)")
     p.add_argument("--unpaired", action="store_true", help="pair the runs at random instead of by row")
     add_format_option(p)
+    add_slide_option(p)
     p.set_defaults(run=run_compare)
 
     q = add_verb(
@@ -73,6 +74,7 @@ def run_compare(args) -> int:
                                                       ("--beta", args.beta)))
     resamples = check_int("--resamples", args.resamples, minimum=1, maximum=MAX_RESAMPLES)
     seed = check_int("--seed", args.seed, minimum=0)
+    check_slide_path(args)
     model.sample_size(alpha, beta, gamma)  # validates the three rates with their names
     runs = file_or_example(args, "runs", "RUNS.csv", model.load_example, model.read_runs)
     if not args.unpaired and not runs.complete_rows:
@@ -91,8 +93,14 @@ def run_compare(args) -> int:
         ["A wins / ties", f"{result.wins} / {result.ties}"],
         [f"runs needed (Noether, beta = {beta:g})", result.runs_needed],
     ]
-    text = table(["", "value"], rows, align="lr") + "\n\n" + result.sentence
-    emit(args, result.to_dict(), text)
+    payload = result.to_dict()
+    payload["lead"] = result.lead()
+    text = table(["", "value"], rows, align="lr") + "\n\n" + result.sentence + "\n\n" + payload["lead"]
+    written = write_slide(args, result.slide)
+    if written is not None:
+        payload["slide"] = written
+        text += f"\n\nslide: {written}"
+    emit(args, payload, text)
     return 0
 
 

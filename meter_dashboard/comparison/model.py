@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import param
 
+from ..core.slide import SlideMixin
 from ..core.formatting import strict_json
 from ..bounds import compare as compare_bounds
 from ..core.files import check_csv_shape, read_text
@@ -177,7 +178,7 @@ def load_example(name: str = "compare_paired.csv") -> RunsTable:
 
 # --------------------------------------------------------------------------- results
 @dataclass(repr=False)
-class CompareResult:
+class CompareResult(SlideMixin):
     """P(A>B), its percentile-bootstrap interval and the conclusion (Bouthillier et al. 2021 [1]_).
 
     ``counts[w]`` is the number of bootstrap replicates whose P(A>B) is ``w / runs``
@@ -188,6 +189,8 @@ class CompareResult:
     ----------
     .. [1] Bouthillier et al. (2021), Eq. 9 and Appendix C.4-C.6.
     """
+
+    _text_module = "meter_dashboard.comparison.text"  # lead() and slide(path)
 
     p_a_gt_b: float
     ci: tuple[float, float]

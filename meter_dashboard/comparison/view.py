@@ -13,7 +13,6 @@ and gamma.
 """
 from __future__ import annotations
 
-import io
 
 import numpy as np
 import panel as pn
@@ -35,12 +34,15 @@ from ..core import formatting as fmt
 from ..core.plots import GREY, LOG_TICKS, figure
 from ..core.tables import spreadsheet_frame
 from ..core.html import render
+from ..core.report import csv_with_inputs, result_report
 from ..ui.base import DashboardView
+from ..ui.exports import Exports, lead_markup
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.style import HTML, PALETTE, Bar, error_html, headline_html, headlines_html, stale_html
 from ..ui.upload import GuardedFileDropper
 from .model import COMPARE_EXAMPLES, CompareModel
+from .text import inputs
 
 __all__ = ["Compare", "page", "COMPARE_EXAMPLES"]
 
@@ -161,9 +163,8 @@ class Compare(DashboardView):
         self.gamma, self.alpha, self.beta = (self.inputs[k] for k in ("gamma", "alpha", "beta"))
         self.error = HTML("", sizing_mode="stretch_width", css_classes=["compare-error"])
         self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["compare-link-message"])
-        self.download = pn.widgets.FileDownload(callback=self._pairs_csv, filename="compare-pairs.csv",
-                                                label="Download the pairs (CSV)", color="primary",
-                                                sizing_mode="stretch_width")
+        self.exports = Exports("compare", self._file_stem, csv=self._pairs_csv, slide=self._slide, report=self._report)
+        self.lead = HTML("", sizing_mode="stretch_width", css_classes=["compare-lead-pane"])
         self.stale = HTML("", sizing_mode="stretch_width", css_classes=["compare-stale"])
         self.headlines = HTML("", sizing_mode="stretch_width")
         self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
@@ -180,12 +181,22 @@ class Compare(DashboardView):
         if event.new:  # too large, or damaged on the way: the last good table stays
             self._dispatch(lambda: self.model.fail(event.new))
 
-    def _pairs_csv(self):
-        buf = io.StringIO()
-        if self.model.result is not None:
-            spreadsheet_frame(self.model.result.to_frame()).to_csv(buf, index=False)
-        buf.seek(0)
-        return buf
+    def _file_stem(self) -> str:
+        res = self.model.result
+        return "compare" if res is None else f"compare_{res.runs}-runs_gamma{res.gamma:g}_alpha{res.alpha:g}"
+
+    def _pairs_csv(self) -> str | None:
+        """The pairs used (a, b, a > b), with the inputs as ``# name: value`` lines."""
+        res = self.model.result
+        return None if res is None else csv_with_inputs(inputs(res), spreadsheet_frame(res.to_frame()), index=False)
+
+    def _slide(self):
+        res = self.model.result
+        return None if res is None else res.slide()
+
+    def _report(self):
+        res = self.model.result
+        return None if res is None else result_report(res, subtitle="P(A>B) (Bouthillier et al., MLSys 2021)")
 
     # ------------------------------------------------------------------ plots
     def _build_plots(self):
@@ -268,6 +279,7 @@ class Compare(DashboardView):
         if res is None:
             return
         self.headlines.object, self.sentence.object = result_html(res)
+        self.lead.object = lead_markup(res.lead(), "compare")
         self._update_histogram(res)
         self._update_runs(res)
 
@@ -330,8 +342,8 @@ class Compare(DashboardView):
                 "P(A>B) is the share of runs in which A beats B (Bouthillier et al. 2021, Eq. 9); ties count as "
                 "not beating. Unpaired runs are paired at random (Appendix C.4).",
                 [self.example, self.upload, self.paired, self.gamma, self.alpha, self.inputs["resamples"],
-                 self.inputs["seed"], self.error, self.download],
-                [self.stale, self.headlines, self.sentence,
+                 self.inputs["seed"], self.error],
+                [self.stale, self.lead, self.headlines, self.sentence, self.exports.row,
                  Bar(*(pn.Column(plot, sizing_mode="stretch_width", css_classes=["compare-plot"])
                        for plot in (self.hist_plot, self.runs_plot)),
                      sizing_mode="stretch_width", css_classes=["compare-plots"]),

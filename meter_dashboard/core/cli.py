@@ -28,6 +28,32 @@ def add_format_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_slide_option(parser: argparse.ArgumentParser) -> None:
+    """``--slide FILE.png|FILE.svg``: also write the meeting slide (title, the answer in plain words, inputs, chart)."""
+    parser.add_argument("--slide", default=None, metavar="FILE.png|FILE.svg",
+                        help="also write a slide for a meeting: title, the answer in plain words, the inputs and "
+                             "the chart (PNG or SVG, by the file name's suffix)")
+
+
+def check_slide_path(args) -> None:
+    """Refuse a ``--slide`` name that is neither .png nor .svg before any work is done."""
+    path = getattr(args, "slide", None)
+    if path is not None and not str(path).lower().endswith((".png", ".svg")):
+        raise InputError("--slide", "a file name ending in .png or .svg", path)
+
+
+def write_slide(args, make) -> str | None:
+    """Write ``make()`` (a :class:`~meter_dashboard.core.slide.Slide`) to ``--slide``; the path written, or None."""
+    path = getattr(args, "slide", None)
+    if path is None:
+        return None
+    check_slide_path(args)
+    try:
+        return str(make().save(path))
+    except OSError as exc:
+        raise InputError("--slide", "a file path that can be written", f"{path} ({exc.strerror})") from None
+
+
 def add_verb(sub, name: str, *, help: str, description: str, examples: Sequence[str], note: str = "",
              heading: str = "examples", formatter_class=argparse.RawDescriptionHelpFormatter) -> argparse.ArgumentParser:
     """One verb's parser: its help line, description and an epilog of runnable examples (tests run them).

@@ -27,11 +27,13 @@ False
 """
 from __future__ import annotations
 
+import base64
 import html
+import io
 import os
 from datetime import datetime, timezone
 
-__all__ = ["Report", "REPORT_CSS"]
+__all__ = ["Report", "REPORT_CSS", "result_report", "frame_rows", "csv_with_inputs"]
 
 #: The report's whole stylesheet (system fonts only: nothing is fetched).
 REPORT_CSS = """
@@ -132,6 +134,12 @@ class Report:
         self._blocks.append(("html", f'{cap}<div class="md-scroll"><table><thead><tr>{head}</tr></thead>'
                                      f'<tbody>{"".join(body)}</tbody></table></div>'))
 
+    def image(self, svg: str, alt: str) -> None:
+        """An SVG picture (a slide), embedded as a ``data:`` image: it opens offline and runs no script."""
+        data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        self._blocks.append(("html", f'<p class="md-plot"><img src="data:image/svg+xml;base64,{data}" alt="{_esc(alt)}" '
+                                     'style="max-width: 100%; height: auto;"></p>'))
+
     def figure(self, model) -> None:
         """A Bokeh figure or layout (drawn from the data it holds; no server needed)."""
         self._blocks.append(("figure", model))
@@ -170,3 +178,46 @@ class Report:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(self.to_html())
         return path
+
+
+def frame_rows(frame) -> tuple:
+    """A pandas DataFrame as (headers, rows, numeric flags): its index (when named) first, cells as text."""
+    from .display import cell_text
+
+    named = frame.index.name is not None
+    headers = ([str(frame.index.name)] if named else []) + [str(c) for c in frame.columns]
+    kinds = ([frame.index.dtype.kind] if named else []) + [frame[c].dtype.kind for c in frame.columns]
+    rows = [([cell_text(i)] if named else []) + [cell_text(v) for v in row]
+            for i, row in zip(frame.index, frame.itertuples(index=False))]
+    return headers, rows, [k in "iuf" for k in kinds]
+
+
+def result_report(result, *, title: str | None = None, subtitle: str = "", slide=None, frame=None,
+                  link: str = "") -> Report:
+    """The offline report of any page's result: its plain-words answer, inputs, slide picture and table.
+
+    ``result`` has ``slide()`` and ``to_frame()`` (every family's result object); ``slide`` and
+    ``frame`` replace them when the page shows something else (the ladder's δ, a page's own table).
+    """
+    made = slide if slide is not None else result.slide()
+    report = Report(title or made.title, subtitle)
+    report.paragraph(made.lead, css_class="md-sentence")
+    if link:
+        report.link("This page:", link)
+    report.heading("Inputs")
+    report.facts(made.inputs)
+    report.heading("Chart")
+    report.image(made.to_svg(), made.title)
+    headers, rows, numeric = frame_rows(frame if frame is not None else result.to_frame())
+    report.heading("Table")
+    report.table(headers, rows, numeric=numeric)
+    return report
+
+
+def csv_with_inputs(pairs, frame, index: bool = True) -> str:
+    """A table as CSV with the inputs first as ``# name: value`` lines (pandas reads it with ``comment="#"``)."""
+    buf = io.StringIO()
+    for name, value in pairs:
+        buf.write(f"# {name}: {value}\n".replace("\r", " "))
+    frame.to_csv(buf, index=index)
+    return buf.getvalue()

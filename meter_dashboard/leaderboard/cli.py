@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from ..core.cli import add_format_option, add_verb, emit, file_or_example, flags_named, table
+from ..core.cli import add_format_option, add_slide_option, add_verb, check_slide_path, write_slide, emit, file_or_example, flags_named, table
 from ..core.validation import InputError, check_int, check_number, check_probability
 
 #: Runnable examples shown by ``--help`` (tests/cli/test_ladder.py runs each one).
@@ -50,6 +50,7 @@ def register(sub) -> None:
     p.add_argument("--delta", default="0.05",
                    help="1 - confidence for the leaderboard-error guarantee of this test set (default 0.05)")
     add_format_option(p)
+    add_slide_option(p)
     p.set_defaults(run=run_ladder)
 
     q = add_verb(
@@ -86,6 +87,7 @@ def run_ladder(args) -> int:
 
     step = _check_step(args.step)
     delta = check_probability("--delta", check_number("--delta", args.delta))
+    check_slide_path(args)
     losses = file_or_example(args, "losses", "LOSSES.csv", model.load_example, model.read_losses)
     try:
         result = model.ladder(losses, step)
@@ -112,6 +114,14 @@ def run_ladder(args) -> int:
            f"\n\nLemma 4: {result.examples:,} labels are too few for a useful guarantee over "
            f"{result.submissions} submissions (the smallest error bound, {total:.3g}, is above 1).")
     )
+    from .text import lead, slide as make_slide
+
+    payload["lead"] = lead(result, delta)
+    text += "\n\n" + payload["lead"]
+    written = write_slide(args, lambda: make_slide(result, delta))
+    if written is not None:
+        payload["slide"] = written
+        text += f"\n\nslide: {written}"
     emit(args, payload, text)
     return 0
 

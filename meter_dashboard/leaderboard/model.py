@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import param
 
+from ..core.slide import SlideMixin
 from ..core.formatting import strict_json
 from ..bounds import ladder as ladder_bounds
 from ..core.files import check_csv_shape, read_text
@@ -211,13 +212,15 @@ def _variant(step) -> str:
 
 
 @dataclass(repr=False)
-class LadderResult:
+class LadderResult(SlideMixin):
     """What the Ladder and a naive leaderboard publish for each submission.
 
     ``scores[t]`` is the Ladder's released score after submission t, ``naive[t]`` the
     exact empirical loss a naive board would show, ``improved[t]`` whether the Ladder
     released a new score at t, ``thresholds[t]`` what ``naive[t]`` had to beat.
     """
+
+    _text_module = "meter_dashboard.leaderboard.text"  # lead() and slide(path)
 
     names: tuple[str, ...]
     naive: np.ndarray

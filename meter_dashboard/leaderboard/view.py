@@ -13,7 +13,6 @@ one (``offload``), and the attack runs in one.
 """
 from __future__ import annotations
 
-import io
 import math
 
 import numpy as np
@@ -34,13 +33,16 @@ from ..core import formatting as fmt
 from ..core.plots import GREY, LOG_TICKS, figure, legend
 from ..core.tables import spreadsheet_frame
 from ..core.html import render
+from ..core.report import csv_with_inputs, result_report
 from ..core.validation import InputError
 from ..ui.base import DashboardView
+from ..ui.exports import Exports, lead_markup
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.simulation import SimulationControls
 from ..ui.style import HTML, PALETTE, error_html, headline_html, headlines_html, stale_html
 from ..ui.upload import GuardedFileDropper
+from .text import inputs, lead, slide
 from .model import BoostingAttackModel, LadderReplayModel, LadderSizeModel, board_size
 
 __all__ = ["Ladder", "page"]
@@ -178,9 +180,8 @@ class Ladder(DashboardView):
         self.delta_input = number_input(r, "delta", "δ for the error guarantee", "ladder-delta")
         self.replay_error = HTML("", sizing_mode="stretch_width", css_classes=["ladder-error"])
         self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["ladder-link-message"])
-        self.download = pn.widgets.FileDownload(callback=self._replay_csv, filename="ladder-replay.csv",
-                                                label="Download the replay (CSV)", color="primary",
-                                                sizing_mode="stretch_width")
+        self.exports = Exports("ladder", self._file_stem, csv=self._replay_csv, slide=self._slide, report=self._report)
+        self.replay_lead = HTML("", sizing_mode="stretch_width", css_classes=["ladder-lead-pane"])
         self.replay_stale = HTML("", sizing_mode="stretch_width", css_classes=["ladder-replay-stale"])
         self.replay_headlines = HTML("", sizing_mode="stretch_width")
         self.replay_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
@@ -218,12 +219,25 @@ class Ladder(DashboardView):
         if event.new:  # too large, or damaged on the way: the last good table stays
             self._dispatch(lambda: self.replay.fail(event.new))
 
-    def _replay_csv(self):
-        buf = io.StringIO()
-        if self.replay.result is not None:
-            spreadsheet_frame(self.replay.result.to_frame()).to_csv(buf, index=False)
-        buf.seek(0)
-        return buf
+    def _file_stem(self) -> str:
+        res = self.replay.result
+        how = "parameter-free" if res is None or res.step is None else f"step{res.step:g}"
+        return "ladder" if res is None else f"ladder_{res.submissions}-submissions_{how}"
+
+    def _replay_csv(self) -> str | None:
+        """The replay, one row per submission, with the inputs as ``# name: value`` lines."""
+        res = self.replay.result
+        return None if res is None else csv_with_inputs(inputs(res, self.replay.delta), spreadsheet_frame(res.to_frame()),
+                                                     index=False)
+
+    def _slide(self):
+        res = self.replay.result
+        return None if res is None else slide(res, self.replay.delta)
+
+    def _report(self):
+        res = self.replay.result
+        return None if res is None else result_report(res, slide=slide(res, self.replay.delta),
+                                                      subtitle="The Ladder leaderboard (Blum & Hardt, ICML 2015)")
 
     @held
     def _on_replay(self, *events):
@@ -245,6 +259,7 @@ class Ladder(DashboardView):
             axis.ticker = BasicTicker()
             axis.major_label_overrides = {}
             axis.major_label_orientation = 0
+        self.replay_lead.object = lead_markup(lead(res, self.replay.delta), "ladder")
         self.replay_headlines.object = headlines_html(replay_cards(self.replay, res), "ladder-headlines")
         self.replay_sentence.object = replay_sentence(res)
         self.replay_table.object = self._table_html(res)
@@ -430,8 +445,9 @@ class Ladder(DashboardView):
             "values in [0, 1]). The Ladder (Blum &amp; Hardt) publishes a new score only when a submission beats "
             "the last published one by more than a step, and rounds it; a naive board publishes every exact loss.",
             [self.example, self.upload, HTML("<b>Ladder</b>"), self.variant, self.step, self.delta_input,
-             self.replay_error, self.download],
-            [self.replay_stale, self.replay_headlines, self.replay_sentence, self.replay_plot, self.replay_table],
+             self.replay_error],
+            [self.replay_stale, self.replay_lead, self.replay_headlines, self.replay_sentence, self.exports.row,
+             self.replay_plot, self.replay_table],
             "ladder", "ladder-replay")
 
     def _size_section(self):

@@ -12,7 +12,7 @@ import argparse
 import math
 import textwrap
 
-from ..core.cli import add_format_option, emit, table
+from ..core.cli import add_format_option, add_slide_option, check_slide_path, emit, table, write_slide
 from ..core.validation import InputError, check_int, check_number, parse_int_list, parse_number_list
 from .defaults import MAX_BUDGET
 
@@ -54,6 +54,7 @@ def register(sub) -> None:
     p.add_argument("--report", default=None, metavar="PATH",
                    help="also write the plan as a self-contained HTML report (inputs, table, plots; opens offline)")
     add_format_option(p)
+    add_slide_option(p)
     p.set_defaults(run=run)
 
 
@@ -113,11 +114,14 @@ def run(args) -> int:
         raise InputError("--tenants", f"the number of --tenant-steps values ({len(tenant_steps)})", args.tenants)
 
     bound, rate = bound_values(args)
+    check_slide_path(args)
     if isinstance(steps, list):  # a curve over T
         if args.compare:
             raise InputError("--compare", "given with one T (it compares two plans)", args.compare)
         if args.report:
             raise InputError("--report", "given with one T (a report describes one plan)", args.report)
+        if args.slide:
+            raise InputError("--slide", "given with one T (a slide describes one plan)", args.slide)
         if bound != "hoeffding" and len(steps) > EXACT_CURVE_STEPS:
             raise InputError("--steps", f"a range of at most {EXACT_CURVE_STEPS:,} steps with --bound binomial "
                                         "(each T is an exact solve)", args.steps)
@@ -167,7 +171,11 @@ def run(args) -> int:
             payload["report"] = plan_report(result).save(args.report)
         except OSError as exc:
             raise InputError("--report", "a file path that can be written", f"{args.report} ({exc.strerror})") from None
-    emit(args, payload, _table_text(result) + compared + (f"\n\nreport: {payload['report']}" if args.report else ""))
+    slide = write_slide(args, result.slide)
+    if slide is not None:
+        payload["slide"] = slide
+    emit(args, payload, _table_text(result) + compared + (f"\n\nreport: {payload['report']}" if args.report else "")
+         + (f"\n\nslide: {slide}" if slide is not None else ""))
     return 0
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import formatting as fmt
+from ..core.slide import SlideMixin
 from ..core.formatting import strict_json
 from ..bounds.meter import ADAPTIVE_VARIANTS, VARIANTS
 
@@ -102,7 +103,7 @@ def _confidence_text(value) -> str:
 
 
 @dataclass(frozen=True)
-class PlanResult:
+class PlanResult(SlideMixin):
     """Label counts of every meter variant for one plan, with effort and inverse answers.
 
     Attributes
@@ -144,6 +145,8 @@ class PlanResult:
     Hubis, Wu & Zhang (2019), Thm 4, Eqs. 1-2, Thms 1-2; Renggli et al. (2019), Section 4.3;
     Langford (2005).
     """
+
+    _text_module = "meter_dashboard.meter.text"  # lead() and slide(path)
 
     epsilon: tuple[float, ...]
     delta: float

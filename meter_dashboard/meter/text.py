@@ -13,10 +13,13 @@ from dataclasses import dataclass
 
 from ..bounds.meter import VARIANTS
 from ..core import formatting as fmt
+from ..core import plain
+from ..core.slide import Chart, Rule, Series, Slide
 from .result import RECOMMENDED, VARIANT_TITLES
 
 __all__ = ["steps_shown", "confidence_shown", "confidence_rounded", "epsilon_shown", "ratio_shown", "budget_status", "BudgetStatus",
-           "budget_sentence", "plan_title", "plan_inputs", "file_stem", "summary_text", "comparison", "comparison_text"]
+           "budget_sentence", "plan_title", "plan_inputs", "file_stem", "summary_text", "comparison", "comparison_text",
+           "lead", "slide"]
 
 #: Above this many steps the count is written in scientific notation (rounded down: it stays supported).
 _SCIENTIFIC_STEPS = 10**7
@@ -211,3 +214,32 @@ def comparison_text(pinned, current, pinned_ranges=None, current_ranges=None) ->
              .rstrip() for row in [headers, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def lead(r, variant: str = RECOMMENDED) -> str:
+    """The page's first sentence, in plain words: labels, model versions, points of accuracy, how often.
+
+    >>> from meter_dashboard import plan
+    >>> lead(plan(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10))
+    'With 38,005 labelled examples we can test 10 model versions, each reported accuracy within 1–5 points of the truth, 99 times in 100.'
+    """
+    versions = "1 model version" if variant == "single_model" or r.steps == 1 else f"{fmt.integer(r.steps)} model versions"
+    return (f"With {fmt.integer(r.labels[variant])} labelled examples we can test {versions}, each reported accuracy "
+            f"within {plain.points(r.epsilon)} of the truth, {plain.times_in(r.delta)}.")
+
+
+def slide(r):
+    """The planner's slide: the title, :func:`lead`, the inputs and labels against T (the answer marked)."""
+    from ..core.colors import VARIANT_COLORS  # Bokeh's palettes: not on the CLI's import path
+    from .curves import hoeffding_curve, t_axis
+
+    axis = t_axis(r.steps)
+    curves = hoeffding_curve(tuple(r.epsilon), float(r.delta), len(r.tenant_steps), tuple(r.reverts), int(axis[-1]))
+    suffix = "" if r.bound == "hoeffding" else " (Hoeffding)"
+    series = tuple(Series(VARIANT_TITLES[v] + suffix, tuple(axis.tolist()), tuple(curves[v].tolist()), VARIANT_COLORS[v])
+                   for v in ("regular", RECOMMENDED))
+    rules = (Rule("y", r.budget, f"budget {fmt.integer(r.budget)}"),) if r.budget is not None else ()
+    n = r.labels[RECOMMENDED]
+    chart = Chart("development steps T", "labels", series, log_y=True, rules=rules,
+                  marks=((r.steps, n, f"T = {fmt.integer(r.steps)}: {fmt.integer(n)} labels"),))
+    return Slide(plan_title(r), lead(r), tuple(plan_inputs(r)), chart)

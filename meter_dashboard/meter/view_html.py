@@ -146,7 +146,7 @@ def answer(r, *, stale: bool, budget_from=None, curves=None, sweep=None, work_er
     b = budget_from if budget_from is not None else r
     status = budget_status(b)
     refused = "; ".join(sorted(set(r.refused.values()))) if r.refused else ""
-    return render(_TEMPLATES + "answer.html", stale=stale, cards=cards(r, b), sentence=r.sentence(),
+    return render(_TEMPLATES + "answer.html", stale=stale, cards=cards(r, b), sentence=r.sentence(), lead=r.lead(),
                   shortfall=budget_sentence(status) if status is not None and status.short else "",
                   progress=progress_text(r, curves or {}, sweep or {}), work_error=work_error,
                   exact=r.bound != "hoeffding", bound_title=r.bound_title, cost_per_hour=r.cost_per_hour,

@@ -5,7 +5,8 @@
 - :class:`OnDemand` - the results a person opens (the budget per variant, the second plot, the
   simulation check): built, and computed, the first time.
 - :class:`Artefacts` - what a meeting takes away: the table as CSV (the inputs as header lines), the
-  report (HTML, with the page's link), the plots (PNG) and a summary for the minutes (to the
+  report (HTML, with the page's link), the plots (PNG), the slide (PNG and SVG: title, answer, inputs and
+  the curve) and a summary for the minutes (to the
   clipboard), each named by the plan's parameters.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ import panel as pn
 
 from ..core.runtime import in_thread
 from ..core.tables import spreadsheet_frame
+from ..ui.exports import Exports
 from .text import file_stem, plan_inputs
 
 __all__ = ["Drawer", "OnDemand", "Artefacts", "SECTIONS"]
@@ -150,8 +152,13 @@ class Artefacts:
         self.png.js_on_click(code=_PNG_JS)  # no args: a callback holding page objects would keep the page alive
         self.copy = pn.widgets.Button(label="Copy summary", color="default", css_classes=["planner-copy"], **size)
         self.copy.js_on_click(code=_COPY_JS)
-        self.row = pn.FlexBox(self.csv, self.report, self.png, self.copy, flex_wrap="wrap", sizing_mode="stretch_width",
-                              css_classes=["planner-artefacts"])
+        self.slides = Exports("planner", lambda: file_stem(self.planner.plan.result), slide=self.slide)
+        self.row = pn.FlexBox(self.csv, self.report, self.png, self.copy, *self.slides.row.objects, flex_wrap="wrap",
+                              sizing_mode="stretch_width", css_classes=["planner-artefacts"])
+
+    def slide(self):
+        """The meeting slide of the plan shown (title, the lead in plain words, inputs, labels against T)."""
+        return self.planner.plan.result.slide()
 
     def csv_file(self) -> io.StringIO:
         """The table with the inputs as ``# name: value`` header lines (pandas reads it with ``comment="#"``)."""

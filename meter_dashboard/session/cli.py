@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from ..core.cli import add_format_option, add_verb, dumps, epsilon_for_signals, input_file, shown_path, table
+from ..core.cli import add_format_option, add_slide_option, add_verb, check_slide_path, write_slide, dumps, epsilon_for_signals, input_file, shown_path, table
 from ..core.validation import InputError, check_int, check_probability, parse_int_list, parse_number_list
 
 EXAMPLE = ("meter-dashboard replay --example emocontext --ranges 0,0.005,0.01,0.02,0.05,1 "
@@ -71,6 +71,7 @@ def register(sub) -> None:
     p.add_argument("--report", default=None, metavar="FILE.html", help="also write a self-contained HTML report "
                    "(inputs, table, sentence, assumptions, plots; opens offline)")
     add_format_option(p)
+    add_slide_option(p)
     p.set_defaults(run=run)
 
 
@@ -121,6 +122,7 @@ def run(args) -> int:
         raise InputError("TRACE", "a trace file, or --example NAME (one of the two)",
                          args.trace if args.trace is not None else "nothing")
     test_size = check_int("--test-size", args.test_size, minimum=1) if args.test_size is not None else None
+    check_slide_path(args)
     try:
         if args.example is not None:
             trace = load_example(args.example)
@@ -141,6 +143,7 @@ def run(args) -> int:
     steps_note = "" if args.steps is not None else "the trace's length: no --steps was given"
     if args.report is not None:
         _write_report(result, args.report, steps_note)
+    write_slide(args, result.slide)
     if getattr(args, "format", "table") == "json":
         _write_json(result, sys.stdout)
     else:

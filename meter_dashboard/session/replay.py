@@ -35,6 +35,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..core.slide import SlideMixin
 from ..core.formatting import strict_json
 from ..core.validation import InputError, check_int
 from ..meter.model import (
@@ -197,7 +198,7 @@ def _check_budget(steps) -> int:
 
 # ============================================================================ result object
 @dataclass(frozen=True, eq=False)
-class ReplayResult:
+class ReplayResult(SlideMixin):
     """What the meter would have said at every step of a trace.
 
     Per-step arrays (one entry per step, in trace order): ``empirical_overfitting``,
@@ -213,6 +214,8 @@ class ReplayResult:
     Hubis, Wu & Zhang, "Quantitative Overfitting Management for Human-in-the-loop ML
     Application Development with ease.ml/meter" (2019), Sections 3.1-3.4, 4.4, 5.2-5.3.
     """
+
+    _text_module = "meter_dashboard.session.text"  # lead() and slide(path)
 
     trace: Trace
     variant: str

@@ -17,13 +17,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import formatting as fmt
+from ..core import plain
 from ..core.html import render
+from ..core.slide import Chart, Rule, Series, Slide
 from .replay import METER_TITLES, READING_NOTES
 
 __all__ = ["Guarantee", "guarantee", "guarantee_at", "gauge_note", "signal_meaning", "signal_meanings", "sentence", "needed_text",
            "range_text", "step_row", "step_headers", "table_window", "steps_source_text", "inputs", "subscript",
            "steps_left_text", "steps_left_card", "budget_text",
-           "READING_NOTES", "TABLE_ROWS"]
+           "READING_NOTES", "TABLE_ROWS", "lead", "slide"]
 
 #: Rows of the step table on the page (a window around the step shown).
 TABLE_ROWS = 13
@@ -396,3 +398,38 @@ def inputs(result, steps_note: str = "") -> list:
     pairs.append(("Labels needed", f"incremental meter {fmt.integer(result.labels_needed['incremental'])}, "
                                    f"regular meter {fmt.integer(result.labels_needed['regular'])}"))
     return pairs
+
+
+def lead(result) -> str:
+    """The page's first sentence, in plain words: the labels, the model versions still to test, how close, how often.
+
+    From the replay's numbers only: steps left are T minus the steps used at the last step; a
+    test set short of the plan's labels says so instead of promising the planned accuracy.
+    """
+    s = result.settings
+    used = int(result.steps_used[-1]) if len(result) else 0
+    left = max(result.budget - used, 0)
+    n = result.test_size if result.test_size is not None else result.needed
+    whose = "" if result.test_size is not None else " (what the plan needs)"
+    versions = f"{fmt.integer(left)} more model version{'' if left == 1 else 's'}"
+    if result.short_of_labels:
+        return (f"Our {fmt.integer(n)} labelled examples are {fmt.integer(result.needed - n)} short of the "
+                f"{fmt.integer(result.needed)} this plan needs for {fmt.integer(result.budget)} model versions: "
+                f"the planned accuracy of {plain.points(s['epsilon'])} is not guaranteed.")
+    if left == 0:
+        return (f"With {fmt.integer(n)} labelled examples{whose} all {fmt.integer(result.budget)} planned model "
+                f"versions are used: draw a new test set before testing more.")
+    return (f"With {fmt.integer(n)} labelled examples{whose} we can test {versions}, each reported accuracy within "
+            f"{plain.points(s['epsilon'])} of the truth, {plain.times_in(s['delta'])}.")
+
+
+def slide(result):
+    """The session's slide: title, :func:`lead`, the inputs, the validation–test gap over the steps."""
+    t = result.trace
+    steps = tuple(t.steps.tolist())
+    eps = result.settings["epsilon"]
+    chart = Chart("step", "validation–test gap", (Series("gap", steps, tuple(result.empirical_overfitting.tolist()),
+                                                         "#0072B2", "points"),),
+                  rules=(Rule("y", float(eps[0]), f"ε₁ = {fmt.number(eps[0])}"),),
+                  marks=((steps[-1], float(result.empirical_overfitting[-1]), f"step {fmt.integer(steps[-1])}"),))
+    return Slide(f"Session replay: {t.name}", lead(result), tuple(inputs(result)), chart)

@@ -42,9 +42,11 @@ import param
 from bokeh.events import RangesUpdate
 
 from ..core.html import render
+from ..core.report import csv_with_inputs
 from ..core.validation import InputError, check_int
 from ..meter.model import MeterPlan
 from ..ui.base import DashboardView, load_notebook_extensions
+from ..ui.exports import Exports, lead_markup
 from ..ui.inputs import NumberInput
 from ..ui.meter_gauge import MeterGauge
 from ..ui.sections import document_dispatch
@@ -168,6 +170,8 @@ class Session(SessionInputs, DashboardView):
         self.report_button = pn.widgets.FileDownload(callback=self._report_file, filename="session-replay.html",
                                                      label="⤓ Report (HTML)", color="light", **_fits(150),
                                                      margin=(4, 4), css_classes=["session-report"])
+        self.exports = Exports("session", self._file_stem, csv=self._csv_text, slide=self._slide)
+        self.lead = HTML("", sizing_mode="stretch_width", css_classes=["session-lead-pane"])
 
     def _position_of(self, typed) -> int:
         """The position of the step number typed into "Go to step" (a message beside the box when it is none)."""
@@ -235,10 +239,10 @@ class Session(SessionInputs, DashboardView):
         # minimum width is 0 (each control is at most its width: a phone wraps them, never scrolls)
         wrap = {"flex-direction": "row", "flex-wrap": "wrap", "align-items": "flex-end"}
         bar = pn.Column(self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button,
-                        self.jump, self.report_button, self.speed,
+                        self.jump, self.report_button, *self.exports.row.objects, self.speed,
                         self.next_alarm_button, self.next_change_button, styles=wrap, sizing_mode="stretch_width",
                         css_classes=["session-controls"])
-        results = pn.Column(self.title, bar, self.slider, self.cards, self.gauge, self.sentence, self.table,
+        results = pn.Column(self.lead, self.title, bar, self.slider, self.cards, self.gauge, self.sentence, self.table,
                             *self._history.parts(), self.explain, sizing_mode="stretch_width")
         self._history.layout = results
         return results
@@ -307,6 +311,18 @@ class Session(SessionInputs, DashboardView):
         note = text.steps_source_text(m.steps_origin, m.plan.steps).split(": ", 1)[1].rstrip(".")
         return session_report(m.result, position=m.position, steps_note=note)
 
+    def _file_stem(self) -> str:
+        r = self.model.result
+        return "session-replay" if r is None else f"session-replay_{r.variant}_T{r.budget}"
+
+    def _csv_text(self) -> str | None:
+        r = self.model.result
+        return None if r is None else csv_with_inputs(text.inputs(r), r.to_frame(), index=False)
+
+    def _slide(self):
+        r = self.model.result
+        return None if r is None else r.slide()
+
     def _report_file(self):
         """The download button's file."""
         report = self.report()
@@ -322,7 +338,9 @@ class Session(SessionInputs, DashboardView):
         self.report_button.disabled = r is None
         if r is None:
             self.title.object = render("session/templates/note.html", text="Load a trace to replay it.")
+            self.lead.object = ""
             return
+        self.lead.object = lead_markup(r.lead(), "session")
         t = r.trace
         _set(self.title, view_html.title_html(r))
         self._draw_history()
