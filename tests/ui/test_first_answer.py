@@ -149,7 +149,7 @@ def test_scripts_come_after_the_answer(server):
 
 
 def test_no_layout_shift_while_the_live_view_takes_over(browser, server):
-    for path in ("/planner" + QUERY, "/session", "/ci"):
+    for path in ("/planner" + QUERY, "/planner" + EXACT, "/session", "/ci", "/ladder", "/compare"):
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         try:
             page = context.new_page()

@@ -218,6 +218,27 @@ def chromium():
             browser.close()
 
 
+def clock_script(selector: str) -> str:
+    """A page's init script noting when its number (``selector``: :data:`NUMBER`) and live controls (:data:`LIVE`) show.
+
+    ``window.__mdNumber`` and ``window.__mdLive``: milliseconds from navigation start, in the page's own clock,
+    checked on every change of the document while it is parsed (the answer of the first response) and on
+    every frame (a number inside the live view's shadow roots); a check from outside the page would wait for
+    a busy main thread and time that instead.
+    """
+    return f"""(() => {{
+      const number = {NUMBER}, live = {LIVE}, sel = {json.dumps(selector)};
+      window.__mdNumber = null; window.__mdLive = null;
+      const check = () => {{
+        if (window.__mdNumber === null && number([sel])) window.__mdNumber = performance.now();
+        if (window.__mdLive === null && window.__mdNumber !== null && live()) window.__mdLive = performance.now();
+      }};
+      new MutationObserver(check).observe(document, {{subtree: true, childList: true, characterData: true}});
+      const frame = () => {{ check(); if (window.__mdLive === null) requestAnimationFrame(frame); }};
+      requestAnimationFrame(frame);
+    }})();"""
+
+
 def page_load(browser, url: str, selector: str, timeout: float = 120) -> dict:
     """Load ``url`` in a new context (cold cache) until ``selector`` shows its number and the controls are live.
 
@@ -250,20 +271,7 @@ def page_load(browser, url: str, selector: str, timeout: float = 120) -> dict:
     cdp.on("Network.dataReceived", received)
     cdp.on("Network.webSocketFrameReceived", frame)
     cdp.on("Network.webSocketFrameSent", frame)
-    # the moment the number is in the page, in the page's own clock (from navigation start): checked on every
-    # change of the document while it is parsed (the answer of the first response) and on every frame (a
-    # number inside the live view's shadow roots); a check from outside would wait for a busy main thread
-    page.add_init_script(f"""(() => {{
-      const number = {NUMBER}, live = {LIVE}, sel = {json.dumps(selector)};
-      window.__mdNumber = null; window.__mdLive = null;
-      const check = () => {{
-        if (window.__mdNumber === null && number([sel])) window.__mdNumber = performance.now();
-        if (window.__mdLive === null && window.__mdNumber !== null && live()) window.__mdLive = performance.now();
-      }};
-      new MutationObserver(check).observe(document, {{subtree: true, childList: true, characterData: true}});
-      const frame = () => {{ check(); if (window.__mdLive === null) requestAnimationFrame(frame); }};
-      requestAnimationFrame(frame);
-    }})();""")
+    page.add_init_script(clock_script(selector))
     try:
         page.goto(url, wait_until="commit", timeout=timeout * 1000)
         page.wait_for_function("() => window.__mdLive !== null", polling=100, timeout=timeout * 1000)

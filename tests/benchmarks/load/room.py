@@ -25,7 +25,7 @@ import asyncio
 import re
 import time
 
-from .harness import CHROMIUM, LAUNCH_ARGS, LIVE, SHOWS, Server, machine_note, percentile
+from .harness import CHROMIUM, LAUNCH_ARGS, SHOWS, Server, clock_script, machine_note, percentile
 from .planner import QUERY
 from .protocol import Session
 
@@ -38,14 +38,17 @@ async def _browser_person(browser, url: str, start: float, timeout: float) -> di
     context = await browser.new_context(viewport={"width": 1440, "height": 900})
     try:
         page = await context.new_page()
+        await page.add_init_script(clock_script(NUMBER[0]))  # the moments, in the page's own clock
+        navigation = time.perf_counter() - start
         await page.goto(url, wait_until="commit", timeout=timeout * 1000)
         await page.locator(HEADER).wait_for(state="visible", timeout=timeout * 1000)
-        header = time.perf_counter() - start
         await page.wait_for_function(SHOWS, arg=[NUMBER[0], NUMBER[1], "equals"], polling=100,
                                      timeout=timeout * 1000)
-        numbers = time.perf_counter() - start
-        await page.wait_for_function(LIVE, polling=100, timeout=timeout * 1000)
-        return {"header": header, "numbers": numbers, "live": time.perf_counter() - start}
+        await page.wait_for_function("() => window.__mdLive !== null", polling=100, timeout=timeout * 1000)
+        paint = await page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime")
+        number, live = await page.evaluate("[window.__mdNumber, window.__mdLive]")
+        return {"header": navigation + (paint or number) / 1000, "numbers": navigation + number / 1000,
+                "live": navigation + live / 1000}
     except Exception as exc:  # noqa: BLE001 - counted and reported
         return {"error": f"{type(exc).__name__}: {str(exc)[:120]}"}
     finally:
