@@ -392,3 +392,13 @@ def test_steps_left_uses_the_planners_inverse_under_each_bound():
         assert left.left == left.supported - 12
     with pytest.raises(InputError, match="test_size must be"):
         steps_left(0, [0.01], 0.01, 3)
+
+
+def test_the_report_says_the_steps_left_and_the_bound():
+    from meter_dashboard.session.report import session_report
+
+    records = [{"step": k, "val_accuracy": 0.8 + 0.005 * k, "test_accuracy": 0.79 + 0.004 * k} for k in range(1, 13)]
+    page = session_report(replay(records, test_size=10_000, bound="binomial")).to_html()
+    assert "Steps left: 10,000 labels support 0 steps at the planned ε" in page
+    assert "Labels needed for this plan (exact binomial bound)" in page and "Per-model bound" in page
+    assert "12 — the trace&#x27;s length (no T was given)" in page and "No T was given: T = 12" in page

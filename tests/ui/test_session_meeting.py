@@ -111,3 +111,33 @@ def test_links_carry_every_input_both_ways(page, server, open_page, relevant_err
     q = parse_qs(urlparse(back.get_attribute("href")).query)
     assert q["bound"] == ["binomial"] and q["max_error_rate"] == ["0.2"] and q["delta"] == ["0.05"]
     assert relevant_errors(page.console_errors) == []
+
+
+def test_a_guarded_test_set_shows_the_plans_bound(page, open_page, relevant_errors, tmp_path):
+    # /testsets: a test set planned with the exact bound counts, replays and is shown with it
+    from meter_dashboard.testsets import service as S
+    from meter_dashboard.testsets import signals as G
+    from meter_dashboard.testsets.store import Store
+    from tests.testsets.conftest import Data
+    from tests.testsets.serving import Server
+
+    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    store, data = Store(url), Data()
+    settings = G.meter_settings(epsilon=EPS, delta=0.1, steps=3, bound="binomial")
+    admin = S.create(store, "exact", data.labels_csv(), settings)["admin_token"]
+    S.submit(store, "exact", data.mapping(data.predictions(2400)), 0.93, tenant="alice")
+    exact = plan(EPS, 0.1, 3, bound="binomial").labels["incremental"]
+    server = Server(url, tmp_path / "logs", pages="testsets")
+    try:
+        open_page(page, server.base, "/testsets", ".testset-card")
+        page.locator(".testset-admin-token input").first.fill(admin)
+        page.locator(".testset-show button").first.click()
+        card = page.locator(".testset-card").first
+        expect(card).to_contain_text("exact binomial bound", timeout=20_000)
+        expect(card.locator(".md-headline", has=page.locator(".testset-labels"))).to_contain_text(
+            f"the plan needs {exact:,}")
+        assert exact < plan(EPS, 0.1, 3).labels["incremental"]  # not Hoeffding's count
+        assert relevant_errors(page.console_errors) == []
+    finally:
+        server.stop()
+        store.dispose()
