@@ -192,7 +192,7 @@ def test_the_plot_and_the_advanced_settings_arrive_when_needed(page, server, ope
     open_page(page, server, "/approve", MAIN)
     expect(page.locator(".approve-decision-plot").first).to_be_visible(timeout=30_000)
     tests = page.evaluate("""() => { for (const m of Bokeh.documents[0].all_models) {
-        if (m.data !== undefined && m.data.level !== undefined && m.data.decision !== undefined)
+        if (m.data != null && m.data.level !== undefined && m.data.decision !== undefined)
             return Array.from(m.data.test); } return null; }""")
     assert tests == list(range(1, 16))
     assert page.locator(".approve-seed input").count() == 0

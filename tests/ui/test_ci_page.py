@@ -53,10 +53,10 @@ from pathlib import Path  # noqa: E402
 SERVER_LOG = Path(__file__).parent / "artifacts" / "server.log"
 
 CURVE_AT = """(h) => { for (const m of Bokeh.documents[0].all_models) {
-    if (m.data !== undefined && m.data.full_baseline !== undefined) {
+    if (m.data != null && m.data.full_baseline !== undefined) {
         const i = Array.from(m.data.x).indexOf(h); return i < 0 ? null : m.data.full_baseline[i]; } } return null; }"""
 REPLAY_POINTS = """() => { for (const m of Bokeh.documents[0].all_models) {
-    if (m.data !== undefined && m.data.signal !== undefined && m.data.commit !== undefined) {
+    if (m.data != null && m.data.signal !== undefined && m.data.commit !== undefined) {
         return Array.from(m.data.commit).length; } } return null; }"""
 
 
