@@ -19,7 +19,7 @@ The limits every page shares also live here (no Panel in this module):
   before anything is sent (FilePond's ``maxFileSize``: ``"10486KB"``);
 - :func:`check_csv_shape` - the shape of a CSV text, checked in one vectorized pass before
   any reader builds rows, arrays or DataFrames: every line at most :data:`MAX_ROW_BYTES`,
-  every row at most :data:`MAX_FIELDS` fields, and rows no much narrower than the widest
+  every row at most :data:`MAX_FIELDS` fields, and no rows so much narrower than the widest
   (a reader that pads short rows to the widest never pads more cells than the file has
   bytes): a wide header of empty fields or a 1 MiB row is refused in milliseconds, naming
   the line and the limit, with memory a small multiple of the text.
