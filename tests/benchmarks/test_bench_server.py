@@ -72,7 +72,9 @@ def test_bench_first_render(benchmark, browser, dashboard, floor, name):
         loads.append(page_load(browser, url, READY[name]))
 
     benchmark.pedantic(load, rounds=3, iterations=1)
-    benchmark.extra_info["live_seconds"] = loads[-1]["live_seconds"]  # the benchmark's time: the number on screen
+    # the timed call lasts until the controls are live; the moment the number was on screen is apart
+    benchmark.extra_info["number_seconds"] = loads[-1]["seconds"]
+    benchmark.extra_info["live_seconds"] = loads[-1]["live_seconds"]
     benchmark.extra_info["http_bytes"] = loads[-1]["http_bytes"]
     benchmark.extra_info["ws_bytes"] = loads[-1]["ws_bytes"]
     benchmark.extra_info["uncompressed_http_bytes"] = loads[-1]["decoded_bytes"]

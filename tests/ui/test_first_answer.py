@@ -203,3 +203,16 @@ def test_the_first_answer_never_fails_the_page(server):
         except urllib.error.HTTPError as exc:  # pragma: no cover - the failure this test is about
             raise AssertionError(f"{path}: {exc.code}") from exc
         assert 'class="md-header"' in page and "md-first" in page
+
+
+def test_the_first_answer_is_readable_in_the_dark_theme(browser, server):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1200, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(server + "/session?theme=dark")
+        for css in (".md-first .md-sentence", ".md-first-settings td", ".md-first-settings caption"):
+            rgb = page.locator(css).first.evaluate("e => getComputedStyle(e).color")
+            channels = [int(c) for c in re.findall(r"\d+", rgb)[:3]]
+            assert sum(channels) / 3 > 150, f"{css}: {rgb} on the dark background"
+    finally:
+        context.close()
