@@ -38,7 +38,9 @@ class PinSection:
         self.pin_button.on_click(lambda _: self.planner.plan.pin())
         self.unpin_button: pn.widgets.Button | None = None  # made the first time a plan is pinned
         self.table: HTML | None = None
-        self.layout = pn.Column(self.pin_button, sizing_mode="stretch_width", css_classes=["planner-pin-section"])
+        # a FlexBox: a fixed-width button in a Column would give the page a minimum width (wider than a phone)
+        self.buttons = pn.FlexBox(self.pin_button, flex_wrap="wrap", sizing_mode="stretch_width")
+        self.layout = pn.Column(self.buttons, sizing_mode="stretch_width", css_classes=["planner-pin-section"])
         self._watched = None  # the pinned plan whose outputs are watched
         self._watcher = None
         planner.plan.param.watch(self._on_pinned, "pinned")
@@ -87,8 +89,8 @@ class PinSection:
                                               css_classes=["planner-unpin"])
         self.unpin_button.on_click(lambda _: self.planner.plan.unpin())
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["planner-comparison"])
-        self.layout.objects = [pn.FlexBox(self.pin_button, self.unpin_button, flex_wrap="wrap",
-                                          sizing_mode="stretch_width"), self.table]
+        self.buttons.objects = [self.pin_button, self.unpin_button]
+        self.layout.objects = [self.buttons, self.table]
 
     def __panel__(self):
         return self.layout

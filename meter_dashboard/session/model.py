@@ -300,7 +300,9 @@ class SessionModel(param.Parameterized):
         self._set(steps_source="plan")
 
     # -- the replay
-    @param.depends("plan.result", "variant", "test_size", "bound", "max_error_rate", "steps_source", watch=True)
+    # the ranges too: a change of ranges alone leaves the counts (and a plan without a budget its cached result) as they were
+    @param.depends("plan.result", "plan.ranges", "variant", "test_size", "bound", "max_error_rate", "steps_source",
+                   watch=True)
     def _replay(self):
         if self.trace is None or self.plan.error or self._quiet:
             return

@@ -225,3 +225,16 @@ def test_a_browser_closed_while_the_planner_computes_leaves_no_traceback(browser
     time.sleep(10)  # work that would still be delivered to the destroyed page
     tail = log.read_text(errors="replace")[start:]
     assert "UnsetValueError" not in tail and "Traceback" not in tail, tail[-3000:]
+
+
+def test_the_comparison_fits_a_phone(browser, server, open_page):
+    context = browser.new_context(viewport={"width": 390, "height": 900})
+    page = context.new_page()
+    try:
+        open_page(page, server, "/planner?epsilon=0.02&signals=5&delta=0.01&budget=30000&compare=delta%3D0.05",
+                  ".planner-comparison-table")
+        pinned, current = M.labels("incremental", UNIFORM, 0.05, 10), M.labels("incremental", UNIFORM, 0.01, 10)
+        expect(page.locator(".planner-comparison-table").first).to_contain_text(f"+{current - pinned:,}")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # no sideways scrolling
+    finally:
+        context.close()
