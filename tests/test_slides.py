@@ -221,3 +221,13 @@ def fmt_escape(text: str) -> str:
     import html
 
     return html.escape(text, quote=True)
+
+
+def test_the_planner_and_session_reports_lead_with_plain_words(results):
+    import html
+
+    for r, report in ((results["planner"], md.plan_report(results["planner"])),
+                      (results["session"], md.session_report(results["session"]))):
+        page = report.to_html()
+        first = page.index('class="md-sentence"')
+        assert page[first:].startswith('class="md-sentence">' + html.escape(r.lead(), quote=True))

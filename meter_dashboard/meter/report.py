@@ -174,6 +174,7 @@ def plan_report(result, *, curves=None, sweep_curves=None, ranges=None, check=No
         curves, sweep_curves = plan_curves(r, sweep_parameter=(sweep_curves or {}).get("parameter", "delta"))
     report = Report(title or plan_title(r),
                     f"ease.ml/meter · {r.bound_title} bound · δ = {fmt.number(r.delta)} · T = {fmt.integer(r.steps)}")
+    report.paragraph(r.lead(), css_class="md-sentence")  # the answer in plain words, first (as on the page)
     status = budget_status(r)
     if status is not None and status.short:
         report.callout("Budget", budget_sentence(status), "alarm")

@@ -65,6 +65,7 @@ def session_report(result, *, position: int | None = None, steps_note: str = "",
     report = Report(title or f"Session replay: {t.name}",
                     f"{len(t):,} steps · {t.metric} · the {METER_TITLES[result.variant]} (ease.ml/meter)")
     g = text.guarantee_at(result, i)
+    report.paragraph(result.lead(), css_class="md-sentence")  # the answer in plain words, first (as on the page)
     report.paragraph(text.sentence(result, i), css_class="md-sentence", badge="SYNTHETIC" if t.synthetic else None)
     planned = f"{g.planned_label} {fmt.number(g.planned)}" + (f" {g.planned_note}" if g.planned_note else "")
     report.callout(f"Guaranteed bound at step {d['step']:,}", f"{g.value} — {g.note}"
