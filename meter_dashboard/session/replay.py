@@ -52,8 +52,8 @@ from ..meter.stages import budget_answers, normalize
 from .capacity import METER_TITLES, METERS, StepsLeft, bound_text, bound_words, steps_left
 from .trace import Trace, read_trace
 
-__all__ = ["replay", "ReplayResult", "Alarm", "StepsLeft", "steps_left", "bound_words", "METERS", "METER_TITLES", "MAX_BUDGET_STEPS", "READING_NOTES",
-           "signal_of", "replay_defaults", "replay_with"]
+__all__ = ["replay", "ReplayResult", "Alarm", "StepsLeft", "steps_left", "bound_words", "METERS", "METER_TITLES",
+           "MAX_BUDGET_STEPS", "READING_NOTES", "signal_of", "replay_defaults", "replay_with"]
 
 #: The largest budget T a replay accepts (label counts stay exact 64-bit integers below it).
 MAX_BUDGET_STEPS = 10**12
@@ -137,11 +137,11 @@ class Alarm:
 # ============================================================================ settings
 @dataclass(frozen=True)
 class _Settings:
-    """A validated plan: the range boundaries and the planner's result (label counts)."""
+    """A validated plan: the range boundaries, the planner's result (label counts) and whether T was given
+    (``steps_given`` False: T is the trace's number of steps because nobody gave one, said on every output)."""
 
     ranges: np.ndarray
     plan: PlanResult
-    #: False when T is the trace's number of steps because nobody gave one (said on every output)
     steps_given: bool = True
 
     @property
@@ -377,8 +377,7 @@ class ReplayResult(SlideMixin):
         caption = (f"{t.name}: {len(t):,} steps, {self.variant} meter; ranges "
                    f"{', '.join(f'{v:g}' for v in s['ranges'])}; ε = {', '.join(f'{v:g}' for v in s['epsilon'])}; "
                    f"δ = {s['delta']:g}; T = {s['steps']}")
-        need = (f"Labels needed ({self.bound_text}): {self.variant} {self.labels_needed[self.variant]:,} "
-                f"(the meter you run), "
+        need = (f"Labels needed ({self.bound_text}): {self.variant} {self.labels_needed[self.variant]:,} (the meter you run), "
                 + ", ".join(f"{k} {v:,}" for k, v in self.labels_needed.items() if k != self.variant)
                 + (f"; the test set has {self.test_size:,}" if self.test_size is not None else ""))
         more = None if len(shown) == len(self) else f"{len(self) - len(shown):,} of {len(self):,} steps not shown"
