@@ -137,8 +137,7 @@ class Alarm:
 # ============================================================================ settings
 @dataclass(frozen=True)
 class _Settings:
-    """A validated plan: the range boundaries, the planner's result (label counts) and whether T was given
-    (``steps_given`` False: T is the trace's number of steps because nobody gave one, said on every output)."""
+    """A validated plan: ranges, the planner's result, and whether T was given (else: the trace's length, said)."""
 
     ranges: np.ndarray
     plan: PlanResult
