@@ -89,8 +89,10 @@ def test_the_planner_lead_is_the_issues_sentence():
 
 def test_every_lead_states_its_results_numbers(results):
     s = results["session"]
-    used = int(s.steps_used[-1])
-    assert s.lead() == (f"With 60,000 labelled examples we can test {20 - used} more model versions, each reported "
+    # the versions left are the planner's inverse after the steps used (what 60,000 labels support), not T - used
+    left = s.steps_left.left
+    assert left == s.steps_left.supported - int(s.steps_used[-1]) and left > 20
+    assert s.lead() == (f"With 60,000 labelled examples we can test {left:,} more model versions, each reported "
                         "accuracy within 1–5 points of the truth, 99 times in 100.")
     c = results["ci"]
     assert c.lead().startswith(f"With {c.labels:,} labelled examples we can check {c.steps} new commits against "
@@ -113,7 +115,9 @@ def test_every_lead_states_its_results_numbers(results):
 def test_a_short_test_set_is_never_promised_the_planned_accuracy():
     trace = md.read_trace(_emocontext())
     r = md.replay(trace, epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=20, test_size=10_000)
-    assert r.lead().startswith(f"Our 10,000 labelled examples are {r.needed - 10_000:,} short of the {r.needed:,}")
+    supported = r.steps_left.supported
+    assert supported < int(r.steps_used[-1])
+    assert r.lead().startswith(f"Our 10,000 labelled examples support {supported:,} model version")
     assert "not guaranteed" in r.lead() and "times in" not in r.lead()
 
 

@@ -13,6 +13,7 @@ states a guarantee that an alarm beside it denies.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -403,24 +404,46 @@ def inputs(result, steps_note: str = "") -> list:
 def lead(result) -> str:
     """The page's first sentence, in plain words: the labels, the model versions still to test, how close, how often.
 
-    From the replay's numbers only: steps left are T minus the steps used at the last step; a
-    test set short of the plan's labels says so instead of promising the planned accuracy.
+    From the replay's numbers only.  With the test set's size given, the versions left are the planner's
+    inverse after the steps used (:attr:`ReplayResult.steps_left`: what these labels support at the planned
+    ε, less the steps used), never T minus the steps used; a T nobody gave (the trace's length) is never
+    called a plan.
     """
     s = result.settings
     used = int(result.steps_used[-1]) if len(result) else 0
-    left = max(result.budget - used, 0)
+    accuracy = f"each reported accuracy within {plain.points(s['epsilon'])} of the truth, {plain.times_in(s['delta'])}"
+    left = result.steps_left.left if result.steps_left is not None else None
+    if left is not None:
+        n = fmt.integer(result.test_size)
+        if left == 0:
+            supported = result.steps_left.supported
+            state = ("all used" if result.steps_left.covers_used else
+                     f"{fmt.integer(used)} are used, so the planned accuracy is not guaranteed")
+            return (f"Our {n} labelled examples support {_versions(supported)} at the planned accuracy of "
+                    f"{plain.points(s['epsilon'])}; {state}: draw a new test set before testing more.")
+        return f"With {n} labelled examples we can test {_versions(left, 'more ')}, {accuracy}."
+    if not result.steps_given:
+        return (f"{fmt.integer(result.needed)} labelled examples (what the meter needs for the trace's "
+                f"{_versions(used)}) keep {accuracy}; give the test set's size to see how many versions are left.")
     n = result.test_size if result.test_size is not None else result.needed
     whose = "" if result.test_size is not None else " (what the plan needs)"
-    versions = f"{fmt.integer(left)} more model version{'' if left == 1 else 's'}"
+    remaining = max(result.budget - used, 0)
     if result.short_of_labels:
         return (f"Our {fmt.integer(n)} labelled examples are {fmt.integer(result.needed - n)} short of the "
                 f"{fmt.integer(result.needed)} this plan needs for {fmt.integer(result.budget)} model versions: "
                 f"the planned accuracy of {plain.points(s['epsilon'])} is not guaranteed.")
-    if left == 0:
+    if remaining == 0:
         return (f"With {fmt.integer(n)} labelled examples{whose} all {fmt.integer(result.budget)} planned model "
                 f"versions are used: draw a new test set before testing more.")
-    return (f"With {fmt.integer(n)} labelled examples{whose} we can test {versions}, each reported accuracy within "
-            f"{plain.points(s['epsilon'])} of the truth, {plain.times_in(s['delta'])}.")
+    return f"With {fmt.integer(n)} labelled examples{whose} we can test {_versions(remaining, 'more ')}, {accuracy}."
+
+
+def _versions(count, more: str = "") -> str:
+    if count is None:
+        return f"an unknown number of {more}model versions"
+    if count == math.inf:
+        return f"more than 10¹² {more}model versions"
+    return f"{fmt.integer(int(count))} {more}model version{'' if count == 1 else 's'}"
 
 
 def slide(result):
