@@ -26,6 +26,7 @@ from urllib.parse import parse_qsl
 from ..core import formatting as fmt
 from ..core.html import Markup, render
 from ..core.validation import InputError
+from ..ui.exports import lead_markup
 from ..ui.urlstate import MAX_QUERY_CHARS
 
 __all__ = ["FirstAnswer", "first_answer", "render_first", "planner_result", "query_of", "EXACT_SECONDS", "ANSWERS",
@@ -135,7 +136,7 @@ def _session(query: dict[str, str], refused: str) -> FirstAnswer:
     applied = model.apply_link(own) if own and not refused else True
     message = refused or ("" if applied else model.error)
     r, i = model.result, model.position
-    answer = view_html.cards_html(r, i) + view_html.answer_html(r, i)
+    answer = lead_markup(r.lead(), "session") + view_html.cards_html(r, i) + view_html.answer_html(r, i)
     if message:
         answer = view_html.refusal_html(message) + answer
     g = text.guarantee_at(r, i)
@@ -161,7 +162,7 @@ def _ci(query: dict[str, str], refused: str) -> FirstAnswer:
     if refused:
         errors.insert(0, refused)
     r = model.result
-    answer = ci_view.headline_cards(r) + ci_view.sentence_html(r)
+    answer = lead_markup(r.lead(), "ci") + ci_view.headline_cards(r) + ci_view.sentence_html(r)
     message = " ".join(errors)
     if message:
         answer = ci_view.error_html(message) + answer
@@ -204,13 +205,15 @@ def _with_messages(answer: str, messages: list[str], refused: str) -> tuple[Mark
 def _ladder(query: dict[str, str], refused: str) -> FirstAnswer:
     from ..leaderboard import view as ladder_view
     from ..leaderboard.model import LadderReplayModel
+    from ..leaderboard.text import lead as ladder_lead
     from ..ui.style import headlines_html
 
     replay = LadderReplayModel()
     messages = [] if refused else _apply_link(query, {"variant": (replay, "variant", False),
                                                       "step": (replay, "step", True)})
     res = replay.result
-    answer, message = _with_messages(headlines_html(ladder_view.replay_cards(replay, res), "ladder-headlines")
+    answer, message = _with_messages(lead_markup(ladder_lead(res, replay.delta), "ladder")
+                                     + headlines_html(ladder_view.replay_cards(replay, res), "ladder-headlines")
                                      + ladder_view.replay_sentence(res), messages, refused)
     how = "parameter-free Ladder" if res.step is None else f"Ladder, step η = {fmt.number(res.step)}"
     headline = (f"Ladder's best score {fmt.number(float(res.scores[-1]))} — {fmt.integer(res.releases)} of "
@@ -240,7 +243,7 @@ def _compare(query: dict[str, str], refused: str) -> FirstAnswer | None:
     messages = [] if refused else _apply_link(query, bindings)
     res = model.result
     cards, sentence = compare_view.result_html(res)
-    answer, message = _with_messages(cards + sentence, messages, refused)
+    answer, message = _with_messages(lead_markup(res.lead(), "compare") + cards + sentence, messages, refused)
     lo, hi = res.ci
     headline = (f"P(A>B) = {res.p_a_gt_b:.3f}, {fmt.percent(1 - res.alpha)} interval [{lo:.3f}, {hi:.3f}] over "
                 f"{fmt.integer(res.runs)} runs")
