@@ -12,8 +12,7 @@ Algorithm 1, Eqs. 1-7).  This module adds what a person works with:
   With ``background=True`` on a server it computes in worker threads: the chosen
   procedure first, decision by decision, then the comparison of all procedures only
   while ``compare_active``, one procedure at a time.
-* Traces (:mod:`.approve_trace`) and the Section 3 simulations
-  (:mod:`.approve_simulation`) are re-exported here.
+* Traces (:mod:`.trace`) and the Section 3 simulations (:mod:`.simulation`) are re-exported here.
 """
 from __future__ import annotations
 
