@@ -6,7 +6,7 @@ two :class:`~meter_dashboard.approvals.model.ApprovalSimulation` jobs (Feng et a
 3.1 and 3.2).  It computes nothing: on a server the model works in the background (the
 chosen procedure first, decision by decision; the comparison of all procedures only while
 its tab is open), and every model change is drawn once per tick under one document hold.
-Words and tables come from :mod:`.approve_text`, figures from :mod:`.approve_figures`.
+Words and tables come from :mod:`.view_text`, figures from :mod:`.figures`.
 """
 from __future__ import annotations
 

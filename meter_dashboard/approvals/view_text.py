@@ -2,7 +2,7 @@
 
 Every function takes model outputs (:class:`~meter_dashboard.approvals.model.ApprovalResult`,
 :class:`~meter_dashboard.approvals.model.ApprovalComparison`, a simulation result) and returns
-HTML; nothing is computed here beyond formatting (one precision rule: :mod:`.formatting`).
+HTML; nothing is computed here beyond formatting (one precision rule: :mod:`meter_dashboard.core.formatting`).
 """
 from __future__ import annotations
 

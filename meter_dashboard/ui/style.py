@@ -11,7 +11,7 @@ Every piece of HTML the views build uses the classes of ``dashboard.css`` (no in
 attributes), and the stylesheet's colours come from Panel's theme variables, so the dark theme
 (``?theme=dark``) is readable too.
 
-Colours (defined without Panel in :mod:`.colors`, re-exported here) are the Okabe-Ito palette
+Colours (defined without Panel in :mod:`meter_dashboard.core.colors`, re-exported here) are the Okabe-Ito palette
 (distinguishable for colour-blind readers); the meter's signal colours run from calm to alarming.  ``dashboard.css`` repeats the series colours as
 ``.md-swatch`` classes; tests/views/test_style.py keeps the two in step.
 """
