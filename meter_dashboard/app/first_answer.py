@@ -47,7 +47,7 @@ class FirstAnswer:
     answer: Markup
     #: one line: the page's title and the preview's title ("38,005 labels — 10 steps within ε ...")
     headline: str
-    #: the preview's description (the answer's sentence, or the page's message)
+    #: the preview's description (the page's plain-words lead, or its message)
     sentence: str
     #: the settings the answer is for, as (name, value) text pairs: a table with a caption
     inputs: list = field(default_factory=list)
@@ -121,7 +121,7 @@ def _planner(query: dict[str, str], refused: str) -> FirstAnswer:
     headline = (f"{count} labels — {fmt.integer(r.steps)} steps within {eps}, probability "
                 f"{fmt.confidence(r.delta)} ({VARIANT_TITLES[RECOMMENDED].lower()}{how})")
     shown, _ = _with_messages(answer, [], message)  # the message the page shows beside its inputs
-    return FirstAnswer(shown, headline, message or r.sentence(), pairs, ".label-count-incremental", message)
+    return FirstAnswer(shown, headline, message or r.lead(), pairs, ".label-count-incremental", message)
 
 
 # ---------------------------------------------------------------------------- the session page
@@ -145,7 +145,7 @@ def _session(query: dict[str, str], refused: str) -> FirstAnswer:
                 f"{fmt.integer(d['steps_used'])} of {fmt.integer(r.budget)} steps used")
     inputs = [("Trace", r.trace.name), ("Step shown", str(d["step"])),
               ("Steps used", f"{fmt.integer(d['steps_used'])} of T = {fmt.integer(r.budget)}")]
-    return FirstAnswer(Markup(answer), headline, message or text.sentence(r, i), inputs, ".meter-signal", message)
+    return FirstAnswer(Markup(answer), headline, message or r.lead(), inputs, ".meter-signal", message)
 
 
 # ---------------------------------------------------------------------------- ease.ml/ci
@@ -169,7 +169,7 @@ def _ci(query: dict[str, str], refused: str) -> FirstAnswer:
     headline = f"{fmt.integer(r.labels)} labels for {model.condition}, reliability {fmt.number(model.reliability)}"
     inputs = [("Condition", model.condition), ("Reliability", fmt.number(model.reliability)),
               ("Adaptivity", model.adaptivity), ("Steps", fmt.integer(model.steps)), ("Bound", model.bound)]
-    return FirstAnswer(Markup(answer), headline, message or r.sentence(), inputs, ".ci-labels", message)
+    return FirstAnswer(Markup(answer), headline, message or r.lead(), inputs, ".ci-labels", message)
 
 
 # ---------------------------------------------------------------------------- Ladder and P(A>B)
@@ -220,7 +220,7 @@ def _ladder(query: dict[str, str], refused: str) -> FirstAnswer:
                 f"{fmt.integer(res.submissions)} scores released ({how})")
     inputs = [("Loss file", replay.example), ("Ladder", how), ("Submissions", fmt.integer(res.submissions)),
               ("Test examples", fmt.integer(res.examples))]
-    return FirstAnswer(answer, headline, message or headline + ".", inputs, ".ladder-best", message)
+    return FirstAnswer(answer, headline, message or ladder_lead(res, replay.delta), inputs, ".ladder-best", message)
 
 
 #: The most bootstrap resamples a first response computes (the page's own limit is higher: it computes them live).
@@ -250,7 +250,7 @@ def _compare(query: dict[str, str], refused: str) -> FirstAnswer | None:
     inputs = [("Runs file", model.example), ("Paired runs", "yes" if model.paired else "no"),
               ("γ (meaningful threshold)", fmt.number(model.gamma)), ("α", fmt.number(model.alpha)),
               ("Bootstrap resamples", fmt.integer(model.resamples)), ("Seed", str(model.seed))]
-    return FirstAnswer(answer, headline, message or headline + ".", inputs, ".compare-p", message)
+    return FirstAnswer(answer, headline, message or res.lead(), inputs, ".compare-p", message)
 
 
 #: What a page without a first answer says it is computing, until its view is on screen.
