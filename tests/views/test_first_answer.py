@@ -21,7 +21,7 @@ def test_the_planners_first_answer_is_the_live_views_markup():
     live = view_html.answer(r, stale=False, summary=summary_text(r, plan_inputs(r, ranges)), stem=file_stem(r))
     assert str(a.answer) == live  # the same function, the same result: the same text
     assert a.headline == "38,005 labels — 10 steps within ε 0.01–0.05, probability 0.99 (incremental meter)"
-    assert "38,005 labels support 10 development steps" in a.sentence
+    assert a.sentence == r.lead() and a.sentence.startswith("With 38,005 labelled examples we can test 10 model")
     assert ("Label budget", "20,000") in a.inputs
     assert 'headline-budget-steps">' in live and "short" in live  # 20,000 labels fall short of T = 10
 
