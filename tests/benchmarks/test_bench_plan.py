@@ -62,7 +62,7 @@ def test_planner_model_answers_a_change_with_exact_counts_and_the_rest_deferred(
     md.plan(NONUNIFORM, 0.01, 10, bound="binomial")  # the engine's module loaded, as a served page does ahead
 
     async def go():
-        p = MeterPlan(epsilon=NONUNIFORM, delta=0.01, steps=10, exact_points=2)
+        p = MeterPlan(epsilon=NONUNIFORM, delta=0.01, steps=10, budget=50_000, exact_points=2)
         p.work_in_background()  # a served page: the slow parts go to the runtime's worker threads
         p.bound = "binomial"
         values = iter(np.linspace(0.011, 0.09, 10_000))
