@@ -451,6 +451,8 @@ class SessionModel(param.Parameterized):
         if example is not None and example not in EXAMPLES:
             raise InputError("example", "one of " + ", ".join(EXAMPLES), example)
         n = check_int("test_size", q["test_size"], minimum=1) if q.get("test_size") else None
+        if n is None and plan_values.get("budget") is not None:  # the planner's link: its budget is the labels we have
+            n = int(plan_values["budget"])
         bound = self._bound_of(q) if any(k in q for k in self.BOUND_KEYS) else None
         step = check_int("step", q["step"], minimum=0) if q.get("step") else None
         if plan_values:

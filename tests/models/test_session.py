@@ -402,3 +402,18 @@ def test_the_report_says_the_steps_left_and_the_bound():
     assert "Steps left: 10,000 labels support 0 steps at the planned ε" in page
     assert "Labels needed for this plan (exact binomial bound)" in page and "Per-model bound" in page
     assert "12 — the trace&#x27;s length (no T was given)" in page and "No T was given: T = 12" in page
+
+
+def test_the_planners_budget_becomes_the_test_sets_n_and_comes_back():
+    # issue 30: links carry every input both ways; the planner's budget ("what we have") is the test set's n
+    planner = MeterPlan(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10, budget=50_000)
+    s = SessionModel(example="emocontext")
+    s.update_from_query(planner.query_string(pinned=False))  # the planner's "Replay a trace with this meter"
+    assert s.test_size == 50_000 and s.result.test_size == 50_000
+    assert s.to_query()["test_size"] == "50000"
+    assert MeterPlan.parse_query(s.planner_query())["budget"] == 50_000  # and back to the planner
+    s.update_from_query("budget=20000&test_size=12000")  # an explicit n wins over the budget
+    assert s.test_size == 12_000
+    other = SessionModel(example="emocontext")
+    other.update_from_query(MeterPlan(epsilon=[0.02] * 5, delta=0.05).query_string(pinned=False))  # no budget
+    assert other.test_size == SessionModel(example="emocontext").test_size  # the example's own n stays
