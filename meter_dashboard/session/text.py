@@ -413,6 +413,15 @@ def lead(result) -> str:
     used = int(result.steps_used[-1]) if len(result) else 0
     accuracy = f"each reported accuracy within {plain.points(s['epsilon'])} of the truth, {plain.times_in(s['delta'])}"
     left = result.steps_left.left if result.steps_left is not None else None
+    if left is not None and result.steps_given and used >= result.budget:  # the plan's T is used up: its alarm says so
+        beyond = used - result.budget
+        more = f" and {_versions(beyond)} beyond it" if beyond else ""
+        supports = (f"these {fmt.integer(result.test_size)} labelled examples support "
+                    f"{_versions(result.steps_left.supported)} at the planned accuracy of {plain.points(s['epsilon'])}")
+        tested = f"All {_versions(result.budget)} the plan's T allows are tested{more}"
+        if not result.steps_left.covers_used:
+            return f"{tested}, and {supports}: draw a new test set."
+        return f"{tested}: choose a new T before testing more ({supports})."
     if left is not None:
         n = fmt.integer(result.test_size)
         if left == 0:
