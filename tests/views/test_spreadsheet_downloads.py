@@ -33,13 +33,20 @@ def runs_as_formula(cell: str) -> bool:
     return False
 
 
+def _table(text: str) -> str:
+    """The CSV's table: the download starts with its inputs as ``# name: value`` lines (issue 30)."""
+    lines = text.splitlines(keepends=True)
+    assert lines and lines[0].startswith("#")
+    return "".join(line for line in lines if not line.startswith("#"))
+
+
 def test_the_ladder_replay_download_neutralises_formula_names():
     rng = np.random.default_rng(1)
     losses = rng.integers(0, 2, size=(40, len(NAMES)))
     header = ",".join('"' + n.replace('"', '""') + '"' for n in NAMES)
     data = (header + "\n" + "\n".join(",".join(map(str, row)) for row in losses) + "\n").encode()
     view = md.Ladder(data, step=0.25, run_attack=False)
-    text = view._replay_csv().getvalue()
+    text = _table(view._replay_csv())
     rows = cells(text)
     names = [row[0] for row in rows[1:]]
     assert names == ["'" + HYPERLINK, "'@SUM(1+1)", "'-2+3", "'+cmd", "plain"]
@@ -51,7 +58,7 @@ def test_the_ladder_replay_download_neutralises_formula_names():
 def test_the_compare_pairs_download_keeps_negative_numbers_numbers():
     a, b = np.arange(30.0) - 20.5, np.arange(30.0) - 21.0
     view = md.Compare((a, b), gamma=0.8, resamples=200)
-    text = view._pairs_csv().getvalue()
+    text = _table(view._pairs_csv())
     assert "'" not in text and text.splitlines()[1].startswith("-20.5,-21.0")
     frame = pd.read_csv(io.StringIO(text))
     assert np.array_equal(np.sort(frame["a"].to_numpy()), np.sort(a))
