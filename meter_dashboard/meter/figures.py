@@ -87,6 +87,10 @@ def coinciding(columns: dict) -> dict:
     return same
 
 
+#: The plot background of the dark theme (Panel's dark Bokeh theme): the budget label's box on a dark page.
+DARK_PLOT_BACKGROUND = "#2b3035"
+
+
 class LabelsPlot:
     """Labels needed against ``x``, every variant; the chosen bound solid, Hoeffding's dotted beside it.
 
@@ -109,7 +113,8 @@ class LabelsPlot:
     """
 
     def __init__(self, x_label: str, title: str, *, log_x: bool = False, marker=None, height: int = 360,
-                 width: int = 900, sizing_mode: str | None = "stretch_width", name: str | None = None):
+                 width: int = 900, sizing_mode: str | None = "stretch_width", name: str | None = None,
+                 dark: bool = False):
         self.source = ColumnDataSource(_empty())
         self.reference: ColumnDataSource | None = None  # Hoeffding's curves beside exact ones: made on first use
         self._has_reference = False
@@ -149,7 +154,8 @@ class LabelsPlot:
         self.budget_line = _renderer(fig, self.source, Line(x="x", y="budget", line_color=BUDGET_COLOR,
                                                             line_dash="dashed", line_width=1.5), self.view)
         self.budget_label = Label(x=1, y=1, text="", text_font_size="12px", text_color=BUDGET_COLOR,
-                                  text_baseline="bottom", visible=False, background_fill_color="white",
+                                  text_baseline="bottom", visible=False,
+                                  background_fill_color=DARK_PLOT_BACKGROUND if dark else "white",
                                   background_fill_alpha=0.7)
         fig.add_layout(self.budget_label)
         # the largest T the budget supports, marked where the budget line meets the curve

@@ -308,7 +308,7 @@ class Planner(DashboardView):
         Made with the page (a plot added to a shown page makes Bokeh walk the whole document again).
         """
         self.curve_plot = LabelsPlot("T (development steps)", _CURVE_TITLE + ("" if self._filled else " · computing…"),
-                                     marker=self.plan.steps, name="planner-curve")
+                                     marker=self.plan.steps, name="planner-curve", dark=pn.config.theme == "dark")
         self.curve_pane = pn.pane.Bokeh(self.curve_plot.figure, sizing_mode="stretch_width",
                                         css_classes=["planner-curve"])
         self.curve_holder.objects = [self.curve_pane]
@@ -351,7 +351,8 @@ class Planner(DashboardView):
 
     def _sweep_plot(self, parameter: str) -> LabelsPlot:
         return LabelsPlot(SWEEPS[parameter], _sweep_title(parameter, self.plan.steps),
-                          log_x=parameter in ("delta", "epsilon"), height=320, name="planner-sweep")
+                          log_x=parameter in ("delta", "epsilon"), height=320, name="planner-sweep",
+                          dark=pn.config.theme == "dark")
 
     @property
     def curve_source(self):

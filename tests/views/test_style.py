@@ -6,6 +6,7 @@ from pathlib import Path
 
 import panel as pn
 
+import meter_dashboard as md
 from meter_dashboard.ui import style
 
 VIEWS = Path(style.__file__).parent
@@ -63,3 +64,20 @@ def test_helpers_escape_what_users_typed():
     assert style.error_html("") == "" and "md-error" in style.error_html("bad")
     assert style.swatch_html("variant-regular") == '<span class="md-swatch variant-regular"></span>'
     assert pn.pane.HTML in style.HTML.__mro__
+
+
+def test_the_planners_budget_label_sits_on_the_dark_themes_plot_background():
+    # issue 30: in dark mode the budget label kept a white box on the dark plot
+    from panel.theme import DarkTheme
+
+    from meter_dashboard.meter.figures import LabelsPlot
+
+    dark_plot = DarkTheme.bokeh_theme._json["attrs"]["Plot"]["background_fill_color"]
+    assert LabelsPlot("T", "t", dark=True).budget_label.background_fill_color == dark_plot
+    assert LabelsPlot("T", "t").budget_label.background_fill_color == "white"
+    pn.config.theme = "dark"
+    try:
+        planner = md.Planner(budget=20_000)
+        assert planner.curve_plot.budget_label.background_fill_color == dark_plot
+    finally:
+        pn.config.theme = "default"
