@@ -157,6 +157,8 @@ def _table(text: str, value_column: str, parameter: str):
     delimiter = _delimiter(header_line)
     check_csv_shape(text, parameter=parameter, delimiter=delimiter, row="row", empty_rows=True)
     cells, rows = _rows(text, delimiter, parameter)
+    if len(cells) == 0:  # e.g. a lone '"': the reader found no row at all
+        raise InputError(parameter, rule, raw("no row (an unterminated quote?)"))
     header = [_normalize(c) for c in cells[0]]
     header_row = int(rows[0])
     dupes = sorted({c for c in header if c and header.count(c) > 1})

@@ -94,3 +94,12 @@ def test_align_puts_any_order_back_in_the_labels_order(n, rnd):
 def test_pack_and_unpack():
     values = np.asarray(["a", "é", "c d"], dtype=object)
     assert files.unpack_strings(files.pack_strings(values)).tolist() == values.tolist()
+
+
+@pytest.mark.parametrize("text", ['"', '"\n'])
+def test_a_lone_quote_is_refused_by_name_not_a_500(text):
+    # found by schemathesis in a full run: a text/csv submission of '"' left the reader with no row (IndexError, 500)
+    with pytest.raises(InputError, match="an unterminated quote"):
+        files.read_predictions(text.encode())
+    with pytest.raises(InputError, match="an unterminated quote"):
+        files.read_labels(text.encode())
