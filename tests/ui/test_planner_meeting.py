@@ -36,7 +36,8 @@ CURVE = """() => {
 
 
 def text(page, selector: str) -> str:
-    return page.locator(selector).first.inner_text().strip()
+    """What a person sees in ``selector``: the first response's copy of the answer, once replaced, is hidden."""
+    return page.locator(selector).locator("visible=true").first.inner_text().strip()
 
 
 def color(page, selector: str) -> str:
@@ -217,7 +218,7 @@ def test_huge_valid_values_have_separators_and_an_epsilon_above_one_reads_none(p
     assert "1,000,000,000 development steps" in answer and "1000000000" not in answer
     assert "1,000,000,000× fewer than resampling" in answer
     open_section(page, "whatif")
-    expect(page.locator(".planner-whatif").first).to_contain_text("smallest ε₁", timeout=20_000)
+    expect(page.locator(".planner-whatif").locator("visible=true").first).to_contain_text("smallest ε₁", timeout=20_000)
     budget = text(page, ".planner-whatif")
     assert "smallest ε₁ at T = 1,000,000,000" in budget and "1000000000" not in budget
     assert M.min_epsilon("regular", 50_000, EPS, 0.01, 10**9) > 1
