@@ -21,6 +21,7 @@ Kinds: the session replay's (ease.ml/meter: ``beyond_budget``, ``tenant_beyond_b
 from __future__ import annotations
 
 from . import signals
+from .settings import CISettings, MeterSettings, Settings
 
 __all__ = ["visible_alarms", "ci_alarms", "status_alarms", "retire_alarm", "signal_alarm", "shown_signal"]
 
@@ -59,29 +60,29 @@ def _for_one_tenant(result, alarm, tenant: str) -> str | None:
     return alarm.message
 
 
-def shown_signal(settings: dict, row) -> int:
+def shown_signal(settings: MeterSettings, row) -> int:
     """The signal a meter step released: the incremental one for the incremental meter."""
-    return int(row["incremental_signal"] if settings["meter"] == "incremental" else row["signal"])
+    return settings.shown(row["signal"], row["incremental_signal"])
 
 
-def signal_alarm(settings: dict, step: int, signal: int) -> list:
+def signal_alarm(settings: MeterSettings, step: int, signal: int) -> list:
     """``[alarm]`` when ``signal`` reaches the test set's ``alarm_signal`` threshold, else ``[]``."""
-    threshold = settings.get("alarm_signal")
-    if threshold is None or signal < int(threshold):
+    threshold = settings.alarm_signal
+    if threshold is None or signal < threshold:
         return []
-    m = len(settings["epsilon"])
+    m = len(settings.epsilon)
     return [_entry("signal_at_or_above", "alarm", step,
                    f"Step {step} got signal {signal} of {m}, at or above the alarm threshold {threshold} set for this "
                    f"test set: the model overfits at least as much as the team decided to stop at.")]
 
 
-def ci_alarms(settings, step: int, retired: bool, first_change: bool, size: int, needed: int) -> list:
-    H = int(settings["steps"])
+def ci_alarms(settings: CISettings, step: int, retired: bool, first_change: bool, size: int, needed: int) -> list:
+    H = settings.steps
     alarms = []
     if size < needed:
         alarms.append(_entry("test_set_too_small", "alarm", None,
                              f"The test set has {size:,} labels; the condition needs {needed:,} "
-                             f"({settings['adaptivity']} adaptivity, {H} commits): the reliability guarantee "
+                             f"({settings.adaptivity} adaptivity, {H} commits): the reliability guarantee "
                              f"does not hold at the condition's tolerances."))
     if retired and first_change:
         alarms.append(_entry("first_change", "note", step,
@@ -94,20 +95,20 @@ def ci_alarms(settings, step: int, retired: bool, first_change: bool, size: int,
     return alarms
 
 
-def status_alarms(row, settings, history, tenant, active: bool) -> list:
+def status_alarms(row, settings: Settings, history, tenant, active: bool) -> list:
     """The alarms of a test set's history that a caller (``tenant``: one tenant's view) may see."""
     n, size = len(history), int(row["size"])
-    if settings["mode"] == "ci":
+    if isinstance(settings, CISettings):
         retired = not active
         first = retired and (row["retired_reason"] or "").startswith("first change")
         return ci_alarms(settings, n, retired and n > 0, first, size, int(row["needed"])) + retire_alarm(row, n)
     if not history:
         if size < int(row["needed"]):
             return [_entry("test_set_too_small", "alarm", None,
-                           f"The test set has {size:,} labels; the {settings['meter']} meter needs "
+                           f"The test set has {size:,} labels; the {settings.meter} meter needs "
                            f"{int(row['needed']):,} for this plan.")]
         return retire_alarm(row, n)
-    result = signals.meter_replay(settings, history, size)
+    result = signals.replay_history(settings, history, size)
     thresholds = [a for r in history if tenant is None or r["tenant"] == tenant
                   for a in signal_alarm(settings, int(r["step"]), shown_signal(settings, r))]
     return visible_alarms(result, tenant, n - 1, active=active) + thresholds + retire_alarm(row, n)

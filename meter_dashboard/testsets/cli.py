@@ -173,7 +173,7 @@ def _got(exc: InputError) -> str:
     return str(exc).split("; got ", 1)[1] if "; got " in str(exc) else repr(exc.got)
 
 
-def _settings(args) -> dict:
+def _settings_from_args(args):
     from . import signals
 
     steps = check_int("--steps", args.steps, minimum=1)
@@ -246,7 +246,7 @@ def run(args) -> int:
 def _create(args) -> int:
     from . import service
 
-    settings = _settings(args)
+    settings = _settings_from_args(args)
     labels = _read("labels", args.labels, "--labels")
     baseline = _read("predictions", args.baseline, "--baseline") if args.baseline else None
     try:

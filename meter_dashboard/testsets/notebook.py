@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ..core.validation import InputError
 from . import service, signals
 from .access import Caller
+from .settings import MeterSettings, Settings, as_settings
 from .store import Store
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class Connection:
         if self.client is not None:
             raise InputError("create", "run against a store (the store's owner creates test sets)",
                              self.client.server)
+        settings: Settings
         if condition is not None:
             if alarm_signal is not None:
                 raise InputError("alarm_signal", "used in meter mode (ease.ml/ci answers pass or fail)", alarm_signal)
@@ -198,14 +200,11 @@ class TestSet:
         from ..session.model import replay
         from ..session.trace import read_trace
 
-        status = self.status()
-        s = status["settings"]
-        if s["mode"] != "meter":
-            raise InputError("replay", "a meter test set (ease.ml/ci histories replay on /ci)", s["mode"])
+        settings = as_settings(self.status()["settings"])
+        if not isinstance(settings, MeterSettings):
+            raise InputError("replay", "a meter test set (ease.ml/ci histories replay on /ci)", settings.mode)
         trace = read_trace(self.export("json").encode(), format="json", name=self.name)
-        return replay(trace, ranges=s["ranges"], epsilon=s["epsilon"], delta=s["delta"], steps=s["steps"],
-                      tenant_steps=s["tenant_steps"], tenants=max(len(s["tenant_steps"]), 1), reverts=s["reverts"],
-                      variant=s["meter"])
+        return replay(trace, plan=settings.plan, variant=settings.meter)
 
     def labels(self) -> str:
         """The labels as id,label CSV (after retirement)."""
@@ -226,7 +225,9 @@ class TestSet:
             s = self.status()
         except (service.ServiceError, InputError) as exc:
             return f"TestSet({self.name!r}: {exc})"
-        mode = f"{s['settings']['meter']} meter" if s["mode"] == "meter" else f"ease.ml/ci {s['settings']['condition']!r}"
+        settings = as_settings(s["settings"])
+        mode = (f"{settings.meter} meter" if isinstance(settings, MeterSettings)
+                else f"ease.ml/ci {settings.condition.canonical()!r}")
         head = (f"TestSet({self.name!r}: {mode}, {s['status']}, {s['steps_used']}/{s['steps']} steps used, "
                 f"{s['labels']:,} labels (the plan needs {s['needed']:,}))")
         lines = [head]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from ..core.validation import InputError, raw
 from .access import Caller, disclose
 from .errors import Abandoned, KeyReused, Refused
+from .settings import MeterSettings, Settings
 
 __all__ = ["Once", "check_idempotency_key", "replay", "tenant_share", "check_share"]
 
@@ -72,22 +73,22 @@ def replay(found, digest: str, val_accuracy, key: str) -> dict:
     return json.loads(found["answer"])
 
 
-def tenant_share(store, conn, row, settings: dict) -> int | None:
+def tenant_share(store, conn, row, settings: Settings) -> int | None:
     """The steps one tenant token may spend when the plan does not split T itself: an equal share,
     ceil(T / tenants), of the tenants holding a token (None: no tenant yet, or the plan's own split)."""
-    if settings.get("tenant_steps"):
+    if isinstance(settings, MeterSettings) and settings.tenant_steps:
         return None
     count = len(store.tenants(conn, row["id"]))
-    return None if count == 0 else -(-int(settings["steps"]) // count)
+    return None if count == 0 else -(-settings.steps // count)
 
 
-def check_share(store, conn, row, settings: dict, who: str, used: int, caller: Caller) -> int | None:
+def check_share(store, conn, row, settings: Settings, who: str, used: int, caller: Caller) -> int | None:
     """Refuse a tenant token beyond its default share (:func:`tenant_share`); returns the share."""
     if caller.role != "tenant":
         return None
     share = tenant_share(store, conn, row, settings)
     if share is not None and used >= share:
-        T = int(settings["steps"])
+        T = settings.steps
         raise Refused(f"tenant {who} has used its {share} step(s), an equal share of test set {row['name']!r}'s "
                       f"T = {T} among the tenants holding tokens; the other tenants' steps stay theirs")
     return share

@@ -46,6 +46,7 @@ from .errors import Abandoned, Forbidden, KeyReused, NotFound, RateLimited, Refu
 from .once import Once, check_idempotency_key, check_share, replay, tenant_share
 from .alarms import ci_alarms, signal_alarm, status_alarms, visible_alarms
 from .access import OWNER, PUBLIC, VIEWER, Caller, disclose
+from .settings import CISettings, MeterSettings, Settings, as_settings, settings_from_json, settings_json
 from .store import Store
 
 __all__ = [
@@ -79,12 +80,6 @@ def check_tenant(tenant) -> str:
 
 def _iso(t) -> str | None:
     return None if t is None else datetime.fromtimestamp(float(t), tz=timezone.utc).isoformat(timespec="seconds")
-
-
-def _settings(row) -> dict:
-    import json
-
-    return json.loads(row["settings"])
 
 
 def _row_or_404(row, name: str):
@@ -134,30 +129,34 @@ def issue_token(store: Store, name: str, tenant: str, caller: Caller = OWNER) ->
 
 
 # ============================================================================ create
-def create(store: Store, name: str, labels, settings: dict, *, baseline=None, allow_smaller: bool = False) -> dict:
+def create(store: Store, name: str, labels, settings: Settings | dict, *, baseline=None,
+           allow_smaller: bool = False) -> dict:
     """Register a guarded test set: ``{"name", "mode", "labels", "needed", "supported", "admin_token"}``.
 
     Parameters
     ----------
     labels : path, bytes, file object or LabelSet
         ``id,label`` (any class names).
-    settings : dict
-        From :func:`.signals.meter_settings` or :func:`.signals.ci_settings`.
+    settings : MeterSettings, CISettings or dict
+        From :func:`.signals.meter_settings` or :func:`.signals.ci_settings` (a settings dictionary is
+        read by :func:`.settings.as_settings`).
     baseline : predictions, optional
         ease.ml/ci: the deployed model's predictions (the first old model o).
     allow_smaller : bool
         Accept fewer labels than the plan needs, recording what they support.
     """
     name = check_name(name)
+    settings = as_settings(settings)
     label_set = labels if isinstance(labels, files.LabelSet) else files.read_labels(labels)
     n = len(label_set)
     needed = signals.needed_labels(settings)
     if n < needed and not allow_smaller:
-        what = f"the {settings['meter']} meter's count" if settings["mode"] == "meter" else "the ease.ml/ci count"
+        what = (f"the {settings.meter} meter's count" if isinstance(settings, MeterSettings)
+                else "the ease.ml/ci count")
         raise InputError("labels", f"at least the {needed:,} examples the plan needs ({what}; allow smaller test sets "
                          f"with --allow-smaller to record the tolerance {n:,} labels support)", raw(f"{n:,} examples"))
     supported = signals.supported(settings, n) if n < needed else None
-    if settings["mode"] == "ci" and (baseline is not None) != bool(settings["baseline"]):
+    if isinstance(settings, CISettings) and (baseline is not None) != settings.baseline:
         raise InputError("baseline", "given exactly when the settings say so", raw("a mismatch"))
     aligned_baseline = None
     if baseline is not None:
@@ -169,13 +168,13 @@ def create(store: Store, name: str, labels, settings: dict, *, baseline=None, al
         if store.get_testset(conn, name) is not None:
             raise InputError("NAME", "a name no other test set in the store uses", name)
         testset_id = store.insert_testset(
-            conn, name=name, mode=settings["mode"], settings=settings, size=n, needed=needed, supported=supported,
+            conn, name=name, mode=settings.mode, settings=settings_json(settings), size=n, needed=needed, supported=supported,
             labels_sha256=label_set.sha256, active_step=0 if aligned_baseline is not None else None)
         store.insert_labels(conn, testset_id, ids_blob, codes_blob, label_set.classes)
         store.insert_token(conn, testset_id, key_id, "admin", None, hashed)
         if aligned_baseline is not None:
             store.save_active_predictions(conn, testset_id, 0, files.pack_strings(aligned_baseline))
-    return disclose("created", {"name": name, "mode": settings["mode"], "labels": n, "needed": needed,
+    return disclose("created", {"name": name, "mode": settings.mode, "labels": n, "needed": needed,
                                 "supported": supported, "admin_token": token}, OWNER)
 
 
@@ -304,8 +303,8 @@ def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Call
         seen = None if key is None else store.find_idempotent(conn, row["id"], who, key)
     if row["status"] != "active" and seen is None:
         raise Refused(_retired_message(row))
-    settings = _settings(row)
-    if settings["mode"] == "meter" and val_accuracy is None:
+    settings = settings_from_json(row["settings"])
+    if isinstance(settings, MeterSettings) and val_accuracy is None:
         raise InputError("val_accuracy", "given: the model's accuracy on your validation set, in [0, 1] "
                          "(ease.ml/meter's signal compares it with the hidden test score)", raw("nothing"))
     if val_accuracy is not None:
@@ -317,12 +316,12 @@ def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Call
     if seen is not None and key is not None:
         return replay(seen, digest, val_accuracy, key)
     once = Once(key, digest, val_accuracy, caller, proceed)
-    if settings["mode"] == "meter":
+    if isinstance(settings, MeterSettings):
         return _submit_meter(store, name, settings, who, val_accuracy, int(correct.sum()), digest, caller, once)
     return _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest, caller, once)
 
 
-def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest: str, caller, once) -> dict:
+def _submit_meter(store, name, settings: MeterSettings, who, val_accuracy, correct: int, digest: str, caller, once) -> dict:
     with store.write() as conn:
         row = _row_or_404(store.lock_testset(conn, name), name)
         replay = once.seen(store, conn, row, who)
@@ -338,7 +337,7 @@ def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest
         share = check_share(store, conn, row, settings, who, used, caller)
         new = {"step": step, "tenant": who, "val_accuracy": val_accuracy, "test_accuracy": correct / n,
                "reverted": False}
-        result = signals.meter_replay(settings, history + [new], n)
+        result = signals.replay_history(settings, history + [new], n)
         if not bool(result.within_budget[-1]):
             found = [a for a in result.alarms if a.index == len(history) and a.kind in _BEYOND]
             raise Refused(_refusal(found[0] if found else None, name, who, settings))
@@ -347,7 +346,7 @@ def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest
             conn, testset_id=row["id"], step=step, tenant=who, val_accuracy=val_accuracy,
             test_accuracy=correct / n, signal=d["signal"], incremental_signal=d["incremental_signal"],
             epsilon=d["epsilon"], reverted=False, predictions_sha256=digest)
-        retire_now = step >= int(settings["steps"])
+        retire_now = step >= settings.steps
         store.update_testset(conn, row["id"], steps_used=step, **_retirement(retire_now, f"budget used up at step {step}"))
         out = _meter_answer(name, settings, result, who, retired=retire_now)
         if share is not None:  # the default share bounds what the plan alone would leave
@@ -359,15 +358,15 @@ def _submit_meter(store, name, settings, who, val_accuracy, correct: int, digest
 _BEYOND = ("tenant_not_planned", "tenant_beyond_budget", "beyond_budget")
 
 
-def _refusal(alarm, name: str, tenant: str, settings: dict) -> str:
+def _refusal(alarm, name: str, tenant: str, settings: MeterSettings) -> str:
     """Why a step beyond the budget is refused (the replay's alarm, said before the fact)."""
-    T = int(settings["steps"])
+    T = settings.steps
     if alarm is not None and alarm.kind == "tenant_beyond_budget":
         share = alarm.details["tenant_steps"]
         return (f"tenant {tenant} has used all {share} steps of their share of test set {name!r}: the guarantee "
-                f"would not cover another step (the budget T = {T} is split {settings['tenant_steps']})")
+                f"would not cover another step (the budget T = {T} is split {list(settings.tenant_steps)})")
     if alarm is not None and alarm.kind == "tenant_not_planned":
-        k = len(settings["tenant_steps"])
+        k = len(settings.tenant_steps)
         return (f"the plan of test set {name!r} shares T = {T} among {k} tenants, who already submitted; tenant "
                 f"{tenant} would be tenant {k + 1}, whose steps the guarantee does not cover")
     return f"test set {name!r} has used its budget of T = {T} steps"
@@ -393,34 +392,34 @@ def check_submission(store: Store, name: str, caller: Caller, idempotency_key=No
             return int(row["size"])
         if row["status"] != "active":
             raise Refused(_retired_message(row))
-        _check_rate(store, conn, row, _settings(row), caller.tenant, caller)
+        _check_rate(store, conn, row, settings_from_json(row["settings"]), caller.tenant, caller)
     return int(row["size"])
 
 
-def _check_rate(store, conn, row, settings: dict, tenant: str | None, caller: Caller) -> None:
+def _check_rate(store, conn, row, settings: Settings, tenant: str | None, caller: Caller) -> None:
     """A tenant token over the test set's ``submissions_per_hour`` (in the last 3,600 s) is refused (429)."""
-    cap = settings.get("submissions_per_hour")
+    cap = settings.submissions_per_hour
     if cap is None or caller.role != "tenant":
         return
     assert tenant is not None  # a tenant token's tenant
     now = time.time()
     times = store.submission_times(conn, row["id"], tenant, since=now - 3600)
-    if len(times) >= int(cap):
-        wait = max(1, int(times[len(times) - int(cap)] + 3600 - now + 1))
+    if len(times) >= cap:
+        wait = max(1, int(times[len(times) - cap] + 3600 - now + 1))
         raise RateLimited(f"tenant {tenant} has made the {cap} submission(s) per hour test set {row['name']!r} "
                           f"allows; the next one is accepted in {wait} s", wait)
 
 
 
 
-def _meter_answer(name, settings, result, tenant, *, retired: bool) -> dict:
+def _meter_answer(name, settings: MeterSettings, result, tenant, *, retired: bool) -> dict:
     """The submit answer (an allow-list: no score, no empirical overfitting)."""
     d = result.step(-1)
-    shown = d["incremental_signal"] if settings["meter"] == "incremental" else d["signal"]
-    T = int(settings["steps"])
+    shown = settings.shown(d["signal"], d["incremental_signal"])
+    T = settings.steps
     tenant_left = None if d["tenant_budget"] is None else int(d["tenant_budget"]) - int(d["tenant_steps_used"])
     return {
-        "name": name, "mode": "meter", "meter": settings["meter"], "step": int(d["step"]), "tenant": tenant,
+        "name": name, "mode": "meter", "meter": settings.meter, "step": int(d["step"]), "tenant": tenant,
         "signal": int(shown), "incremental_signal": int(d["incremental_signal"]),
         "range": [float(v) for v in result.range_of(int(shown))], "epsilon": float(d["epsilon"]),
         "supported_epsilon": (float(d["supported_epsilon"]) if result.short_of_labels
@@ -451,7 +450,7 @@ def _active_model(store, conn, row, labels: _Labels):
     return value
 
 
-def _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest, caller, once) -> dict:
+def _submit_ci(store, name, settings: CISettings, who, val_accuracy, labels, aligned, correct, digest, caller, once) -> dict:
     n = int(correct.size)
     with store.write() as conn:
         row = _row_or_404(store.lock_testset(conn, name), name)
@@ -475,8 +474,8 @@ def _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correc
         if ev.passed:
             store.save_active_predictions(conn, row["id"], step, files.pack_strings(aligned))
             changes["active_step"] = step
-        first_change = settings["adaptivity"] == "firstChange" and ev.passed
-        retire_now = step >= int(settings["steps"]) or first_change
+        first_change = settings.adaptivity == "firstChange" and ev.passed
+        retire_now = step >= settings.steps or first_change
         reason = f"first change at commit {step}" if first_change else f"budget used up at commit {step}"
         store.update_testset(conn, row["id"], **changes, **_retirement(retire_now, reason))
         out = _ci_answer(name, settings, step, who, bool(ev.passed), retired=retire_now, first_change=first_change,
@@ -484,9 +483,10 @@ def _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correc
         return once.commit(store, conn, row, who, step, out)
 
 
-def _ci_answer(name, settings, step, tenant, passed: bool, *, retired, first_change, size, needed) -> dict:
-    released = settings["adaptivity"] != "none" or retired
-    H = int(settings["steps"])
+def _ci_answer(name, settings: CISettings, step, tenant, passed: bool, *, retired, first_change, size,
+               needed) -> dict:
+    released = settings.adaptivity != "none" or retired
+    H = settings.steps
     return {
         "name": name, "mode": "ci", "step": step, "tenant": tenant,
         "passed": passed if released else None,
@@ -497,19 +497,18 @@ def _ci_answer(name, settings, step, tenant, passed: bool, *, retired, first_cha
 
 
 # ============================================================================ status
-def _history_row(r, settings: dict, released: bool, active: bool) -> dict:
+def _history_row(r, settings: Settings, released: bool, active: bool) -> dict:
     """One history row for a response: public fields, plus the scores once released."""
     out = {"time": _iso(r["created_at"]), "tenant": r["tenant"], "step": int(r["step"]),
            "val_accuracy": None if r["val_accuracy"] is None else float(r["val_accuracy"]),
            "reverted": bool(r["reverted"]), "predictions_sha256": r["predictions_sha256"]}
-    if settings["mode"] == "meter":
-        shown = r["incremental_signal"] if settings["meter"] == "incremental" else r["signal"]
-        out.update(signal=int(shown), incremental_signal=int(r["incremental_signal"]), epsilon=float(r["epsilon"]))
+    if isinstance(settings, MeterSettings):
+        out.update(signal=settings.shown(r["signal"], r["incremental_signal"]), incremental_signal=int(r["incremental_signal"]), epsilon=float(r["epsilon"]))
         if released:
             out.update(regular_signal=int(r["signal"]), test_accuracy=float(r["test_accuracy"]),
                        empirical_overfitting=round(abs(float(r["val_accuracy"]) - float(r["test_accuracy"])), 12))
     else:
-        show = not active or settings["adaptivity"] != "none"
+        show = not active or settings.adaptivity != "none"
         out.update(passed=bool(r["passed"]) if show else None)
         if released:
             out.update(n=r["ci_n"], o=r["ci_o"], d=r["ci_d"], truth=r["truth"], test_accuracy=float(r["test_accuracy"]))
@@ -529,12 +528,12 @@ def status(store: Store, name: str, caller: Caller = PUBLIC) -> dict:
     if not caller.has_token:
         with store.read() as conn:
             row = _row_or_404(store.get_testset(conn, name), name)
-        return disclose("status", _summary(row, _settings(row)), caller)
+        return disclose("status", _summary(row, settings_from_json(row["settings"])), caller)
     with store.read() as conn:
         row = _row_or_404(store.get_testset(conn, name), name)
         history = [dict(r) for r in store.history(conn, row["id"])]
         tenants = store.tenants(conn, row["id"]) if caller.is_admin else None
-    settings = _settings(row)
+    settings = settings_from_json(row["settings"])
     active = row["status"] == "active"
     released = not active and caller.has_token and (row["released_at"] is not None or caller.role == "owner")
     own = caller.tenant if caller.role == "tenant" else None
@@ -548,15 +547,15 @@ def status(store: Store, name: str, caller: Caller = PUBLIC) -> dict:
     return disclose("status", out, caller)
 
 
-def _summary(row, settings: dict) -> dict:
+def _summary(row, settings: Settings) -> dict:
     import json
 
-    T = int(settings["steps"])
+    T = settings.steps
     return {
         "name": row["name"], "mode": row["mode"], "status": row["status"], "created": _iso(row["created_at"]),
         "retired_at": _iso(row["retired_at"]), "retired_reason": row["retired_reason"], "labels": int(row["size"]),
         "needed": int(row["needed"]), "supported": json.loads(row["supported"]) if row["supported"] else None,
-        "settings": dict(settings), "steps": T, "steps_used": int(row["steps_used"]),
+        "settings": settings.to_dict(), "steps": T, "steps_used": int(row["steps_used"]),
         "steps_left": max(T - int(row["steps_used"]), 0), "version": int(row["version"]),
     }
 
@@ -566,11 +565,7 @@ def list_testsets(store: Store, caller: Caller = OWNER) -> list:
     (everyone); labels, needed, created, version (the owner)."""
     with store.read() as conn:
         rows = store.list_testsets(conn)
-    out = []
-    for row in rows:
-        settings = _settings(row)
-        out.append(disclose("summary", _summary(row, settings), caller))
-    return out
+    return [disclose("summary", _summary(row, settings_from_json(row["settings"])), caller) for row in rows]
 
 
 def versions(store: Store) -> dict:
@@ -587,8 +582,8 @@ def revert(store: Store, name: str, caller: Caller = OWNER) -> dict:
     name = check_name(name)
     with store.write() as conn:
         row = _row_or_404(store.lock_testset(conn, name), name)
-        settings = _settings(row)
-        if settings["mode"] != "meter":
+        settings = settings_from_json(row["settings"])
+        if not isinstance(settings, MeterSettings):
             raise Refused("reverts belong to ease.ml/meter plans; an ease.ml/ci test set keeps its last accepted model")
         if row["status"] != "active":
             raise Refused(_retired_message(row))
@@ -599,9 +594,9 @@ def revert(store: Store, name: str, caller: Caller = OWNER) -> dict:
         if last["reverted"]:
             raise Refused(f"step {last['step']} is already reverted")
         trial = history[:-1] + [{**last, "reverted": True}]
-        result = signals.meter_replay(settings, trial, int(row["size"]))
+        result = signals.replay_history(settings, trial, int(row["size"]))
         if any(a.kind == "unplanned_reverts" for a in result.notes):
-            planned = ", ".join(str(p) for p in settings["reverts"]) or "none"
+            planned = ", ".join(str(p) for p in settings.reverts) or "none"
             raise Refused(f"the plan has no revert left at step {last['step']} (reverts fixed in advance at step "
                           f"positions: {planned}); a revert the plan did not count on has no saving (Section 5.3)")
         store.mark_reverted(conn, row["id"], int(last["step"]))
@@ -657,8 +652,9 @@ def export(store: Store, name: str, caller: Caller = OWNER, *, format: str = "cs
     if format not in ("csv", "json"):
         raise InputError("format", "'csv' or 'json'", format)
     row, history = _released_row(store, name, caller, "the test scores")
-    settings = _settings(row)
-    if settings["mode"] == "meter":
+    settings = settings_from_json(row["settings"])
+    meter = isinstance(settings, MeterSettings)
+    if meter:
         records = [{"step": int(r["step"]), "tenant": r["tenant"], "val_accuracy": float(r["val_accuracy"]),
                     "test_accuracy": float(r["test_accuracy"]), "reverted": bool(r["reverted"])} for r in history]
         columns = ["step", "tenant", "val_accuracy", "test_accuracy", "reverted"]
@@ -667,12 +663,12 @@ def export(store: Store, name: str, caller: Caller = OWNER, *, format: str = "cs
                    for r in history]
         columns = ["commit", "n", "o", "d"]
     if format == "json":
-        text = json.dumps({"test_size": int(row["size"]), "steps": records} if settings["mode"] == "meter"
+        text = json.dumps({"test_size": int(row["size"]), "steps": records} if meter
                           else {"commits": records}, indent=1)
     else:
         text = _csv(columns, records)
     return disclose("export", {"name": name, "format": format, "trace": text, "test_size": int(row["size"]),
-                               "settings": settings}, caller)
+                               "settings": settings.to_dict()}, caller)
 
 
 def _csv(columns, records) -> str:

@@ -432,8 +432,10 @@ class Store:
 
     @staticmethod
     def insert_testset(conn, **values) -> int:
+        """A new test set's row; ``settings``: its JSON text (:func:`.settings.settings_json`) or a dictionary."""
         values = dict(values)
-        values["settings"] = json.dumps(values["settings"], sort_keys=True)
+        if not isinstance(values["settings"], str):
+            values["settings"] = json.dumps(values["settings"], sort_keys=True)
         if values.get("supported") is not None:
             values["supported"] = json.dumps(values["supported"], sort_keys=True)
         values.setdefault("created_at", time.time())

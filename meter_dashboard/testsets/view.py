@@ -36,6 +36,7 @@ from ..ui.base import DashboardView
 from ..ui.meter_gauge import MeterGauge
 from ..ui.style import HTML, SIGNAL_COLORS, esc, headline_html
 from .overview import TestSetsModel
+from .settings import MeterSettings, Settings, as_settings
 
 __all__ = ["TestSets", "TestSetCard", "page"]
 
@@ -56,15 +57,19 @@ def _passed(value) -> str:
     return '<span class="md-badge md-pass">pass</span>' if value else '<span class="md-badge md-fail">fail</span>'
 
 
-def _plan_text(settings: dict) -> str:
-    if settings["mode"] == "meter":
-        return (f"{settings['meter']} meter · ε {', '.join(f'{e:g}' for e in settings['epsilon'])} · "
-                f"δ {settings['delta']:g} · {bound_words(settings.get('bound', 'hoeffding'), settings.get('max_error_rate'))}"
-                + (f" · tenants {settings['tenant_steps']}" if settings["tenant_steps"]
-                                              else "") + (f" · reverts at {settings['reverts']}" if settings["reverts"]
-                                                          else ""))
-    return (f"ease.ml/ci · {settings['condition']} · reliability {settings['reliability']:g} · "
-            f"{settings['adaptivity']} · {settings['ci_mode']}")
+def _settings(s: dict) -> Settings:
+    """The typed settings of a status a token may see (read once per content: :func:`.settings.as_settings`)."""
+    return as_settings(s["settings"])
+
+
+def _plan_text(settings: Settings | dict) -> str:
+    p = as_settings(settings)
+    if isinstance(p, MeterSettings):
+        return (f"{p.meter} meter · ε {', '.join(f'{e:g}' for e in p.epsilon)} · δ {p.delta:g} · "
+                f"{bound_words(p.bound, p.max_error_rate)}"
+                + (f" · tenants {list(p.tenant_steps)}" if p.tenant_steps else "")
+                + (f" · reverts at {list(p.reverts)}" if p.reverts else ""))
+    return f"ease.ml/ci · {p.condition.canonical()} · reliability {p.reliability:g} · {p.adaptivity} · {p.ci_mode}"
 
 
 def _headlines(s: dict, detailed: bool) -> list:
@@ -78,19 +83,19 @@ def _headlines(s: dict, detailed: bool) -> list:
     if not detailed:
         return cards
     last = s["history"][-1] if s["history"] else None
-    settings = s["settings"]
+    settings = _settings(s)
     cards.append(headline_html("Labels", fmt.integer(s["labels"]), f"the plan needs {fmt.integer(s['needed'])}",
                                "testset-labels"))
-    if s["mode"] == "meter":
+    if isinstance(settings, MeterSettings):
         cards.append(headline_html("Signal", str(last["signal"]) if last else "—",
-                                   f"{settings['meter']} meter, latest step shown", "testset-signal"))
+                                   f"{settings.meter} meter, latest step shown", "testset-signal"))
         if last is None:
-            cards.append(headline_html("Guaranteed bound", "—", f"ε, prob. {fmt.confidence(settings['delta'])}",
+            cards.append(headline_html("Guaranteed bound", "—", f"ε, prob. {fmt.confidence(settings.delta)}",
                                        "testset-epsilon"))
         else:  # what this test set guarantees at its latest step, as on /session (issue 24)
             supported = s["supported"]["epsilon"][last["signal"] - 1] if (s.get("supported") or {}).get("epsilon") \
                 else None
-            cards.append(guarantee(last["epsilon"], last["signal"], settings["delta"], meter=settings["meter"],
+            cards.append(guarantee(last["epsilon"], last["signal"], settings.delta, meter=settings.meter,
                                    steps=s["steps"], test_size=s["labels"], needed=s["needed"],
                                    supported=supported).html(css_class="testset-epsilon"))
     else:
@@ -159,10 +164,11 @@ class TestSetCard(pn.viewable.Viewer):
     def _update_gauge(self, s) -> None:
         if self.gauge is None:
             return
-        settings = s["settings"]
+        settings = _settings(s)
+        assert isinstance(settings, MeterSettings)  # the gauge is a meter test set's
         last = s["history"][-1] if s["history"] else None
         self.gauge.param.update(
-            ranges=list(settings["ranges"]), epsilon=list(settings["epsilon"]), meter_name=f"{settings['meter']} meter",
+            ranges=list(settings.ranges), epsilon=list(settings.epsilon), meter_name=f"{settings.meter} meter",
             empirical_overfitting=None, signal=last["signal"] if last else None,
             incremental_signal=last["incremental_signal"] if last else None,
             epsilon_shown=last["epsilon"] if last else None,
@@ -185,8 +191,9 @@ class TestSetCard(pn.viewable.Viewer):
         rows = s["history"][-_HISTORY_ROWS:]
         if not rows:
             return '<div class="md-note testset-history">No submissions yet.</div>'
-        meter = s["mode"] == "meter"
-        m = len(s["settings"]["epsilon"]) if meter else 0
+        settings = _settings(s)
+        meter = isinstance(settings, MeterSettings)
+        m = len(settings.epsilon) if isinstance(settings, MeterSettings) else 0
         head = ("<tr><th class='num'>step</th><th>time (UTC)</th><th>tenant</th><th class='num'>validation</th>"
                 + ("<th>signal</th><th>incremental</th><th class='num'>ε</th>" if meter else "<th>result</th>")
                 + "<th>reverted</th><th>predictions</th></tr>")
