@@ -537,6 +537,11 @@ class PathTooLongHandler(_Handler):
                         f"{len(self.request.path):,}")
 
 
+#: ``/api/testsets/NAME/<action>`` and the handler of each.
+_TESTSET_ROUTES = (("submissions", SubmissionHandler), ("tokens", TokenHandler), ("revert", RevertHandler),
+                   ("retire", RetireHandler), ("export", ExportHandler), ("labels", LabelsHandler))
+
+
 def patterns(store_url: str | None = None) -> list:
     """Tornado URL patterns for ``pn.serve(extra_patterns=...)`` (``store_url``: the server's store)."""
     name = f"({NAME_PATTERN})"
@@ -546,12 +551,7 @@ def patterns(store_url: str | None = None) -> list:
         (r"/api/health/?", HealthHandler, kwargs),
         (r"/api/openapi\.json", OpenAPIHandler, kwargs),
         (r"/api/testsets/?", ListHandler, kwargs),
-        (rf"/api/testsets/{name}/submissions/?", SubmissionHandler, kwargs),
-        (rf"/api/testsets/{name}/tokens/?", TokenHandler, kwargs),
-        (rf"/api/testsets/{name}/revert/?", RevertHandler, kwargs),
-        (rf"/api/testsets/{name}/retire/?", RetireHandler, kwargs),
-        (rf"/api/testsets/{name}/export/?", ExportHandler, kwargs),
-        (rf"/api/testsets/{name}/labels/?", LabelsHandler, kwargs),
+        *((rf"/api/testsets/{name}/{action}/?", handler, kwargs) for action, handler in _TESTSET_ROUTES),
         (rf"/api/testsets/{name}/?", StatusHandler, kwargs),
         (r"/api(/.*)?", NotFoundHandler, kwargs),
     ]

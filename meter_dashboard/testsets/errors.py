@@ -13,49 +13,43 @@ __all__ = ["ServiceError", "Refused", "RateLimited", "KeyReused", "Abandoned", "
 
 
 class ServiceError(Exception):
-    """An operation the service will not do; ``status`` is its HTTP status code."""
+    """An operation the service will not do; ``status`` is its HTTP status code, which each kind names in
+    its class line (``class Refused(ServiceError, status=409)``)."""
 
     status = 500
 
+    def __init_subclass__(cls, status: int | None = None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status = status
 
-class Refused(ServiceError):
+
+class Refused(ServiceError, status=409):
     """Refused by the rules of the test set (budget used up, retired, an unplanned revert)."""
 
-    status = 409
 
-
-class RateLimited(ServiceError):
+class RateLimited(ServiceError, status=429):
     """A tenant over the test set's submissions per hour (set at creation); ``retry_after`` in seconds."""
-
-    status = 429
 
     def __init__(self, message: str, retry_after: int):
         super().__init__(message)
         self.retry_after = int(retry_after)
 
 
-class KeyReused(ServiceError):
+class KeyReused(ServiceError, status=422):
     """An ``Idempotency-Key`` already used for a different submission (422)."""
 
-    status = 422
 
-
-class Abandoned(ServiceError):
+class Abandoned(ServiceError, status=503):
     """A submission given up before its transaction committed (the server is stopping): nothing spent (503)."""
 
-    status = 503
 
-
-class Unauthorized(ServiceError):
+class Unauthorized(ServiceError, status=401):
     """A missing or wrong token."""
 
-    status = 401
 
-
-class Forbidden(ServiceError):
+class Forbidden(ServiceError, status=403):
     """A valid token that may not do this."""
-
-    status = 403
 
 
 class NotFound(InputError):

@@ -321,15 +321,23 @@ def submit(store: Store, name: str, predictions, val_accuracy=None, caller: Call
     return _submit_ci(store, name, settings, who, val_accuracy, labels, aligned, correct, digest, caller, once)
 
 
-def _submit_meter(store, name, settings: MeterSettings, who, val_accuracy, correct: int, digest: str, caller, once) -> dict:
-    with store.write() as conn:
-        row = _row_or_404(store.lock_testset(conn, name), name)
-        replay = once.seen(store, conn, row, who)
-        if replay is not None:
-            return replay
+def _open_step(store, conn, name: str, settings: Settings, who: str, caller: Caller, once: Once):
+    """The test set's row, locked for a submission, and the first answer when this is a retry (then
+    nothing else is checked); else the test set is active and the tenant within its rate."""
+    row = _row_or_404(store.lock_testset(conn, name), name)
+    answered = once.seen(store, conn, row, who)
+    if answered is None:
         if row["status"] != "active":
             raise Refused(_retired_message(row))
         _check_rate(store, conn, row, settings, who, caller)
+    return row, answered
+
+
+def _submit_meter(store, name, settings: MeterSettings, who, val_accuracy, correct: int, digest: str, caller, once) -> dict:
+    with store.write() as conn:
+        row, answered = _open_step(store, conn, name, settings, who, caller, once)
+        if answered is not None:
+            return answered
         n = int(row["size"])
         step = int(row["steps_used"]) + 1
         history = [dict(r) for r in store.history(conn, row["id"])]
@@ -453,13 +461,9 @@ def _active_model(store, conn, row, labels: _Labels):
 def _submit_ci(store, name, settings: CISettings, who, val_accuracy, labels, aligned, correct, digest, caller, once) -> dict:
     n = int(correct.size)
     with store.write() as conn:
-        row = _row_or_404(store.lock_testset(conn, name), name)
-        replay = once.seen(store, conn, row, who)
-        if replay is not None:
-            return replay
-        if row["status"] != "active":
-            raise Refused(_retired_message(row))
-        _check_rate(store, conn, row, settings, who, caller)
+        row, answered = _open_step(store, conn, name, settings, who, caller, once)
+        if answered is not None:
+            return answered
         check_share(store, conn, row, settings, who, len(store.submission_times(conn, row["id"], who, 0.0)), caller)
         step = int(row["steps_used"]) + 1
         active = _active_model(store, conn, row, labels)
