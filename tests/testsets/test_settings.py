@@ -113,3 +113,15 @@ def test_settings_from_an_older_process_parse_once_per_text(sqlite_store, data, 
         S.submit(sqlite_store, "old", data.mapping(data.predictions(wrong)), 0.93)
     S.status(sqlite_store, "old", S.OWNER)
     assert counted["made"] == 1
+
+
+def test_no_module_reads_settings_by_key_but_the_parser():
+    """Settings travel as the typed value: only settings.py turns them into or out of a dictionary."""
+    import re
+    from pathlib import Path
+
+    folder = Path(T.__file__).parent
+    by_key = re.compile(r"\bsettings\s*\[\s*['\"]|\bsettings\.get\(|json\.loads\(\s*row\[\s*['\"]settings")
+    found = [f"{path.name}:{n}" for path in sorted(folder.glob("*.py")) if path.name != "settings.py"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if by_key.search(line)]
+    assert found == []
