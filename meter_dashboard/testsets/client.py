@@ -36,13 +36,11 @@ __all__ = ["Client", "RemoteError", "Unanswered", "RETRY_DELAYS"]
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 
 
-class Unanswered(ServiceError):
+class Unanswered(ServiceError, status=503):
     """No try of a request was answered (connection refused or dropped, 503); ``key`` is its Idempotency-Key.
 
     The server may or may not have recorded it: send the same predictions with the same key to find
     out (a recorded submission answers with its step and spends nothing; one that was not is made)."""
-
-    status = 503
 
     def __init__(self, message: str, key: str | None = None):
         super().__init__(message)
