@@ -41,8 +41,7 @@ from ..meter.model import DEFAULT_RANGES, MeterPlan, resize_ranges, validate_ran
 from ..meter.stages import check_bound
 
 __all__ = ["MeterSettings", "CISettings", "Settings", "settings_from_json", "settings_json", "settings_from_dict",
-           "as_settings", "forget_parsed",
-           "METERS", "ADAPTIVITIES", "CI_MODES"]
+           "as_settings", "forget_parsed", "METERS", "ADAPTIVITIES", "CI_MODES"]
 
 METERS = ("incremental", "regular")
 ADAPTIVITIES = ("full", "none", "firstChange")
@@ -201,8 +200,9 @@ def _with_rate(out: dict, submissions_per_hour: int | None) -> dict:
 
 
 _TYPES: dict = {"meter": MeterSettings, "ci": CISettings}
-#: The dictionary keys of each method (``mode`` aside): the value's fields, and those every dictionary has.
+#: The keys a method's dictionary may have (``mode`` aside): the value's fields.
 _KEYS = {mode: tuple(f.name for f in fields(kind) if f.init) for mode, kind in _TYPES.items()}
+#: The keys every stored dictionary of a method has (the others came later, with defaults).
 _REQUIRED = {"meter": ("meter", "ranges", "epsilon", "delta", "steps", "tenant_steps", "reverts"),
              "ci": ("condition", "reliability", "adaptivity", "ci_mode", "steps", "baseline")}
 
