@@ -103,21 +103,21 @@ class Approve(DashboardView):
         self._dirty: set = set()
         self._flush_pending = False
         self._url_errors: list[str] = []
-        self._url = UrlState(keys=ApproveModel.QUERY_KEYS) if sync_url and self._doc is not None else None
-        if self._url is not None:
-            query = self._url.query()
-            self._url_errors = ([self._url.refused] if self._url.refused else []) + (
+        url = UrlState(keys=ApproveModel.QUERY_KEYS) if sync_url and self._doc is not None else None
+        if url is not None:  # the link's settings, applied before the URL follows the settings
+            query = url.query()
+            self._url_errors = ([url.refused] if url.refused else []) + (
                 self.model.update_from_query(query) if query else [])
+        self._url = url
         served = self._doc is not None
         self.inputs = ApproveInputs(self._schedule, served, model=self.model)
-        self.decisions = ApproveDecisions(served, model=self.model)
-        self.comparison = ApproveComparison(model=self.model)
-        self.simulations = ApproveSimulations(fwer=self.fwer, power=self.power)
+        self.decisions = ApproveDecisions(self._schedule, served, model=self.model)
+        self.comparison = ApproveComparison(self._schedule, model=self.model)
+        self.simulations = ApproveSimulations(self._schedule, fwer=self.fwer, power=self.power)
         self._tabs_built: dict = {}
         if not served:  # a notebook: everything at once (the tabs switch without a server)
             for name in _TABS[1:3]:
                 self._tab(name)
-        self._watch()
         self._dirty = {"inputs", "result", "comparison", "sim-fwer", "sim-power"}
         self._flush()
 
@@ -138,15 +138,11 @@ class Approve(DashboardView):
             model.method = method
         return model
 
-    def _watch(self) -> None:
-        self.model.param.watch(lambda *e: self._schedule("result", "comparison"), ["result", "busy"])
-        self.model.param.watch(lambda *e: self._schedule("comparison"), ["comparison"])
-        self.model.param.watch(lambda *e: self._schedule("inputs"), ["error", "trace_error", "prespecified_error",
-                                                                     "trace", "prespecified", "example"])
-        if self._url is not None:
-            self.model.param.watch(lambda *e: self._schedule("url"), list(ApproveModel.QUERY_KEYS))
-        for kind in KINDS:
-            getattr(self, kind).param.watch(lambda *e, k=kind: self._schedule(f"sim-{k}"), ["result"])
+    @param.depends(*(f"model.{key}" for key in ApproveModel.QUERY_KEYS), watch=True)
+    def _link_changed(self) -> None:
+        """A setting in the link changed: the page URL follows (served pages with ``sync_url``)."""
+        if getattr(self, "_url", None) is not None:
+            self._schedule("url")
 
     # ------------------------------------------------------------------ drawing
     def _schedule(self, *parts) -> None:

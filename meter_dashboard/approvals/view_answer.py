@@ -23,12 +23,13 @@ __all__ = ["ApproveDecisions"]
 
 
 class ApproveDecisions(pn.viewable.Viewer):
-    """The chosen procedure's decisions: drawn by the page's ``draw_points``/``draw_result`` (one message each)."""
+    """The chosen procedure's decisions, redrawn in place with the page's next message when the result changes."""
 
     model = param.ClassSelector(class_=ApproveModel)
 
-    def __init__(self, served: bool, **params):
+    def __init__(self, schedule, served: bool, **params):
         super().__init__(**params)
+        self._schedule = schedule
         self.headlines = HTML("", sizing_mode="stretch_width", css_classes=["approve-headline-row"])
         self.stale = HTML("", sizing_mode="stretch_width")
         self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
@@ -88,6 +89,11 @@ class ApproveDecisions(pn.viewable.Viewer):
                 self.draw_result()
 
     # ------------------------------------------------------------------ drawing
+    @param.depends("model.result", "model.busy", watch=True)
+    def _result_changed(self) -> None:
+        """What :meth:`draw_result` shows changed (and the comparison marks the chosen procedure)."""
+        self._schedule("result", "comparison")
+
     def draw_points(self) -> None:
         """The plot's data source (its axes and visibility follow in :meth:`draw_result`)."""
         r = self.model.result

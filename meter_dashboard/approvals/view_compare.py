@@ -26,9 +26,15 @@ class ApproveComparison(pn.viewable.Viewer):
 
     model = param.ClassSelector(class_=ApproveModel)
 
-    def __init__(self, **params):
+    def __init__(self, schedule, **params):
         super().__init__(**params)
+        self._schedule = schedule
         self._layout = None
+
+    @param.depends("model.comparison", watch=True)
+    def _comparison_changed(self) -> None:
+        """What :meth:`draw` shows changed: redrawn with the page's next message."""
+        self._schedule("comparison")
 
     @property
     def built(self) -> bool:

@@ -117,6 +117,12 @@ class ApproveInputs(pn.viewable.Viewer):
     def _on_upload_refused(self, event):
         self._schedule("inputs")
 
+    @param.depends("model.error", "model.trace_error", "model.prespecified_error", "model.trace", "model.prespecified",
+                   "model.example", watch=True)
+    def _messages_changed(self) -> None:
+        """What :meth:`draw` shows changed: redrawn with the page's next message."""
+        self._schedule("inputs")
+
     def refused(self) -> bool:
         """The last change was refused (the model's error, or a number box's): the results are the last valid ones."""
         return bool(self.model.error) or any(not box.valid for box in self._numbers)

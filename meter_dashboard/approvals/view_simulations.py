@@ -32,9 +32,18 @@ class ApproveSimulations(pn.viewable.Viewer):
     fwer = param.ClassSelector(class_=ApprovalSimulation)
     power = param.ClassSelector(class_=ApprovalSimulation)
 
-    def __init__(self, **params):
+    def __init__(self, schedule, **params):
         super().__init__(**params)
+        self._schedule = schedule
         self._layout = None
+
+    @param.depends("fwer.result", watch=True)
+    def _fwer_changed(self) -> None:
+        self._schedule("sim-fwer")
+
+    @param.depends("power.result", watch=True)
+    def _power_changed(self) -> None:
+        self._schedule("sim-power")
 
     @property
     def built(self) -> bool:
