@@ -84,8 +84,14 @@ class ApproveInputs(pn.viewable.Viewer):
             self.advanced.param.watch(self._on_advanced, "collapsed")
 
     def _watch_numbers(self, boxes) -> None:
-        for box in boxes:  # a refused number: the results say they are the last valid ones
-            box.message_pane.param.watch(lambda *e: self._schedule("inputs"), "object")
+        """A number typed (after its box has checked it): the results say whether they are the last valid ones.
+
+        The box's text is watched, not its message: a box makes its message pane only once it has
+        something to say, so the first document carries no empty message panes.  (The text changes
+        whenever the message does: a refusal keeps the refused text, a model change writes its value.)
+        """
+        for box in boxes:
+            box.text.param.watch(lambda *e: self._schedule("inputs"), "value")
 
     def _build_advanced(self) -> None:
         m = self.model
