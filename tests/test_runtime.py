@@ -157,3 +157,82 @@ def test_configure_sizes_the_shared_pool(threads):
         assert runtime.thread_pool()._max_workers == threads
     finally:
         runtime.configure(runtime.DEFAULT_THREADS)
+
+
+# --------------------------------------------------------------------------- streaming (issue 32: one runtime)
+def _emitting(count, tickets, emit):
+    """Emit ``count`` items, each once a ticket is released (a worker thread)."""
+    for i in range(count):
+        tickets.acquire(timeout=5)
+        emit(i)
+    return "done"
+
+
+def test_a_thread_stream_publishes_what_the_worker_emitted_and_quick_work_only_its_result():
+    published = []
+
+    async def go(interval):
+        return await runtime.in_thread_streaming(_emitting, 3, threading.Semaphore(3), publish=published.append,
+                                                 interval=interval)
+
+    assert asyncio.run(go(60.0)) == "done" and published == []  # done within the first interval: no partial
+    tickets = threading.Semaphore(0)
+
+    async def stepwise():
+        task = asyncio.ensure_future(runtime.in_thread_streaming(_emitting, 3, tickets, publish=published.append,
+                                                                 interval=0.0))
+        for _ in range(3):  # each item published before the next is computed (the last: only the result)
+            tickets.release()
+            await asyncio.sleep(0.05)
+        return await task
+
+    assert asyncio.run(stepwise()) == "done"
+    assert published[:2] == [[0], [0, 1]]  # (the third may come with the result)
+
+
+def test_a_thread_stream_stops_at_its_next_item_once_stopped():
+    flag = {"stop": False}
+    tickets = threading.Semaphore(1)
+
+    async def go():
+        task = asyncio.ensure_future(runtime.in_thread_streaming(_emitting, 1000, tickets,
+                                                                 stopped=lambda: flag["stop"]))
+        await asyncio.sleep(0.05)
+        flag["stop"] = True
+        tickets.release()
+        await task
+
+    with pytest.raises(runtime.Superseded):
+        asyncio.run(go())
+
+
+def test_work_in_chunks_publishes_as_it_goes_and_is_superseded():
+    published = []
+
+    async def step(state):
+        state = 0 if state is None else state
+        await asyncio.sleep(0)
+        return state + 1, [state]
+
+    state, items = asyncio.run(runtime.in_chunks(step, more=lambda s: s < 4, publish=published.append, interval=0.0))
+    assert (state, items) == (4, [0, 1, 2, 3]) and published == [[0], [0, 1], [0, 1, 2]]  # never the last one
+    published.clear()
+    asyncio.run(runtime.in_chunks(step, more=lambda s: s < 4, publish=published.append, interval=60.0))
+    assert published == []
+    calls = []
+
+    def stopped():
+        calls.append(1)
+        return len(calls) > 1
+
+    with pytest.raises(runtime.Superseded):
+        asyncio.run(runtime.in_chunks(step, more=lambda s: s < 4, stopped=stopped))
+
+
+def test_in_process_computes_in_the_worker_process():
+    import os
+
+    async def go():
+        return await runtime.in_process("tests", os.getpid)
+
+    assert asyncio.run(go()) != os.getpid()

@@ -47,24 +47,31 @@ class _ModelDefaultsHelp(argparse.RawDescriptionHelpFormatter):
         return text
 
 
+#: ``meter-dashboard approve --help``: what the verb does (the settings' defaults are named by the formatter).
+DESCRIPTION = (
+    "Sequentially test modifications of a model on one reused test set, releasing only approve/deny "
+    "(Feng et al., 'Sequential algorithmic modification with test data reuse'). Test j: does "
+    "modification j lower the expected loss by more than the margin delta_j (one-sided z-test on the "
+    "per-example loss differences)? The family-wise rate of approving an unacceptable modification "
+    "stays below --alpha for every procedure but 'naive'. TRACE.csv: header of names; one row per "
+    "test example; first column the original model's per-example loss, then one column per "
+    "modification in the order tested. The defaults are the paper's (Section 3) and the /approve "
+    "page's."
+)
+
+#: The gates of a pipeline: each flag makes the command exit with status 1 when ...
+GATES = {
+    "--fail-on-approval": "any modification is approved (a gate: e.g. nothing may ship without review)",
+    "--fail-on-denial": "any modification is denied (a gate: every change must be an approved improvement)",
+}
+
+
 def register(sub) -> None:
-    p = add_verb(
-        sub, "approve",
-        help="approve/deny each modification of a trace with Bonferroni or an SRGP (test-set reuse)",
-        description=(
-            "Sequentially test modifications of a model on one reused test set, releasing only approve/deny "
-            "(Feng et al., 'Sequential algorithmic modification with test data reuse'). Test j: does "
-            "modification j lower the expected loss by more than the margin delta_j (one-sided z-test on the "
-            "per-example loss differences)? The family-wise rate of approving an unacceptable modification "
-            "stays below --alpha for every procedure but 'naive'. TRACE.csv: header of names; one row per "
-            "test example; first column the original model's per-example loss, then one column per "
-            "modification in the order tested. The defaults are the paper's (Section 3) and the /approve "
-            "page's."
-        ),
-        examples=EXAMPLES, note="The second exits with status 1: the naive procedure approves modifications that "
-        "overfit the reused test set (--fail-on-approval).",
-        formatter_class=_ModelDefaultsHelp,
-    )
+    """Add ``meter-dashboard approve``; every setting's default is the model's (:class:`ApprovalSettings`)."""
+    p = add_verb(sub, "approve", description=DESCRIPTION, examples=EXAMPLES, formatter_class=_ModelDefaultsHelp,
+                 help="approve/deny each modification of a trace with Bonferroni or an SRGP (test-set reuse)",
+                 note="The second exits with status 1: the naive procedure approves modifications that overfit the "
+                      "reused test set (--fail-on-approval).")
     p.add_argument("trace", metavar="TRACE.csv", nargs="?", default=None,
                    help="per-example losses: original model first, then modifications (- for standard input)")
     p.add_argument("--example", default=None, metavar="{refits,adversary}",
@@ -90,12 +97,8 @@ def register(sub) -> None:
     p.add_argument("--pres-share", help="pres-srgp: share of alpha on the prespecified nodes")
     p.add_argument("--pres-first-share", help="pres-srgp: the first prespecified node's share of that")
     p.add_argument("--max-conditioning", help="fs-srgp/pres-srgp: earlier tests each threshold conditions on, at most")
-    p.add_argument("--fail-on-approval", action="store_true",
-                   help="exit with status 1 when any modification is approved (a gate: e.g. nothing may ship "
-                        "without review)")
-    p.add_argument("--fail-on-denial", action="store_true",
-                   help="exit with status 1 when any modification is denied (a gate: every change must be an "
-                        "approved improvement)")
+    for flag, when in GATES.items():
+        p.add_argument(flag, action="store_true", help=f"exit with status 1 when {when}")
     add_format_option(p)
     add_slide_option(p)
     p.set_defaults(run=run)

@@ -20,7 +20,6 @@ import functools
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 import numpy as np
 import param
@@ -29,7 +28,8 @@ from ..core.slide import SlideMixin
 from ..core.formatting import strict_json
 from ..bounds import srgp
 from ..bounds.srgp import METHOD_LABELS, METHODS, normalize_method
-from ..core.runtime import Latest, process_pool, process_pool_ready, running_loop, thread_pool, warm_up
+from ..core.runtime import (Latest, Superseded, in_chunks, in_process, in_thread_streaming, process_pool_ready,
+                            running_loop, warm_up)
 from ..core.validation import InputError, check_int, check_number, raw
 from .simulation import ApprovalSimulation
 from .trace import EXAMPLES, ModificationTrace, as_trace, check_prespecified, load_example, read_modification_trace
@@ -381,10 +381,6 @@ def clear_shared_results() -> None:
     _results.cache_clear()
 
 
-class _Superseded(Exception):
-    """A newer setting made a computation in a worker pointless."""
-
-
 class ApproveModel(ApprovalSettings):
     """What a person chose on the /approve page (or in a notebook) and the derived decisions.
 
@@ -684,21 +680,23 @@ class ApproveModel(ApprovalSettings):
         """One procedure off the event loop; its decisions are published as they come (``stream``).
 
         fsSRGP and presSRGP run in the procedures' worker process once it has started, in
-        chunks of about :data:`CHUNK_SECONDS`; everything else in the thread pool.
+        chunks of about :data:`CHUNK_SECONDS` (:func:`~meter_dashboard.core.runtime.in_chunks`);
+        everything else in the thread pool (:func:`~meter_dashboard.core.runtime.in_thread_streaming`).
         """
         cached = self._cached(method, options)
         if cached is not None:
             return cached
         heavy = method in ("fs-srgp", "pres-srgp") and process_pool_ready("procedures")
+        publish = partial(self._publish, method, options) if stream else None
         try:
             if heavy:
                 try:
-                    result = await self._in_processes(stopped, method, options, stream)
+                    result = await self._in_processes(stopped, method, options, publish)
                 except (OSError, RuntimeError):  # the worker process died (BrokenProcessPool): do it here
-                    result = await self._in_thread(stopped, method, options, stream)
+                    result = await self._in_thread(stopped, method, options, publish)
             else:
-                result = await self._in_thread(stopped, method, options, stream)
-        except _Superseded:
+                result = await self._in_thread(stopped, method, options, publish)
+        except Superseded:
             return None
         except InputError as exc:
             if not stopped():
@@ -715,52 +713,22 @@ class ApproveModel(ApprovalSettings):
         self._set(result=_result(method, options["alpha"], self.trace.names, decisions, self.trace.modifications,
                                  rest))
 
-    async def _in_processes(self, stopped, method: str, options: dict, stream: bool):
-        import asyncio
+    async def _in_processes(self, stopped, method: str, options: dict, publish):
+        """The procedure in the worker process, chunk by chunk (the process sends its state back each time)."""
+        trace, pres, seconds = self.trace, self.prespecified, self.CHUNK_SECONDS
 
-        loop = asyncio.get_running_loop()
-        trace, pres, proc, decisions, began = self.trace, self.prespecified, None, [], time.monotonic()
-        while proc is None or proc.step < trace.modifications:
-            out = await loop.run_in_executor(process_pool("procedures"), _run_chunk, trace, pres, method, options,
-                                             proc, self.CHUNK_SECONDS)
+        async def chunk(proc):
+            out = await in_process("procedures", _run_chunk, trace, pres, method, options, proc, seconds)
             if out[0] == "error":
                 raise InputError(out[1], out[2], out[3], location=out[4])
-            if stopped():
-                raise _Superseded
-            proc, new = out
-            decisions += new
-            if stream and proc.step < trace.modifications and time.monotonic() - began >= self.STREAM_INTERVAL:
-                self._publish(method, options, decisions)
+            return out
+
+        proc, decisions = await in_chunks(chunk, more=lambda proc: proc.step < trace.modifications, stopped=stopped,
+                                          publish=publish, interval=self.STREAM_INTERVAL)
         rest = {k: v for k, v in options.items() if k != "alpha"}
         return _result(method, options["alpha"], trace.names, decisions, proc.steps, rest)
 
-    async def _in_thread(self, stopped, method: str, options: dict, stream: bool):
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        decisions, wake = [], asyncio.Event()
-
-        def on_decision(decision):
-            if stopped():
-                raise _Superseded
-            if stream:
-                decisions.append(decision)
-                loop.call_soon_threadsafe(wake.set)
-
+    async def _in_thread(self, stopped, method: str, options: dict, publish):
         # the worker gets its own references: it never reads the model, whose trace may change meanwhile
-        future = loop.run_in_executor(thread_pool(), partial(_run_options, self.trace, self.prespecified, method,
-                                                             options, on_decision))
-        shown, shown_at = 0, time.monotonic()  # quick procedures never show a partial result
-        while not future.done():
-            waiter = asyncio.ensure_future(wake.wait())
-            either: set[asyncio.Future[Any]] = {future, waiter}
-            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-            waiter.cancel()
-            wake.clear()
-            if stopped():
-                break
-            if stream and len(decisions) > shown and time.monotonic() - shown_at >= self.STREAM_INTERVAL \
-                    and not future.done():
-                shown, shown_at = len(decisions), time.monotonic()
-                self._publish(method, options, decisions[:shown])
-        return await future
+        return await in_thread_streaming(_run_options, self.trace, self.prespecified, method, options,
+                                         publish=publish, stopped=stopped, interval=self.STREAM_INTERVAL)

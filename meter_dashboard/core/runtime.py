@@ -8,6 +8,10 @@ for long (about 50 ms).  Work that may take longer runs here:
   there from the event loop.
 - :func:`process_pool` - one worker process per kind of simulation (SRGP procedures, their
   simulations), started ahead of use by :func:`warm_up`, at a lower priority than the server.
+- :func:`in_process` awaits a call in a :func:`process_pool`; :func:`in_thread_streaming` awaits a
+  call in the threads while the items it emits are published on the loop, at most every so often;
+  :func:`in_chunks` awaits work done chunk by chunk (each chunk in a worker), publishing the same
+  way; both raise :class:`Superseded` once the work is no longer wanted.
 - :class:`Latest` - the newest request wins: a model hands it the work for its current inputs
   (one result, a stream of items, or an asynchronous pipeline); work for inputs changed meanwhile
   stops at its next step and is never applied.  Outcomes reach the model through ``dispatch``: a
@@ -38,7 +42,7 @@ import param
 from .validation import InputError
 
 __all__ = ["configure", "thread_pool", "in_thread", "running_loop", "process_pool", "process_pool_ready",
-           "warm_up", "preload", "Latest", "OffloadedModel", "BackgroundJob", "NICENESS", "DEFAULT_THREADS"]
+           "warm_up", "preload", "in_process", "in_thread_streaming", "in_chunks", "Superseded", "Latest", "OffloadedModel", "BackgroundJob", "NICENESS", "DEFAULT_THREADS"]
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +183,83 @@ def process_pool_ready(kind: str) -> bool:
 def _shutdown(pool) -> None:
     """Stop the worker processes before the interpreter tears down the modules they need."""
     pool.shutdown(wait=True, cancel_futures=True)
+
+
+# ------------------------------------------------------------------------------------- streaming
+class Superseded(Exception):
+    """Work stopped because newer work made it pointless (see :func:`in_thread_streaming`, :func:`in_chunks`)."""
+
+
+async def in_process(kind: str, function: Callable, *args):
+    """Await ``function(*args)`` computed in :func:`process_pool` ``(kind)`` (function and arguments picklable).
+
+    A worker process that died raises ``BrokenProcessPool`` (a RuntimeError) or OSError: a caller
+    may do the work with :func:`in_thread` instead.
+    """
+    import asyncio
+
+    return await asyncio.wrap_future(process_pool(kind).submit(function, *args))
+
+
+async def in_thread_streaming(function: Callable, *args, publish: Callable[[list], None] | None = None,
+                              stopped: Callable[[], bool] = lambda: False, interval: float = 0.25):
+    """Await ``function(*args, emit)`` computed in :func:`thread_pool`; what it emits is published on the loop.
+
+    ``emit(item)``, called by the worker, raises :class:`Superseded` once ``stopped()`` (the
+    work ends there).  With ``publish``, the items are collected and ``publish(items so far)``
+    is called on the loop while the work runs, at most every ``interval`` seconds and never in
+    the first one (quick work shows its result only).  Returns (or raises) what ``function`` did.
+    """
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    items: list = []
+    wake = asyncio.Event()
+
+    def emit(item) -> None:  # in the worker thread
+        if stopped():
+            raise Superseded
+        if publish is not None:
+            items.append(item)
+            loop.call_soon_threadsafe(wake.set)
+
+    future = loop.run_in_executor(thread_pool(), functools.partial(function, *args, emit))
+    shown, shown_at = 0, time.monotonic()
+    while not future.done():
+        waiter = asyncio.ensure_future(wake.wait())
+        either: set[asyncio.Future[Any]] = {future, waiter}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        wake.clear()
+        if stopped():
+            break
+        if publish is not None and len(items) > shown and time.monotonic() - shown_at >= interval \
+                and not future.done():
+            shown, shown_at = len(items), time.monotonic()
+            publish(items[:shown])
+    return await future
+
+
+async def in_chunks(step: Callable[[Any], Any], *, more: Callable[[Any], bool],
+                    stopped: Callable[[], bool] = lambda: False, publish: Callable[[list], None] | None = None,
+                    interval: float = 0.25) -> tuple:
+    """Work done chunk by chunk: ``state, new_items = await step(state)`` (``state`` None at first) while ``more(state)``.
+
+    ``step`` awaits a worker (:func:`in_process`, :func:`in_thread`) and carries the work's
+    state from one chunk to the next.  After each chunk, :class:`Superseded` is raised once
+    ``stopped()``; with ``publish``, ``publish(items so far)`` is called on the loop after every
+    chunk but the last once ``interval`` seconds have passed since the start.  Returns
+    ``(state, items)``.
+    """
+    state, items, began = None, [], time.monotonic()
+    while state is None or more(state):
+        state, new = await step(state)
+        if stopped():
+            raise Superseded
+        items += new
+        if publish is not None and more(state) and time.monotonic() - began >= interval:
+            publish(list(items))
+    return state, items
 
 
 # ------------------------------------------------------------------------------ the newest request wins

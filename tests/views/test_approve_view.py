@@ -149,3 +149,15 @@ def test_advanced_settings_and_the_plot_are_built_when_needed():
                                                 "max_conditioning", "seed"] and len(view.advanced.objects) == 5
     view._show_decision_plot()  # what the page's onload does
     assert list(view.decision_source.data["test"]) == list(range(1, 16)) and view.decision_plot.visible
+
+
+def test_the_first_view_carries_no_empty_message_panes():
+    """Issue 32 (server CPU per open): a number box's message pane is made when it has something to say."""
+    import panel as pn
+
+    doc, view, _, _session = _served(lambda: (lambda v: (pn.Column(v.controls(), v.results()), v))(Approve()))
+    messages = [m for m in doc.models if "md-input-message" in (getattr(m, "css_classes", None) or [])]
+    assert messages == [] and view.stale.object == ""
+    view.alpha.text.value = "2"  # refused: its message now, and the decisions say they are the last valid ones
+    view._flush()  # what the session's next tick runs
+    assert "must be in (0, 1)" in view.alpha.message_pane.object and "Showing the last valid" in view.stale.object

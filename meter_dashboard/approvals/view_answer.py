@@ -1,0 +1,128 @@
+"""The /approve page's answer: the decisions of the chosen procedure, their exports and their plot.
+
+:class:`ApproveDecisions` is the "Decisions" tab of :class:`~meter_dashboard.approvals.view.Approve`
+and the page's lead: headline numbers, the sentence, the table of decisions and (below the fold,
+built once the page is on screen) the plot; *Download table/slide/report* export the same result.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import panel as pn
+import param
+
+from ..core.report import csv_with_inputs, result_report
+from ..ui.exports import Exports, lead_markup
+from ..ui.style import HTML, stale_html
+from . import view_text as text
+from .figures import DecisionFigure
+from .model import ApproveModel
+from .text import inputs
+
+__all__ = ["ApproveDecisions"]
+
+
+class ApproveDecisions(pn.viewable.Viewer):
+    """The chosen procedure's decisions, redrawn in place with the page's next message when the result changes."""
+
+    model = param.ClassSelector(class_=ApproveModel)
+
+    def __init__(self, schedule, served: bool, **params):
+        super().__init__(**params)
+        self._schedule = schedule
+        self.headlines = HTML("", sizing_mode="stretch_width", css_classes=["approve-headline-row"])
+        self.stale = HTML("", sizing_mode="stretch_width")
+        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.lead = HTML("", sizing_mode="stretch_width", css_classes=["approve-lead-pane"])
+        self.exports = Exports("approve", self._file_stem, csv=self._csv_text, slide=self._slide, report=self._report)
+        self.method_note = HTML("", sizing_mode="stretch_width", css_classes=["md-note"])
+        self.table = HTML("", sizing_mode="stretch_width", css_classes=["approve-table"])
+        # the plot sits below the table: on a served page it is built once the page has been shown
+        self.decision_figure: DecisionFigure | None = None
+        self.decision_source: Any = None
+        self.decision_plot: Any = None
+        self._plot_wanted = not served  # served: once the page is on screen (_show_decision_plot)
+        self._plot_holder = pn.Column(sizing_mode="stretch_width", margin=0)
+        self._layout = None
+        if not served:
+            self._build_decision_plot()
+        else:
+            pn.state.onload(self._show_decision_plot)
+
+    # ------------------------------------------------------------------ exports (built in a worker thread)
+    def _file_stem(self) -> str:
+        r = self.model.result
+        return "approve" if r is None else f"approve_{r.method}_alpha{r.alpha:g}_{len(r.names)}-modifications"
+
+    def _csv_text(self) -> str | None:
+        r = self.model.result
+        return None if r is None else csv_with_inputs(inputs(r), r.to_frame(), index=False)
+
+    def _slide(self):
+        r = self.model.result
+        return None if r is None else r.slide()
+
+    def _report(self):
+        r = self.model.result
+        return None if r is None else result_report(r, subtitle="SRGP approvals of modifications")
+
+    # ------------------------------------------------------------------ the plot
+    def _build_decision_plot(self, result=None) -> None:
+        figure = self.decision_figure = DecisionFigure()
+        if result is not None:  # before the figure joins the page: it goes out with its points
+            figure.set_data(result)
+        self.decision_source = figure.source
+        self.decision_plot = pn.pane.Bokeh(figure.figure, sizing_mode="stretch_width",
+                                           css_classes=["approve-decision-plot"], visible=False)
+        self._plot_holder.objects = [self.decision_plot]
+
+    def _show_decision_plot(self) -> None:
+        """Once the page is on screen: the plot, with its points (or with the first result to arrive).
+
+        The figure reaches the browser with its data: a figure first drawn from an empty source and
+        filled by a later message could be drawn between the two, and BokehJS then reads the empty
+        colour column (``RangeError: Offset is outside the bounds of the DataView``).
+        """
+        self._plot_wanted = True
+        if self.decision_plot is None and self.model.result is not None:
+            with pn.io.hold():
+                self.draw_result()
+
+    # ------------------------------------------------------------------ drawing
+    @param.depends("model.result", "model.busy", watch=True)
+    def _result_changed(self) -> None:
+        """What :meth:`draw_result` shows changed (and the comparison marks the chosen procedure)."""
+        self._schedule("result", "comparison")
+
+    def draw_points(self) -> None:
+        """The plot's data source (its axes and visibility follow in :meth:`draw_result`)."""
+        r = self.model.result
+        if r is not None and self.decision_figure is not None:
+            self.decision_figure.set_data(r)
+
+    def draw_result(self) -> None:
+        r = self.model.result
+        if r is None:
+            self.headlines.object = '<div class="md-note"><span class="approve-pending">computing…</span></div>'
+            self.lead.object = ""
+            return
+        self.lead.object = lead_markup(r.lead(), "approve")
+        self.headlines.object = text.headlines(r, self.model.trace.original_name, self.model.busy)
+        self.sentence.object = text.sentence(r)
+        self.method_note.object = text.method_note(r.method)
+        self.table.object = text.decision_table(r)
+        if self.decision_figure is None and self._plot_wanted:
+            self._build_decision_plot(r)
+        if self.decision_figure is not None:
+            self.decision_figure.set_frame(r)  # its points: draw_points
+            self.decision_plot.visible = True
+
+    def draw_stale(self, refused: bool) -> None:
+        """A refused change: the decisions on screen say they are the last valid ones."""
+        self.stale.object = stale_html("decisions") if refused and self.model.result is not None else ""
+
+    def __panel__(self):
+        if self._layout is None:
+            self._layout = pn.Column(self.headlines, self.stale, self.sentence, self.exports.row,
+                                     self.method_note, self.table, self._plot_holder, sizing_mode="stretch_width")
+        return self._layout
