@@ -40,6 +40,56 @@ __all__ = ["CI", "page", "url_values", "headline_cards", "sentence_html", "error
 URL_KEYS = ("condition", "reliability", "adaptivity", "mode", "steps", "bound")
 
 
+def _declared(method) -> dict:
+    """What ``method`` declares with ``@param.depends``: {the Parameterized that holds them: parameter names}."""
+    owner = method.__self__
+    found: dict = {}
+    for dep in owner.param.method_dependencies(method.__name__):
+        found.setdefault(dep.inst, []).append(dep.name)
+    return found
+
+
+class Refresh:
+    """Runs a page's show methods when what they declare (``@param.depends``) changes: once per tick, one message.
+
+    The watchers only note which methods are due.  Served, the due methods run on the session's next tick,
+    under its document lock (however the change arrived: a websocket event, Enter in a text box processed
+    outside the lock, a worker thread's result), in the order given, their changes leaving as one message
+    (``first``: a message of their own, sent before); in a notebook they run at once.
+    """
+
+    def __init__(self, doc, shows: list, first: tuple | list = ()):
+        self._doc = doc
+        self._first, self._shows = list(first), list(shows)
+        self._due: set = set()
+        self._scheduled = False
+        for show in self._first + self._shows:
+            for owner, names in _declared(show).items():
+                owner.param.watch(lambda *_, show=show: self.note(show), names)
+
+    def note(self, show) -> None:
+        """``show`` is due: run it at once (notebooks) or on the session's next tick (served)."""
+        self._due.add(show)
+        if self._doc is None:
+            self.flush()
+        elif not self._scheduled:
+            self._scheduled = True
+            self._doc.add_next_tick_callback(self.flush)  # Bokeh runs it with the document lock
+
+    def flush(self) -> None:
+        self._scheduled = False
+        due, self._due = self._due, set()
+        with one_message(self._doc):
+            for show in self._first:
+                if show in due:
+                    show()
+        # every pane update makes Bokeh re-walk the document's models; frozen, it walks them once
+        with self._doc.models.freeze() if self._doc is not None else contextlib.nullcontext(), one_message(self._doc):
+            for show in self._shows:
+                if show in due:
+                    show()
+
+
 def _part(section: str, name: str) -> property:
     """``CI.<name>``: the pane or widget ``name`` of one of the page's sections (notebooks, tests)."""
     return property(lambda self: getattr(getattr(self, section), name), doc=f"``{section}.{name}``")
@@ -95,61 +145,20 @@ class CI(DashboardView):
         self.answer = Answer(model=self.model)
         self.curves = Curves(model=self.model)
         self.check = Replay(model=self.model, trace=trace)
-        self._doc = pn.state.curdoc if pn.state.curdoc is not None and pn.state.curdoc.session_context else None
-        self._dirty: set = set()
-        self._scheduled = False
-        self._watch_model()
-        if self._doc is not None:
+        doc = pn.state.curdoc if pn.state.curdoc is not None and pn.state.curdoc.session_context else None
+        if doc is not None:
             self.model.work_in_background()  # the exact curves off the event loop, point by point
         self._url = UrlState(keys=URL_KEYS) if sync_url else None
-        if self._url is not None and self._url.active:
+        synced = self._url is not None and self._url.active
+        if synced:
             self._read_url()
-            self.model.param.watch(lambda *_: self._refresh("url"),
-                                   ["result", "adaptivity", "mode", "steps", "reliability", "bound"])
-        self._on_result()
-        self.curves.show()
-        self.check.show()
-        self._on_exact()
-
-    def _watch_model(self) -> None:
-        self.model.param.watch(lambda *_: self._refresh("result"), ["result", "error"])
-        self.model.param.watch(lambda *_: self._refresh("curves"), ["curves"])
-        self.model.param.watch(lambda *_: self._refresh("replay"), ["replay", "trace_error", "replaying"])
-        self.model.exact.param.watch(lambda *_: self._refresh("exact"), ["running", "status", "error"])
-        self.model.param.watch(lambda *_: self._refresh("exact"), ["curving"])
-        self.check.upload.param.watch(lambda *_: self._refresh("replay"), "upload_error")
-
-    def _refresh(self, part: str) -> None:
-        """Note that ``part`` changed; refresh at once (notebooks) or on the session's next tick (served)."""
-        self._dirty.add(part)
-        if self._doc is None:
-            self._flush()
-        elif not self._scheduled:
-            self._scheduled = True
-            self._doc.add_next_tick_callback(self._flush)  # Bokeh runs it with the document lock
-
-    def _flush(self) -> None:
-        self._scheduled = False
-        dirty, self._dirty = self._dirty, set()
-        # every pane update makes Bokeh re-walk the document's models; frozen, it walks them once
-        if "replay" in dirty:  # the plot's points in a message of their own, before the box shows and re-lays out
-            with one_message(self._doc):  # (BokehJS applies new data asynchronously: see approvals.view._flush)
-                self.check.show_points()
-        with self._doc.models.freeze() if self._doc is not None else contextlib.nullcontext(), one_message(self._doc):
-            for part, show in (("result", self._on_result), ("curves", self.curves.show),
-                               ("replay", lambda: self.check.show(points=False)), ("exact", self._on_exact),
-                               ("url", self._write_url)):
-                if part in dirty:
-                    show()
-
-    def _on_result(self) -> None:
-        self.inputs.show_errors()
-        self.answer.show()
-        self.curves.show_steps()
-
-    def _on_exact(self) -> None:
-        self.inputs.show_exact()
-        self.curves.show_caption()
+        shows = [self.inputs.show_errors, self.answer.show, self.curves.show_steps, self.curves.show,
+                 self.check.show, self.inputs.show_exact, self.curves.show_caption]
+        # the replay plot's points in a message of their own, before the box shows and re-lays out
+        # (BokehJS applies new data asynchronously: see approvals.view._flush)
+        self._refresh = Refresh(doc, shows + ([self._write_url] if synced else []), first=[self.check.show_points])
+        for show in [self.check.show_points, *shows]:
+            show()
 
     # ------------------------------------------------------------------ layout
     def controls(self) -> pn.Column:
@@ -172,6 +181,8 @@ class CI(DashboardView):
         if values:
             self.model.param.update(**values)
 
+    @param.depends("model.result", "model.adaptivity", "model.mode", "model.steps", "model.reliability",
+                   "model.bound")
     def _write_url(self) -> None:
         """Keep the URL at the current valid settings (an invalid condition never reaches it)."""
         m = self.model

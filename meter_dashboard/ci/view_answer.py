@@ -61,6 +61,7 @@ class Answer(pn.viewable.Viewer):
         """The numbers (the page puts :attr:`lead` above them and :attr:`assumptions` at its end)."""
         return self._layout
 
+    @param.depends("model.result", "model.error")
     def show(self) -> None:
         """The last valid result (a banner when the inputs are invalid now)."""
         r = self.model.result
@@ -167,12 +168,14 @@ class Curves(pn.viewable.Viewer):
         fig.add_layout(self.current_h)
         return fig
 
+    @param.depends("model.result")
     def show_steps(self) -> None:
         """The chosen H, marked on the plot (the last valid result's)."""
         r = self.model.result
         if r is not None:
             self.current_h.location = r.steps
 
+    @param.depends("model.curves", "model.curving")
     def show_caption(self) -> None:
         """What the lines are; under the binomial bound, how many values of H are exact so far."""
         c, m = self.model.curves, self.model
@@ -185,6 +188,7 @@ class Curves(pn.viewable.Viewer):
         if self.curve_caption.object != caption:
             self.curve_caption.object = caption
 
+    @param.depends("model.curves")
     def show(self) -> None:
         """The curves' sources, ticks and renderers (updated in place), then the caption."""
         c = self.model.curves

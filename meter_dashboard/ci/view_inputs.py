@@ -82,7 +82,6 @@ class Inputs(pn.viewable.Viewer):
                                               placeholder="n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01",
                                               sizing_mode="stretch_width", css_classes=["ci-condition"])
         self.condition.param.watch(self._on_typed, "value_input")
-        self.model.param.watch(self._on_condition, ["condition"])
         self.condition_error = html_pane("", css_classes=["ci-condition-error"], margin=(0, 5))
         self.grammar = html_pane(render("ci/templates/grammar.html", variables=list(VARIABLE_NAMES.items())),
                                  margin=(0, 5))
@@ -127,7 +126,6 @@ class Inputs(pn.viewable.Viewer):
         self.labelers = NumberInput(m, "labelers", label="Labelers", width=100, css_classes=["ci-labelers"],
                                     message_classes=["ci-input-error", "ci-labelers-error"])
         self.use_bound.param.watch(self._on_use_bound, "value")
-        self.model.param.watch(self._on_model_bound, ["difference_bound"])
         self.other_errors = html_pane("", margin=(0, 5), css_classes=["ci-other-errors"])
 
     def _build_layout(self) -> pn.Column:
@@ -158,9 +156,12 @@ class Inputs(pn.viewable.Viewer):
         if event.new != self.model.condition:
             self.model.condition = event.new
 
-    def _on_condition(self, event):
-        if self.condition.value_input != event.new:
-            self.condition.param.update(value=event.new, value_input=event.new)
+    @param.depends("model.condition", watch=True)
+    def _on_condition(self):
+        """A condition set elsewhere (a preset, the URL, a notebook) shows in the box."""
+        new = self.model.condition
+        if self.condition.value_input != new:
+            self.condition.param.update(value=new, value_input=new)
 
     def _on_use_bound(self, event):
         self.bound.text.disabled = not event.new
@@ -171,13 +172,17 @@ class Inputs(pn.viewable.Viewer):
         if self.use_bound.value and value != self.model.difference_bound:
             self.model.difference_bound = value
 
-    def _on_model_bound(self, event):
-        if event.new is not None:
-            self._last_p = event.new
-        self.use_bound.value = event.new is not None
-        self.bound.text.disabled = event.new is None
+    @param.depends("model.difference_bound", watch=True)
+    def _on_model_bound(self):
+        """A bound p set elsewhere (a preset, a notebook) ticks the box and enables p."""
+        new = self.model.difference_bound
+        if new is not None:
+            self._last_p = new
+        self.use_bound.value = new is not None
+        self.bound.text.disabled = new is None
 
     # ------------------------------------------------------------------ what the model says
+    @param.depends("model.error", "model.error_column", "model.condition")
     def show_errors(self) -> None:
         """The condition's message (a caret under its column) and every other message (URL keys too)."""
         m = self.model
@@ -192,6 +197,7 @@ class Inputs(pn.viewable.Viewer):
         messages = ([err] if err and m.error_column is None else []) + self.url_errors
         self.other_errors.object = "".join(error_html(e) for e in messages)
 
+    @param.depends("model.exact.running", "model.exact.status", "model.exact.error", "model.result", "model.bound")
     def show_exact(self) -> None:
         """The exact binomial search: running (with Cancel), cancelled, or nothing to say."""
         job, m = self.model.exact, self.model

@@ -51,6 +51,7 @@ class Replay(pn.viewable.Viewer):
 
     model = param.ClassSelector(class_=CIModel)
     trace = param.String(default="ci_commits.csv", doc="The shipped example first shown ('' for none).")
+    upload = param.ClassSelector(class_=GuardedFileDropper, doc="The drop area of a CSV (made by the section).")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -119,14 +120,13 @@ class Replay(pn.viewable.Viewer):
                 self.upload.refuse(self.model.trace_error)
 
     # ------------------------------------------------------------------ what the model says
-    def show(self, points: bool = True) -> None:
-        """The replay's summary, table and plot (``points=False``: not its sources, already sent)."""
+    @param.depends("model.replay", "model.trace_error", "model.replaying", "upload.upload_error")
+    def show(self) -> None:
+        """The replay's summary, table, plot title and box (its points: :meth:`show_points`)."""
         m = self.model
         rep = m.replay
         # a file refused while it arrived (too big, damaged) or when read (a bad cell): the newest message
         self.trace_error.object = error_html(self.upload.upload_error or m.trace_error)
-        if points:
-            self.show_points()
         if m.replaying:
             self.replay_summary.object = str(snippet('<p class="md-note">Replaying {{ n | integer }} commits of '
                                                      '{{ source }}…</p>', n=len(m.trace),
@@ -144,6 +144,7 @@ class Replay(pn.viewable.Viewer):
         self.replay_fig.title.text = _REPLAY_TITLE + (f" (every {step:,}th of {len(rep):,} commits shown)"
                                                       if step > 1 else "")
 
+    @param.depends("model.replay", "model.replaying")
     def show_points(self) -> None:
         """The replay plot's sources (empty without a replay; unchanged while one is computed)."""
         m = self.model
