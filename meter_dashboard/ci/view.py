@@ -9,8 +9,11 @@ sections over that same model, each in a module of its own:
   breakdown, the assumptions and the exports; :class:`~.view_answer.Curves`: labels against H;
 - :class:`~.view_replay.Replay`: a commit trace replayed, with pass/fail marks and new-testset alarms.
 
-The page computes nothing itself, and never touches the document from a model watcher: the
-watchers only note what changed, and one refresh runs on the server's next tick with the document
+What each section shows is declared: its ``show`` methods name the model parameters they read with
+``@param.depends`` (``watch=True`` only for side effects: a widget pushing a value into the model, the
+model's value shown in a text box).  The page computes nothing itself, and never touches the document
+from a model watcher: :class:`Refresh` watches what the show methods declare and only notes which are
+due, and one refresh runs on the server's next tick with the document
 lock held (the right context for raw Bokeh models), however the change arrived: a websocket event,
 a priority change processed outside the lock (Enter in a text box), or a replay finished in a
 worker thread.  Several changes from one action coalesce into one refresh.
@@ -79,9 +82,10 @@ class Refresh:
     def flush(self) -> None:
         self._scheduled = False
         due, self._due = self._due, set()
-        with one_message(self._doc):
-            for show in self._first:
-                if show in due:
+        first = [show for show in self._first if show in due]
+        if first:
+            with one_message(self._doc):
+                for show in first:
                     show()
         # every pane update makes Bokeh re-walk the document's models; frozen, it walks them once
         with self._doc.models.freeze() if self._doc is not None else contextlib.nullcontext(), one_message(self._doc):
