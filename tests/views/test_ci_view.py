@@ -17,19 +17,9 @@ from meter_dashboard.ci.view_answer import Answer, Curves
 from meter_dashboard.ci.view_inputs import Inputs
 from meter_dashboard.ci.view_replay import Replay
 
+from .test_planner_cost import recorded  # every change event of a document, as Bokeh emits it
+
 _DATA_EVENTS = (ColumnDataChangedEvent, ColumnsPatchedEvent, ColumnsStreamedEvent)
-
-
-def _recorded(doc) -> list:
-    """Every change event of ``doc`` as Bokeh emits it."""
-    events, trigger = [], doc.callbacks.trigger_on_change
-
-    def record(event):
-        events.append(event)
-        trigger(event)
-
-    doc.callbacks.trigger_on_change = record
-    return events
 
 
 def _page(**params):
@@ -75,7 +65,7 @@ def test_each_show_method_declares_the_model_parameters_it_reads():
 
 def test_a_refused_upload_changes_its_message_and_nothing_else():
     view, doc = _page(trace="ci_commits.csv")
-    events = _recorded(doc)
+    events = recorded(doc)
     with set_curdoc(doc):
         view.upload._set(upload_error="file must be a file of at most 10 MiB; got 'big.csv', more than 12 MiB")
     changed = _changed(events)
@@ -88,7 +78,7 @@ def test_a_new_reliability_updates_the_answer_in_place():
     view, doc = _page(trace="")
     models = set(doc.models)
     headlines = view.headlines.object
-    events = _recorded(doc)
+    events = recorded(doc)
     with set_curdoc(doc):
         view.model.reliability = 0.99
     assert view.headlines.object != headlines
