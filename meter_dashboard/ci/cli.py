@@ -34,43 +34,50 @@ def register(sub) -> None:
     p.add_argument("--condition", required=True,
                    help="the condition, e.g. 'n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01' (n: new accuracy, "
                         "o: old accuracy, d: fraction of changed predictions)")
-    p.add_argument("--reliability", default=str(default("reliability")),
-                   help=f"1 - delta (default {default('reliability')})")
-    p.add_argument("--adaptivity", default=default("adaptivity"), metavar="{" + ",".join(ADAPTIVITIES) + "}",
-                   help="none: results hidden; full: pass/fail released; firstChange: new test set at the first "
-                        f"pass (default {default('adaptivity')})")
-    p.add_argument("--steps", default=str(default("steps")),
-                   help=f"H, commits per test set (default {default('steps')})")
-    p.add_argument("--mode", default=default("mode"), metavar="{" + ",".join(MODES) + "}",
-                   help=f"fp-free: Unknown fails; fn-free: Unknown passes (default {default('mode')})")
-    p.add_argument("--bound", default=default("bound"), metavar="{" + ",".join(BOUNDS) + "}",
-                   help="the factor of each estimate: hoeffding (the paper's numbers, default) or binomial (exact "
-                        "tails, Section 4.3: never more labels; JSON adds 'hoeffding' counts for comparison)")
+    _defaulted(p, "--reliability", "reliability", "1 - delta (default {})")
+    _choice(p, "--adaptivity", ADAPTIVITIES, "none: results hidden; full: pass/fail released; firstChange: new test "
+            "set at the first pass (default {})")
+    _defaulted(p, "--steps", "steps", "H, commits per test set (default {})")
+    _choice(p, "--mode", MODES, "fp-free: Unknown fails; fn-free: Unknown passes (default {})")
+    _choice(p, "--bound", BOUNDS, "the factor of each estimate: hoeffding (the paper's numbers, default) or binomial "
+            "(exact tails, Section 4.3: never more labels; JSON adds 'hoeffding' counts for comparison)")
     p.add_argument("--difference-bound", default=None, metavar="P",
                    help="an upper bound p on d for every commit (Pattern 2, Section 4.2)")
-    p.add_argument("--assume-difference-bound", action="store_true",
-                   help="take P as known in advance (as in the paper's Figure 5) instead of checking it on "
-                        "unlabeled examples")
-    p.add_argument("--seconds-per-label", default=f"{default('seconds_per_label'):g}",
-                   help=f"labeling time per example (default {default('seconds_per_label'):g} s)")
-    p.add_argument("--labelers", default=str(default("labelers")),
-                   help=f"labelers working in parallel (default {default('labelers')})")
+    _switch(p, "--assume-difference-bound", "take P as known in advance (as in the paper's Figure 5) instead of "
+            "checking it on unlabeled examples")
+    _defaulted(p, "--seconds-per-label", "seconds_per_label", "labeling time per example (default {} s)",
+               shown="{:g}".format)
+    _defaulted(p, "--labelers", "labelers", "labelers working in parallel (default {})")
     p.add_argument("--trace", default=None, metavar="CSV",
                    help="replay a commit trace: columns commit,n,o,d (one row per commit) or label,<model>,... "
                         "(one row per example; the first model is the deployed one); - for standard input")
     p.add_argument("--example", default=None, metavar="{ci_commits.csv,ci_predictions.csv}",
                    help="replay a shipped commit trace instead of --trace (synthetic: see data/ci.md)")
-    p.add_argument("--fail-on-fail", action="store_true",
-                   help="with --trace: exit with status 1 when the last commit fails the condition (the gate of a "
-                        "CI pipeline)")
-    p.add_argument("--fail-on-alarm", action="store_true",
-                   help="with --trace: exit with status 1 when the trace raised a new-testset alarm for "
-                        "--adaptivity (the test set must be replaced)")
-    p.add_argument("--alarm-on", default=default("alarm_on"), metavar="{" + ",".join(ALARM_ON) + "}",
-                   help=f"firstChange: the signal that retires the test set (default {default('alarm_on')})")
+    _switch(p, "--fail-on-fail", "with --trace: exit with status 1 when the last commit fails the condition (the "
+            "gate of a CI pipeline)")
+    _switch(p, "--fail-on-alarm", "with --trace: exit with status 1 when the trace raised a new-testset alarm for "
+            "--adaptivity (the test set must be replaced)")
+    _choice(p, "--alarm-on", ALARM_ON, "firstChange: the signal that retires the test set (default {})")
     add_format_option(p)
     add_slide_option(p)
     p.set_defaults(run=run)
+
+
+def _defaulted(p, flag: str, name: str, help: str, shown=str) -> None:
+    """``flag`` taking text, checked by the model; its default the model's ``name`` (``{}`` in ``help``)."""
+    value = shown(default(name))
+    p.add_argument(flag, default=value, help=help.format(value))
+
+
+def _choice(p, flag: str, choices, help: str) -> None:
+    """``flag`` naming one of ``choices`` (checked by the model, which names the flag); the model's default."""
+    name = flag[2:].replace("-", "_")
+    p.add_argument(flag, default=default(name), metavar="{" + ",".join(choices) + "}",
+                   help=help.format(default(name)))
+
+
+def _switch(p, flag: str, help: str) -> None:
+    p.add_argument(flag, action="store_true", help=help)
 
 
 def run(args) -> int:

@@ -43,6 +43,7 @@ from ..bounds import ci as ci_bounds
 from ..bounds.effort import labeling_hours
 from ..core.validation import InputError, check_int, check_positive, raw
 from .grammar import Clause, Condition, format_number
+from .text import savings
 from .inputs import (
     ADAPTIVITIES,
     MODES,
@@ -380,11 +381,7 @@ class CIResult(SlideMixin):
         exact = ", exact binomial tails" if self.bound == "binomial" else ""
         text = (f"With reliability {self.reliability:g} ({self.adaptivity} adaptivity, {self.mode}{exact}), a test set of "
                 f"{self.labels:,} labels supports {self.steps} commit{'s' if self.steps != 1 else ''}")
-        if self.optimized is not None and self.optimized < self.labels:
-            text += f"; the optimizations cut that to {self.optimized:,}"
-            if self.labels_per_commit is not None and 0 < self.labels_per_commit < self.optimized:
-                text += f", or {self.labels_per_commit:,} labels per commit with active labeling"
-        return text + "."
+        return text + savings(self, "; the optimizations cut that to {}") + "."
 
     @strict_json
     def to_dict(self) -> dict:

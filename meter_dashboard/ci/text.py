@@ -9,7 +9,7 @@ from ..core import formatting as fmt
 from ..core import plain
 from ..core.slide import Chart, Series, Slide
 
-__all__ = ["lead", "inputs", "title", "slide"]
+__all__ = ["lead", "savings", "inputs", "title", "slide"]
 
 
 def lead(r) -> str:
@@ -21,12 +21,21 @@ def lead(r) -> str:
     commits = f"{fmt.integer(r.steps)} new commit{'' if r.steps == 1 else 's'}"
     text = (f"With {fmt.integer(r.labels)} labelled examples we can check {commits} against \"{r.condition}\", "
             f"all the pass or fail verdicts right {plain.times_in(r.delta)}")
-    if r.optimized is not None and r.optimized < r.labels:
-        text += f" (with the optimizations {fmt.integer(r.optimized)} labelled examples are enough"
-        if r.labels_per_commit is not None and 0 < r.labels_per_commit < r.optimized:
-            text += f", or {fmt.integer(r.labels_per_commit)} labels per commit with active labeling"
-        text += ")"
-    return text + "."
+    return text + savings(r, " (with the optimizations {} labelled examples are enough", ")") + "."
+
+
+def savings(r, cut: str, close: str = "") -> str:
+    """What the optimizations save, in words: ``cut`` with the optimized count, then the labels per commit.
+
+    ``''`` when they save nothing; the page's lead and the result's sentence (``CIResult.sentence``)
+    say it in their own words around the same numbers.
+    """
+    if r.optimized is None or r.optimized >= r.labels:
+        return ""
+    text = cut.format(fmt.integer(r.optimized))
+    if r.labels_per_commit is not None and 0 < r.labels_per_commit < r.optimized:
+        text += f", or {fmt.integer(r.labels_per_commit)} labels per commit with active labeling"
+    return text + close
 
 
 def title(r) -> str:

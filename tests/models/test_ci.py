@@ -335,3 +335,16 @@ def test_the_condition_error_is_markup_and_the_condition_stays_text():
     html = view.condition_error.object
     assert html.startswith('<div class="md-error">column ') and '<pre class="ci-pointer">' in html
     assert "&lt;b&gt;" in html and "&amp;lt;" not in html and "<b>" not in html
+
+
+def test_the_lead_and_the_sentence_say_the_same_savings():
+    """One phrase for what the optimizations save (ci.text.savings): Figure 5's adaptive setting, 5,204 labels."""
+    from meter_dashboard.ci.plan import ci_labels
+
+    r = ci_labels("n - o > 0.018 +/- 0.022", 0.998, "full", 7, "fp-free", difference_bound=0.1,
+                  check_difference_bound=False)
+    per_commit = f", or {r.labels_per_commit:,} labels per commit with active labeling"
+    assert r.sentence().endswith(f"; the optimizations cut that to 5,204{per_commit}.")
+    assert r.lead().endswith(f"(with the optimizations 5,204 labelled examples are enough{per_commit}).")
+    plain = ci_labels("n > 0.8 +/- 0.05", 0.9999, "full", 32, "fn-free")  # no clause over d: nothing saved
+    assert "optimizations" not in plain.sentence() and "optimizations" not in plain.lead()

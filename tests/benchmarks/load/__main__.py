@@ -8,7 +8,8 @@ change alone vs during another person's action).
 
 Parts: ``browser`` (first render and bytes per page, change -> number vs the floor), ``approve``
 (an α change on the 15- and 50-test examples), ``hol`` (head-of-line), ``sessions`` (N at once),
-``churn`` (100 open/close), ``cost`` (server CPU per open and per change), ``room`` (50 browsers open
+``churn`` (100 open/close), ``cost`` (server CPU per open and per change), ``ci`` (server CPU, messages and
+bytes per /ci change), ``room`` (50 browsers open
 the planner at once: chromium contexts, then the protocol client), ``engine`` (the CLI and engine
 lines, measured in subprocesses).
 """
@@ -18,11 +19,11 @@ import argparse
 import asyncio
 import time
 
-from . import browser_figures, churn, cost, engine, head_of_line, room, sessions
+from . import browser_figures, churn, ci_change, cost, engine, head_of_line, room, sessions
 from .harness import Server, chromium, machine_note, mib, ms
 from .protocol import Session
 
-PARTS = ("browser", "approve", "hol", "sessions", "churn", "cost", "room", "engine")
+PARTS = ("browser", "approve", "hol", "sessions", "churn", "cost", "ci", "room", "engine")
 
 
 async def approve_change(base: str, example: str, timeout: float = 600) -> float:
@@ -72,6 +73,10 @@ def run_parts(parts, quick: bool) -> dict:
             out["cost"] = asyncio.run(cost.run(dash, floor, ["planner", "session", "approve"], 3 if quick else 8,
                                                10 if quick else 40))
             print("\n".join(cost.report(out["cost"])), flush=True)
+    if "ci" in parts:
+        with Server.dashboard() as dash:
+            out["ci"] = asyncio.run(ci_change.run(dash, 10 if quick else 30))
+            print(ci_change.report(out["ci"]), flush=True)
     if "room" in parts:
         out["room"] = {}
         for client in ("browser", "protocol"):
@@ -134,6 +139,10 @@ def table(out: dict) -> list[str]:
         rows.append(f"| server CPU per planner change → number | {changes['planner'] * 1000:,.1f} ms "
                     f"({changes['planner'] / changes['floor']:.1f}× floor) | floor {changes['floor'] * 1000:,.1f} ms; "
                     "goal ≤ 1.5× floor |")
+    if "ci" in out:
+        ci = out["ci"]
+        rows.append(f"| server CPU, messages and bytes per /ci change → number | {ci['cpu'] * 1000:,.1f} ms, "
+                    f"{ci['messages']:.0f} messages, {ci['bytes'] / 1024:.1f} KiB | before issue 32: 35–42 ms, 2 messages, 12.5 KiB; goal: no growth |")
     for client, figures in out.get("room", {}).items():
         rows.append(f"| {figures['n']} people open the planner at once ({client}): header / numbers, median and "
                     f"last | {figures['header_p50']:.1f} / {figures['header_max']:.1f} s; {figures['numbers_p50']:.1f} / "
