@@ -38,7 +38,7 @@ from panel.io.state import set_curdoc
 
 from ..core import runtime
 from ..core.html import Markup, escape, render, snippet
-from ..core.serving import DEFAULT_ADDRESS, DEFAULT_THREADS, SESSION_LIFETIME_MS, server_options
+from ..core.serving import DEFAULT_ADDRESS, DEFAULT_THREADS, SESSION_LIFETIME_MS, quiet_closed_writes, server_options
 from ..ui import style
 from ..ui.base import DashboardView
 from ..ui.sections import one_message
@@ -245,6 +245,7 @@ def build(name: str):
         _fill(root, name, module)
         return root
     write_queue.install()  # `panel serve apps/...` as much as `meter-dashboard serve`
+    quiet_closed_writes(asyncio.get_running_loop())  # the server's loop: a browser that leaves is no traceback
     theme = documents.theme_of(pn.config.theme)
     if theme == "dark":
         from panel.theme import DarkTheme
