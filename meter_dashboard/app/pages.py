@@ -49,7 +49,7 @@ from .first_answer import first_answer, render_first
 from .registry import PAGES, SITE_TITLE, Page, available_pages
 
 __all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "view_classes",
-           "page_template", "first_response", "serve"]
+           "page_template", "first_response", "serve", "serve_page"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 log = logging.getLogger(__name__)
@@ -245,7 +245,8 @@ def build(name: str):
         _fill(root, name, module)
         return root
     write_queue.install()  # `panel serve apps/...` as much as `meter-dashboard serve`
-    quiet_closed_writes(asyncio.get_running_loop())  # the server's loop: a browser that leaves is no traceback
+    with contextlib.suppress(RuntimeError):  # no loop: a session made by hand (tests), no server to quiet
+        quiet_closed_writes(asyncio.get_running_loop())  # the server's loop: a browser that leaves is no traceback
     theme = documents.theme_of(pn.config.theme)
     if theme == "dark":
         from panel.theme import DarkTheme
@@ -256,22 +257,38 @@ def build(name: str):
     query = getattr(request, "query", "") or ""
     url = f"{request.protocol}://{request.host}{request.path}" + (f"?{query}" if query else "") \
         if getattr(request, "host", None) else ""
-    if len(query) >= MAX_QUERY_CHARS:
-        _location_unparsed(doc, request, query)
     head, title, top = first_response(name, theme, query, url)
     doc.template_variables.update(md_head=head, md_title=Markup(title), md_top=top)
     pn.state.onload(functools.partial(_enqueue, root, name, module))
     return root
 
 
-def _location_unparsed(doc, request, query: str) -> None:
+def serve_page(name: str):
+    """Page ``name`` (:func:`build`) attached to this session's document, as ``panel serve apps/<page>.py`` and
+    ``meter-dashboard serve`` serve it; outside a server it is :func:`build` alone.
+
+    Attached with Panel's documented ``server_doc(doc, title, location)``: the Location is Panel's own, made
+    from the request, unless the query is longer than the pages read (:func:`_location_unparsed`).
+    """
+    root = build(name)
+    doc = pn.state.curdoc
+    if doc is not None and doc.session_context is not None:
+        request = doc.session_context.request
+        query = getattr(request, "query", "") or ""
+        location = _location_unparsed(request, query) if len(query) >= MAX_QUERY_CHARS else True
+        root.server_doc(doc, title=f"{SITE_TITLE} · {PAGES[name].title}", location=location)
+    return root
+
+
+def _location_unparsed(request, query: str):
     """The page's ``pn.state.location`` for a query longer than the pages read, made without parsing it.
 
     Panel makes a session's Location from the request and parses its query at once, ``int()`` of
     every digit string: a value of over 4,300 digits raised there and the request got a 500 instead
     of the page saying the link was not applied.  Here the Location holds the query as text (its
-    watchers, which parse it, are not run); the page's :class:`~meter_dashboard.ui.urlstate.UrlState`
-    then refuses it as a whole, by its length, as it does any query over ``MAX_QUERY_CHARS``.
+    watchers, which parse it, are not run); :func:`serve_page` hands it to ``server_doc``, which makes it
+    the session's ``pn.state.location``, and the page's :class:`~meter_dashboard.ui.urlstate.UrlState`
+    then refuses the query as a whole, by its length, as it does any query over ``MAX_QUERY_CHARS``.
     """
     from panel.io.location import Location
     from panel.util import edit_readonly
@@ -280,7 +297,14 @@ def _location_unparsed(doc, request, query: str) -> None:
     with edit_readonly(location), param.parameterized.discard_events(location):
         location.param.update(protocol=f"{request.protocol}:", pathname=request.path, search=f"?{query}",
                               href=f"{request.protocol}://{request.host}{request.path}?{query}")
-    pn.state._locations[doc] = location  # Panel's own cache of the document's Location (it reads it from there)
+    return location
+
+
+def _app(name: str):
+    """``pn.serve``'s function for page ``name``: :func:`serve_page` attaches the page, so Panel has nothing to attach."""
+    def app() -> None:
+        serve_page(name)
+    return app
 
 
 def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = True, pages=None,
@@ -298,7 +322,7 @@ def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = 
     """
     names = pages or available_pages()
     write_queue.install()
-    apps = {name: (lambda n=name: build(n)) for name in names}
+    apps = {name: _app(name) for name in names}
     runtime.configure(num_threads)
     options = server_options(port, address, websocket_origin=websocket_origin, num_procs=num_procs,
                              session_lifetime_ms=session_lifetime_ms,
