@@ -29,6 +29,7 @@ import contextvars
 import functools
 import importlib
 import logging
+import time
 import weakref
 from pathlib import Path
 
@@ -137,6 +138,33 @@ def _fill(root: pn.Column, name: str, module) -> None:
 #: the loop.
 _FLUSH_SECONDS = 0.02
 _QUEUES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> its pages waiting to be built
+#: A view is built once no page was requested for this long (the room's first responses go out first) ...
+ARRIVAL_QUIET_SECONDS = 0.15
+#: ... or once it has waited this long for that (people who keep arriving do not hold everyone's views back).
+ARRIVAL_WAIT_SECONDS = 3.0
+_ARRIVALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> when a page was last requested
+
+
+def _arrived() -> None:
+    """Note that a page was requested now (its first response is being made on this process's loop)."""
+    with contextlib.suppress(RuntimeError):  # no loop: a session made by hand (tests)
+        _ARRIVALS[asyncio.get_running_loop()] = time.monotonic()
+
+
+async def _after_arrivals() -> None:
+    """Return once no page was requested for :data:`ARRIVAL_QUIET_SECONDS` (at most :data:`ARRIVAL_WAIT_SECONDS`).
+
+    A first response costs the server a few milliseconds and carries the answer; a view costs hundreds and
+    holds the event loop while it is built.  When a room opens a link at once, the views of the first
+    to connect were built while the others' requests waited for the loop: the last person got the page
+    (and its number) only after most views were built.  Waiting for the requests to stop first sends every
+    first response, then builds the views in arrival order.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = time.monotonic() + ARRIVAL_WAIT_SECONDS
+    while (quiet := time.monotonic() - _ARRIVALS.get(loop, 0.0)) < ARRIVAL_QUIET_SECONDS \
+            and time.monotonic() < deadline:
+        await asyncio.sleep(ARRIVAL_QUIET_SECONDS - quiet)
 
 
 def _enqueue(root: pn.Column, name: str, module) -> None:
@@ -160,7 +188,8 @@ async def _builder(queue: asyncio.Queue) -> None:
     build: with 10 people, everyone saw the numbers at the time of the last one.  Here each build
     runs under its document's lock (Bokeh's public ``with_locked_document``), then the loop has
     :data:`_FLUSH_SECONDS` to send it (and to answer other requests) before the next build: the first
-    to arrive is the first to see the numbers.
+    to arrive is the first to see the numbers.  No build starts while pages are still being requested
+    (:func:`_after_arrivals`): a room's first responses, which carry the answer, go out first.
     """
     while True:
         await _build_next(queue)  # nothing of a built page is held here between builds (its memory goes with it)
@@ -168,6 +197,7 @@ async def _builder(queue: asyncio.Queue) -> None:
 
 async def _build_next(queue: asyncio.Queue) -> None:
     doc, root, name, module = await queue.get()
+    await _after_arrivals()
     context = doc.session_context
     if context is None or context.destroyed:  # the browser left before its turn
         log.debug("page %s not built: its session ended before its turn", name)
@@ -262,6 +292,7 @@ def build(name: str):
         if getattr(request, "host", None) else ""
     head, title, top = first_response(name, theme, query, url)
     doc.template_variables.update(md_head=head, md_title=Markup(title), md_top=top)
+    _arrived()
     pn.state.onload(functools.partial(_enqueue, root, name, module))
     return root
 
@@ -325,6 +356,9 @@ def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = 
     """
     names = pages or available_pages()
     write_queue.install()
+    if num_procs != 1:  # imported once before the processes fork, not by each on its first visitor's request
+        for name in names:
+            importlib.import_module(PAGES[name].module)
     apps = {name: _app(name) for name in names}
     runtime.configure(num_threads)
     options = server_options(port, address, websocket_origin=websocket_origin, num_procs=num_procs,
