@@ -1,3 +1,3 @@
-from meter_dashboard.app.pages import build
+from meter_dashboard.app.pages import serve_page
 
-build("compare").servable()
+serve_page("compare")  # attached to the session's document with its Location (server_doc)

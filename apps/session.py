@@ -1,4 +1,4 @@
 """`panel serve apps/session.py` serves the session replay at /session."""
-from meter_dashboard.app.pages import build
+from meter_dashboard.app.pages import serve_page
 
-build("session").servable()
+serve_page("session")  # attached to the session's document with its Location (server_doc)

@@ -1,6 +1,8 @@
 """The server settings of ``meter-dashboard serve`` (meter_dashboard.core.serving), without a server (issues 13, 15)."""
 from __future__ import annotations
 
+import asyncio
+import logging
 import socket
 
 import pytest
@@ -87,3 +89,47 @@ def test_origins_for_every_interface_and_a_free_port():
     assert serving.default_origins("0.0.0.0", 5006)[:2] == ["localhost:5006", "127.0.0.1:5006"]
     assert f"{socket.gethostname()}:5006" in serving.default_origins("0.0.0.0", 5006)
     assert serving.default_origins("10.1.2.3", 0) == ["localhost:*", "127.0.0.1:*", "10.1.2.3:*"]
+
+
+def _unretrieved(loop, exc: BaseException) -> None:
+    """A task that ends in ``exc`` with nobody awaiting it, collected as asyncio collects it."""
+    import gc
+
+    async def write():
+        raise exc
+
+    task = loop.create_task(write())
+    loop.run_until_complete(asyncio.sleep(0))
+    assert task.done()
+    del task
+    gc.collect()
+
+
+def test_a_write_to_a_browser_that_left_is_one_quiet_line(caplog):
+    from tornado.websocket import WebSocketClosedError
+
+    loop = asyncio.new_event_loop()
+    seen = []
+    loop.set_exception_handler(lambda loop, context: seen.append(context))
+    try:
+        serving.quiet_closed_writes(loop)
+        serving.quiet_closed_writes(loop)  # twice is once
+        with caplog.at_level(logging.DEBUG, logger="meter_dashboard.core.serving"):
+            _unretrieved(loop, WebSocketClosedError())
+        assert seen == [] and "a write to a browser that had left was dropped" in caplog.text
+        assert "Traceback" not in caplog.text
+        _unretrieved(loop, ValueError("ours"))  # every other error still reaches the handler that was there
+        assert [type(c.get("exception")) for c in seen] == [ValueError]
+    finally:
+        loop.close()
+
+
+def test_without_a_previous_handler_other_errors_get_asyncios_report(caplog):
+    loop = asyncio.new_event_loop()
+    try:
+        serving.quiet_closed_writes(loop)
+        with caplog.at_level(logging.ERROR, logger="asyncio"):
+            _unretrieved(loop, ValueError("ours"))
+        assert "Task exception was never retrieved" in caplog.text and "ValueError: ours" in caplog.text
+    finally:
+        loop.close()

@@ -29,6 +29,7 @@ import contextvars
 import functools
 import importlib
 import logging
+import time
 import weakref
 from pathlib import Path
 
@@ -38,7 +39,7 @@ from panel.io.state import set_curdoc
 
 from ..core import runtime
 from ..core.html import Markup, escape, render, snippet
-from ..core.serving import DEFAULT_ADDRESS, DEFAULT_THREADS, SESSION_LIFETIME_MS, server_options
+from ..core.serving import DEFAULT_ADDRESS, DEFAULT_THREADS, SESSION_LIFETIME_MS, quiet_closed_writes, server_options
 from ..ui import style
 from ..ui.base import DashboardView
 from ..ui.sections import one_message
@@ -49,7 +50,7 @@ from .first_answer import first_answer, render_first
 from .registry import PAGES, SITE_TITLE, Page, available_pages
 
 __all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "view_classes",
-           "page_template", "first_response", "serve"]
+           "page_template", "first_response", "serve", "serve_page"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 log = logging.getLogger(__name__)
@@ -137,6 +138,33 @@ def _fill(root: pn.Column, name: str, module) -> None:
 #: the loop.
 _FLUSH_SECONDS = 0.02
 _QUEUES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> its pages waiting to be built
+#: A view is built once no page was requested for this long (the room's first responses go out first) ...
+ARRIVAL_QUIET_SECONDS = 0.15
+#: ... or once it has waited this long for that (people who keep arriving do not hold everyone's views back).
+ARRIVAL_WAIT_SECONDS = 3.0
+_ARRIVALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> when a page was last requested
+
+
+def _arrived() -> None:
+    """Note that a page was requested now (its first response is being made on this process's loop)."""
+    with contextlib.suppress(RuntimeError):  # no loop: a session made by hand (tests)
+        _ARRIVALS[asyncio.get_running_loop()] = time.monotonic()
+
+
+async def _after_arrivals() -> None:
+    """Return once no page was requested for :data:`ARRIVAL_QUIET_SECONDS` (at most :data:`ARRIVAL_WAIT_SECONDS`).
+
+    A first response costs the server a few milliseconds and carries the answer; a view costs hundreds and
+    holds the event loop while it is built.  When a room opens a link at once, the views of the first
+    to connect were built while the others' requests waited for the loop: the last person got the page
+    (and its number) only after most views were built.  Waiting for the requests to stop first sends every
+    first response, then builds the views in arrival order.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = time.monotonic() + ARRIVAL_WAIT_SECONDS
+    while (quiet := time.monotonic() - _ARRIVALS.get(loop, 0.0)) < ARRIVAL_QUIET_SECONDS \
+            and time.monotonic() < deadline:
+        await asyncio.sleep(ARRIVAL_QUIET_SECONDS - quiet)
 
 
 def _enqueue(root: pn.Column, name: str, module) -> None:
@@ -160,7 +188,8 @@ async def _builder(queue: asyncio.Queue) -> None:
     build: with 10 people, everyone saw the numbers at the time of the last one.  Here each build
     runs under its document's lock (Bokeh's public ``with_locked_document``), then the loop has
     :data:`_FLUSH_SECONDS` to send it (and to answer other requests) before the next build: the first
-    to arrive is the first to see the numbers.
+    to arrive is the first to see the numbers.  No build starts while pages are still being requested
+    (:func:`_after_arrivals`): a room's first responses, which carry the answer, go out first.
     """
     while True:
         await _build_next(queue)  # nothing of a built page is held here between builds (its memory goes with it)
@@ -168,6 +197,7 @@ async def _builder(queue: asyncio.Queue) -> None:
 
 async def _build_next(queue: asyncio.Queue) -> None:
     doc, root, name, module = await queue.get()
+    await _after_arrivals()
     context = doc.session_context
     if context is None or context.destroyed:  # the browser left before its turn
         log.debug("page %s not built: its session ended before its turn", name)
@@ -238,13 +268,18 @@ def build(name: str):
         raise KeyError(f"page must be one of {', '.join(PAGES)}; got {name!r}")
     module = importlib.import_module(PAGES[name].module)
     extensions = sorted({e for cls in view_classes(module) for e in cls.extensions})
-    pn.extension(*extensions, design=style.DashboardDesign)  # this page's extensions only
-    root = pn.Column(sizing_mode="stretch_width", css_classes=["md-page", f"md-page-{name}"])
     doc = pn.state.curdoc
-    if doc is None or doc.session_context is None:
+    served = doc is not None and doc.session_context is not None
+    # this page's extensions only; a served session skips Panel's IDE signatures (``apply_signatures``), which
+    # every call would otherwise rewrite for every Panel class (2.3 ms of server CPU per session opened)
+    pn.extension(*extensions, design=style.DashboardDesign, **({"apply_signatures": False} if served else {}))
+    root = pn.Column(sizing_mode="stretch_width", css_classes=["md-page", f"md-page-{name}"])
+    if not served:
         _fill(root, name, module)
         return root
     write_queue.install()  # `panel serve apps/...` as much as `meter-dashboard serve`
+    with contextlib.suppress(RuntimeError):  # no loop: a session made by hand (tests), no server to quiet
+        quiet_closed_writes(asyncio.get_running_loop())  # the server's loop: a browser that leaves is no traceback
     theme = documents.theme_of(pn.config.theme)
     if theme == "dark":
         from panel.theme import DarkTheme
@@ -255,22 +290,39 @@ def build(name: str):
     query = getattr(request, "query", "") or ""
     url = f"{request.protocol}://{request.host}{request.path}" + (f"?{query}" if query else "") \
         if getattr(request, "host", None) else ""
-    if len(query) >= MAX_QUERY_CHARS:
-        _location_unparsed(doc, request, query)
     head, title, top = first_response(name, theme, query, url)
     doc.template_variables.update(md_head=head, md_title=Markup(title), md_top=top)
+    _arrived()
     pn.state.onload(functools.partial(_enqueue, root, name, module))
     return root
 
 
-def _location_unparsed(doc, request, query: str) -> None:
+def serve_page(name: str):
+    """Page ``name`` (:func:`build`) attached to this session's document, as ``panel serve apps/<page>.py`` and
+    ``meter-dashboard serve`` serve it; outside a server it is :func:`build` alone.
+
+    Attached with Panel's documented ``server_doc(doc, title, location)``: the Location is Panel's own, made
+    from the request, unless the query is longer than the pages read (:func:`_location_unparsed`).
+    """
+    root = build(name)
+    doc = pn.state.curdoc
+    if doc is not None and doc.session_context is not None:
+        request = doc.session_context.request
+        query = getattr(request, "query", "") or ""
+        location = _location_unparsed(request, query) if len(query) >= MAX_QUERY_CHARS else True
+        root.server_doc(doc, title=f"{SITE_TITLE} · {PAGES[name].title}", location=location)
+    return root
+
+
+def _location_unparsed(request, query: str):
     """The page's ``pn.state.location`` for a query longer than the pages read, made without parsing it.
 
     Panel makes a session's Location from the request and parses its query at once, ``int()`` of
     every digit string: a value of over 4,300 digits raised there and the request got a 500 instead
     of the page saying the link was not applied.  Here the Location holds the query as text (its
-    watchers, which parse it, are not run); the page's :class:`~meter_dashboard.ui.urlstate.UrlState`
-    then refuses it as a whole, by its length, as it does any query over ``MAX_QUERY_CHARS``.
+    watchers, which parse it, are not run); :func:`serve_page` hands it to ``server_doc``, which makes it
+    the session's ``pn.state.location``, and the page's :class:`~meter_dashboard.ui.urlstate.UrlState`
+    then refuses the query as a whole, by its length, as it does any query over ``MAX_QUERY_CHARS``.
     """
     from panel.io.location import Location
     from panel.util import edit_readonly
@@ -279,7 +331,14 @@ def _location_unparsed(doc, request, query: str) -> None:
     with edit_readonly(location), param.parameterized.discard_events(location):
         location.param.update(protocol=f"{request.protocol}:", pathname=request.path, search=f"?{query}",
                               href=f"{request.protocol}://{request.host}{request.path}?{query}")
-    pn.state._locations[doc] = location  # Panel's own cache of the document's Location (it reads it from there)
+    return location
+
+
+def _app(name: str):
+    """``pn.serve``'s function for page ``name``: :func:`serve_page` attaches the page, so Panel has nothing to attach."""
+    def app() -> None:
+        serve_page(name)
+    return app
 
 
 def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = True, pages=None,
@@ -297,7 +356,10 @@ def serve(port: int = 5006, address: str | None = DEFAULT_ADDRESS, show: bool = 
     """
     names = pages or available_pages()
     write_queue.install()
-    apps = {name: (lambda n=name: build(n)) for name in names}
+    if num_procs != 1:  # imported once before the processes fork, not by each on its first visitor's request
+        for name in names:
+            importlib.import_module(PAGES[name].module)
+    apps = {name: _app(name) for name in names}
     runtime.configure(num_threads)
     options = server_options(port, address, websocket_origin=websocket_origin, num_procs=num_procs,
                              session_lifetime_ms=session_lifetime_ms,

@@ -16,11 +16,15 @@ team, so the defaults are chosen for that:
 - a request's line and headers may hold up to :data:`MAX_HEADER_BYTES`, so that a long URL
   reaches the server's 414 answer instead of a closed connection (Tornado's default is
   64 KiB; beyond the cap the connection is still closed unanswered).
+- a write to a browser that has left is one quiet log line, not a traceback
+  (:func:`quiet_closed_writes`).
 """
 from __future__ import annotations
 
+import asyncio
 import errno
 import ipaddress
+import logging
 import re
 import socket
 
@@ -30,8 +34,10 @@ from .validation import InputError
 __all__ = [
     "DEFAULT_ADDRESS", "DEFAULT_THREADS", "SESSION_LIFETIME_MS", "SESSION_CHECK_MS", "websocket_limit",
     "check_address", "check_bindable", "bind_error", "is_local", "exposure_warning", "default_origins",
-    "server_options", "MAX_HEADER_BYTES",
+    "server_options", "MAX_HEADER_BYTES", "quiet_closed_writes",
 ]
+
+log = logging.getLogger(__name__)
 
 #: Listen on this machine only unless told otherwise.
 DEFAULT_ADDRESS = "127.0.0.1"
@@ -176,3 +182,34 @@ def server_options(port: int = 5006, address: str | None = DEFAULT_ADDRESS, *, w
         "extra_patterns": list(extra_patterns),
         "http_server_kwargs": {"max_header_size": MAX_HEADER_BYTES},
     }
+
+
+def quiet_closed_writes(loop: asyncio.AbstractEventLoop) -> None:
+    """Make ``loop`` log a write to a closed websocket as one line; every other error is reported as before.
+
+    Panel sends a change to a browser as several ``write_message`` calls, each a task of its own,
+    and awaits them one after the other.  When the browser leaves while they are in flight, the
+    session is destroyed and Panel cancels the task that awaits them: the writes still queued
+    behind the first end in Tornado's ``WebSocketClosedError`` with nobody to retrieve it, and
+    asyncio printed "Task exception was never retrieved" with a traceback, once per write.  Nothing
+    was lost (the browser was gone), so this handler (``loop.set_exception_handler``, asyncio's
+    documented hook) logs exactly that case (an unretrieved ``WebSocketClosedError``) as one debug
+    line, and passes every other context to the handler that was there before (asyncio's default).
+    Installing twice on one loop is a no-op.
+    """
+    from tornado.websocket import WebSocketClosedError
+
+    previous = loop.get_exception_handler()
+    if getattr(previous, "_md_quiet_closed_writes", False):
+        return
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        if isinstance(context.get("exception"), WebSocketClosedError) and "never retrieved" in context.get("message", ""):
+            log.debug("a write to a browser that had left was dropped (%s)", context.get("future"))
+        elif previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    handler._md_quiet_closed_writes = True  # type: ignore[attr-defined]
+    loop.set_exception_handler(handler)

@@ -224,13 +224,8 @@ def test_a_browser_closed_while_the_planner_computes_leaves_no_traceback(browser
     assert left in log.read_text(errors="replace")[start:], "the server destroyed the session"
     time.sleep(10)  # work that would still be delivered to the destroyed page
     tail = log.read_text(errors="replace")[start:]
-    # Known and not ours: a write Panel/Bokeh started before the socket closed ends in tornado's "Task exception
-    # was never retrieved ... WebSocketClosedError" (seen once in a full run). Every other traceback fails.
-    closed = re.compile(r"Task exception was never retrieved\nfuture: <Task finished name='[^']*' "
-                        r"coro=<WebSocketProtocol13\.write_message\.<locals>\.wrapper\(\).*?"
-                        r"tornado\.websocket\.WebSocketClosedError\n", re.S)
-    rest = closed.sub("", tail)
-    assert "UnsetValueError" not in tail and "Traceback" not in rest, rest[-3000:]
+    # no traceback at all: a write Panel had in flight when the browser left is one quiet line (serving.quiet_closed_writes)
+    assert "UnsetValueError" not in tail and "Traceback" not in tail and "never retrieved" not in tail, tail[-3000:]
 
 
 def test_the_comparison_fits_a_phone(browser, server, open_page):

@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from tornado.httpclient import AsyncHTTPClient
 
 from meter_dashboard.bounds import meter as M
+from tests.benchmarks.load.harness import free_port
 from tests.benchmarks.load.planner import QUERY
 from tests.benchmarks.load.protocol import Session
 
@@ -115,3 +116,47 @@ def test_a_change_is_one_message_with_only_what_changed(server):
     assert len(data) == 1 and set(data[0]["cols"]) == set(M.VARIANTS)  # the counts travel, x does not
     assert not any(e["kind"] == "ModelChanged" and e["attr"] in ("children", "objects", "renderers")
                    for e in events)  # nothing rebuilt
+
+
+def test_views_are_built_once_the_room_has_its_first_responses():
+    """While pages are still being requested (first responses, a few ms each), no view (hundreds of ms, holding
+    the loop) is built: the builder waits until the requests stop, or at most ARRIVAL_WAIT_SECONDS."""
+    from meter_dashboard.app import pages
+
+    async def scenario():
+        pages._arrived()
+        waiting = asyncio.ensure_future(pages._after_arrivals())
+        for _ in range(6):  # people keep arriving, each before the last has been quiet for long
+            await asyncio.sleep(pages.ARRIVAL_QUIET_SECONDS / 3)
+            assert not waiting.done()
+            pages._arrived()
+        await asyncio.wait_for(waiting, timeout=pages.ARRIVAL_QUIET_SECONDS * 20)  # the requests stopped
+        pages.ARRIVAL_WAIT_SECONDS, wait = 0.3, pages.ARRIVAL_WAIT_SECONDS
+        try:  # arrivals that never stop hold a view back at most ARRIVAL_WAIT_SECONDS
+            waiting = asyncio.ensure_future(pages._after_arrivals())
+            while not waiting.done():
+                pages._arrived()
+                await asyncio.sleep(0.01)
+        finally:
+            pages.ARRIVAL_WAIT_SECONDS = wait
+
+    run_async(scenario)
+
+
+def test_several_processes_import_the_pages_before_they_fork(monkeypatch):
+    import importlib
+
+    import panel as pn
+
+    from meter_dashboard.app import pages
+
+    imported, served = [], {}
+    real = importlib.import_module
+    monkeypatch.setattr(importlib, "import_module", lambda name, *a: imported.append(name) or real(name, *a))
+    monkeypatch.setattr(pn, "serve", lambda apps, **options: served.update(options, apps=apps))
+    pages.serve(port=free_port(), show=False, pages=["planner", "ci"], num_procs=2)
+    assert served["num_procs"] == 2 and set(served["apps"]) == {"planner", "ci"}
+    assert {pages.PAGES["planner"].module, pages.PAGES["ci"].module} <= set(imported)
+    imported.clear()
+    pages.serve(port=free_port(), show=False, pages=["planner"], num_procs=1)  # one process: on first use
+    assert pages.PAGES["planner"].module not in imported

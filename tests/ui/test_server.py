@@ -264,3 +264,30 @@ def test_the_debug_log_traces_each_page(server):
     stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} DEBUG meter_dashboard\.app\.pages: "
     assert re.search(stamp + r"page ladder queued for building \(\d+ waiting\)", log)
     assert re.search(stamp + r"page ladder built for session \S+; \d+ on-screen callbacks", log)
+
+
+def test_a_served_page_skips_panels_ide_signatures():
+    """``pn.extension()`` rewrites the signature of every Panel class for IDEs unless told not to; a served page's
+    build tells it (server CPU per session opened), a notebook's does not."""
+    import types
+    import weakref
+
+    import panel as pn
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from meter_dashboard.app import pages
+
+    class _Session:  # the parts of a Bokeh session context a page reads
+        id = "test"
+        server_context = None
+        request = types.SimpleNamespace(arguments={}, cookies={}, headers={}, query="", protocol="http",
+                                        host="localhost:5006", path="/planner")
+
+    doc, session = Document(), _Session()
+    doc._session_context = weakref.ref(session)
+    with set_curdoc(doc):
+        pages.build("planner")
+        assert pn.config.apply_signatures is False
+    pages.build("planner")  # a notebook: Panel's default
+    assert pn.config.apply_signatures is True

@@ -40,6 +40,7 @@ def first_loads(dashboard: Server, floor: Server, browser, pages=PAGES, rounds: 
             "decoded_bytes": sorted(load["decoded_bytes"] for load in loads)[len(loads) // 2],
             "ws_bytes": sorted(load["ws_bytes"] for load in loads)[len(loads) // 2],
             "requests": loads[-1]["requests"],
+            "layout_shift": max(load["layout_shift"] for load in loads),
         }
     return figures
 
@@ -72,15 +73,15 @@ def report_first_loads(figures: dict) -> list[str]:
     """The number on screen (its text, not a placeholder), first paint and live controls, each page vs the floor."""
     floor, floor_live = figures["floor"]["seconds"]["p50"], figures["floor"]["live_seconds"]["p50"]
     lines = ["| page | number on screen (median) | × floor | first paint | live controls | × floor | "
-             "on the wire (HTTP + websocket) | HTTP uncompressed | requests |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "on the wire (HTTP + websocket) | HTTP uncompressed | requests | layout shift (worst) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for name, f in figures.items():
         wire = f["http_bytes"] + f["ws_bytes"]
         live = f["live_seconds"]["p50"]
         lines.append(f"| {name} | {ms(f['seconds']['p50'])} | {f['seconds']['p50'] / floor:.2f} | "
                      f"{ms(f['paint_seconds']['p50'])} | {ms(live)} | {live / floor_live:.2f} | {mib(wire)} "
                      f"({mib(f['http_bytes'])} + {mib(f['ws_bytes'])}) | {mib(f['decoded_bytes'])} | "
-                     f"{f['requests']} |")
+                     f"{f['requests']} | {f['layout_shift']:.3f} |")
     return lines
 
 

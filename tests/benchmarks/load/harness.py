@@ -228,7 +228,10 @@ def clock_script(selector: str) -> str:
     """
     return f"""(() => {{
       const number = {NUMBER}, live = {LIVE}, sel = {json.dumps(selector)};
-      window.__mdNumber = null; window.__mdLive = null;
+      window.__mdNumber = null; window.__mdLive = null; window.__mdShift = 0;
+      new PerformanceObserver((list) => {{  // Chromium's layout-shift score, as its Web Vitals count it
+        for (const e of list.getEntries()) {{ if (!e.hadRecentInput) window.__mdShift += e.value; }}
+      }}).observe({{type: "layout-shift", buffered: true}});
       const check = () => {{
         if (window.__mdNumber === null && number([sel])) window.__mdNumber = performance.now();
         if (window.__mdLive === null && window.__mdNumber !== null && live()) window.__mdLive = performance.now();
@@ -246,7 +249,8 @@ def page_load(browser, url: str, selector: str, timeout: float = 120) -> dict:
     ``live_seconds`` (to the live controls: :data:`LIVE`), ``paint_seconds`` (Chromium's first
     contentful paint), all in the page's clock, ``http_bytes`` (encoded bytes of every HTTP response, headers included, as
     Chrome counts them), ``ws_bytes`` (websocket payloads both ways, as sent: the server does not
-    compress them), ``requests`` and ``decoded_bytes`` (the same responses uncompressed).
+    compress them), ``requests`` and ``decoded_bytes`` (the same responses uncompressed), ``layout_shift``
+    (Chromium's layout-shift score from navigation until 300 ms after the controls are live).
     """
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
@@ -278,6 +282,7 @@ def page_load(browser, url: str, selector: str, timeout: float = 120) -> dict:
         totals["seconds"] = page.evaluate("window.__mdNumber") / 1000
         totals["live_seconds"] = page.evaluate("window.__mdLive") / 1000
         page.wait_for_timeout(300)  # late requests (fonts, icons) and the last websocket frames
+        totals["layout_shift"] = page.evaluate("window.__mdShift")  # once the live view has taken over
         paint = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime")
         totals["paint_seconds"] = paint / 1000 if paint is not None else math.nan  # navigation start -> paint
         totals["decoded_bytes"] = sum(sizes.values())
