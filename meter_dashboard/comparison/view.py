@@ -32,15 +32,14 @@ from bokeh.models import (
 from ..core import colors
 from ..core import formatting as fmt
 from ..core.plots import GREY, LOG_TICKS, figure
-from ..core.tables import spreadsheet_frame
 from ..core.html import render
-from ..core.report import csv_with_inputs, result_report
+from ..core.report import result_report
 from ..ui.base import DashboardView
 from ..ui.exports import Exports, lead_markup
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.style import HTML, PALETTE, Bar, error_html, headline_html, headlines_html, stale_html
-from ..ui.upload import GuardedFileDropper
+from ..ui.upload import TableUpload
 from .model import COMPARE_EXAMPLES, CompareModel
 from .text import inputs
 
@@ -145,12 +144,8 @@ class Compare(DashboardView):
         m = self.model
         self.example = pn.widgets.Select.from_param(m.param.example, label="Runs file", sizing_mode="stretch_width",
                                                     css_classes=["compare-example"])
-        # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
-        self.upload = GuardedFileDropper(parameter="runs file", layout="compact", height=80, checked=True,
-                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
-                                         sizing_mode="stretch_width", css_classes=["compare-upload"])
-        self.upload.param.watch(self._on_upload_refused, "upload_error")
-        self.upload.param.watch(self._on_upload, "value")
+        self.table_file = TableUpload(m, self._dispatch, parameter="runs file", css="compare-upload")
+        self.upload = self.table_file.dropper
         self.paired = pn.widgets.Checkbox.from_param(m.param.paired, label="Rows are paired runs (same seeds/split)",
                                                      css_classes=["compare-paired"])
         self.inputs = {
@@ -171,24 +166,13 @@ class Compare(DashboardView):
         self.size_headlines = HTML("", sizing_mode="stretch_width")
         self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
 
-    async def _on_upload(self, event):
-        for name, data in (event.new or {}).items():  # the latest file only
-            data = data.encode("utf-8") if isinstance(data, str) else data
-            m = self.model
-            await self.upload.load(data, name, m.prepare, m.apply_table, m.fail, self._dispatch)
-
-    def _on_upload_refused(self, event):
-        if event.new:  # too large, or damaged on the way: the last good table stays
-            self._dispatch(lambda: self.model.fail(event.new))
-
     def _file_stem(self) -> str:
         res = self.model.result
         return "compare" if res is None else f"compare_{res.runs}-runs_gamma{res.gamma:g}_alpha{res.alpha:g}"
 
     def _pairs_csv(self) -> str | None:
         """The pairs used (a, b, a > b), with the inputs as ``# name: value`` lines."""
-        res = self.model.result
-        return None if res is None else csv_with_inputs(inputs(res), spreadsheet_frame(res.to_frame()), index=False)
+        return self.table_file.result_csv(inputs)
 
     def _slide(self):
         res = self.model.result

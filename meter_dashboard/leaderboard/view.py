@@ -31,9 +31,8 @@ from bokeh.models import (
 from ..core import colors
 from ..core import formatting as fmt
 from ..core.plots import GREY, LOG_TICKS, figure, legend
-from ..core.tables import spreadsheet_frame
 from ..core.html import render
-from ..core.report import csv_with_inputs, result_report
+from ..core.report import result_report
 from ..core.validation import InputError
 from ..ui.base import DashboardView
 from ..ui.exports import Exports, lead_markup
@@ -41,7 +40,7 @@ from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.simulation import SimulationControls
 from ..ui.style import HTML, PALETTE, error_html, headline_html, headlines_html, stale_html
-from ..ui.upload import GuardedFileDropper
+from ..ui.upload import TableUpload
 from .text import inputs, lead, slide
 from .model import BoostingAttackModel, LadderReplayModel, LadderSizeModel, board_size
 
@@ -167,12 +166,8 @@ class Ladder(DashboardView):
         r = self.replay
         self.example = pn.widgets.Select.from_param(r.param.example, label="Loss file", sizing_mode="stretch_width",
                                                     css_classes=["ladder-example"])
-        # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
-        self.upload = GuardedFileDropper(parameter="losses file", layout="compact", height=80, checked=True,
-                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
-                                         sizing_mode="stretch_width", css_classes=["ladder-upload"])
-        self.upload.param.watch(self._on_upload_refused, "upload_error")
-        self.upload.param.watch(self._on_upload, "value")
+        self.table_file = TableUpload(r, self._dispatch, parameter="losses file", css="ladder-upload")
+        self.upload = self.table_file.dropper
         self.variant = pn.widgets.RadioBoxGroup.from_param(r.param.variant, options=VARIANT_LABELS, inline=False,
                                                            css_classes=["ladder-variant"])
         self.step_input = number_input(r, "step", "Step η", "ladder-step")
@@ -209,16 +204,6 @@ class Ladder(DashboardView):
         return {"x": x, "name": list(res.names), "naive": res.naive, "best": res.best_naive, "score": res.scores,
                 "released": np.where(res.improved, res.scores, np.nan)}
 
-    async def _on_upload(self, event):
-        for name, data in (event.new or {}).items():  # the latest file only
-            data = data.encode("utf-8") if isinstance(data, str) else data
-            r = self.replay
-            await self.upload.load(data, name, r.prepare, r.apply_table, r.fail, self._dispatch)
-
-    def _on_upload_refused(self, event):
-        if event.new:  # too large, or damaged on the way: the last good table stays
-            self._dispatch(lambda: self.replay.fail(event.new))
-
     def _file_stem(self) -> str:
         res = self.replay.result
         how = "parameter-free" if res is None or res.step is None else f"step{res.step:g}"
@@ -226,9 +211,7 @@ class Ladder(DashboardView):
 
     def _replay_csv(self) -> str | None:
         """The replay, one row per submission, with the inputs as ``# name: value`` lines."""
-        res = self.replay.result
-        return None if res is None else csv_with_inputs(inputs(res, self.replay.delta), spreadsheet_frame(res.to_frame()),
-                                                     index=False)
+        return self.table_file.result_csv(lambda res: inputs(res, self.replay.delta))
 
     def _slide(self):
         res = self.replay.result

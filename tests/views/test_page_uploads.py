@@ -18,10 +18,6 @@ from meter_dashboard.ui.upload import GuardedFileDropper
 REFUSAL = "file must be a file of at most 10 MiB; got 'big.csv', more than 12 MiB"
 
 
-def _event(new):
-    return type("Event", (), {"new": new})()
-
-
 @pytest.mark.parametrize("make,model,shown", [
     (Ladder, lambda v: v.replay, lambda v: v.replay_error.object),
     (Compare, lambda v: v.model, lambda v: v.model.error),
@@ -47,6 +43,6 @@ def test_ci_shows_a_refused_file_beside_the_trace_and_keeps_the_replay():
 def test_ladder_reads_the_latest_dropped_file():
     view = Ladder()
     csv = b"first,second\n0,1\n1,1\n0,0\n1,0\n"  # one column of 0/1 losses per submission
-    asyncio.run(view._on_upload(_event({"mine.csv": csv})))
+    asyncio.run(view.table_file.read({"mine.csv": csv}))
     assert view.replay.table is not None and view.replay.example == "uploaded file"
     assert view.replay.error == ""
