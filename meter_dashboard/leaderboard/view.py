@@ -86,87 +86,17 @@ def replay_sentence(res) -> str:
                   submissions=res.submissions, fixed=res.step is not None)
 
 
-class Ladder(DashboardView):
-    """Leaderboards with the Ladder: replay, label bound and boosting attack.
-
-    Parameters
-    ----------
-    losses : path, bytes, DataFrame or array, optional
-        A per-example loss table to replay (default: the shipped example).
-    step : float, optional
-        Replay with the fixed-step Ladder of this eta (default: parameter-free).
-    replay, size, attack : models, optional
-        Drive existing models instead of new ones.
-    sync_url : bool
-        Keep the replay's and bound's settings in the page URL (served pages).
-    run_attack : bool
-        Run the boosting attack once when shown (default True).
-
-    Examples
-    --------
-    >>> import meter_dashboard as md
-    >>> md.Ladder("my_losses.csv", step=0.01)  # doctest: +SKIP
-    """
-
-    title = "Ladder"
-    extensions = ("filedropper",)
+class ReplayInputs(pn.viewable.Viewer):
+    """The board to replay: a shipped example or an upload, the Ladder's variant and step, δ, what went wrong."""
 
     replay = param.ClassSelector(class_=LadderReplayModel)
-    size = param.ClassSelector(class_=LadderSizeModel)
-    attack = param.ClassSelector(class_=BoostingAttackModel)
 
-    def __init__(self, losses=None, step: float | None = None, *, replay=None, size=None, attack=None,
-                 sync_url: bool = False, run_attack: bool = True, **params):
-        if replay is None:
-            replay = LadderReplayModel(losses)
-        elif losses is not None:
-            replay.load(losses)
-        if step is not None:
-            replay.param.update(variant="fixed_step", step=float(step))
-        super().__init__(replay=replay, size=size or LadderSizeModel(), attack=attack or BoostingAttackModel(),
-                         **params)
-        self._dispatch = document_dispatch()
-        served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
-        self.replay.param.update(offload=served)
-        self.replay.dispatch = self._dispatch
-        self._build_replay()
-        self._build_size()
-        self._build_attack()
-        self._watch()
-        self._link = UrlLink({"variant": (self.replay, "variant", None), "step": (self.replay, "step", self.step_input),
-                              "epsilon": (self.size, "epsilon", self.size_inputs["epsilon"]),
-                              "size_step": (self.size, "step", self.size_inputs["step"]),
-                              "submissions": (self.size, "submissions", self.size_inputs["submissions"]),
-                              "delta": (self.size, "delta", self.size_inputs["delta"])})
-        if sync_url and pn.state.location is not None:
-            self.link_message.object = "".join(error_html(m) for m in self._link.apply())
-            self._link.follow()
-        if run_attack:
-            if served:
-                pn.state.onload(self.attack.arun)
-            else:
-                self.attack.run()
-
-    def _watch(self):
-        self.replay.param.watch(self._on_replay, ["result", "error", "delta", "busy"])
-        self.size.param.watch(self._on_size, ["size", "best", "error"])
-        self.attack.param.watch(lambda event: self._dispatch(self._on_attack_result), ["result"])
-        self.attack.param.watch(self._on_attack_settings, ["labels", "submissions"])
-        self.replay.param.watch(self._on_variant, ["variant"])
-        self.attack.param.watch(self._on_variant, ["variant"])
-        for box in (self.step_input, self.delta_input, *self.size_inputs.values()):
-            box.message_pane.param.watch(self._on_messages, "object")
-        self._on_variant()
-        self._on_replay()
-        self._on_size()
-        self._on_attack_result()
-
-    # ------------------------------------------------------------------ replay
-    def _build_replay(self):
-        r = self.replay
+    def __init__(self, replay: LadderReplayModel, dispatch, **params):
+        super().__init__(replay=replay, **params)
+        r = replay
         self.example = pn.widgets.Select.from_param(r.param.example, label="Loss file", sizing_mode="stretch_width",
                                                     css_classes=["ladder-example"])
-        self.table_file = TableUpload(r, self._dispatch, parameter="losses file", css="ladder-upload")
+        self.table_file = TableUpload(r, dispatch, parameter="losses file", css="ladder-upload")
         self.upload = self.table_file.dropper
         self.variant = pn.widgets.RadioBoxGroup.from_param(r.param.variant, options=VARIANT_LABELS, inline=False,
                                                            css_classes=["ladder-variant"])
@@ -174,12 +104,80 @@ class Ladder(DashboardView):
         self.step = self.step_input.__panel__()
         self.delta_input = number_input(r, "delta", "δ for the error guarantee", "ladder-delta")
         self.replay_error = HTML("", sizing_mode="stretch_width", css_classes=["ladder-error"])
-        self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["ladder-link-message"])
-        self.exports = Exports("ladder", self._file_stem, csv=self._replay_csv, slide=self._slide, report=self._report)
-        self.replay_lead = HTML("", sizing_mode="stretch_width", css_classes=["ladder-lead-pane"])
+        r.param.watch(self._on_error, ["error", "busy"])
+        r.param.watch(self._on_variant, ["variant"])
+        self._on_error()
+        self._on_variant()
+
+    @held
+    def _on_error(self, *events):
+        r = self.replay
+        self.replay_error.object = error_html(r.error) + (
+            '<div class="md-note">Replaying the new table…</div>' if r.busy else "")
+
+    @held
+    def _on_variant(self, *events):
+        self.step.visible = self.replay.variant == "fixed_step"
+
+    def valid(self) -> bool:
+        """The replay's inputs hold what it shows (no refused step, δ or file)."""
+        step_bad = self.replay.variant == "fixed_step" and not self.step_input.valid
+        return not (self.replay.error or step_bad or not self.delta_input.valid)
+
+    def parts(self) -> list:
+        return [self.example, self.upload, HTML("<b>Ladder</b>"), self.variant, self.step, self.delta_input,
+                self.replay_error]
+
+    def __panel__(self):
+        return pn.Column(*self.parts(), sizing_mode="stretch_width")
+
+
+class ReplayAnswer(pn.viewable.Viewer):
+    """The replay in words and numbers: a stale banner, the lead sentence, the headline cards and the sentence."""
+
+    replay = param.ClassSelector(class_=LadderReplayModel)
+
+    def __init__(self, replay: LadderReplayModel, inputs: ReplayInputs, **params):
+        super().__init__(replay=replay, **params)
+        self._inputs = inputs
         self.replay_stale = HTML("", sizing_mode="stretch_width", css_classes=["ladder-replay-stale"])
+        self.replay_lead = HTML("", sizing_mode="stretch_width", css_classes=["ladder-lead-pane"])
         self.replay_headlines = HTML("", sizing_mode="stretch_width")
         self.replay_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        replay.param.watch(self._on_replay, ["result", "error", "delta", "busy"])
+        for box in (inputs.step_input, inputs.delta_input):
+            box.message_pane.param.watch(self._on_stale, "object")
+        self._on_replay()
+
+    @held
+    def _on_stale(self, *events):
+        shown = self.replay.result is not None
+        self.replay_stale.object = stale_html("replay") if shown and not self._inputs.valid() else ""
+
+    @held
+    def _on_replay(self, *events):
+        self._on_stale()
+        res = self.replay.result
+        if res is None:
+            return
+        self.replay_lead.object = lead_markup(lead(res, self.replay.delta), "ladder")
+        self.replay_headlines.object = headlines_html(replay_cards(self.replay, res), "ladder-headlines")
+        self.replay_sentence.object = replay_sentence(res)
+
+    def parts(self) -> list:
+        return [self.replay_stale, self.replay_lead, self.replay_headlines, self.replay_sentence]
+
+    def __panel__(self):
+        return pn.Column(*self.parts(), sizing_mode="stretch_width")
+
+
+class ReplayFigure(pn.viewable.Viewer):
+    """What each board publishes, submission by submission: the plot and the table (its first rows)."""
+
+    replay = param.ClassSelector(class_=LadderReplayModel)
+
+    def __init__(self, replay: LadderReplayModel, **params):
+        super().__init__(replay=replay, **params)
         self.replay_table = HTML("", sizing_mode="stretch_width", css_classes=["ladder-table"])
         self.replay_source = ColumnDataSource(self._replay_data())
         fig = figure(height=330, x_axis_label="submission (in order)", y_axis_label="loss (lower is better)",
@@ -196,6 +194,9 @@ class Ladder(DashboardView):
         self.replay_fig = fig
         self.replay_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-replay-plot"])
 
+        replay.param.watch(self._on_replay, ["result"])
+        self._on_replay()
+
     def _replay_data(self) -> dict:
         res = self.replay.result
         if res is None:
@@ -204,34 +205,17 @@ class Ladder(DashboardView):
         return {"x": x, "name": list(res.names), "naive": res.naive, "best": res.best_naive, "score": res.scores,
                 "released": np.where(res.improved, res.scores, np.nan)}
 
-    def _file_stem(self) -> str:
-        res = self.replay.result
-        how = "parameter-free" if res is None or res.step is None else f"step{res.step:g}"
-        return "ladder" if res is None else f"ladder_{res.submissions}-submissions_{how}"
-
-    def _replay_csv(self) -> str | None:
-        """The replay, one row per submission, with the inputs as ``# name: value`` lines."""
-        return self.table_file.result_csv(lambda res: inputs(res, self.replay.delta))
-
-    def _slide(self):
-        res = self.replay.result
-        return None if res is None else slide(res, self.replay.delta)
-
-    def _report(self):
-        res = self.replay.result
-        return None if res is None else result_report(res, slide=slide(res, self.replay.delta),
-                                                      subtitle="The Ladder leaderboard (Blum & Hardt, ICML 2015)")
-
     @held
     def _on_replay(self, *events):
-        r = self.replay
-        self.replay_error.object = error_html(r.error) + (
-            '<div class="md-note">Replaying the new table…</div>' if r.busy else "")
-        self._on_messages()
-        res = r.result
+        res = self.replay.result
         if res is None:
             return
         self.replay_source.data = self._replay_data()
+        self._label_axis(res)
+        self.replay_table.object = self._table_html(res)
+
+    def _label_axis(self, res) -> None:
+        """Up to 25 submissions: each tick names its submission; more: plain numbers."""
         k = res.submissions
         axis = self.replay_fig.xaxis[0]
         if k <= 25:
@@ -242,11 +226,6 @@ class Ladder(DashboardView):
             axis.ticker = BasicTicker()
             axis.major_label_overrides = {}
             axis.major_label_orientation = 0
-        self.replay_lead.object = lead_markup(lead(res, self.replay.delta), "ladder")
-        self.replay_headlines.object = headlines_html(replay_cards(self.replay, res), "ladder-headlines")
-        self.replay_sentence.object = replay_sentence(res)
-        self.replay_table.object = self._table_html(res)
-        self._on_size()  # the sizing's card for this board
 
     @staticmethod
     def _table_html(res) -> str:
@@ -256,20 +235,25 @@ class Ladder(DashboardView):
                 for i in range(min(res.submissions, TABLE_ROWS))]
         return render("leaderboard/templates/replay_table.html", rows=rows, total=res.submissions)
 
-    @held
-    def _on_variant(self, *events):
-        self.step.visible = self.replay.variant == "fixed_step"
-        self.attack_step.visible = self.attack.variant == "fixed_step"
+    def __panel__(self):
+        return pn.Column(self.replay_plot, self.replay_table, sizing_mode="stretch_width")
 
-    @held
-    def _on_messages(self, *events):
-        step_bad = self.replay.variant == "fixed_step" and not self.step_input.valid
-        replay_bad = bool(self.replay.error) or step_bad or not self.delta_input.valid
-        self.replay_stale.object = stale_html("replay") if replay_bad and self.replay.result is not None else ""
-        size_bad = bool(self.size.error) or not all(box.valid for box in self.size_inputs.values())
-        self.size_stale.object = stale_html("label count") if size_bad and self.size.size is not None else ""
 
-    # ------------------------------------------------------------------ label bound
+class LabelBound(pn.viewable.Viewer):
+    """Lemma 4: the test labels a Ladder needs for k submissions, and for the board replayed above."""
+
+    size = param.ClassSelector(class_=LadderSizeModel)
+    replay = param.ClassSelector(class_=LadderReplayModel)
+
+    def __init__(self, size: LadderSizeModel, replay: LadderReplayModel, **params):
+        super().__init__(size=size, replay=replay, **params)
+        self._build_size()
+        size.param.watch(self._on_size, ["size", "best", "error"])
+        replay.param.watch(self._on_size, ["result", "delta"])
+        for box in self.size_inputs.values():
+            box.message_pane.param.watch(self._on_stale, "object")
+        self._on_size()
+
     def _build_size(self):
         s = self.size
         self.size_inputs = _number_inputs(s, "size", {"epsilon": "ε (statistical error)", "step": "η (the Ladder's step)",
@@ -299,10 +283,15 @@ class Ladder(DashboardView):
         self.size_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-size-plot"])
 
     @held
+    def _on_stale(self, *events):
+        size_bad = bool(self.size.error) or not all(box.valid for box in self.size_inputs.values())
+        self.size_stale.object = stale_html("label count") if size_bad and self.size.size is not None else ""
+
+    @held
     def _on_size(self, *events):
         s = self.size
         self.size_error.object = error_html(s.error)
-        self._on_messages()
+        self._on_stale()
         size, best = s.size, s.best
         if size is None or best is None:
             return
@@ -345,7 +334,40 @@ class Ladder(DashboardView):
         if self.replay.result is not None:
             self.size.submissions = self.replay.result.submissions
 
-    # ------------------------------------------------------------------ attack
+    def __panel__(self):
+        if getattr(self, "_section", None) is None:
+            self._section = self._layout()
+        return self._section
+
+    def _layout(self):
+        return section(
+            "How many test labels does a Ladder need?",
+            "Lemma 4 of the lecture notes: the leaderboard error — how far the published score can be from the "
+            "best true loss so far — exceeds ε + η with probability at most "
+            "exp(−2ε²n + (1/η + 2)·log(4k/η) + 1).",
+            [*self.size_inputs.values(), self.use_board, self.size_error],
+            [self.size_stale, self.size_headlines, self.size_sentence, self.size_plot],
+            "ladder", "ladder-size")
+
+
+class BoostingAttack(pn.viewable.Viewer):
+    """Section 5: the boosting attack on a naive board and on the Ladder (a seeded simulation)."""
+
+    attack = param.ClassSelector(class_=BoostingAttackModel)
+
+    def __init__(self, attack: BoostingAttackModel, dispatch, **params):
+        super().__init__(attack=attack, **params)
+        self._build_attack()
+        attack.param.watch(lambda event: dispatch(self._on_attack_result), ["result"])
+        attack.param.watch(self._on_attack_settings, ["labels", "submissions"])
+        attack.param.watch(self._on_variant, ["variant"])
+        self._on_variant()
+        self._on_attack_result()
+
+    @held
+    def _on_variant(self, *events):
+        self.attack_step.visible = self.attack.variant == "fixed_step"
+
     def _build_attack(self):
         a = self.attack
         self.attack_inputs = _number_inputs(a, "attack", {"labels": "n (test labels)", "submissions": "k up to (probes)",
@@ -413,37 +435,12 @@ class Ladder(DashboardView):
                                              gain=0.5 - v["naive_public"], root=math.sqrt(k / n), trials=res.trials,
                                              seed=res.seed)
 
-    # ------------------------------------------------------------------ layout
-    def results(self):
-        if getattr(self, "_results", None) is None:
-            self._results = pn.Column(self.link_message, self._replay_section(), self._size_section(),
-                                      self._attack_section(), sizing_mode="stretch_width",
-                                      css_classes=["ladder-page"])
-        return self._results
+    def __panel__(self):
+        if getattr(self, "_section", None) is None:
+            self._section = self._layout()
+        return self._section
 
-    def _replay_section(self):
-        return section(
-            "Replay a leaderboard",
-            "Per-example losses of each submission (CSV: one row per test example, one column per submission, "
-            "values in [0, 1]). The Ladder (Blum &amp; Hardt) publishes a new score only when a submission beats "
-            "the last published one by more than a step, and rounds it; a naive board publishes every exact loss.",
-            [self.example, self.upload, HTML("<b>Ladder</b>"), self.variant, self.step, self.delta_input,
-             self.replay_error],
-            [self.replay_stale, self.replay_lead, self.replay_headlines, self.replay_sentence, self.exports.row,
-             self.replay_plot, self.replay_table],
-            "ladder", "ladder-replay")
-
-    def _size_section(self):
-        return section(
-            "How many test labels does a Ladder need?",
-            "Lemma 4 of the lecture notes: the leaderboard error — how far the published score can be from the "
-            "best true loss so far — exceeds ε + η with probability at most "
-            "exp(−2ε²n + (1/η + 2)·log(4k/η) + 1).",
-            [*self.size_inputs.values(), self.use_board, self.size_error],
-            [self.size_stale, self.size_headlines, self.size_sentence, self.size_plot],
-            "ladder", "ladder-size")
-
-    def _attack_section(self):
+    def _layout(self):
         inputs = self.attack_inputs
         return section(
             "The boosting attack",
@@ -453,6 +450,125 @@ class Ladder(DashboardView):
              self.attack_step, inputs["trials"], inputs["seed"], self.controls_attack],
             [self.attack_headlines, self.attack_sentence, self.attack_plot],
             "ladder", "ladder-attack")
+
+
+class Ladder(DashboardView):
+    """Leaderboards with the Ladder: replay, label bound and boosting attack.
+
+    Parameters
+    ----------
+    losses : path, bytes, DataFrame or array, optional
+        A per-example loss table to replay (default: the shipped example).
+    step : float, optional
+        Replay with the fixed-step Ladder of this eta (default: parameter-free).
+    replay, size, attack : models, optional
+        Drive existing models instead of new ones.
+    sync_url : bool
+        Keep the replay's and bound's settings in the page URL (served pages).
+    run_attack : bool
+        Run the boosting attack once when shown (default True).
+
+    The page is five sections: :class:`ReplayInputs`, :class:`ReplayAnswer`, :class:`ReplayFigure`
+    (one titled block with the exports), :class:`LabelBound` and :class:`BoostingAttack`.
+
+    Examples
+    --------
+    >>> import meter_dashboard as md
+    >>> md.Ladder("my_losses.csv", step=0.01)  # doctest: +SKIP
+    """
+
+    title = "Ladder"
+    extensions = ("filedropper",)
+
+    replay = param.ClassSelector(class_=LadderReplayModel)
+    size = param.ClassSelector(class_=LadderSizeModel)
+    attack = param.ClassSelector(class_=BoostingAttackModel)
+
+    def __init__(self, losses=None, step: float | None = None, *, replay=None, size=None, attack=None,
+                 sync_url: bool = False, run_attack: bool = True, **params):
+        if replay is None:
+            replay = LadderReplayModel(losses)
+        elif losses is not None:
+            replay.load(losses)
+        if step is not None:
+            replay.param.update(variant="fixed_step", step=float(step))
+        super().__init__(replay=replay, size=size or LadderSizeModel(), attack=attack or BoostingAttackModel(),
+                         **params)
+        self._dispatch = document_dispatch()
+        served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
+        self.replay.param.update(offload=served)
+        self.replay.dispatch = self._dispatch
+        self._build_sections()
+        self._follow_url(sync_url)
+        if run_attack:
+            if served:
+                pn.state.onload(self.attack.arun)
+            else:
+                self.attack.run()
+
+    def _build_sections(self):
+        self.replay_inputs = ReplayInputs(self.replay, self._dispatch)
+        self.replay_answer = ReplayAnswer(self.replay, self.replay_inputs)
+        self.replay_figure = ReplayFigure(self.replay)
+        self.label_bound = LabelBound(self.size, self.replay)
+        self.boosting = BoostingAttack(self.attack, self._dispatch)
+        self.exports = Exports("ladder", self._file_stem, csv=self._replay_csv, slide=self._slide, report=self._report)
+        # the parts notebooks and tests read by name
+        self.table_file, self.upload = self.replay_inputs.table_file, self.replay_inputs.upload
+        self.step, self.replay_error = self.replay_inputs.step, self.replay_inputs.replay_error
+        self.replay_lead = self.replay_answer.replay_lead
+        self.replay_source, self.replay_table = self.replay_figure.replay_source, self.replay_figure.replay_table
+        self.attack_source, self.attack_headlines = self.boosting.attack_source, self.boosting.attack_headlines
+
+    def _follow_url(self, sync_url: bool) -> None:
+        self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["ladder-link-message"])
+        boxes = self.label_bound.size_inputs
+        self._link = UrlLink({"variant": (self.replay, "variant", None),
+                              "step": (self.replay, "step", self.replay_inputs.step_input),
+                              "epsilon": (self.size, "epsilon", boxes["epsilon"]),
+                              "size_step": (self.size, "step", boxes["step"]),
+                              "submissions": (self.size, "submissions", boxes["submissions"]),
+                              "delta": (self.size, "delta", boxes["delta"])})
+        if sync_url and pn.state.location is not None:
+            self.link_message.object = "".join(error_html(m) for m in self._link.apply())
+            self._link.follow()
+
+    def _file_stem(self) -> str:
+        res = self.replay.result
+        how = "parameter-free" if res is None or res.step is None else f"step{res.step:g}"
+        return "ladder" if res is None else f"ladder_{res.submissions}-submissions_{how}"
+
+    def _replay_csv(self) -> str | None:
+        """The replay, one row per submission, with the inputs as ``# name: value`` lines."""
+        return self.table_file.result_csv(lambda res: inputs(res, self.replay.delta))
+
+    def _slide(self):
+        res = self.replay.result
+        return None if res is None else slide(res, self.replay.delta)
+
+    def _report(self):
+        res = self.replay.result
+        return None if res is None else result_report(res, slide=slide(res, self.replay.delta),
+                                                      subtitle="The Ladder leaderboard (Blum & Hardt, ICML 2015)")
+
+    # ------------------------------------------------------------------ layout
+    def results(self):
+        if getattr(self, "_results", None) is None:
+            self._results = pn.Column(self.link_message, self._replay_section(), self.label_bound.__panel__(),
+                                      self.boosting.__panel__(), sizing_mode="stretch_width",
+                                      css_classes=["ladder-page"])
+        return self._results
+
+    def _replay_section(self):
+        return section(
+            "Replay a leaderboard",
+            "Per-example losses of each submission (CSV: one row per test example, one column per submission, "
+            "values in [0, 1]). The Ladder (Blum &amp; Hardt) publishes a new score only when a submission beats "
+            "the last published one by more than a step, and rounds it; a naive board publishes every exact loss.",
+            self.replay_inputs.parts(),
+            [*self.replay_answer.parts(), self.exports.row, self.replay_figure.replay_plot,
+             self.replay_figure.replay_table],
+            "ladder", "ladder-replay")
 
 
 def page():
