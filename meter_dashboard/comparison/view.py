@@ -107,15 +107,13 @@ class CompareInputs(pn.viewable.Viewer):
             "resamples": number_input(m, "resamples", "Bootstrap resamples", "compare-resamples"),
             "seed": number_input(m, "seed", "Seed", "compare-seed"),
         }
-        self.error = HTML("", sizing_mode="stretch_width", css_classes=["compare-error"])
-        m.param.watch(self._on_error, ["error", "busy"])
-        self._on_error()
+        self.error = HTML(self.error_text, sizing_mode="stretch_width", css_classes=["compare-error"])
 
-    @held
-    def _on_error(self, *events):
+    @param.depends("model.error", "model.busy")
+    def error_text(self) -> str:
+        """Why the last runs or settings were refused, and whether new runs are being compared."""
         m = self.model
-        self.error.object = error_html(m.error) + (
-            '<div class="md-note">Comparing the new runs…</div>' if m.busy else "")
+        return error_html(m.error) + ('<div class="md-note">Comparing the new runs…</div>' if m.busy else "")
 
     def parts(self) -> list:
         """The comparison's inputs, in the order shown (β is the runs-needed section's)."""
@@ -134,28 +132,37 @@ class CompareAnswer(pn.viewable.Viewer):
     def __init__(self, model: CompareModel, boxes: dict, **params):
         super().__init__(model=model, **params)
         self._boxes = boxes
-        self.stale = HTML("", sizing_mode="stretch_width", css_classes=["compare-stale"])
-        self.lead = HTML("", sizing_mode="stretch_width", css_classes=["compare-lead-pane"])
-        self.headlines = HTML("", sizing_mode="stretch_width")
-        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        model.param.watch(self._on_result, ["result", "error"])
-        for box in boxes.values():
-            box.message_pane.param.watch(self._on_stale, "object")
-        self._on_result()
+        self._shown: tuple = (None, ("", ""))  # (result, its cards and sentence): rendered once per result
+        messages = [box.message_pane.param.object for box in boxes.values()]
+        self.stale = HTML(pn.bind(self.stale_text, model.param.error, model.param.result, *messages),
+                          sizing_mode="stretch_width", css_classes=["compare-stale"])
+        self.lead = HTML(self.lead_text, sizing_mode="stretch_width", css_classes=["compare-lead-pane"])
+        self.headlines = HTML(self.cards_text, sizing_mode="stretch_width")
+        self.sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
 
-    @held
-    def _on_stale(self, *events):
-        bad = bool(self.model.error) or not all(box.valid for box in self._boxes.values())
-        self.stale.object = stale_html("comparison") if bad and self.model.result is not None else ""
+    def stale_text(self, error: str, result, *messages) -> str:
+        """A banner while the results shown are the last valid ones (a refused input or file)."""
+        bad = bool(error) or not all(box.valid for box in self._boxes.values())
+        return stale_html("comparison") if bad and result is not None else ""
 
-    @held
-    def _on_result(self, *events):
-        self._on_stale()
+    def _html(self) -> tuple[str, str]:
         res = self.model.result
-        if res is None:
-            return
-        self.headlines.object, self.sentence.object = result_html(res)
-        self.lead.object = lead_markup(res.lead(), "compare")
+        if res is not None and self._shown[0] is not res:
+            self._shown = (res, result_html(res))
+        return self._shown[1]
+
+    @param.depends("model.result")
+    def cards_text(self) -> str:
+        return self._html()[0]
+
+    @param.depends("model.result")
+    def sentence_text(self) -> str:
+        return self._html()[1]
+
+    @param.depends("model.result")
+    def lead_text(self) -> str:
+        res = self.model.result
+        return "" if res is None else lead_markup(res.lead(), "compare")
 
     def parts(self) -> list:
         return [self.stale, self.lead, self.headlines, self.sentence]
@@ -173,7 +180,6 @@ class CompareFigures(pn.viewable.Viewer):
         super().__init__(model=model, **params)
         self._build_histogram()
         self._build_runs()
-        model.param.watch(self._on_result, ["result"])
         self._on_result()
 
     def _build_runs(self):
@@ -218,8 +224,10 @@ class CompareFigures(pn.viewable.Viewer):
         self.hist_fig = fig
         self.hist_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-bootstrap-plot"])
 
+    @param.depends("model.result", watch=True)
     @held
-    def _on_result(self, *events):
+    def _on_result(self):
+        """The plots follow the result in place (their data sources change, never the figures)."""
         res = self.model.result
         if res is None:
             return
@@ -277,10 +285,9 @@ class RunsNeeded(pn.viewable.Viewer):
     def __init__(self, model: CompareModel, beta, **params):
         super().__init__(model=model, **params)
         self.beta = beta
-        self.size_headlines = HTML("", sizing_mode="stretch_width")
-        self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.size_headlines = HTML(self.cards_text, sizing_mode="stretch_width")
+        self.size_sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
         self._build_curve()
-        model.param.watch(self._on_size, ["size", "result"])
         self._on_size()
 
     def _build_curve(self):
@@ -303,21 +310,35 @@ class RunsNeeded(pn.viewable.Viewer):
         self.curve_fig = fig
         self.curve_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-size-plot"])
 
-    @held
-    def _on_size(self, *events):
-        m = self.model
-        size = m.size
+    def _have(self) -> int | None:
+        return self.model.result.runs if self.model.result is not None else None
+
+    @param.depends("model.size", "model.result")
+    def cards_text(self) -> str:
+        size, have = self.model.size, self._have()
         if size is None:
-            return
-        have = m.result.runs if m.result is not None else None
-        self.size_headlines.object = headlines_html([
+            return ""
+        return headlines_html([
             headline_html("Runs needed", fmt.integer(size.runs),
                           f"α = {fmt.number(size.alpha)}, β = {fmt.number(size.beta)}, γ = {fmt.number(size.gamma)}",
                           css_class="compare-runs-needed"),
             headline_html("Runs you have", fmt.integer(have) if have is not None else "—",
                           "enough" if have is not None and have >= size.runs else "fewer than needed"),
         ], "compare-headlines")
-        self.size_sentence.object = render("comparison/templates/size_sentence.html", size=size)
+
+    @param.depends("model.size")
+    def sentence_text(self) -> str:
+        size = self.model.size
+        return "" if size is None else render("comparison/templates/size_sentence.html", size=size)
+
+    @param.depends("model.size", "model.result", watch=True)
+    @held
+    def _on_size(self):
+        """The curve, your γ and the runs you have, in place."""
+        m = self.model
+        size, have = m.size, self._have()
+        if size is None:
+            return
         gammas, runs = m.curve()
         self.curve_source.data = {"gamma": gammas, "runs": runs}
         self.star_source.data = {"gamma": [size.gamma], "runs": [size.runs]}
