@@ -58,6 +58,11 @@ def _number_inputs(model, prefix: str, labels: dict) -> dict:
     return {name: number_input(model, name, label, f"{prefix}-{name}") for name, label in labels.items()}
 
 
+def _fixed_step(variant: str) -> bool:
+    """Whether a variant has a step η to set (the step input is shown only then)."""
+    return variant == "fixed_step"
+
+
 def replay_cards(replay, res) -> list[str]:
     """The replay's headline cards (the page, and its first response)."""
     how = "parameter-free Ladder" if res.step is None else f"Ladder with step η = {fmt.number(res.step)}"
@@ -103,21 +108,14 @@ class ReplayInputs(pn.viewable.Viewer):
         self.step_input = number_input(r, "step", "Step η", "ladder-step")
         self.step = self.step_input.__panel__()
         self.delta_input = number_input(r, "delta", "δ for the error guarantee", "ladder-delta")
-        self.replay_error = HTML("", sizing_mode="stretch_width", css_classes=["ladder-error"])
-        r.param.watch(self._on_error, ["error", "busy"])
-        r.param.watch(self._on_variant, ["variant"])
-        self._on_error()
-        self._on_variant()
+        self.step.visible = pn.bind(_fixed_step, r.param.variant)
+        self.replay_error = HTML(self.error_text, sizing_mode="stretch_width", css_classes=["ladder-error"])
 
-    @held
-    def _on_error(self, *events):
+    @param.depends("replay.error", "replay.busy")
+    def error_text(self) -> str:
+        """Why the last table or setting was refused, and whether a new table is being replayed."""
         r = self.replay
-        self.replay_error.object = error_html(r.error) + (
-            '<div class="md-note">Replaying the new table…</div>' if r.busy else "")
-
-    @held
-    def _on_variant(self, *events):
-        self.step.visible = self.replay.variant == "fixed_step"
+        return error_html(r.error) + ('<div class="md-note">Replaying the new table…</div>' if r.busy else "")
 
     def valid(self) -> bool:
         """The replay's inputs hold what it shows (no refused step, δ or file)."""
@@ -140,29 +138,32 @@ class ReplayAnswer(pn.viewable.Viewer):
     def __init__(self, replay: LadderReplayModel, inputs: ReplayInputs, **params):
         super().__init__(replay=replay, **params)
         self._inputs = inputs
-        self.replay_stale = HTML("", sizing_mode="stretch_width", css_classes=["ladder-replay-stale"])
-        self.replay_lead = HTML("", sizing_mode="stretch_width", css_classes=["ladder-lead-pane"])
-        self.replay_headlines = HTML("", sizing_mode="stretch_width")
-        self.replay_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        replay.param.watch(self._on_replay, ["result", "error", "delta", "busy"])
-        for box in (inputs.step_input, inputs.delta_input):
-            box.message_pane.param.watch(self._on_stale, "object")
-        self._on_replay()
+        r = replay
+        messages = [box.message_pane.param.object for box in (inputs.step_input, inputs.delta_input)]
+        self.replay_stale = HTML(pn.bind(self.stale_text, r.param.result, r.param.error, r.param.variant, *messages),
+                                 sizing_mode="stretch_width", css_classes=["ladder-replay-stale"])
+        self.replay_lead = HTML(self.lead_text, sizing_mode="stretch_width", css_classes=["ladder-lead-pane"])
+        self.replay_headlines = HTML(self.cards_text, sizing_mode="stretch_width")
+        self.replay_sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
 
-    @held
-    def _on_stale(self, *events):
-        shown = self.replay.result is not None
-        self.replay_stale.object = stale_html("replay") if shown and not self._inputs.valid() else ""
+    def stale_text(self, result, *changes) -> str:
+        """A banner while the replay shown is the last valid one (a refused step, δ or file)."""
+        return stale_html("replay") if result is not None and not self._inputs.valid() else ""
 
-    @held
-    def _on_replay(self, *events):
-        self._on_stale()
+    @param.depends("replay.result", "replay.delta")
+    def lead_text(self) -> str:
         res = self.replay.result
-        if res is None:
-            return
-        self.replay_lead.object = lead_markup(lead(res, self.replay.delta), "ladder")
-        self.replay_headlines.object = headlines_html(replay_cards(self.replay, res), "ladder-headlines")
-        self.replay_sentence.object = replay_sentence(res)
+        return "" if res is None else lead_markup(lead(res, self.replay.delta), "ladder")
+
+    @param.depends("replay.result", "replay.delta")
+    def cards_text(self) -> str:
+        res = self.replay.result
+        return "" if res is None else headlines_html(replay_cards(self.replay, res), "ladder-headlines")
+
+    @param.depends("replay.result")
+    def sentence_text(self) -> str:
+        res = self.replay.result
+        return "" if res is None else replay_sentence(res)
 
     def parts(self) -> list:
         return [self.replay_stale, self.replay_lead, self.replay_headlines, self.replay_sentence]
@@ -178,7 +179,7 @@ class ReplayFigure(pn.viewable.Viewer):
 
     def __init__(self, replay: LadderReplayModel, **params):
         super().__init__(replay=replay, **params)
-        self.replay_table = HTML("", sizing_mode="stretch_width", css_classes=["ladder-table"])
+        self.replay_table = HTML(self.table_text, sizing_mode="stretch_width", css_classes=["ladder-table"])
         self.replay_source = ColumnDataSource(self._replay_data())
         fig = figure(height=330, x_axis_label="submission (in order)", y_axis_label="loss (lower is better)",
                       title="What each leaderboard publishes")
@@ -194,7 +195,6 @@ class ReplayFigure(pn.viewable.Viewer):
         self.replay_fig = fig
         self.replay_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-replay-plot"])
 
-        replay.param.watch(self._on_replay, ["result"])
         self._on_replay()
 
     def _replay_data(self) -> dict:
@@ -205,14 +205,20 @@ class ReplayFigure(pn.viewable.Viewer):
         return {"x": x, "name": list(res.names), "naive": res.naive, "best": res.best_naive, "score": res.scores,
                 "released": np.where(res.improved, res.scores, np.nan)}
 
+    @param.depends("replay.result", watch=True)
     @held
-    def _on_replay(self, *events):
+    def _on_replay(self):
+        """The plot follows the replay in place (its data source and axis change, never the figure)."""
         res = self.replay.result
         if res is None:
             return
         self.replay_source.data = self._replay_data()
         self._label_axis(res)
-        self.replay_table.object = self._table_html(res)
+
+    @param.depends("replay.result")
+    def table_text(self) -> str:
+        res = self.replay.result
+        return "" if res is None else self._table_html(res)
 
     def _label_axis(self, res) -> None:
         """Up to 25 submissions: each tick names its submission; more: plain numbers."""
@@ -247,11 +253,8 @@ class LabelBound(pn.viewable.Viewer):
 
     def __init__(self, size: LadderSizeModel, replay: LadderReplayModel, **params):
         super().__init__(size=size, replay=replay, **params)
+        self._answer: tuple = (None, None)  # (what it was rendered for, (cards, sentence, board))
         self._build_size()
-        size.param.watch(self._on_size, ["size", "best", "error"])
-        replay.param.watch(self._on_size, ["result", "delta"])
-        for box in self.size_inputs.values():
-            box.message_pane.param.watch(self._on_stale, "object")
         self._on_size()
 
     def _build_size(self):
@@ -259,14 +262,18 @@ class LabelBound(pn.viewable.Viewer):
         self.size_inputs = _number_inputs(s, "size", {"epsilon": "ε (statistical error)", "step": "η (the Ladder's step)",
                                                       "submissions": "k (submissions)",
                                                       "delta": "δ (failure probability)"})
-        self.size_error = HTML("", sizing_mode="stretch_width", css_classes=["size-error"])
+        self.size_error = HTML(pn.bind(error_html, s.param.error), sizing_mode="stretch_width",
+                               css_classes=["size-error"])
         # the board replayed above feeds the sizing: its k in one click, its labels against the target
         self.use_board = pn.widgets.Button(label="Size the board above", sizing_mode="stretch_width",
                                            css_classes=["ladder-use-board"])
         self.use_board.on_click(self._on_use_board)
-        self.size_stale = HTML("", sizing_mode="stretch_width", css_classes=["size-stale"])
-        self.size_headlines = HTML("", sizing_mode="stretch_width")
-        self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.use_board.label = self.board_label
+        messages = [box.message_pane.param.object for box in self.size_inputs.values()]
+        self.size_stale = HTML(pn.bind(self.stale_text, s.param.error, s.param.size, *messages),
+                               sizing_mode="stretch_width", css_classes=["size-stale"])
+        self.size_headlines = HTML(self.cards_text, sizing_mode="stretch_width")
+        self.size_sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
         eta, labels = s.curve()
         self.size_source = ColumnDataSource({"eta": eta, "labels": labels})
         self.size_points = ColumnDataSource({"eta": [], "labels": [], "what": [], "color": []})
@@ -282,23 +289,27 @@ class LabelBound(pn.viewable.Viewer):
         self.size_fig = fig
         self.size_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-size-plot"])
 
-    @held
-    def _on_stale(self, *events):
-        size_bad = bool(self.size.error) or not all(box.valid for box in self.size_inputs.values())
-        self.size_stale.object = stale_html("label count") if size_bad and self.size.size is not None else ""
+    def stale_text(self, error: str, size, *messages) -> str:
+        """A banner while the label count shown is the last valid one (a refused ε, η, k or δ)."""
+        bad = bool(error) or not all(box.valid for box in self.size_inputs.values())
+        return stale_html("label count") if bad and size is not None else ""
 
-    @held
-    def _on_size(self, *events):
-        s = self.size
-        self.size_error.object = error_html(s.error)
-        self._on_stale()
-        size, best = s.size, s.best
+    def _shown(self) -> tuple:
+        """(cards, sentence, board) for the sizing and the board replayed above: rendered once per change."""
+        s, r = self.size, self.replay
+        key = (s.size, s.best, r.result, r.delta)
+        old = self._answer[0]
+        if old is None or any(a is not b for a, b in zip(old[:3], key[:3])) or old[3] != key[3]:
+            self._answer = (key, self._render(s.size, s.best))
+        return self._answer[1]
+
+    def _render(self, size, best) -> tuple:
         if size is None or best is None:
-            return
+            return "", "", None
         setting = (f"ε = {fmt.number(size.epsilon)}, η = {fmt.number(size.step)}, k = {fmt.integer(size.submissions)}, "
                    f"δ = {fmt.number(size.delta)}")
         board = self._board(size.total_error)
-        self.size_headlines.object = headlines_html([
+        cards = headlines_html([
             headline_html("Labels needed", fmt.integer(size.labels), setting, css_class="ladder-labels"),
             headline_html("With the best step", fmt.integer(best.labels),
                           f"η = {fmt.number(best.step)}, ε = {fmt.number(best.epsilon)} (same total "
@@ -308,8 +319,34 @@ class LabelBound(pn.viewable.Viewer):
                 f"±{fmt.number(board.target)} for its {fmt.integer(board.submissions)} submissions; it has "
                 f"{fmt.integer(board.examples)}", css_class="ladder-board-labels")]),
         ], "ladder-headlines")
-        self.size_sentence.object = render("leaderboard/templates/size_sentence.html", size=size, best=best,
-                                           saved=size.labels - best.labels, board=board)
+        sentence = render("leaderboard/templates/size_sentence.html", size=size, best=best,
+                          saved=size.labels - best.labels, board=board)
+        return cards, sentence, board
+
+    @param.depends("size.size", "size.best", "replay.result", "replay.delta")
+    def cards_text(self) -> str:
+        return self._shown()[0]
+
+    @param.depends("size.size", "size.best", "replay.result", "replay.delta")
+    def sentence_text(self) -> str:
+        return self._shown()[1]
+
+    @param.depends("size.size", "size.best", "replay.result", "replay.delta")
+    def board_label(self) -> str:
+        """The button names the board's k once the board above can be sized."""
+        board = self._shown()[2]
+        if board is None:  # no board, or one Lemma 4 cannot size: the label stays
+            return self.use_board.label
+        return f"Size the board above (k = {fmt.integer(board.submissions)})"
+
+    @param.depends("size.size", "size.best", watch=True)
+    @held
+    def _on_size(self):
+        """The curve and the two steps marked on it, in place."""
+        s = self.size
+        size, best = s.size, s.best
+        if size is None or best is None:
+            return
         eta, labels = s.curve()
         self.size_source.data = {"eta": eta, "labels": labels}
         inside = size.step < size.total_error * 0.95
@@ -327,7 +364,6 @@ class LabelBound(pn.viewable.Viewer):
             board = board_size(res, target, self.replay.delta)
         except InputError:
             return None
-        self.use_board.label = f"Size the board above (k = {fmt.integer(res.submissions)})"
         return board
 
     def _on_use_board(self, event) -> None:
@@ -357,16 +393,15 @@ class BoostingAttack(pn.viewable.Viewer):
 
     def __init__(self, attack: BoostingAttackModel, dispatch, **params):
         super().__init__(attack=attack, **params)
+        self._dispatch = dispatch
         self._build_attack()
-        attack.param.watch(lambda event: dispatch(self._on_attack_result), ["result"])
-        attack.param.watch(self._on_attack_settings, ["labels", "submissions"])
-        attack.param.watch(self._on_variant, ["variant"])
-        self._on_variant()
+        self.attack_step.visible = pn.bind(_fixed_step, attack.param.variant)
         self._on_attack_result()
 
-    @held
-    def _on_variant(self, *events):
-        self.attack_step.visible = self.attack.variant == "fixed_step"
+    @param.depends("attack.result", watch=True)
+    def _on_result(self):
+        """A run's result arrives from its worker: shown on the session's next tick, under its lock."""
+        self._dispatch(self._on_attack_result)
 
     def _build_attack(self):
         a = self.attack
@@ -409,8 +444,9 @@ class BoostingAttack(pn.viewable.Viewer):
         return {"k": res.submissions, "naive": res.naive_public, "ladder": res.ladder_public,
                 "holdout": res.naive_holdout, "reference": res.reference}
 
+    @param.depends("attack.labels", "attack.submissions", watch=True)
     @held
-    def _on_attack_settings(self, *events):
+    def _on_attack_settings(self):
         if self.attack.result is None:
             self.attack_source.data = self._attack_data()
 
