@@ -211,11 +211,8 @@ class TableUpload(pn.viewable.Viewer):
         self.dropper = GuardedFileDropper(parameter=parameter, layout="compact", height=80, checked=True,
                                           accepted_filetypes=[".csv", "text/csv", "text/plain"],
                                           sizing_mode="stretch_width", css_classes=[css])
-        self.dropper.param.watch(self._refused, "upload_error")
-        self.dropper.param.watch(self._dropped, "value")
-
-    async def _dropped(self, event) -> None:
-        await self.read(event.new)
+        pn.bind(self._refused, self.dropper.param.upload_error, watch=True)
+        pn.bind(self.read, self.dropper.param.value, watch=True)
 
     async def read(self, files: dict | None) -> None:
         """Read the latest of ``files`` (``{name: bytes or text}``) into the model (the reading in a worker thread)."""
@@ -224,9 +221,9 @@ class TableUpload(pn.viewable.Viewer):
             m = self.model
             await self.dropper.load(data, name, m.prepare, m.apply_table, m.fail, self.dispatch)
 
-    def _refused(self, event) -> None:
-        if event.new:  # too large, or damaged on the way: the last good table stays
-            self.dispatch(lambda: self.model.fail(event.new))
+    def _refused(self, message: str) -> None:
+        if message:  # too large, or damaged on the way: the last good table stays
+            self.dispatch(lambda: self.model.fail(message))
 
     def result_csv(self, pairs: Callable) -> str | None:
         """The model's result as a spreadsheet-safe CSV, with ``pairs(result)`` first as ``# name: value`` lines."""
