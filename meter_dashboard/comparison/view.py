@@ -35,6 +35,7 @@ from ..core.plots import GREY, LOG_TICKS, figure
 from ..core.html import render
 from ..core.report import result_report
 from ..ui.base import DashboardView
+from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
@@ -86,7 +87,7 @@ def result_html(res) -> tuple[str, str]:
     return cards, render("comparison/templates/sentence.html", res=res, pairing=pairing, share=_share)
 
 
-class CompareInputs(pn.viewable.Viewer):
+class CompareInputs(PageSection):
     """The runs and the settings: a shipped example or an upload, the pairing, the number inputs, what went wrong."""
 
     model = param.ClassSelector(class_=CompareModel)
@@ -120,11 +121,8 @@ class CompareInputs(pn.viewable.Viewer):
         b = self.boxes
         return [self.example, self.upload, self.paired, b["gamma"], b["alpha"], b["resamples"], b["seed"], self.error]
 
-    def __panel__(self):
-        return pn.Column(*self.parts(), sizing_mode="stretch_width")
 
-
-class CompareAnswer(pn.viewable.Viewer):
+class CompareAnswer(PageSection):
     """The answer in words and numbers: a stale banner, the lead sentence, the headline cards and the sentence."""
 
     model = param.ClassSelector(class_=CompareModel)
@@ -167,11 +165,8 @@ class CompareAnswer(pn.viewable.Viewer):
     def parts(self) -> list:
         return [self.stale, self.lead, self.headlines, self.sentence]
 
-    def __panel__(self):
-        return pn.Column(*self.parts(), sizing_mode="stretch_width")
 
-
-class CompareFigures(pn.viewable.Viewer):
+class CompareFigures(PageSection):
     """The bootstrap distribution of P(A>B) against 0.5 and γ, and the runs themselves."""
 
     model = param.ClassSelector(class_=CompareModel)
@@ -273,11 +268,8 @@ class CompareFigures(pn.viewable.Viewer):
                  "not significant (grey), not meaningful (orange), meaningful (green). Right: each pair of "
                  "runs.</div>", sizing_mode="stretch_width")]
 
-    def __panel__(self):
-        return pn.Column(*self.parts(), sizing_mode="stretch_width")
 
-
-class RunsNeeded(pn.viewable.Viewer):
+class RunsNeeded(PageSection):
     """Noether's runs needed for α, β and γ (Appendix C.3): cards, a sentence and the curve of Figure C.1."""
 
     model = param.ClassSelector(class_=CompareModel)
@@ -345,12 +337,7 @@ class RunsNeeded(pn.viewable.Viewer):
         self.have_source.data = ({"gamma": [gammas[0], gammas[-1]], "runs": [have, have]} if have is not None
                                  else {"gamma": [], "runs": []})
 
-    def __panel__(self):
-        if getattr(self, "_section", None) is None:
-            self._section = self._layout()
-        return self._section
-
-    def _layout(self):
+    def layout(self):
         return section(
             "How many runs do you need?",
             "Appendix C.3: Noether's sample size for detecting P(A&gt;B) &gt; γ reliably.",

@@ -35,6 +35,7 @@ from ..core.html import render
 from ..core.report import result_report
 from ..core.validation import InputError
 from ..ui.base import DashboardView
+from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
@@ -91,7 +92,7 @@ def replay_sentence(res) -> str:
                   submissions=res.submissions, fixed=res.step is not None)
 
 
-class ReplayInputs(pn.viewable.Viewer):
+class ReplayInputs(PageSection):
     """The board to replay: a shipped example or an upload, the Ladder's variant and step, δ, what went wrong."""
 
     replay = param.ClassSelector(class_=LadderReplayModel)
@@ -126,11 +127,8 @@ class ReplayInputs(pn.viewable.Viewer):
         return [self.example, self.upload, HTML("<b>Ladder</b>"), self.variant, self.step, self.delta_input,
                 self.replay_error]
 
-    def __panel__(self):
-        return pn.Column(*self.parts(), sizing_mode="stretch_width")
 
-
-class ReplayAnswer(pn.viewable.Viewer):
+class ReplayAnswer(PageSection):
     """The replay in words and numbers: a stale banner, the lead sentence, the headline cards and the sentence."""
 
     replay = param.ClassSelector(class_=LadderReplayModel)
@@ -168,11 +166,8 @@ class ReplayAnswer(pn.viewable.Viewer):
     def parts(self) -> list:
         return [self.replay_stale, self.replay_lead, self.replay_headlines, self.replay_sentence]
 
-    def __panel__(self):
-        return pn.Column(*self.parts(), sizing_mode="stretch_width")
 
-
-class ReplayFigure(pn.viewable.Viewer):
+class ReplayFigure(PageSection):
     """What each board publishes, submission by submission: the plot and the table (its first rows)."""
 
     replay = param.ClassSelector(class_=LadderReplayModel)
@@ -241,11 +236,11 @@ class ReplayFigure(pn.viewable.Viewer):
                 for i in range(min(res.submissions, TABLE_ROWS))]
         return render("leaderboard/templates/replay_table.html", rows=rows, total=res.submissions)
 
-    def __panel__(self):
-        return pn.Column(self.replay_plot, self.replay_table, sizing_mode="stretch_width")
+    def parts(self) -> list:
+        return [self.replay_plot, self.replay_table]
 
 
-class LabelBound(pn.viewable.Viewer):
+class LabelBound(PageSection):
     """Lemma 4: the test labels a Ladder needs for k submissions, and for the board replayed above."""
 
     size = param.ClassSelector(class_=LadderSizeModel)
@@ -370,12 +365,7 @@ class LabelBound(pn.viewable.Viewer):
         if self.replay.result is not None:
             self.size.submissions = self.replay.result.submissions
 
-    def __panel__(self):
-        if getattr(self, "_section", None) is None:
-            self._section = self._layout()
-        return self._section
-
-    def _layout(self):
+    def layout(self):
         return section(
             "How many test labels does a Ladder need?",
             "Lemma 4 of the lecture notes: the leaderboard error — how far the published score can be from the "
@@ -386,7 +376,7 @@ class LabelBound(pn.viewable.Viewer):
             "ladder", "ladder-size")
 
 
-class BoostingAttack(pn.viewable.Viewer):
+class BoostingAttack(PageSection):
     """Section 5: the boosting attack on a naive board and on the Ladder (a seeded simulation)."""
 
     attack = param.ClassSelector(class_=BoostingAttackModel)
@@ -471,12 +461,7 @@ class BoostingAttack(pn.viewable.Viewer):
                                              gain=0.5 - v["naive_public"], root=math.sqrt(k / n), trials=res.trials,
                                              seed=res.seed)
 
-    def __panel__(self):
-        if getattr(self, "_section", None) is None:
-            self._section = self._layout()
-        return self._section
-
-    def _layout(self):
+    def layout(self):
         inputs = self.attack_inputs
         return section(
             "The boosting attack",
