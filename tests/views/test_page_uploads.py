@@ -46,3 +46,24 @@ def test_ladder_reads_the_latest_dropped_file():
     asyncio.run(view.table_file.read({"mine.csv": csv}))
     assert view.replay.table is not None and view.replay.example == "uploaded file"
     assert view.replay.error == ""
+
+
+@pytest.mark.parametrize("make,sections", [
+    (Compare, lambda v: [v.settings, v.answer, v.figures, v.runs_needed]),
+    (lambda: Ladder(run_attack=False),
+     lambda v: [v.replay_inputs, v.replay_answer, v.replay_figure, v.label_bound, v.boosting]),
+])
+def test_each_section_shows_alone_built_once_and_shares_the_upload(make, sections):
+    import panel as pn
+
+    from meter_dashboard.ui.parts import PageSection
+    from meter_dashboard.ui.upload import TableUpload
+
+    view = make()
+    for part in sections(view):
+        assert isinstance(part, PageSection)
+        shown = part.__panel__()
+        assert isinstance(shown, pn.layout.ListPanel) and part.__panel__() is shown  # built once, kept
+    inputs = sections(view)[0]
+    assert isinstance(view.table_file, TableUpload) and view.upload is view.table_file.dropper
+    assert inputs.parts()[1] is view.upload  # the shared upload section's drop area, under the example
