@@ -21,17 +21,17 @@ EXAMPLES = (
 SHELLS = ("bash", "zsh")
 
 
+#: What ``completion --help`` says, and how to install the script.
+DESCRIPTION = ("Print a completion script for bash or zsh, generated from this command's own parser "
+               "(verbs, flags, choices; file names elsewhere). Install it once, e.g. for bash: "
+               "meter-dashboard completion bash > ~/.local/share/bash-completion/completions/meter-dashboard; "
+               "for zsh: meter-dashboard completion zsh > ~/.zfunc/meter-dashboard.zsh and source that file "
+               "from ~/.zshrc.")
+
+
 def register(sub) -> None:
-    p = add_verb(
-        sub, "completion",
-        help="print a shell completion script (bash or zsh)",
-        description="Print a completion script for bash or zsh, generated from this command's own parser "
-        "(verbs, flags, choices; file names elsewhere). Install it once, e.g. for bash: "
-        "meter-dashboard completion bash > ~/.local/share/bash-completion/completions/meter-dashboard; "
-        "for zsh: meter-dashboard completion zsh > ~/.zfunc/meter-dashboard.zsh and source that file "
-        "from ~/.zshrc.",
-        examples=EXAMPLES, heading="example",
-    )
+    p = add_verb(sub, "completion", help="print a shell completion script (bash or zsh)", description=DESCRIPTION,
+                 examples=EXAMPLES, heading="example")
     p.add_argument("shell", metavar="{bash,zsh}", help="the shell to complete in")
     p.set_defaults(run=run)
 

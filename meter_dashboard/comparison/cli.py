@@ -9,7 +9,7 @@ text given.  No Panel import: the models and bounds only.
 """
 from __future__ import annotations
 
-from ..core.cli import add_format_option, add_slide_option, add_verb, check_slide_path, write_slide, emit, file_or_example, flags_named, table
+from ..core.cli import add_file_or_example, add_outputs, add_verb, check_slide_path, emit, emit_answer, file_or_example, flags_named, table
 from ..core.validation import InputError, check_int, check_number
 
 #: Runnable examples shown by ``--help`` (tests/cli/test_compare.py runs each one).
@@ -25,21 +25,21 @@ SIZE_EXAMPLES = (
 _FLAGS = {"gamma": "--gamma", "alpha": "--alpha", "beta": "--beta", "resamples": "--resamples", "seed": "--seed"}
 
 
+#: What ``compare --help`` says: the file, the pairing and the decision.
+COMPARE_DESCRIPTION = (
+    "Runs file: CSV with columns a and b, one run per row, performances (higher is better).  "
+    "Rows are pairs (same seeds/split) unless --unpaired, which pairs the runs at random (seeded; needed "
+    "when A and B have different numbers of runs).  Decision (Bouthillier et al. 2021, Appendix C.6): not "
+    "significant if the CI's lower bound <= 0.5, significant but not meaningful if its upper bound <= gamma, "
+    "else significant and meaningful.  JSON keys: p_a_gt_b, ci, significant, meaningful, conclusion.")
+
+
 def register(sub) -> None:
-    p = add_verb(
-        sub, "compare",
-        help="is pipeline A better than B? P(A>B), bootstrap CI and the decision",
-        description="Runs file: CSV with columns a and b, one run per row, performances (higher is better).  "
-        "Rows are pairs (same seeds/split) unless --unpaired, which pairs the runs at random (seeded; needed "
-        "when A and B have different numbers of runs).  Decision (Bouthillier et al. 2021, Appendix C.6): not "
-        "significant if the CI's lower bound <= 0.5, significant but not meaningful if its upper bound <= gamma, "
-        "else significant and meaningful.  JSON keys: p_a_gt_b, ci, significant, meaningful, conclusion.",
-        examples=COMPARE_EXAMPLES,
-        note="The first: A beat B in 26 of 30 paired runs, significant and meaningful at gamma = 0.75.",
-    )
-    p.add_argument("runs", metavar="RUNS.csv", nargs="?", default=None, help="runs file with columns a and b")
-    p.add_argument("--example", default=None, help="compare a shipped example instead of a file: "
-                   "compare_paired.csv, compare_many_runs.csv or compare_unpaired.csv")
+    p = add_verb(sub, "compare", help="is pipeline A better than B? P(A>B), bootstrap CI and the decision",
+                 description=COMPARE_DESCRIPTION, examples=COMPARE_EXAMPLES,
+                 note="The first: A beat B in 26 of 30 paired runs, significant and meaningful at gamma = 0.75.")
+    add_file_or_example(p, "runs", "RUNS.csv", "runs file with columns a and b", "compare a shipped example "
+                        "instead of a file: compare_paired.csv, compare_many_runs.csv or compare_unpaired.csv")
     p.add_argument("--gamma", default="0.75", help="meaningful threshold in (0.5, 1) (default 0.75)")
     p.add_argument("--alpha", default="0.05", help="CI level 1 - alpha, alpha in (0, 0.5) (default 0.05)")
     p.add_argument("--beta", default="0.05", help="false-negative rate for the runs needed (default 0.05)")
@@ -47,9 +47,7 @@ def register(sub) -> None:
                    help="bootstrap resamples, 1 to 1e9 (default 10000; the cost does not grow with it)")
     p.add_argument("--seed", default="0", help="seed of the bootstrap and the random pairing (default 0)")
     p.add_argument("--unpaired", action="store_true", help="pair the runs at random instead of by row")
-    add_format_option(p)
-    add_slide_option(p)
-    p.set_defaults(run=run_compare)
+    add_outputs(p, run_compare)
 
     q = add_verb(
         sub, "compare-size",
@@ -61,8 +59,7 @@ def register(sub) -> None:
     q.add_argument("--alpha", default="0.05", help="false-positive rate in (0, 0.5) (default 0.05)")
     q.add_argument("--beta", default="0.05", help="false-negative rate in (0, 0.5) (default 0.05)")
     q.add_argument("--gamma", default="0.75", help="threshold in (0.5, 1) (default 0.75)")
-    add_format_option(q)
-    q.set_defaults(run=run_size)
+    add_outputs(q, run_size, slide=False)
 
 
 @flags_named(_FLAGS)
@@ -93,15 +90,8 @@ def run_compare(args) -> int:
         ["A wins / ties", f"{result.wins} / {result.ties}"],
         [f"runs needed (Noether, beta = {beta:g})", result.runs_needed],
     ]
-    payload = result.to_dict()
-    payload["lead"] = result.lead()
-    text = table(["", "value"], rows, align="lr") + "\n\n" + result.sentence + "\n\n" + payload["lead"]
-    written = write_slide(args, result.slide)
-    if written is not None:
-        payload["slide"] = written
-        text += f"\n\nslide: {written}"
-    emit(args, payload, text)
-    return 0
+    text = table(["", "value"], rows, align="lr") + "\n\n" + result.sentence
+    return emit_answer(args, result.to_dict(), text, result.lead(), result.slide)
 
 
 @flags_named(_FLAGS)

@@ -32,15 +32,15 @@ from bokeh.models import (
 from ..core import colors
 from ..core import formatting as fmt
 from ..core.plots import GREY, LOG_TICKS, figure
-from ..core.tables import spreadsheet_frame
 from ..core.html import render
-from ..core.report import csv_with_inputs, result_report
+from ..core.report import result_report
 from ..ui.base import DashboardView
+from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.style import HTML, PALETTE, Bar, error_html, headline_html, headlines_html, stale_html
-from ..ui.upload import GuardedFileDropper
+from ..ui.upload import TableUpload
 from .model import COMPARE_EXAMPLES, CompareModel
 from .text import inputs
 
@@ -87,8 +87,270 @@ def result_html(res) -> tuple[str, str]:
     return cards, render("comparison/templates/sentence.html", res=res, pairing=pairing, share=_share)
 
 
+class CompareInputs(PageSection):
+    """The runs and the settings: a shipped example or an upload, the pairing, the number inputs, what went wrong."""
+
+    model = param.ClassSelector(class_=CompareModel)
+
+    def __init__(self, model: CompareModel, dispatch, **params):
+        super().__init__(model=model, **params)
+        m = model
+        self.example = pn.widgets.Select.from_param(m.param.example, label="Runs file", sizing_mode="stretch_width",
+                                                    css_classes=["compare-example"])
+        self.table_file = TableUpload(m, dispatch, parameter="runs file", css="compare-upload")
+        self.upload = self.table_file.dropper
+        self.paired = pn.widgets.Checkbox.from_param(m.param.paired, label="Rows are paired runs (same seeds/split)",
+                                                     css_classes=["compare-paired"])
+        self.boxes = {
+            "gamma": number_input(m, "gamma", "γ (meaningful threshold)", "compare-gamma"),
+            "alpha": number_input(m, "alpha", "α (interval level 1 − α)", "compare-alpha"),
+            "beta": number_input(m, "beta", "β (false negatives)", "compare-beta"),
+            "resamples": number_input(m, "resamples", "Bootstrap resamples", "compare-resamples"),
+            "seed": number_input(m, "seed", "Seed", "compare-seed"),
+        }
+        self.error = HTML(self.error_text, sizing_mode="stretch_width", css_classes=["compare-error"])
+
+    @param.depends("model.error", "model.busy")
+    def error_text(self) -> str:
+        """Why the last runs or settings were refused, and whether new runs are being compared."""
+        m = self.model
+        return error_html(m.error) + ('<div class="md-note">Comparing the new runs…</div>' if m.busy else "")
+
+    def parts(self) -> list:
+        """The comparison's inputs, in the order shown (β is the runs-needed section's)."""
+        b = self.boxes
+        return [self.example, self.upload, self.paired, b["gamma"], b["alpha"], b["resamples"], b["seed"], self.error]
+
+
+class CompareAnswer(PageSection):
+    """The answer in words and numbers: a stale banner, the lead sentence, the headline cards and the sentence."""
+
+    model = param.ClassSelector(class_=CompareModel)
+
+    def __init__(self, model: CompareModel, boxes: dict, **params):
+        super().__init__(model=model, **params)
+        self._boxes = boxes
+        self._shown: tuple = (None, ("", ""))  # (result, its cards and sentence): rendered once per result
+        messages = [box.message_pane.param.object for box in boxes.values()]
+        self.stale = HTML(pn.bind(self.stale_text, model.param.error, model.param.result, *messages),
+                          sizing_mode="stretch_width", css_classes=["compare-stale"])
+        self.lead = HTML(self.lead_text, sizing_mode="stretch_width", css_classes=["compare-lead-pane"])
+        self.headlines = HTML(self.cards_text, sizing_mode="stretch_width")
+        self.sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
+
+    def stale_text(self, error: str, result, *messages) -> str:
+        """A banner while the results shown are the last valid ones (a refused input or file)."""
+        bad = bool(error) or not all(box.valid for box in self._boxes.values())
+        return stale_html("comparison") if bad and result is not None else ""
+
+    def _html(self) -> tuple[str, str]:
+        res = self.model.result
+        if res is not None and self._shown[0] is not res:
+            self._shown = (res, result_html(res))
+        return self._shown[1]
+
+    @param.depends("model.result")
+    def cards_text(self) -> str:
+        return self._html()[0]
+
+    @param.depends("model.result")
+    def sentence_text(self) -> str:
+        return self._html()[1]
+
+    @param.depends("model.result")
+    def lead_text(self) -> str:
+        res = self.model.result
+        return "" if res is None else lead_markup(res.lead(), "compare")
+
+    def parts(self) -> list:
+        return [self.stale, self.lead, self.headlines, self.sentence]
+
+
+class CompareFigures(PageSection):
+    """The bootstrap distribution of P(A>B) against 0.5 and γ, and the runs themselves."""
+
+    model = param.ClassSelector(class_=CompareModel)
+
+    def __init__(self, model: CompareModel, **params):
+        super().__init__(model=model, **params)
+        self._build_histogram()
+        self._build_runs()
+        self._on_result()
+
+    def _build_runs(self):
+        self.runs_source = ColumnDataSource({"a": [], "b": [], "color": [], "outcome": [], "run": []})
+        fig = figure(height=300, x_axis_label="B's performance (higher is better)", y_axis_label="A's performance",
+                      title="The runs: above the diagonal A wins")
+        pts = fig.scatter("b", "a", source=self.runs_source, color="color", size=9, alpha=0.8, legend_field="outcome")
+        fig.add_layout(Slope(gradient=1, y_intercept=0, line_color=_ink(), line_dash="dotted"))
+        fig.add_tools(HoverTool(renderers=[pts], tooltips=[("pair", "@run"), ("A", "@a{0.0000}"),
+                                                           ("B", "@b{0.0000}")]))
+        fig.legend.location = "bottom_right"
+        self.runs_fig = fig
+        self.runs_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-runs-plot"])
+
+    def _build_histogram(self):
+        """Bootstrap distribution of P(A>B) against 0.5 and gamma."""
+        ink = _ink()
+        self.hist_source = ColumnDataSource({"left": [], "right": [], "count": []})
+        fig = figure(height=300, x_range=(0, 1), x_axis_label="P(A>B)", y_axis_label="share of bootstrap resamples",
+                      title="Bootstrap distribution of P(A>B)")
+        self.region_low = BoxAnnotation(right=0.5, fill_color=GREY, fill_alpha=0.08)
+        self.region_mid = BoxAnnotation(left=0.5, right=0.75, fill_color=PALETTE[1], fill_alpha=0.08)
+        self.region_high = BoxAnnotation(left=0.75, fill_color=GREEN, fill_alpha=0.08)
+        for box in (self.region_low, self.region_mid, self.region_high):
+            fig.add_layout(box)
+        bars = fig.quad(left="left", right="right", bottom=0, top="count", source=self.hist_source, color=BLUE,
+                        alpha=0.55, line_color=BLUE)
+        self.ci_box = BoxAnnotation(left=0.4, right=0.6, fill_color=BLUE, fill_alpha=0.12, line_color=BLUE,
+                                    line_dash="dashed")
+        fig.add_layout(self.ci_box)
+        self.estimate = Span(location=0.5, dimension="height", line_color=BLUE, line_width=3)
+        self.half = Span(location=0.5, dimension="height", line_color=ink, line_dash="dotted", line_width=1.5)
+        self.gamma_line = Span(location=0.75, dimension="height", line_color=GREEN, line_dash="dashed", line_width=2)
+        for span in (self.estimate, self.half, self.gamma_line):
+            fig.add_layout(span)
+        self.gamma_label = Label(x=0.75, y=5, y_units="screen", text="γ", text_color=GREEN, x_offset=4)
+        fig.add_layout(Label(x=0.5, y=5, y_units="screen", text="chance", text_color=ink, x_offset=4))
+        fig.add_layout(self.gamma_label)
+        fig.add_tools(HoverTool(renderers=[bars], tooltips=[("P(A>B)", "@left{0.000}–@right{0.000}"),
+                                                           ("share", "@count{0.0%}")]))
+        fig.yaxis.formatter = NumeralTickFormatter(format="0%")
+        self.hist_fig = fig
+        self.hist_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-bootstrap-plot"])
+
+    @param.depends("model.result", watch=True)
+    @held
+    def _on_result(self):
+        """The plots follow the result in place (their data sources change, never the figures)."""
+        res = self.model.result
+        if res is None:
+            return
+        self._update_histogram(res)
+        self._update_runs(res)
+
+    def _update_histogram(self, res):
+        wins = np.flatnonzero(res.counts)
+        width = 1.0 / res.runs
+        values = wins / res.runs
+        self.hist_source.data = {"left": values - width / 2, "right": values + width / 2,
+                                 "count": res.counts[wins] / res.resamples}
+        lo, hi = res.ci
+        self.ci_box.left, self.ci_box.right = lo - width / 2, hi + width / 2
+        self.estimate.location = res.p_a_gt_b
+        self.gamma_line.location = res.gamma
+        self.gamma_label.x = res.gamma
+        self.region_mid.right = res.gamma
+        self.region_high.left = res.gamma
+
+    def _update_runs(self, res):
+        shown = np.arange(res.runs)
+        if res.runs > MAX_POINTS:
+            shown = np.unique(np.linspace(0, res.runs - 1, MAX_POINTS).astype(int))
+        a, b = res.a[shown], res.b[shown]
+        win, tie = a > b, a == b
+        self.runs_source.data = {
+            "a": a, "b": b, "run": shown + 1,
+            "color": np.where(win, GREEN, np.where(tie, GREY, VERMILLION)),
+            "outcome": np.where(win, "A wins", np.where(tie, "tie", "B wins")).tolist(),
+        }
+        self.runs_fig.title.text = ("The runs: above the diagonal A wins" if shown.size == res.runs else
+                                    f"{fmt.integer(shown.size)} of the {fmt.integer(res.runs)} pairs: above the "
+                                    "diagonal A wins")
+
+    def parts(self) -> list:
+        return [
+            Bar(*(pn.Column(plot, sizing_mode="stretch_width", css_classes=["compare-plot"])
+                  for plot in (self.hist_plot, self.runs_plot)),
+                sizing_mode="stretch_width", css_classes=["compare-plots"]),
+            HTML("<div class='md-note'>Left: how P(A&gt;B) varies when the pairs are resampled — solid line the "
+                 "estimate, blue band the interval, dotted line chance (0.5), dashed green line γ; background: "
+                 "not significant (grey), not meaningful (orange), meaningful (green). Right: each pair of "
+                 "runs.</div>", sizing_mode="stretch_width")]
+
+
+class RunsNeeded(PageSection):
+    """Noether's runs needed for α, β and γ (Appendix C.3): cards, a sentence and the curve of Figure C.1."""
+
+    model = param.ClassSelector(class_=CompareModel)
+
+    def __init__(self, model: CompareModel, beta, **params):
+        super().__init__(model=model, **params)
+        self.beta = beta
+        self.size_headlines = HTML(self.cards_text, sizing_mode="stretch_width")
+        self.size_sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self._build_curve()
+        self._on_size()
+
+    def _build_curve(self):
+        """Noether's runs needed against gamma (Figure C.1)."""
+        gammas, runs = self.model.curve()
+        self.curve_source = ColumnDataSource({"gamma": gammas, "runs": runs})
+        self.star_source = ColumnDataSource({"gamma": [], "runs": []})
+        self.have_source = ColumnDataSource({"gamma": [], "runs": []})
+        fig = figure(height=300, x_axis_label="threshold γ", y_axis_type="log", y_axis_label="runs needed",
+                      title="Runs needed to detect P(A>B) > γ (Noether)")
+        line = fig.line("gamma", "runs", source=self.curve_source, color=BLUE, line_width=2.5)
+        star = fig.scatter("gamma", "runs", source=self.star_source, marker="star", size=18, color=VERMILLION)
+        have = fig.line("gamma", "runs", source=self.have_source, color=GREY, line_dash="dashed", line_width=1.5)
+        fig.add_tools(HoverTool(renderers=[line], mode="vline", tooltips=[("γ", "@gamma{0.00}"),
+                                                                          ("runs", "@runs{0,0}")]))
+        fig.add_layout(Legend(items=[("runs needed", [line]), ("your γ", [star]), ("runs you have", [have])],
+                              location="top_right", background_fill_alpha=0.85))
+        fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
+        fig.yaxis.ticker = FixedTicker(ticks=LOG_TICKS)
+        self.curve_fig = fig
+        self.curve_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-size-plot"])
+
+    def _have(self) -> int | None:
+        return self.model.result.runs if self.model.result is not None else None
+
+    @param.depends("model.size", "model.result")
+    def cards_text(self) -> str:
+        size, have = self.model.size, self._have()
+        if size is None:
+            return ""
+        return headlines_html([
+            headline_html("Runs needed", fmt.integer(size.runs),
+                          f"α = {fmt.number(size.alpha)}, β = {fmt.number(size.beta)}, γ = {fmt.number(size.gamma)}",
+                          css_class="compare-runs-needed"),
+            headline_html("Runs you have", fmt.integer(have) if have is not None else "—",
+                          "enough" if have is not None and have >= size.runs else "fewer than needed"),
+        ], "compare-headlines")
+
+    @param.depends("model.size")
+    def sentence_text(self) -> str:
+        size = self.model.size
+        return "" if size is None else render("comparison/templates/size_sentence.html", size=size)
+
+    @param.depends("model.size", "model.result", watch=True)
+    @held
+    def _on_size(self):
+        """The curve, your γ and the runs you have, in place."""
+        m = self.model
+        size, have = m.size, self._have()
+        if size is None:
+            return
+        gammas, runs = m.curve()
+        self.curve_source.data = {"gamma": gammas, "runs": runs}
+        self.star_source.data = {"gamma": [size.gamma], "runs": [size.runs]}
+        self.have_source.data = ({"gamma": [gammas[0], gammas[-1]], "runs": [have, have]} if have is not None
+                                 else {"gamma": [], "runs": []})
+
+    def layout(self):
+        return section(
+            "How many runs do you need?",
+            "Appendix C.3: Noether's sample size for detecting P(A&gt;B) &gt; γ reliably.",
+            [self.beta, HTML("<div class='md-note'>α and γ are shared with the comparison above.</div>")],
+            [self.size_headlines, self.size_sentence, self.curve_plot],
+            "compare", "compare-size")
+
+
 class Compare(DashboardView):
     """P(A>B) with its percentile-bootstrap interval, the decision, and the runs needed.
+
+    The page is four sections over one :class:`CompareModel`: :class:`CompareInputs`,
+    :class:`CompareAnswer`, :class:`CompareFigures` and :class:`RunsNeeded`, with the exports.
 
     Parameters
     ----------
@@ -126,60 +388,24 @@ class Compare(DashboardView):
         served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
         self.model.param.update(offload=served)
         self.model.dispatch = self._dispatch
-        self._build_widgets()
-        self._build_plots()
-        self.model.param.watch(self._on_result, ["result", "error", "busy"])
-        self.model.param.watch(self._on_size, ["size", "result"])
-        for box in self.inputs.values():
-            box.message_pane.param.watch(self._on_messages, "object")
-        self._on_result()
-        self._on_size()
+        self._build_sections()
+        self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["compare-link-message"])
         link = UrlLink({"example": (self.model, "example", None), "paired": (self.model, "paired", None),
                         **{key: (self.model, key, box) for key, box in self.inputs.items()}})
         if sync_url and pn.state.location is not None:
             self.link_message.object = "".join(error_html(m) for m in link.apply())
             link.follow()
 
-    # ------------------------------------------------------------------ widgets
-    def _build_widgets(self):
+    def _build_sections(self):
         m = self.model
-        self.example = pn.widgets.Select.from_param(m.param.example, label="Runs file", sizing_mode="stretch_width",
-                                                    css_classes=["compare-example"])
-        # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
-        self.upload = GuardedFileDropper(parameter="runs file", layout="compact", height=80, checked=True,
-                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
-                                         sizing_mode="stretch_width", css_classes=["compare-upload"])
-        self.upload.param.watch(self._on_upload_refused, "upload_error")
-        self.upload.param.watch(self._on_upload, "value")
-        self.paired = pn.widgets.Checkbox.from_param(m.param.paired, label="Rows are paired runs (same seeds/split)",
-                                                     css_classes=["compare-paired"])
-        self.inputs = {
-            "gamma": number_input(m, "gamma", "γ (meaningful threshold)", "compare-gamma"),
-            "alpha": number_input(m, "alpha", "α (interval level 1 − α)", "compare-alpha"),
-            "beta": number_input(m, "beta", "β (false negatives)", "compare-beta"),
-            "resamples": number_input(m, "resamples", "Bootstrap resamples", "compare-resamples"),
-            "seed": number_input(m, "seed", "Seed", "compare-seed"),
-        }
-        self.gamma, self.alpha, self.beta = (self.inputs[k] for k in ("gamma", "alpha", "beta"))
-        self.error = HTML("", sizing_mode="stretch_width", css_classes=["compare-error"])
-        self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["compare-link-message"])
+        self.settings = CompareInputs(m, self._dispatch)
+        self.answer = CompareAnswer(m, self.settings.boxes)
+        self.figures = CompareFigures(m)
+        self.runs_needed = RunsNeeded(m, self.settings.boxes["beta"])
+        self.inputs, self.table_file, self.upload = self.settings.boxes, self.settings.table_file, self.settings.upload
+        self.headlines, self.lead = self.answer.headlines, self.answer.lead
+        self.curve_source = self.runs_needed.curve_source
         self.exports = Exports("compare", self._file_stem, csv=self._pairs_csv, slide=self._slide, report=self._report)
-        self.lead = HTML("", sizing_mode="stretch_width", css_classes=["compare-lead-pane"])
-        self.stale = HTML("", sizing_mode="stretch_width", css_classes=["compare-stale"])
-        self.headlines = HTML("", sizing_mode="stretch_width")
-        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        self.size_headlines = HTML("", sizing_mode="stretch_width")
-        self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-
-    async def _on_upload(self, event):
-        for name, data in (event.new or {}).items():  # the latest file only
-            data = data.encode("utf-8") if isinstance(data, str) else data
-            m = self.model
-            await self.upload.load(data, name, m.prepare, m.apply_table, m.fail, self._dispatch)
-
-    def _on_upload_refused(self, event):
-        if event.new:  # too large, or damaged on the way: the last good table stays
-            self._dispatch(lambda: self.model.fail(event.new))
 
     def _file_stem(self) -> str:
         res = self.model.result
@@ -187,8 +413,7 @@ class Compare(DashboardView):
 
     def _pairs_csv(self) -> str | None:
         """The pairs used (a, b, a > b), with the inputs as ``# name: value`` lines."""
-        res = self.model.result
-        return None if res is None else csv_with_inputs(inputs(res), spreadsheet_frame(res.to_frame()), index=False)
+        return self.table_file.result_csv(inputs)
 
     def _slide(self):
         res = self.model.result
@@ -198,141 +423,6 @@ class Compare(DashboardView):
         res = self.model.result
         return None if res is None else result_report(res, subtitle="P(A>B) (Bouthillier et al., MLSys 2021)")
 
-    # ------------------------------------------------------------------ plots
-    def _build_plots(self):
-        self._build_histogram()
-        self.runs_source = ColumnDataSource({"a": [], "b": [], "color": [], "outcome": [], "run": []})
-        fig = figure(height=300, x_axis_label="B's performance (higher is better)", y_axis_label="A's performance",
-                      title="The runs: above the diagonal A wins")
-        pts = fig.scatter("b", "a", source=self.runs_source, color="color", size=9, alpha=0.8, legend_field="outcome")
-        fig.add_layout(Slope(gradient=1, y_intercept=0, line_color=_ink(), line_dash="dotted"))
-        fig.add_tools(HoverTool(renderers=[pts], tooltips=[("pair", "@run"), ("A", "@a{0.0000}"),
-                                                           ("B", "@b{0.0000}")]))
-        fig.legend.location = "bottom_right"
-        self.runs_fig = fig
-        self.runs_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-runs-plot"])
-        self._build_curve()
-
-    def _build_histogram(self):
-        """Bootstrap distribution of P(A>B) against 0.5 and gamma."""
-        ink = _ink()
-        self.hist_source = ColumnDataSource({"left": [], "right": [], "count": []})
-        fig = figure(height=300, x_range=(0, 1), x_axis_label="P(A>B)", y_axis_label="share of bootstrap resamples",
-                      title="Bootstrap distribution of P(A>B)")
-        self.region_low = BoxAnnotation(right=0.5, fill_color=GREY, fill_alpha=0.08)
-        self.region_mid = BoxAnnotation(left=0.5, right=0.75, fill_color=PALETTE[1], fill_alpha=0.08)
-        self.region_high = BoxAnnotation(left=0.75, fill_color=GREEN, fill_alpha=0.08)
-        for box in (self.region_low, self.region_mid, self.region_high):
-            fig.add_layout(box)
-        bars = fig.quad(left="left", right="right", bottom=0, top="count", source=self.hist_source, color=BLUE,
-                        alpha=0.55, line_color=BLUE)
-        self.ci_box = BoxAnnotation(left=0.4, right=0.6, fill_color=BLUE, fill_alpha=0.12, line_color=BLUE,
-                                    line_dash="dashed")
-        fig.add_layout(self.ci_box)
-        self.estimate = Span(location=0.5, dimension="height", line_color=BLUE, line_width=3)
-        self.half = Span(location=0.5, dimension="height", line_color=ink, line_dash="dotted", line_width=1.5)
-        self.gamma_line = Span(location=0.75, dimension="height", line_color=GREEN, line_dash="dashed", line_width=2)
-        for span in (self.estimate, self.half, self.gamma_line):
-            fig.add_layout(span)
-        self.gamma_label = Label(x=0.75, y=5, y_units="screen", text="γ", text_color=GREEN, x_offset=4)
-        fig.add_layout(Label(x=0.5, y=5, y_units="screen", text="chance", text_color=ink, x_offset=4))
-        fig.add_layout(self.gamma_label)
-        fig.add_tools(HoverTool(renderers=[bars], tooltips=[("P(A>B)", "@left{0.000}–@right{0.000}"),
-                                                           ("share", "@count{0.0%}")]))
-        fig.yaxis.formatter = NumeralTickFormatter(format="0%")
-        self.hist_fig = fig
-        self.hist_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-bootstrap-plot"])
-
-    def _build_curve(self):
-        """Noether's runs needed against gamma (Figure C.1)."""
-        gammas, runs = self.model.curve()
-        self.curve_source = ColumnDataSource({"gamma": gammas, "runs": runs})
-        self.star_source = ColumnDataSource({"gamma": [], "runs": []})
-        self.have_source = ColumnDataSource({"gamma": [], "runs": []})
-        fig = figure(height=300, x_axis_label="threshold γ", y_axis_type="log", y_axis_label="runs needed",
-                      title="Runs needed to detect P(A>B) > γ (Noether)")
-        line = fig.line("gamma", "runs", source=self.curve_source, color=BLUE, line_width=2.5)
-        star = fig.scatter("gamma", "runs", source=self.star_source, marker="star", size=18, color=VERMILLION)
-        have = fig.line("gamma", "runs", source=self.have_source, color=GREY, line_dash="dashed", line_width=1.5)
-        fig.add_tools(HoverTool(renderers=[line], mode="vline", tooltips=[("γ", "@gamma{0.00}"),
-                                                                          ("runs", "@runs{0,0}")]))
-        fig.add_layout(Legend(items=[("runs needed", [line]), ("your γ", [star]), ("runs you have", [have])],
-                              location="top_right", background_fill_alpha=0.85))
-        fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
-        fig.yaxis.ticker = FixedTicker(ticks=LOG_TICKS)
-        self.curve_fig = fig
-        self.curve_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-size-plot"])
-
-    # ------------------------------------------------------------------ updates
-    @held
-    def _on_messages(self, *events):
-        bad = bool(self.model.error) or not all(box.valid for box in self.inputs.values())
-        self.stale.object = stale_html("comparison") if bad and self.model.result is not None else ""
-
-    @held
-    def _on_result(self, *events):
-        m = self.model
-        self.error.object = error_html(m.error) + (
-            '<div class="md-note">Comparing the new runs…</div>' if m.busy else "")
-        self._on_messages()
-        res = m.result
-        if res is None:
-            return
-        self.headlines.object, self.sentence.object = result_html(res)
-        self.lead.object = lead_markup(res.lead(), "compare")
-        self._update_histogram(res)
-        self._update_runs(res)
-
-    def _update_histogram(self, res):
-        wins = np.flatnonzero(res.counts)
-        width = 1.0 / res.runs
-        values = wins / res.runs
-        self.hist_source.data = {"left": values - width / 2, "right": values + width / 2,
-                                 "count": res.counts[wins] / res.resamples}
-        lo, hi = res.ci
-        self.ci_box.left, self.ci_box.right = lo - width / 2, hi + width / 2
-        self.estimate.location = res.p_a_gt_b
-        self.gamma_line.location = res.gamma
-        self.gamma_label.x = res.gamma
-        self.region_mid.right = res.gamma
-        self.region_high.left = res.gamma
-
-    def _update_runs(self, res):
-        shown = np.arange(res.runs)
-        if res.runs > MAX_POINTS:
-            shown = np.unique(np.linspace(0, res.runs - 1, MAX_POINTS).astype(int))
-        a, b = res.a[shown], res.b[shown]
-        win, tie = a > b, a == b
-        self.runs_source.data = {
-            "a": a, "b": b, "run": shown + 1,
-            "color": np.where(win, GREEN, np.where(tie, GREY, VERMILLION)),
-            "outcome": np.where(win, "A wins", np.where(tie, "tie", "B wins")).tolist(),
-        }
-        self.runs_fig.title.text = ("The runs: above the diagonal A wins" if shown.size == res.runs else
-                                    f"{fmt.integer(shown.size)} of the {fmt.integer(res.runs)} pairs: above the "
-                                    "diagonal A wins")
-
-    @held
-    def _on_size(self, *events):
-        m = self.model
-        size = m.size
-        if size is None:
-            return
-        have = m.result.runs if m.result is not None else None
-        self.size_headlines.object = headlines_html([
-            headline_html("Runs needed", fmt.integer(size.runs),
-                          f"α = {fmt.number(size.alpha)}, β = {fmt.number(size.beta)}, γ = {fmt.number(size.gamma)}",
-                          css_class="compare-runs-needed"),
-            headline_html("Runs you have", fmt.integer(have) if have is not None else "—",
-                          "enough" if have is not None and have >= size.runs else "fewer than needed"),
-        ], "compare-headlines")
-        self.size_sentence.object = render("comparison/templates/size_sentence.html", size=size)
-        gammas, runs = m.curve()
-        self.curve_source.data = {"gamma": gammas, "runs": runs}
-        self.star_source.data = {"gamma": [size.gamma], "runs": [size.runs]}
-        self.have_source.data = ({"gamma": [gammas[0], gammas[-1]], "runs": [have, have]} if have is not None
-                                 else {"gamma": [], "runs": []})
-
     # ------------------------------------------------------------------ layout
     def results(self):
         if getattr(self, "_results", None) is None:
@@ -341,25 +431,10 @@ class Compare(DashboardView):
                 "One performance value per run of each pipeline (higher is better): CSV with columns a and b. "
                 "P(A>B) is the share of runs in which A beats B (Bouthillier et al. 2021, Eq. 9); ties count as "
                 "not beating. Unpaired runs are paired at random (Appendix C.4).",
-                [self.example, self.upload, self.paired, self.gamma, self.alpha, self.inputs["resamples"],
-                 self.inputs["seed"], self.error],
-                [self.stale, self.lead, self.headlines, self.sentence, self.exports.row,
-                 Bar(*(pn.Column(plot, sizing_mode="stretch_width", css_classes=["compare-plot"])
-                       for plot in (self.hist_plot, self.runs_plot)),
-                     sizing_mode="stretch_width", css_classes=["compare-plots"]),
-                 HTML("<div class='md-note'>Left: how P(A&gt;B) varies when the pairs are resampled — solid line the "
-                      "estimate, blue band the interval, dotted line chance (0.5), dashed green line γ; background: "
-                      "not significant (grey), not meaningful (orange), meaningful (green). Right: each pair of "
-                      "runs.</div>", sizing_mode="stretch_width")],
+                self.settings.parts(), [*self.answer.parts(), self.exports.row, *self.figures.parts()],
                 "compare", "compare-main")
-            size = section(
-                "How many runs do you need?",
-                "Appendix C.3: Noether's sample size for detecting P(A&gt;B) &gt; γ reliably.",
-                [self.beta, HTML("<div class='md-note'>α and γ are shared with the comparison above.</div>")],
-                [self.size_headlines, self.size_sentence, self.curve_plot],
-                "compare", "compare-size")
-            self._results = pn.Column(self.link_message, compare, size, sizing_mode="stretch_width",
-                                      css_classes=["compare-page"])
+            self._results = pn.Column(self.link_message, compare, self.runs_needed.__panel__(),
+                                      sizing_mode="stretch_width", css_classes=["compare-page"])
         return self._results
 
 

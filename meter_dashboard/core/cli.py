@@ -54,6 +54,36 @@ def write_slide(args, make) -> str | None:
         raise InputError("--slide", "a file path that can be written", f"{path} ({exc.strerror})") from None
 
 
+def emit_answer(args, payload: dict, text: str, lead: str, make_slide) -> int:
+    """Print an answer (:func:`emit`) ending with its ``lead`` sentence, the ``--slide`` written first; returns 0.
+
+    ``payload`` gains ``lead`` (and ``slide``, the path written); ``text`` ends with the lead (and the path).
+    """
+    payload["lead"] = lead
+    text += "\n\n" + lead
+    written = write_slide(args, make_slide)
+    if written is not None:
+        payload["slide"] = written
+        text += f"\n\nslide: {written}"
+    emit(args, payload, text)
+    return 0
+
+
+def add_outputs(parser: argparse.ArgumentParser, run, *, slide: bool = True) -> None:
+    """A verb's ``--format`` (and ``--slide`` unless ``slide`` is False); ``run(args)`` answers it."""
+    add_format_option(parser)
+    if slide:
+        add_slide_option(parser)
+    parser.set_defaults(run=run)
+
+
+def add_file_or_example(parser: argparse.ArgumentParser, positional: str, metavar: str, what: str,
+                        examples: str) -> None:
+    """The input :func:`file_or_example` reads: ``metavar`` (optional; ``what`` it is) or ``--example`` (``examples``)."""
+    parser.add_argument(positional, metavar=metavar, nargs="?", default=None, help=what)
+    parser.add_argument("--example", default=None, help=examples)
+
+
 def add_verb(sub, name: str, *, help: str, description: str, examples: Sequence[str], note: str = "",
              heading: str = "examples", formatter_class=argparse.RawDescriptionHelpFormatter) -> argparse.ArgumentParser:
     """One verb's parser: its help line, description and an epilog of runnable examples (tests run them).

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from ..core.cli import add_format_option, add_slide_option, add_verb, check_slide_path, write_slide, emit, file_or_example, flags_named, table
+from ..core.cli import add_file_or_example, add_outputs, add_verb, check_slide_path, emit, emit_answer, file_or_example, flags_named, table
 from ..core.validation import InputError, check_int, check_number, check_probability
 
 #: Runnable examples shown by ``--help`` (tests/cli/test_ladder.py runs each one).
@@ -43,15 +43,12 @@ def register(sub) -> None:
         examples=LADDER_EXAMPLES, note="The first replays the 4-example board whose submissions land exactly on "
         "the thresholds: ties are not released (scores 0.75, 0.75, 0.25, 0.25, 0.25).",
     )
-    p.add_argument("losses", metavar="LOSSES.csv", nargs="?", default=None, help="per-example loss file")
-    p.add_argument("--example", default=None,
-                   help="replay a shipped example instead of a file: ladder_leaderboard.csv or ladder_ties.csv")
+    add_file_or_example(p, "losses", "LOSSES.csv", "per-example loss file",
+                        "replay a shipped example instead of a file: ladder_leaderboard.csv or ladder_ties.csv")
     p.add_argument("--step", default=None, help="eta in (0, 1] for the fixed-step Ladder (default: parameter-free)")
     p.add_argument("--delta", default="0.05",
                    help="1 - confidence for the leaderboard-error guarantee of this test set (default 0.05)")
-    add_format_option(p)
-    add_slide_option(p)
-    p.set_defaults(run=run_ladder)
+    add_outputs(p, run_ladder)
 
     q = add_verb(
         sub, "ladder-size",
@@ -68,8 +65,7 @@ def register(sub) -> None:
     q.add_argument("--total-error", default=None, help="eps + eta in (0, 1): choose the step that needs fewest labels")
     q.add_argument("--submissions", required=True, help="k, the number of submissions (>= 1)")
     q.add_argument("--delta", default="0.05", help="failure probability in (0, 1) (default 0.05)")
-    add_format_option(q)
-    q.set_defaults(run=run_size)
+    add_outputs(q, run_size, slide=False)
 
 
 def _check_step(text) -> float | None:
@@ -116,14 +112,7 @@ def run_ladder(args) -> int:
     )
     from .text import lead, slide as make_slide
 
-    payload["lead"] = lead(result, delta)
-    text += "\n\n" + payload["lead"]
-    written = write_slide(args, lambda: make_slide(result, delta))
-    if written is not None:
-        payload["slide"] = written
-        text += f"\n\nslide: {written}"
-    emit(args, payload, text)
-    return 0
+    return emit_answer(args, payload, text, lead(result, delta), lambda: make_slide(result, delta))
 
 
 @flags_named(_FLAGS)

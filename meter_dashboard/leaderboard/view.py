@@ -31,17 +31,17 @@ from bokeh.models import (
 from ..core import colors
 from ..core import formatting as fmt
 from ..core.plots import GREY, LOG_TICKS, figure, legend
-from ..core.tables import spreadsheet_frame
 from ..core.html import render
-from ..core.report import csv_with_inputs, result_report
+from ..core.report import result_report
 from ..core.validation import InputError
 from ..ui.base import DashboardView
+from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.simulation import SimulationControls
 from ..ui.style import HTML, PALETTE, error_html, headline_html, headlines_html, stale_html
-from ..ui.upload import GuardedFileDropper
+from ..ui.upload import TableUpload
 from .text import inputs, lead, slide
 from .model import BoostingAttackModel, LadderReplayModel, LadderSizeModel, board_size
 
@@ -57,6 +57,11 @@ VARIANT_LABELS = {"Parameter-free (Algorithm 2)": "parameter_free", "Fixed step 
 def _number_inputs(model, prefix: str, labels: dict) -> dict:
     """``{parameter: NumberInput}`` for ``labels`` (parameter -> label); each box's class is ``<prefix>-<parameter>``."""
     return {name: number_input(model, name, label, f"{prefix}-{name}") for name, label in labels.items()}
+
+
+def _fixed_step(variant: str) -> bool:
+    """Whether a variant has a step η to set (the step input is shown only then)."""
+    return variant == "fixed_step"
 
 
 def replay_cards(replay, res) -> list[str]:
@@ -87,105 +92,89 @@ def replay_sentence(res) -> str:
                   submissions=res.submissions, fixed=res.step is not None)
 
 
-class Ladder(DashboardView):
-    """Leaderboards with the Ladder: replay, label bound and boosting attack.
-
-    Parameters
-    ----------
-    losses : path, bytes, DataFrame or array, optional
-        A per-example loss table to replay (default: the shipped example).
-    step : float, optional
-        Replay with the fixed-step Ladder of this eta (default: parameter-free).
-    replay, size, attack : models, optional
-        Drive existing models instead of new ones.
-    sync_url : bool
-        Keep the replay's and bound's settings in the page URL (served pages).
-    run_attack : bool
-        Run the boosting attack once when shown (default True).
-
-    Examples
-    --------
-    >>> import meter_dashboard as md
-    >>> md.Ladder("my_losses.csv", step=0.01)  # doctest: +SKIP
-    """
-
-    title = "Ladder"
-    extensions = ("filedropper",)
+class ReplayInputs(PageSection):
+    """The board to replay: a shipped example or an upload, the Ladder's variant and step, δ, what went wrong."""
 
     replay = param.ClassSelector(class_=LadderReplayModel)
-    size = param.ClassSelector(class_=LadderSizeModel)
-    attack = param.ClassSelector(class_=BoostingAttackModel)
 
-    def __init__(self, losses=None, step: float | None = None, *, replay=None, size=None, attack=None,
-                 sync_url: bool = False, run_attack: bool = True, **params):
-        if replay is None:
-            replay = LadderReplayModel(losses)
-        elif losses is not None:
-            replay.load(losses)
-        if step is not None:
-            replay.param.update(variant="fixed_step", step=float(step))
-        super().__init__(replay=replay, size=size or LadderSizeModel(), attack=attack or BoostingAttackModel(),
-                         **params)
-        self._dispatch = document_dispatch()
-        served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
-        self.replay.param.update(offload=served)
-        self.replay.dispatch = self._dispatch
-        self._build_replay()
-        self._build_size()
-        self._build_attack()
-        self._watch()
-        self._link = UrlLink({"variant": (self.replay, "variant", None), "step": (self.replay, "step", self.step_input),
-                              "epsilon": (self.size, "epsilon", self.size_inputs["epsilon"]),
-                              "size_step": (self.size, "step", self.size_inputs["step"]),
-                              "submissions": (self.size, "submissions", self.size_inputs["submissions"]),
-                              "delta": (self.size, "delta", self.size_inputs["delta"])})
-        if sync_url and pn.state.location is not None:
-            self.link_message.object = "".join(error_html(m) for m in self._link.apply())
-            self._link.follow()
-        if run_attack:
-            if served:
-                pn.state.onload(self.attack.arun)
-            else:
-                self.attack.run()
-
-    def _watch(self):
-        self.replay.param.watch(self._on_replay, ["result", "error", "delta", "busy"])
-        self.size.param.watch(self._on_size, ["size", "best", "error"])
-        self.attack.param.watch(lambda event: self._dispatch(self._on_attack_result), ["result"])
-        self.attack.param.watch(self._on_attack_settings, ["labels", "submissions"])
-        self.replay.param.watch(self._on_variant, ["variant"])
-        self.attack.param.watch(self._on_variant, ["variant"])
-        for box in (self.step_input, self.delta_input, *self.size_inputs.values()):
-            box.message_pane.param.watch(self._on_messages, "object")
-        self._on_variant()
-        self._on_replay()
-        self._on_size()
-        self._on_attack_result()
-
-    # ------------------------------------------------------------------ replay
-    def _build_replay(self):
-        r = self.replay
+    def __init__(self, replay: LadderReplayModel, dispatch, **params):
+        super().__init__(replay=replay, **params)
+        r = replay
         self.example = pn.widgets.Select.from_param(r.param.example, label="Loss file", sizing_mode="stretch_width",
                                                     css_classes=["ladder-example"])
-        # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
-        self.upload = GuardedFileDropper(parameter="losses file", layout="compact", height=80, checked=True,
-                                         accepted_filetypes=[".csv", "text/csv", "text/plain"],
-                                         sizing_mode="stretch_width", css_classes=["ladder-upload"])
-        self.upload.param.watch(self._on_upload_refused, "upload_error")
-        self.upload.param.watch(self._on_upload, "value")
+        self.table_file = TableUpload(r, dispatch, parameter="losses file", css="ladder-upload")
+        self.upload = self.table_file.dropper
         self.variant = pn.widgets.RadioBoxGroup.from_param(r.param.variant, options=VARIANT_LABELS, inline=False,
                                                            css_classes=["ladder-variant"])
         self.step_input = number_input(r, "step", "Step η", "ladder-step")
         self.step = self.step_input.__panel__()
         self.delta_input = number_input(r, "delta", "δ for the error guarantee", "ladder-delta")
-        self.replay_error = HTML("", sizing_mode="stretch_width", css_classes=["ladder-error"])
-        self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["ladder-link-message"])
-        self.exports = Exports("ladder", self._file_stem, csv=self._replay_csv, slide=self._slide, report=self._report)
-        self.replay_lead = HTML("", sizing_mode="stretch_width", css_classes=["ladder-lead-pane"])
-        self.replay_stale = HTML("", sizing_mode="stretch_width", css_classes=["ladder-replay-stale"])
-        self.replay_headlines = HTML("", sizing_mode="stretch_width")
-        self.replay_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        self.replay_table = HTML("", sizing_mode="stretch_width", css_classes=["ladder-table"])
+        self.step.visible = pn.bind(_fixed_step, r.param.variant)
+        self.replay_error = HTML(self.error_text, sizing_mode="stretch_width", css_classes=["ladder-error"])
+
+    @param.depends("replay.error", "replay.busy")
+    def error_text(self) -> str:
+        """Why the last table or setting was refused, and whether a new table is being replayed."""
+        r = self.replay
+        return error_html(r.error) + ('<div class="md-note">Replaying the new table…</div>' if r.busy else "")
+
+    def valid(self) -> bool:
+        """The replay's inputs hold what it shows (no refused step, δ or file)."""
+        step_bad = self.replay.variant == "fixed_step" and not self.step_input.valid
+        return not (self.replay.error or step_bad or not self.delta_input.valid)
+
+    def parts(self) -> list:
+        return [self.example, self.upload, HTML("<b>Ladder</b>"), self.variant, self.step, self.delta_input,
+                self.replay_error]
+
+
+class ReplayAnswer(PageSection):
+    """The replay in words and numbers: a stale banner, the lead sentence, the headline cards and the sentence."""
+
+    replay = param.ClassSelector(class_=LadderReplayModel)
+
+    def __init__(self, replay: LadderReplayModel, inputs: ReplayInputs, **params):
+        super().__init__(replay=replay, **params)
+        self._inputs = inputs
+        r = replay
+        messages = [box.message_pane.param.object for box in (inputs.step_input, inputs.delta_input)]
+        self.replay_stale = HTML(pn.bind(self.stale_text, r.param.result, r.param.error, r.param.variant, *messages),
+                                 sizing_mode="stretch_width", css_classes=["ladder-replay-stale"])
+        self.replay_lead = HTML(self.lead_text, sizing_mode="stretch_width", css_classes=["ladder-lead-pane"])
+        self.replay_headlines = HTML(self.cards_text, sizing_mode="stretch_width")
+        self.replay_sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
+
+    def stale_text(self, result, *changes) -> str:
+        """A banner while the replay shown is the last valid one (a refused step, δ or file)."""
+        return stale_html("replay") if result is not None and not self._inputs.valid() else ""
+
+    @param.depends("replay.result", "replay.delta")
+    def lead_text(self) -> str:
+        res = self.replay.result
+        return "" if res is None else lead_markup(lead(res, self.replay.delta), "ladder")
+
+    @param.depends("replay.result", "replay.delta")
+    def cards_text(self) -> str:
+        res = self.replay.result
+        return "" if res is None else headlines_html(replay_cards(self.replay, res), "ladder-headlines")
+
+    @param.depends("replay.result")
+    def sentence_text(self) -> str:
+        res = self.replay.result
+        return "" if res is None else replay_sentence(res)
+
+    def parts(self) -> list:
+        return [self.replay_stale, self.replay_lead, self.replay_headlines, self.replay_sentence]
+
+
+class ReplayFigure(PageSection):
+    """What each board publishes, submission by submission: the plot and the table (its first rows)."""
+
+    replay = param.ClassSelector(class_=LadderReplayModel)
+
+    def __init__(self, replay: LadderReplayModel, **params):
+        super().__init__(replay=replay, **params)
+        self.replay_table = HTML(self.table_text, sizing_mode="stretch_width", css_classes=["ladder-table"])
         self.replay_source = ColumnDataSource(self._replay_data())
         fig = figure(height=330, x_axis_label="submission (in order)", y_axis_label="loss (lower is better)",
                       title="What each leaderboard publishes")
@@ -201,6 +190,8 @@ class Ladder(DashboardView):
         self.replay_fig = fig
         self.replay_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-replay-plot"])
 
+        self._on_replay()
+
     def _replay_data(self) -> dict:
         res = self.replay.result
         if res is None:
@@ -209,46 +200,23 @@ class Ladder(DashboardView):
         return {"x": x, "name": list(res.names), "naive": res.naive, "best": res.best_naive, "score": res.scores,
                 "released": np.where(res.improved, res.scores, np.nan)}
 
-    async def _on_upload(self, event):
-        for name, data in (event.new or {}).items():  # the latest file only
-            data = data.encode("utf-8") if isinstance(data, str) else data
-            r = self.replay
-            await self.upload.load(data, name, r.prepare, r.apply_table, r.fail, self._dispatch)
-
-    def _on_upload_refused(self, event):
-        if event.new:  # too large, or damaged on the way: the last good table stays
-            self._dispatch(lambda: self.replay.fail(event.new))
-
-    def _file_stem(self) -> str:
-        res = self.replay.result
-        how = "parameter-free" if res is None or res.step is None else f"step{res.step:g}"
-        return "ladder" if res is None else f"ladder_{res.submissions}-submissions_{how}"
-
-    def _replay_csv(self) -> str | None:
-        """The replay, one row per submission, with the inputs as ``# name: value`` lines."""
-        res = self.replay.result
-        return None if res is None else csv_with_inputs(inputs(res, self.replay.delta), spreadsheet_frame(res.to_frame()),
-                                                     index=False)
-
-    def _slide(self):
-        res = self.replay.result
-        return None if res is None else slide(res, self.replay.delta)
-
-    def _report(self):
-        res = self.replay.result
-        return None if res is None else result_report(res, slide=slide(res, self.replay.delta),
-                                                      subtitle="The Ladder leaderboard (Blum & Hardt, ICML 2015)")
-
+    @param.depends("replay.result", watch=True)
     @held
-    def _on_replay(self, *events):
-        r = self.replay
-        self.replay_error.object = error_html(r.error) + (
-            '<div class="md-note">Replaying the new table…</div>' if r.busy else "")
-        self._on_messages()
-        res = r.result
+    def _on_replay(self):
+        """The plot follows the replay in place (its data source and axis change, never the figure)."""
+        res = self.replay.result
         if res is None:
             return
         self.replay_source.data = self._replay_data()
+        self._label_axis(res)
+
+    @param.depends("replay.result")
+    def table_text(self) -> str:
+        res = self.replay.result
+        return "" if res is None else self._table_html(res)
+
+    def _label_axis(self, res) -> None:
+        """Up to 25 submissions: each tick names its submission; more: plain numbers."""
         k = res.submissions
         axis = self.replay_fig.xaxis[0]
         if k <= 25:
@@ -259,11 +227,6 @@ class Ladder(DashboardView):
             axis.ticker = BasicTicker()
             axis.major_label_overrides = {}
             axis.major_label_orientation = 0
-        self.replay_lead.object = lead_markup(lead(res, self.replay.delta), "ladder")
-        self.replay_headlines.object = headlines_html(replay_cards(self.replay, res), "ladder-headlines")
-        self.replay_sentence.object = replay_sentence(res)
-        self.replay_table.object = self._table_html(res)
-        self._on_size()  # the sizing's card for this board
 
     @staticmethod
     def _table_html(res) -> str:
@@ -273,33 +236,39 @@ class Ladder(DashboardView):
                 for i in range(min(res.submissions, TABLE_ROWS))]
         return render("leaderboard/templates/replay_table.html", rows=rows, total=res.submissions)
 
-    @held
-    def _on_variant(self, *events):
-        self.step.visible = self.replay.variant == "fixed_step"
-        self.attack_step.visible = self.attack.variant == "fixed_step"
+    def parts(self) -> list:
+        return [self.replay_plot, self.replay_table]
 
-    @held
-    def _on_messages(self, *events):
-        step_bad = self.replay.variant == "fixed_step" and not self.step_input.valid
-        replay_bad = bool(self.replay.error) or step_bad or not self.delta_input.valid
-        self.replay_stale.object = stale_html("replay") if replay_bad and self.replay.result is not None else ""
-        size_bad = bool(self.size.error) or not all(box.valid for box in self.size_inputs.values())
-        self.size_stale.object = stale_html("label count") if size_bad and self.size.size is not None else ""
 
-    # ------------------------------------------------------------------ label bound
+class LabelBound(PageSection):
+    """Lemma 4: the test labels a Ladder needs for k submissions, and for the board replayed above."""
+
+    size = param.ClassSelector(class_=LadderSizeModel)
+    replay = param.ClassSelector(class_=LadderReplayModel)
+
+    def __init__(self, size: LadderSizeModel, replay: LadderReplayModel, **params):
+        super().__init__(size=size, replay=replay, **params)
+        self._answer: tuple = (None, None)  # (what it was rendered for, (cards, sentence, board))
+        self._build_size()
+        self._on_size()
+
     def _build_size(self):
         s = self.size
         self.size_inputs = _number_inputs(s, "size", {"epsilon": "ε (statistical error)", "step": "η (the Ladder's step)",
                                                       "submissions": "k (submissions)",
                                                       "delta": "δ (failure probability)"})
-        self.size_error = HTML("", sizing_mode="stretch_width", css_classes=["size-error"])
+        self.size_error = HTML(pn.bind(error_html, s.param.error), sizing_mode="stretch_width",
+                               css_classes=["size-error"])
         # the board replayed above feeds the sizing: its k in one click, its labels against the target
         self.use_board = pn.widgets.Button(label="Size the board above", sizing_mode="stretch_width",
                                            css_classes=["ladder-use-board"])
         self.use_board.on_click(self._on_use_board)
-        self.size_stale = HTML("", sizing_mode="stretch_width", css_classes=["size-stale"])
-        self.size_headlines = HTML("", sizing_mode="stretch_width")
-        self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.use_board.label = self.board_label
+        messages = [box.message_pane.param.object for box in self.size_inputs.values()]
+        self.size_stale = HTML(pn.bind(self.stale_text, s.param.error, s.param.size, *messages),
+                               sizing_mode="stretch_width", css_classes=["size-stale"])
+        self.size_headlines = HTML(self.cards_text, sizing_mode="stretch_width")
+        self.size_sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
         eta, labels = s.curve()
         self.size_source = ColumnDataSource({"eta": eta, "labels": labels})
         self.size_points = ColumnDataSource({"eta": [], "labels": [], "what": [], "color": []})
@@ -315,18 +284,27 @@ class Ladder(DashboardView):
         self.size_fig = fig
         self.size_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-size-plot"])
 
-    @held
-    def _on_size(self, *events):
-        s = self.size
-        self.size_error.object = error_html(s.error)
-        self._on_messages()
-        size, best = s.size, s.best
+    def stale_text(self, error: str, size, *messages) -> str:
+        """A banner while the label count shown is the last valid one (a refused ε, η, k or δ)."""
+        bad = bool(error) or not all(box.valid for box in self.size_inputs.values())
+        return stale_html("label count") if bad and size is not None else ""
+
+    def _shown(self) -> tuple:
+        """(cards, sentence, board) for the sizing and the board replayed above: rendered once per change."""
+        s, r = self.size, self.replay
+        key = (s.size, s.best, r.result, r.delta)
+        old = self._answer[0]
+        if old is None or any(a is not b for a, b in zip(old[:3], key[:3])) or old[3] != key[3]:
+            self._answer = (key, self._render(s.size, s.best))
+        return self._answer[1]
+
+    def _render(self, size, best) -> tuple:
         if size is None or best is None:
-            return
+            return "", "", None
         setting = (f"ε = {fmt.number(size.epsilon)}, η = {fmt.number(size.step)}, k = {fmt.integer(size.submissions)}, "
                    f"δ = {fmt.number(size.delta)}")
         board = self._board(size.total_error)
-        self.size_headlines.object = headlines_html([
+        cards = headlines_html([
             headline_html("Labels needed", fmt.integer(size.labels), setting, css_class="ladder-labels"),
             headline_html("With the best step", fmt.integer(best.labels),
                           f"η = {fmt.number(best.step)}, ε = {fmt.number(best.epsilon)} (same total "
@@ -336,8 +314,34 @@ class Ladder(DashboardView):
                 f"±{fmt.number(board.target)} for its {fmt.integer(board.submissions)} submissions; it has "
                 f"{fmt.integer(board.examples)}", css_class="ladder-board-labels")]),
         ], "ladder-headlines")
-        self.size_sentence.object = render("leaderboard/templates/size_sentence.html", size=size, best=best,
-                                           saved=size.labels - best.labels, board=board)
+        sentence = render("leaderboard/templates/size_sentence.html", size=size, best=best,
+                          saved=size.labels - best.labels, board=board)
+        return cards, sentence, board
+
+    @param.depends("size.size", "size.best", "replay.result", "replay.delta")
+    def cards_text(self) -> str:
+        return self._shown()[0]
+
+    @param.depends("size.size", "size.best", "replay.result", "replay.delta")
+    def sentence_text(self) -> str:
+        return self._shown()[1]
+
+    @param.depends("size.size", "size.best", "replay.result", "replay.delta")
+    def board_label(self) -> str:
+        """The button names the board's k once the board above can be sized."""
+        board = self._shown()[2]
+        if board is None:  # no board, or one Lemma 4 cannot size: the label stays
+            return self.use_board.label
+        return f"Size the board above (k = {fmt.integer(board.submissions)})"
+
+    @param.depends("size.size", "size.best", watch=True)
+    @held
+    def _on_size(self):
+        """The curve and the two steps marked on it, in place."""
+        s = self.size
+        size, best = s.size, s.best
+        if size is None or best is None:
+            return
         eta, labels = s.curve()
         self.size_source.data = {"eta": eta, "labels": labels}
         inside = size.step < size.total_error * 0.95
@@ -355,14 +359,40 @@ class Ladder(DashboardView):
             board = board_size(res, target, self.replay.delta)
         except InputError:
             return None
-        self.use_board.label = f"Size the board above (k = {fmt.integer(res.submissions)})"
         return board
 
     def _on_use_board(self, event) -> None:
         if self.replay.result is not None:
             self.size.submissions = self.replay.result.submissions
 
-    # ------------------------------------------------------------------ attack
+    def layout(self):
+        return section(
+            "How many test labels does a Ladder need?",
+            "Lemma 4 of the lecture notes: the leaderboard error — how far the published score can be from the "
+            "best true loss so far — exceeds ε + η with probability at most "
+            "exp(−2ε²n + (1/η + 2)·log(4k/η) + 1).",
+            [*self.size_inputs.values(), self.use_board, self.size_error],
+            [self.size_stale, self.size_headlines, self.size_sentence, self.size_plot],
+            "ladder", "ladder-size")
+
+
+class BoostingAttack(PageSection):
+    """Section 5: the boosting attack on a naive board and on the Ladder (a seeded simulation)."""
+
+    attack = param.ClassSelector(class_=BoostingAttackModel)
+
+    def __init__(self, attack: BoostingAttackModel, dispatch, **params):
+        super().__init__(attack=attack, **params)
+        self._dispatch = dispatch
+        self._build_attack()
+        self.attack_step.visible = pn.bind(_fixed_step, attack.param.variant)
+        self._on_attack_result()
+
+    @param.depends("attack.result", watch=True)
+    def _on_result(self):
+        """A run's result arrives from its worker: shown on the session's next tick, under its lock."""
+        self._dispatch(self._on_attack_result)
+
     def _build_attack(self):
         a = self.attack
         self.attack_inputs = _number_inputs(a, "attack", {"labels": "n (test labels)", "submissions": "k up to (probes)",
@@ -404,8 +434,9 @@ class Ladder(DashboardView):
         return {"k": res.submissions, "naive": res.naive_public, "ladder": res.ladder_public,
                 "holdout": res.naive_holdout, "reference": res.reference}
 
+    @param.depends("attack.labels", "attack.submissions", watch=True)
     @held
-    def _on_attack_settings(self, *events):
+    def _on_attack_settings(self):
         if self.attack.result is None:
             self.attack_source.data = self._attack_data()
 
@@ -430,37 +461,7 @@ class Ladder(DashboardView):
                                              gain=0.5 - v["naive_public"], root=math.sqrt(k / n), trials=res.trials,
                                              seed=res.seed)
 
-    # ------------------------------------------------------------------ layout
-    def results(self):
-        if getattr(self, "_results", None) is None:
-            self._results = pn.Column(self.link_message, self._replay_section(), self._size_section(),
-                                      self._attack_section(), sizing_mode="stretch_width",
-                                      css_classes=["ladder-page"])
-        return self._results
-
-    def _replay_section(self):
-        return section(
-            "Replay a leaderboard",
-            "Per-example losses of each submission (CSV: one row per test example, one column per submission, "
-            "values in [0, 1]). The Ladder (Blum &amp; Hardt) publishes a new score only when a submission beats "
-            "the last published one by more than a step, and rounds it; a naive board publishes every exact loss.",
-            [self.example, self.upload, HTML("<b>Ladder</b>"), self.variant, self.step, self.delta_input,
-             self.replay_error],
-            [self.replay_stale, self.replay_lead, self.replay_headlines, self.replay_sentence, self.exports.row,
-             self.replay_plot, self.replay_table],
-            "ladder", "ladder-replay")
-
-    def _size_section(self):
-        return section(
-            "How many test labels does a Ladder need?",
-            "Lemma 4 of the lecture notes: the leaderboard error — how far the published score can be from the "
-            "best true loss so far — exceeds ε + η with probability at most "
-            "exp(−2ε²n + (1/η + 2)·log(4k/η) + 1).",
-            [*self.size_inputs.values(), self.use_board, self.size_error],
-            [self.size_stale, self.size_headlines, self.size_sentence, self.size_plot],
-            "ladder", "ladder-size")
-
-    def _attack_section(self):
+    def layout(self):
         inputs = self.attack_inputs
         return section(
             "The boosting attack",
@@ -470,6 +471,125 @@ class Ladder(DashboardView):
              self.attack_step, inputs["trials"], inputs["seed"], self.controls_attack],
             [self.attack_headlines, self.attack_sentence, self.attack_plot],
             "ladder", "ladder-attack")
+
+
+class Ladder(DashboardView):
+    """Leaderboards with the Ladder: replay, label bound and boosting attack.
+
+    Parameters
+    ----------
+    losses : path, bytes, DataFrame or array, optional
+        A per-example loss table to replay (default: the shipped example).
+    step : float, optional
+        Replay with the fixed-step Ladder of this eta (default: parameter-free).
+    replay, size, attack : models, optional
+        Drive existing models instead of new ones.
+    sync_url : bool
+        Keep the replay's and bound's settings in the page URL (served pages).
+    run_attack : bool
+        Run the boosting attack once when shown (default True).
+
+    The page is five sections: :class:`ReplayInputs`, :class:`ReplayAnswer`, :class:`ReplayFigure`
+    (one titled block with the exports), :class:`LabelBound` and :class:`BoostingAttack`.
+
+    Examples
+    --------
+    >>> import meter_dashboard as md
+    >>> md.Ladder("my_losses.csv", step=0.01)  # doctest: +SKIP
+    """
+
+    title = "Ladder"
+    extensions = ("filedropper",)
+
+    replay = param.ClassSelector(class_=LadderReplayModel)
+    size = param.ClassSelector(class_=LadderSizeModel)
+    attack = param.ClassSelector(class_=BoostingAttackModel)
+
+    def __init__(self, losses=None, step: float | None = None, *, replay=None, size=None, attack=None,
+                 sync_url: bool = False, run_attack: bool = True, **params):
+        if replay is None:
+            replay = LadderReplayModel(losses)
+        elif losses is not None:
+            replay.load(losses)
+        if step is not None:
+            replay.param.update(variant="fixed_step", step=float(step))
+        super().__init__(replay=replay, size=size or LadderSizeModel(), attack=attack or BoostingAttackModel(),
+                         **params)
+        self._dispatch = document_dispatch()
+        served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
+        self.replay.param.update(offload=served)
+        self.replay.dispatch = self._dispatch
+        self._build_sections()
+        self._follow_url(sync_url)
+        if run_attack:
+            if served:
+                pn.state.onload(self.attack.arun)
+            else:
+                self.attack.run()
+
+    def _build_sections(self):
+        self.replay_inputs = ReplayInputs(self.replay, self._dispatch)
+        self.replay_answer = ReplayAnswer(self.replay, self.replay_inputs)
+        self.replay_figure = ReplayFigure(self.replay)
+        self.label_bound = LabelBound(self.size, self.replay)
+        self.boosting = BoostingAttack(self.attack, self._dispatch)
+        self.exports = Exports("ladder", self._file_stem, csv=self._replay_csv, slide=self._slide, report=self._report)
+        # the parts notebooks and tests read by name
+        self.table_file, self.upload = self.replay_inputs.table_file, self.replay_inputs.upload
+        self.step, self.replay_error = self.replay_inputs.step, self.replay_inputs.replay_error
+        self.replay_lead = self.replay_answer.replay_lead
+        self.replay_source, self.replay_table = self.replay_figure.replay_source, self.replay_figure.replay_table
+        self.attack_source, self.attack_headlines = self.boosting.attack_source, self.boosting.attack_headlines
+
+    def _follow_url(self, sync_url: bool) -> None:
+        self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["ladder-link-message"])
+        boxes = self.label_bound.size_inputs
+        self._link = UrlLink({"variant": (self.replay, "variant", None),
+                              "step": (self.replay, "step", self.replay_inputs.step_input),
+                              "epsilon": (self.size, "epsilon", boxes["epsilon"]),
+                              "size_step": (self.size, "step", boxes["step"]),
+                              "submissions": (self.size, "submissions", boxes["submissions"]),
+                              "delta": (self.size, "delta", boxes["delta"])})
+        if sync_url and pn.state.location is not None:
+            self.link_message.object = "".join(error_html(m) for m in self._link.apply())
+            self._link.follow()
+
+    def _file_stem(self) -> str:
+        res = self.replay.result
+        how = "parameter-free" if res is None or res.step is None else f"step{res.step:g}"
+        return "ladder" if res is None else f"ladder_{res.submissions}-submissions_{how}"
+
+    def _replay_csv(self) -> str | None:
+        """The replay, one row per submission, with the inputs as ``# name: value`` lines."""
+        return self.table_file.result_csv(lambda res: inputs(res, self.replay.delta))
+
+    def _slide(self):
+        res = self.replay.result
+        return None if res is None else slide(res, self.replay.delta)
+
+    def _report(self):
+        res = self.replay.result
+        return None if res is None else result_report(res, slide=slide(res, self.replay.delta),
+                                                      subtitle="The Ladder leaderboard (Blum & Hardt, ICML 2015)")
+
+    # ------------------------------------------------------------------ layout
+    def results(self):
+        if getattr(self, "_results", None) is None:
+            self._results = pn.Column(self.link_message, self._replay_section(), self.label_bound.__panel__(),
+                                      self.boosting.__panel__(), sizing_mode="stretch_width",
+                                      css_classes=["ladder-page"])
+        return self._results
+
+    def _replay_section(self):
+        return section(
+            "Replay a leaderboard",
+            "Per-example losses of each submission (CSV: one row per test example, one column per submission, "
+            "values in [0, 1]). The Ladder (Blum &amp; Hardt) publishes a new score only when a submission beats "
+            "the last published one by more than a step, and rounds it; a naive board publishes every exact loss.",
+            self.replay_inputs.parts(),
+            [*self.replay_answer.parts(), self.exports.row, self.replay_figure.replay_plot,
+             self.replay_figure.replay_table],
+            "ladder", "ladder-replay")
 
 
 def page():

@@ -24,6 +24,10 @@ Usage (any page): ``drop = GuardedFileDropper(parameter="loss file", accepted_fi
 then watch ``drop.param.value`` and ``drop.param.upload_error``, and call ``drop.accept()`` or
 ``drop.refuse(message)`` once the file is read -- or hand the reading to :meth:`GuardedFileDropper.load`,
 which does both (the reader in a worker thread).
+
+:class:`TableUpload` is that glue for a page whose model reads one table (``prepare``, ``apply_table``,
+``fail``, ``result``): the drop area, its refusal and the result's CSV download in one section, so a
+page writes none of it again.
 """
 from __future__ import annotations
 
@@ -33,11 +37,13 @@ from collections.abc import Callable
 import panel as pn
 import param
 
+from ..core.report import csv_with_inputs
+from ..core.tables import spreadsheet_frame
 from ..core.files import MAX_UPLOAD_BYTES, UPLOAD_CHUNK_BYTES, ChunkedUpload, client_size_limit, human_bytes
 from ..core.runtime import in_thread
 from ..core.validation import InputError
 
-__all__ = ["GuardedFileDropper", "STATUS_CSS"]
+__all__ = ["GuardedFileDropper", "STATUS_CSS", "TableUpload"]
 
 #: What the drop area shows in each state (FilePond's item in the widget's shadow root): the host
 #: element carries ``md-upload-<status>``.  The reason is the page's message beside the drop area.
@@ -186,3 +192,43 @@ class GuardedFileDropper(pn.widgets.FileDropper):
         self._show("checking" if self.checked else "accepted")
         self.mime_type = {data["name"]: data.get("type", "")}
         self.value = {data["name"]: content}  # bytes, always; only the latest file is kept
+
+
+class TableUpload(pn.viewable.Viewer):
+    """A page's data file: a drop area read into a table model, its refusal, and the model's result as CSV.
+
+    ``model`` reads files the way the comparison's and the Ladder's models do: ``prepare(data, name)``
+    (run in a worker thread), ``apply_table(table)``, ``fail(error)`` and a ``result`` with ``to_frame()``.
+    ``dispatch`` is the page's :func:`~meter_dashboard.ui.sections.document_dispatch`.  The drop area is
+    :attr:`dropper` (a :class:`GuardedFileDropper`, CSS class ``css``); a refused file (too large, damaged)
+    goes to ``model.fail`` and the last good table stays.
+    """
+
+    def __init__(self, model, dispatch: Callable, *, parameter: str, css: str, **params):
+        super().__init__(**params)
+        self.model, self.dispatch = model, dispatch
+        # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
+        self.dropper = GuardedFileDropper(parameter=parameter, layout="compact", height=80, checked=True,
+                                          accepted_filetypes=[".csv", "text/csv", "text/plain"],
+                                          sizing_mode="stretch_width", css_classes=[css])
+        pn.bind(self._refused, self.dropper.param.upload_error, watch=True)
+        pn.bind(self.read, self.dropper.param.value, watch=True)
+
+    async def read(self, files: dict | None) -> None:
+        """Read the latest of ``files`` (``{name: bytes or text}``) into the model (the reading in a worker thread)."""
+        for name, data in (files or {}).items():  # the latest file only
+            data = data.encode("utf-8") if isinstance(data, str) else data
+            m = self.model
+            await self.dropper.load(data, name, m.prepare, m.apply_table, m.fail, self.dispatch)
+
+    def _refused(self, message: str) -> None:
+        if message:  # too large, or damaged on the way: the last good table stays
+            self.dispatch(lambda: self.model.fail(message))
+
+    def result_csv(self, pairs: Callable) -> str | None:
+        """The model's result as a spreadsheet-safe CSV, with ``pairs(result)`` first as ``# name: value`` lines."""
+        res = self.model.result
+        return None if res is None else csv_with_inputs(pairs(res), spreadsheet_frame(res.to_frame()), index=False)
+
+    def __panel__(self):
+        return self.dropper

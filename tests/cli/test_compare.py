@@ -2,22 +2,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 import meter_dashboard.comparison.model as mc
 from meter_dashboard.cli import main
+from tests.cli.verbs import imported_ui, process_refuses, refused, run, run_help_examples
 
 PAIRED = str(mc.example_path("compare_paired.csv"))
 UNPAIRED = str(mc.example_path("compare_unpaired.csv"))
-
-
-def run(*args):
-    """The real command in a subprocess (slow on a busy machine: used sparingly)."""
-    return subprocess.run([sys.executable, "-m", "meter_dashboard", *args], capture_output=True, text=True,
-                          timeout=120)
 
 
 def test_compare_json_keys_and_values(capsys):
@@ -88,49 +81,23 @@ def test_compare_size(capsys):
     (["compare-size", "--gamma", "1"], "--gamma must be"),
 ])
 def test_bad_input_exits_2_with_one_line(args, needle, capsys):
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    assert info.value.code == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0], lines
-
+    assert needle in refused(args, capsys)
 
 
 def test_bad_runs_file_names_line_and_column(tmp_path):
-    bad = tmp_path / "bad.csv"
-    bad.write_text("a,b\n0.9,0.8\n0.91,n/a\n", encoding="utf-8")
-    proc = run("compare", str(bad))
-    assert proc.returncode == 2
-    assert proc.stderr.strip() == ("meter-dashboard compare: error: line 3, column 2: b must be a finite number "
-                                   "(a performance, higher is better); got 'n/a'")
+    message = process_refuses(tmp_path, "compare", "a,b\n0.9,0.8\n0.91,n/a\n")
+    assert message == ("meter-dashboard compare: error: line 3, column 2: b must be a finite number "
+                       "(a performance, higher is better); got 'n/a'")
 
 
 def test_compare_verbs_do_not_import_panel():
-    code = ("import sys, io, contextlib\nfrom meter_dashboard.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    main(['compare', {PAIRED!r}, '--format', 'json'])\n"
-            "    main(['compare-size'])\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'holoviews')))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[]"
+    assert imported_ui(["compare", PAIRED, "--format", "json"], ["compare-size"]) == "[]"
 
 
 # --------------------------------------------------------------------------- issue 11 #13: --help shows a runnable example
 @pytest.mark.parametrize("verb", ["compare", "compare-size"])
 def test_help_has_examples_that_run(verb, capsys):
-    import shlex
-
-    with pytest.raises(SystemExit) as info:
-        main([verb, "--help"])
-    assert info.value.code == 0
-    text = capsys.readouterr().out
-    examples = [line.strip() for line in text.splitlines() if line.strip().startswith("meter-dashboard ")]
-    assert examples, f"{verb} --help has no example:\n{text}"
-    for example in examples:
-        args = shlex.split(example)[1:]
-        assert args[0] == verb and main(args) == 0, example
-        assert capsys.readouterr().out.strip()
+    run_help_examples(verb, capsys)
 
 
 def test_compare_size_example_is_figure_c1s_red_star(capsys):
@@ -152,11 +119,7 @@ def test_compare_size_example_is_figure_c1s_red_star(capsys):
     (["compare"], "RUNS.csv must be given, or --example NAME"),
 ])
 def test_extreme_flags_are_refused_naming_the_flag_typed(args, needle, capsys):
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    assert info.value.code == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0], lines
+    assert needle in refused(args, capsys)
 
 
 def test_a_billion_resamples_are_answered_at_once(capsys):
@@ -174,8 +137,4 @@ def test_a_billion_resamples_are_answered_at_once(capsys):
 def test_malformed_run_files_name_line_and_column(tmp_path, capsys, content, location):
     f = tmp_path / "bad.csv"
     f.write_bytes(content)
-    with pytest.raises(SystemExit) as info:
-        main(["compare", str(f)])
-    assert info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.startswith(f"meter-dashboard compare: error: {location}: "), err
+    assert refused(["compare", str(f)], capsys).startswith(f"meter-dashboard compare: error: {location}: ")

@@ -2,22 +2,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 import meter_dashboard.leaderboard.model as ml
 from meter_dashboard.cli import main
+from tests.cli.verbs import help_examples, imported_ui, process_refuses, refused, run_help_examples
 
 LEADERBOARD = str(ml.example_path("ladder_leaderboard.csv"))
 TIES = str(ml.example_path("ladder_ties.csv"))
-
-
-def run(*args):
-    """The real command in a subprocess (slow on a busy machine: used sparingly)."""
-    return subprocess.run([sys.executable, "-m", "meter_dashboard", *args], capture_output=True, text=True,
-                          timeout=120)
 
 
 def test_ladder_json_hand_computed_ties(capsys):
@@ -80,32 +73,19 @@ def test_ladder_size_json_and_best_split(capsys):
     (["ladder-size", "--epsilon", "0.1", "--step", "0.1"], "--submissions"),
 ])
 def test_bad_input_exits_2_with_one_line(args, needle, capsys):
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    assert info.value.code == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0], lines
-
+    assert needle in refused(args, capsys)
 
 
 def test_bad_loss_file_names_line_and_column(tmp_path):
-    bad = tmp_path / "bad.csv"
-    bad.write_text("a,b\n0,1\n1,2\n", encoding="utf-8")
-    proc = run("ladder", str(bad))
-    assert proc.returncode == 2
-    assert proc.stderr.strip() == ("meter-dashboard ladder: error: line 3, column 2 (b): loss must be a number in "
-                                   "[0, 1]; got '2'")
+    message = process_refuses(tmp_path, "ladder", "a,b\n0,1\n1,2\n")
+    assert message == ("meter-dashboard ladder: error: line 3, column 2 (b): loss must be a number in "
+                       "[0, 1]; got '2'")
 
 
 def test_ladder_verbs_do_not_import_panel():
-    code = ("import sys, io, contextlib\nfrom meter_dashboard.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    main(['ladder', {LEADERBOARD!r}, '--format', 'json'])\n"
-            "    main(['ladder-size', '--epsilon', '0.05', '--step', '0.05', '--submissions', '10'])\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'holoviews')))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[]"
+    calls = (["ladder", LEADERBOARD, "--format", "json"],
+             ["ladder-size", "--epsilon", "0.05", "--step", "0.05", "--submissions", "10"])
+    assert imported_ui(*calls) == "[]"
 
 
 def test_tiny_test_sets_get_no_meaningless_guarantee(capsys):
@@ -117,31 +97,15 @@ def test_tiny_test_sets_get_no_meaningless_guarantee(capsys):
 
 
 # --------------------------------------------------------------------------- issue 11 #13: --help shows a runnable example
-def _help_examples(verb, capsys):
-    with pytest.raises(SystemExit) as info:
-        main([verb, "--help"])
-    assert info.value.code == 0
-    text = capsys.readouterr().out
-    examples = [line.strip() for line in text.splitlines() if line.strip().startswith("meter-dashboard ")]
-    assert examples, f"{verb} --help has no example:\n{text}"
-    return examples
-
-
 @pytest.mark.parametrize("verb", ["ladder", "ladder-size"])
 def test_help_has_examples_that_run(verb, capsys):
-    import shlex
-
-    for example in _help_examples(verb, capsys):
-        args = shlex.split(example)[1:]
-        assert args[0] == verb
-        assert main(args) == 0, example
-        assert capsys.readouterr().out.strip()
+    run_help_examples(verb, capsys)
 
 
 def test_the_first_ladder_size_example_is_the_published_count(capsys):
     import shlex
 
-    first = _help_examples("ladder-size", capsys)[0]
+    first = help_examples("ladder-size", capsys)[0]
     assert main(shlex.split(first)[1:] + ["--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["labels"] == 40_343
 
@@ -167,11 +131,7 @@ def test_the_first_ladder_size_example_is_the_published_count(capsys):
     (["ladder"], "LOSSES.csv must be given, or --example NAME"),
 ])
 def test_extreme_flags_are_refused_naming_the_flag_typed(args, needle, capsys):
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    assert info.value.code == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0], lines
+    assert needle in refused(args, capsys)
 
 
 def test_tiny_delta_and_huge_submissions_give_certified_counts(capsys):
@@ -201,11 +161,7 @@ def test_a_tiny_replay_step_is_harmless(capsys):
 def test_malformed_loss_files_name_line_and_column(tmp_path, capsys, content, location):
     f = tmp_path / "bad.csv"
     f.write_bytes(content)
-    with pytest.raises(SystemExit) as info:
-        main(["ladder", str(f)])
-    assert info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.startswith(f"meter-dashboard ladder: error: {location}: "), err
+    assert refused(["ladder", str(f)], capsys).startswith(f"meter-dashboard ladder: error: {location}: ")
 
 
 def test_a_huge_loss_file_is_refused_before_it_is_read(tmp_path, capsys):

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 import meter_dashboard.comparison.model as mc
-from tests.conftest import ARTIFACTS
+from tests.ui.table_pages import MALFORMED, MALFORMED_IDS, VIEWPORTS, drop, refused_upload, shown_at
 
 pytestmark = pytest.mark.ui
 
@@ -48,15 +48,11 @@ def test_unpaired_example_is_paired_at_random(page, server, open_page):
 
 def test_upload_good_and_bad_runs(page, server, open_page, tmp_path):
     open_page(page, server, "/compare", ".compare-conclusion")
-    good = tmp_path / "runs.csv"
-    good.write_text("a,b\n" + "\n".join(f"{0.9 + i / 1000:.3f},{0.8:.3f}" for i in range(30)) + "\n",
-                    encoding="utf-8")
-    page.locator(".compare-upload input[type=file]").first.set_input_files(str(good))
+    drop(page, "compare", tmp_path / "runs.csv",
+         "a,b\n" + "\n".join(f"{0.9 + i / 1000:.3f},{0.8:.3f}" for i in range(30)) + "\n")
     expect(page.locator(".compare-p").first).to_have_text("1.000")
     expect(conclusion(page)).to_have_text("Significant and meaningful")
-    bad = tmp_path / "bad.csv"
-    bad.write_text("a,b\n0.9,0.8\n0.91,n/a\n", encoding="utf-8")
-    page.locator(".compare-upload input[type=file]").first.set_input_files(str(bad))
+    drop(page, "compare", tmp_path / "bad.csv", "a,b\n0.9,0.8\n0.91,n/a\n")
     message = page.locator(".compare-error .md-error").first
     message.wait_for(state="visible")
     assert "line 3, column 2: b must be a finite number" in message.inner_text()
@@ -97,18 +93,10 @@ def test_bad_values_in_the_link_get_messages_and_the_page_stays_alive(page, serv
     assert relevant_errors(page.console_errors) == []
 
 
-@pytest.mark.parametrize("content,needle", [
-    ("a,b\r0.9,0.8\r0.91,x\r", "line 3, column 2: b must be a finite number"),   # CR-only line ends
-    ("a,b\n0.9,0.8\n0.91," + "9" * 200_000 + "\n", "line 3, column 2: cell must be at most 131,072 characters"),
-    ("a,b\n0.9,0.8\nnan,0.8\n", "line 3, column 1: a must be a finite number"),
-    ("a,b\n0.9,0.8\n0.91,-inf\n", "line 3, column 2: b must be a finite number"),
-], ids=["cr-only line ends", "200,000-character cell", "nan", "-inf"])
+@pytest.mark.parametrize("content,needle", MALFORMED["compare"], ids=MALFORMED_IDS)
 def test_malformed_uploads_are_named_by_line_and_column(page, server, open_page, tmp_path, content, needle):
     open_page(page, server, "/compare", ".compare-conclusion")
-    bad = tmp_path / "bad.csv"
-    bad.write_bytes(content.encode("utf-8"))
-    page.locator(".compare-upload input[type=file]").first.set_input_files(str(bad))
-    expect(page.locator(".compare-error .md-error").first).to_contain_text(needle)
+    refused_upload(page, "compare", tmp_path, content, needle)
     assert conclusion(page).inner_text().strip() == "Significant and meaningful"
 
 
@@ -127,20 +115,8 @@ def test_many_runs_are_compared_off_the_event_loop(page, server, open_page, tmp_
     expect(page.locator(".compare-runs").first).to_have_text("150,000")
 
 
-@pytest.mark.parametrize("viewport,query", [((390, 844), ""), ((1440, 900), "?theme=dark"), ((1440, 900), "")],
-                         ids=["phone", "dark", "desktop"])
+@VIEWPORTS
 def test_no_console_warnings_and_no_sideways_scroll(browser, server, open_page, viewport, query):
-    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
-    pg = context.new_page()
-    messages = []
-    pg.on("console", lambda msg: messages.append((msg.type, msg.text)))
-    try:
-        open_page(pg, server, "/compare" + query, ".compare-conclusion")
-        pg.wait_for_timeout(1000)
-        width = pg.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-        name = f"compare_{viewport[0]}{'_dark' if query else ''}.png"
-        pg.screenshot(path=str(ARTIFACTS / name), full_page=True)
-    finally:
-        context.close()
+    width, messages = shown_at(browser, server, open_page, viewport, query, "compare", ".compare-conclusion")
     assert width[0] <= width[1], f"the page scrolls sideways: {width}"
     assert [m for m in messages if m[0] in ("warning", "error")] == []

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 import meter_dashboard.leaderboard.model as ml
-from tests.conftest import ARTIFACTS
+from tests.ui.table_pages import MALFORMED, MALFORMED_IDS, VIEWPORTS, drop, refused_upload, shown_at
 
 pytestmark = pytest.mark.ui
 
@@ -43,15 +43,11 @@ def test_fixed_step_from_the_url(page, server, open_page, relevant_errors):
 
 def test_upload_with_ties_then_a_bad_file(page, server, open_page, tmp_path):
     open_page(page, server, "/ladder?variant=fixed_step&step=0.25", ".ladder-score")
-    good = tmp_path / "ties.csv"
-    good.write_bytes(ml.example_path("ladder_ties.csv").read_bytes())
-    page.locator(".ladder-upload input[type=file]").first.set_input_files(str(good))
+    drop(page, "ladder", tmp_path / "ties.csv", ml.example_path("ladder_ties.csv").read_bytes())
     # hand replay with eta = 0.25 (tests/bounds/test_ladder.py): ties at the threshold are not released
     expect(page.locator(".ladder-score")).to_have_count(5)
     assert scores(page) == ["0.75", "0.75", "0.25", "0.25", "0.25"]
-    bad = tmp_path / "bad.csv"
-    bad.write_text("a,b\n0,1\n0.5,oops\n", encoding="utf-8")
-    page.locator(".ladder-upload input[type=file]").first.set_input_files(str(bad))
+    drop(page, "ladder", tmp_path / "bad.csv", "a,b\n0,1\n0.5,oops\n")
     message = page.locator(".ladder-error .md-error").first
     message.wait_for(state="visible")
     assert message.inner_text().strip() == "line 3, column 2 (b): loss must be a number in [0, 1]; got 'oops'"
@@ -60,9 +56,7 @@ def test_upload_with_ties_then_a_bad_file(page, server, open_page, tmp_path):
 
 def test_user_text_is_escaped(page, server, open_page, tmp_path):
     open_page(page, server, "/ladder", ".ladder-score")
-    f = tmp_path / "x.csv"
-    f.write_text('"<img src=x onerror=alert(1)>",b\n1,0\n0,1\n', encoding="utf-8")
-    page.locator(".ladder-upload input[type=file]").first.set_input_files(str(f))
+    drop(page, "ladder", tmp_path / "x.csv", '"<img src=x onerror=alert(1)>",b\n1,0\n0,1\n')
     expect(page.locator(".ladder-score")).to_have_count(2)
     assert "<img src=x onerror=alert(1)>" in page.locator(".ladder-table table").first.inner_text()
     assert page.locator(".ladder-table img").count() == 0
@@ -161,27 +155,17 @@ def test_bad_values_in_the_link_get_messages_and_the_page_stays_alive(page, serv
     assert relevant_errors(page.console_errors) == []
 
 
-@pytest.mark.parametrize("content,needle", [
-    ("a,b\r0,1\r1,x\r", "line 3, column 2 (b): loss must be a number in [0, 1]; got 'x'"),   # CR-only line ends
-    ("a,b\n0,1\n1," + "7" * 200_000 + "\n", "line 3, column 2: cell must be at most 131,072 characters long"),
-    ("a,b\n0,1\n1,nan\n", "line 3, column 2 (b): loss must be a number in [0, 1]; got 'nan'"),
-    ("a,b\n0,1\ninf,0\n", "line 3, column 1 (a): loss must be a number in [0, 1]; got 'inf'"),
-], ids=["cr-only line ends", "200,000-character cell", "nan", "inf"])
+@pytest.mark.parametrize("content,needle", MALFORMED["ladder"], ids=MALFORMED_IDS)
 def test_malformed_uploads_are_named_by_line_and_column(page, server, open_page, tmp_path, content, needle):
     open_page(page, server, "/ladder", ".ladder-score")
     before = scores(page)
-    bad = tmp_path / "bad.csv"
-    bad.write_bytes(content.encode("utf-8"))
-    page.locator(".ladder-upload input[type=file]").first.set_input_files(str(bad))
-    expect(page.locator(".ladder-error .md-error").first).to_contain_text(needle)
+    refused_upload(page, "ladder", tmp_path, content, needle)
     assert scores(page) == before
 
 
 def test_a_cr_only_file_is_read(page, server, open_page, tmp_path):
     open_page(page, server, "/ladder?variant=fixed_step&step=0.25", ".ladder-score")
-    f = tmp_path / "cr.csv"
-    f.write_bytes(ml.example_path("ladder_ties.csv").read_bytes().replace(b"\n", b"\r"))
-    page.locator(".ladder-upload input[type=file]").first.set_input_files(str(f))
+    drop(page, "ladder", tmp_path / "cr.csv", ml.example_path("ladder_ties.csv").read_bytes().replace(b"\n", b"\r"))
     expect(page.locator(".ladder-score")).to_have_count(5)
     assert scores(page) == ["0.75", "0.75", "0.25", "0.25", "0.25"]
 
@@ -207,23 +191,11 @@ def ml_table_rows(k: int) -> int:
     return min(k, TABLE_ROWS)
 
 
-@pytest.mark.parametrize("viewport,query", [((390, 844), ""), ((1440, 900), "?theme=dark"), ((1440, 900), "")],
-                         ids=["phone", "dark", "desktop"])
+@VIEWPORTS
 def test_no_console_warnings_and_no_sideways_scroll(browser, server, open_page, viewport, query):
     # issue 11 #11-#13: readable on a phone and in the dark theme; no "could not set initial ranges" warnings
-    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
-    pg = context.new_page()
-    messages = []
-    pg.on("console", lambda msg: messages.append((msg.type, msg.text)))
-    try:
-        open_page(pg, server, "/ladder" + query, ".ladder-score")
-        expect(pg.locator(".attack-naive").first).to_be_visible(timeout=60_000)
-        pg.wait_for_timeout(1000)
-        width = pg.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-        name = f"ladder_{viewport[0]}{'_dark' if query else ''}.png"
-        pg.screenshot(path=str(ARTIFACTS / name), full_page=True)
-    finally:
-        context.close()
+    width, messages = shown_at(browser, server, open_page, viewport, query, "ladder", ".ladder-score",
+                               lambda pg: expect(pg.locator(".attack-naive").first).to_be_visible(timeout=60_000))
     assert width[0] <= width[1], f"the page scrolls sideways: {width}"
     assert [m for m in messages if m[0] in ("warning", "error")] == []
 

@@ -18,10 +18,6 @@ from meter_dashboard.ui.upload import GuardedFileDropper
 REFUSAL = "file must be a file of at most 10 MiB; got 'big.csv', more than 12 MiB"
 
 
-def _event(new):
-    return type("Event", (), {"new": new})()
-
-
 @pytest.mark.parametrize("make,model,shown", [
     (Ladder, lambda v: v.replay, lambda v: v.replay_error.object),
     (Compare, lambda v: v.model, lambda v: v.model.error),
@@ -47,6 +43,27 @@ def test_ci_shows_a_refused_file_beside_the_trace_and_keeps_the_replay():
 def test_ladder_reads_the_latest_dropped_file():
     view = Ladder()
     csv = b"first,second\n0,1\n1,1\n0,0\n1,0\n"  # one column of 0/1 losses per submission
-    asyncio.run(view._on_upload(_event({"mine.csv": csv})))
+    asyncio.run(view.table_file.read({"mine.csv": csv}))
     assert view.replay.table is not None and view.replay.example == "uploaded file"
     assert view.replay.error == ""
+
+
+@pytest.mark.parametrize("make,sections", [
+    (Compare, lambda v: [v.settings, v.answer, v.figures, v.runs_needed]),
+    (lambda: Ladder(run_attack=False),
+     lambda v: [v.replay_inputs, v.replay_answer, v.replay_figure, v.label_bound, v.boosting]),
+])
+def test_each_section_shows_alone_built_once_and_shares_the_upload(make, sections):
+    import panel as pn
+
+    from meter_dashboard.ui.parts import PageSection
+    from meter_dashboard.ui.upload import TableUpload
+
+    view = make()
+    for part in sections(view):
+        assert isinstance(part, PageSection)
+        shown = part.__panel__()
+        assert isinstance(shown, pn.layout.ListPanel) and part.__panel__() is shown  # built once, kept
+    inputs = sections(view)[0]
+    assert isinstance(view.table_file, TableUpload) and view.upload is view.table_file.dropper
+    assert inputs.parts()[1] is view.upload  # the shared upload section's drop area, under the example
