@@ -177,10 +177,6 @@ class Planner(DashboardView):
         self.share = Artefacts(self)
         self.csv_download, self.report_download = self.share.csv, self.share.report
         self.pin = PinSection(self)
-        self.plan.param.watch(self._on_outputs, ["result", "error", "error_parameter", "curves", "sweep_curves",
-                                                 "work_error"])
-        self.plan.param.watch(lambda *_: self._update_url(), ["pinned"])
-        self.inputs.watch_plan()
         self._update_url()  # before the page is connected: its first response carries the URL
         if served:
             self._first_response()
@@ -295,7 +291,9 @@ class Planner(DashboardView):
             self.curves.draw_curve(self.plan.result)
             self.pin.render()
 
-    def _on_outputs(self, *events):
+    @param.depends("plan.result", "plan.error", "plan.error_parameter", "plan.curves", "plan.sweep_curves",
+                   "plan.work_error", watch=True)
+    def _on_outputs(self):
         """One model change -> one batch of view updates (a single message to the browser).
 
         Under the exact bound a new plan's counts take milliseconds (issue 18): the page waits for
@@ -304,19 +302,15 @@ class Planner(DashboardView):
         """
         if not self._filled:
             return
-        r, changed = self.plan.result, {e.name for e in events}
+        r = self.plan.result
         if r is not None and not self.plan.error and r.is_pending("labels", RECOMMENDED) and not self._waited:
             self._hold_render()
             return
-        everything, self._behind = self._behind, False  # after a hold every part is brought up to date
-        with pn.io.hold():
-            if everything or changed & {"result", "error", "error_parameter", "work_error", "curves",
-                                        "sweep_curves"}:
-                self._on_result()
-            if everything or "curves" in changed:
-                self.curves.on_curves()
-            if everything or "sweep_curves" in changed:
-                self.curves.on_sweep()
+        self._behind = False
+        with pn.io.hold():  # each part updates what changed since it last showed the plan
+            self._on_result()
+            self.curves.on_curves()
+            self.curves.on_sweep()
 
     def _hold_render(self) -> None:
         self._behind = True
@@ -349,6 +343,10 @@ class Planner(DashboardView):
         if self.check is not None:
             self.check.on_plan()
         self.pin.render()
+        self._update_url()
+
+    @param.depends("plan.pinned", watch=True)
+    def _on_pinned(self) -> None:
         self._update_url()
 
     def on_pinned_outputs(self) -> None:

@@ -39,6 +39,7 @@ class CurvesSection(pn.viewable.Viewer):
         self.sweep_plot: LabelsPlot | None = None
         self.sweep_pane: pn.pane.Bokeh | None = None
         self._sweep_parameter = ""
+        self._drawn: dict = {"curves": None, "sweep_curves": None}  # the plan's curves each plot shows
         self.holder = pn.Column(sizing_mode="stretch_width", css_classes=["planner-curve-holder"])
 
     def __panel__(self):
@@ -81,14 +82,19 @@ class CurvesSection(pn.viewable.Viewer):
                          budget.max_steps[RECOMMENDED] if shown else None,
                          x_end=float(p.curves["steps"][-1]) if p.curves else None)
 
-    def on_curves(self, *_) -> None:
-        if self.plan.curves and self.curve_plot is not None:
-            self.curve_plot.update(self.plan.curves, "steps")
+    def on_curves(self) -> None:
+        """The plan's curves over T, unless the plot shows them already (the model sets new curves anew)."""
+        curves = self.plan.curves
+        if curves and self.curve_plot is not None and self._drawn["curves"] is not curves:
+            self._drawn["curves"] = curves
+            self.curve_plot.update(curves, "steps")
 
-    def on_sweep(self, *_) -> None:
+    def on_sweep(self) -> None:
+        """The plan's second curves, unless the plot shows them already; a new parameter makes a new plot."""
         s = self.plan.sweep_curves
-        if not s or self.sweep_plot is None or self.sweep_pane is None:
+        if not s or self.sweep_plot is None or self.sweep_pane is None or self._drawn["sweep_curves"] is s:
             return
+        self._drawn["sweep_curves"] = s
         if self._sweep_parameter != s["parameter"]:
             self._sweep_parameter = s["parameter"]
             self.sweep_plot = self._sweep_plot(s["parameter"])

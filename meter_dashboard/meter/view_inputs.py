@@ -37,6 +37,8 @@ _BOUND_BUTTONS = {"Hoeffding (paper)": "hoeffding", "Exact binomial": "binomial"
 TEXT = {part: render("meter/templates/sidebar.html", part=part)
         for part in ("meter", "bound", "binomial", "hoeffding", "against")}
 _EFFORT = ("seconds_per_label", "labelers", "cost_per_hour")
+#: What a preset sets: a change to any of them not made by the preset box clears the box.
+_PRESET_KEYS = (*PRESETS[next(iter(PRESETS))], "ranges")
 _BOXES = ("signals", "uniform_epsilon", "delta", "steps", "budget", "tenants", "tenant_steps", "max_error_rate",
           "revert_budget", "reverts", "seconds", "labelers", "cost")
 _TABLE_EDITORS = {"signal": None, "from": None, "to": {"type": "number", "step": 0.001, "min": 0, "max": 1},
@@ -76,6 +78,7 @@ class PlannerInputs(pn.viewable.Viewer):
         self._build_widgets()
         self._build_bound_widgets()
         self._watch_boxes(self._boxes())
+        self._on_bound_inputs()
 
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self):
@@ -171,7 +174,8 @@ class PlannerInputs(pn.viewable.Viewer):
     def __panel__(self):
         return self.controls()
 
-    def _open_drawers(self, *_) -> None:
+    @param.depends(*(f"plan.{k}" for k in ("reverts", "revert_budget", *_EFFORT)), watch=True)
+    def _open_drawers(self) -> None:
         """A drawer whose inputs hold something other than their defaults is open (a link, a preset)."""
         p = self.plan
         if p.reverts or p.revert_budget:
@@ -236,7 +240,8 @@ class PlannerInputs(pn.viewable.Viewer):
         finally:
             self._applying_preset = False
 
-    def _on_inputs_changed(self, *_):
+    @param.depends(*(f"plan.{k}" for k in _PRESET_KEYS), watch=True)
+    def _on_inputs_changed(self):
         """Any change not made by the preset box means the plan is no longer that preset (issue 11 #5)."""
         if not self._applying_preset and self.preset.value != _PRESET_PLACEHOLDER:
             self.preset.value = _PRESET_PLACEHOLDER
@@ -252,13 +257,15 @@ class PlannerInputs(pn.viewable.Viewer):
         self._set_input_error("meter", "")
         self.plan.param.update(ranges=[0.0] + to, epsilon=eps)
 
-    def _on_meter_inputs(self, *_):
+    @param.depends("plan.epsilon", "plan.ranges", watch=True)
+    def _on_meter_inputs(self):
         frame = _meter_frame(self.plan)
         if not frame.equals(self.meter_table.value):
             self.meter_table.value = frame
         self.meter_table.height = _table_height(len(frame))
 
-    def _on_bound_inputs(self, *_):
+    @param.depends("plan.bound", watch=True)
+    def _on_bound_inputs(self):
         exact = self.plan.bound == "binomial"
         self.max_error_rate.text.disabled = not exact
         self.bound_note.object = TEXT["binomial" if exact else "hoeffding"]
@@ -281,12 +288,3 @@ class PlannerInputs(pn.viewable.Viewer):
         with param.parameterized.batch_call_watchers(self.plan):
             self.plan.reverts = values
             self.plan.revert_budget = len(values)
-
-    def watch_plan(self) -> None:
-        """Follow the plan: the table, the bound's note, the drawers, the preset box."""
-        plan = self.plan
-        plan.param.watch(self._on_meter_inputs, ["epsilon", "ranges"])
-        plan.param.watch(self._on_bound_inputs, ["bound"])
-        plan.param.watch(self._open_drawers, ["reverts", "revert_budget", *_EFFORT])
-        plan.param.watch(self._on_inputs_changed, list(PRESETS[next(iter(PRESETS))]) + ["ranges"])
-        self._on_bound_inputs()
