@@ -98,6 +98,28 @@ def _part(section: str, name: str, doc: str = "") -> property:
     return property(lambda self: getattr(getattr(self, section), name), doc=doc)
 
 
+def _complete(plan: MeterPlan):
+    """``plan``'s result with every part computed."""
+    result = plan.result
+    if result.complete and all(v is not None for v in (result.max_steps or {v: 0 for v in ORDER}).values()):
+        return result
+    full = replace(plan.inputs(), budget_variants=ORDER)
+    return with_items(quick_result(full), [item for unit in slow_items(full) for item in unit])
+
+
+def _report(plan: MeterPlan, result, job, link: str | None):
+    """The report of ``plan`` (``result``: complete), with the curves shown once computed and the check run."""
+    from .report import plan_report
+
+    check = job.rows if job is not None and any(row.result is not None for row in job.rows) else None
+    curves, sweep_curves = plan.curves, plan.sweep_curves
+    if not sweep_curves or curves.get("computed", 0) < curves.get("planned", 0) or \
+            sweep_curves.get("computed", 0) < sweep_curves.get("planned", 0):
+        curves = sweep_curves = None  # the report computes its own
+    return plan_report(result, curves=curves, sweep_curves=sweep_curves, ranges=plan.ranges, check=check,
+                       check_settings=job.settings if job is not None else None, link=link)
+
+
 def _make_plan(plan: MeterPlan | None, plan_params: dict, url: UrlState | None, background: bool):
     """The page's plan (a link's values applied) and the message about a refused link (or "")."""
     link_values, message = _link_values(url)
@@ -199,7 +221,6 @@ class Planner(DashboardView):
         log.debug("planner: session %s destroyed (its browser left); its background work stopped",
                   getattr(context, "id", "?"))
 
-    # ------------------------------------------------------------------ parts (reached on the page)
     preset = _part("inputs", "preset")
     signals = _part("inputs", "signals")
     meter_table = _part("inputs", "meter_table")
@@ -215,6 +236,9 @@ class Planner(DashboardView):
     bound = _part("inputs", "bound")
     max_error_rate = _part("inputs", "max_error_rate")
     bound_note = _part("inputs", "bound_note")
+    seconds = _part("inputs", "seconds", "The seconds-per-label box (made when the effort drawer is first opened).")
+    labelers = _part("inputs", "labelers", "The labelers box (made when the effort drawer is first opened).")
+    reverts = _part("inputs", "reverts", "The revert-steps box (made when the reverts drawer is first opened).")
     headlines = table = _part("answer", "headlines", "The answer: cards, sentence and the table of every variant.")
     assumptions = _part("answer", "assumptions", "What the numbers assume.")
     curve_plot = _part("curves", "curve_plot", "The curve over T (a LabelsPlot).")
@@ -224,21 +248,6 @@ class Planner(DashboardView):
     reverts_error = property(lambda self: self.inputs.error_pane("reverts"), doc="Messages about the reverts.")
     bound_error = property(lambda self: self.inputs.error_pane("bound"), doc="Messages about the bound.")
     other_errors = property(lambda self: self.inputs.error_pane("other"), doc="Messages about other inputs and links.")
-
-    @property
-    def seconds(self):
-        """The seconds-per-label box (made when the effort drawer is first opened)."""
-        return self.inputs.seconds
-
-    @property
-    def labelers(self):
-        """The labelers box (made when the effort drawer is first opened)."""
-        return self.inputs.labelers
-
-    @property
-    def reverts(self):
-        """The revert-steps box (made when the reverts drawer is first opened)."""
-        return self.inputs.reverts
 
     def controls(self) -> pn.Column:
         """The input column (the sidebar of the served page)."""
@@ -273,7 +282,6 @@ class Planner(DashboardView):
         self.check = PlanCheckPanel(self.plan)
         return pn.Column(self.check, sizing_mode="stretch_width", css_classes=["planner-check-section"])
 
-    # ------------------------------------------------------------------ following the plan
     def _on_box(self, *_) -> None:
         if self._filled and self.inputs.stale() != self._stale_shown:
             with pn.io.hold():
@@ -358,13 +366,8 @@ class Planner(DashboardView):
 
     def complete_result(self):
         """The current result with every part computed (downloads wait for nothing on screen)."""
-        result = self.plan.result
-        if result.complete and all(v is not None for v in (result.max_steps or {v: 0 for v in ORDER}).values()):
-            return result
-        full = replace(self.plan.inputs(), budget_variants=ORDER)
-        return with_items(quick_result(full), [item for unit in slow_items(full) for item in unit])
+        return _complete(self.plan)
 
-    # ------------------------------------------------------------------ the report
     def report(self, path=None, link: str | None = None):
         """The current plan as a self-contained HTML report (curves as shown); ``path`` writes it.
 
@@ -372,19 +375,9 @@ class Planner(DashboardView):
 
         Returns the :class:`~meter_dashboard.core.report.Report` (or the path written).
         """
-        job = self.check.job if self.check is not None else None
-        check = job.rows if job is not None and any(row.result is not None for row in job.rows) else None
-        from .report import plan_report
-
-        result, curves, sweep_curves = self.complete_result(), self.plan.curves, self.plan.sweep_curves
-        if not sweep_curves or curves.get("computed", 0) < curves.get("planned", 0) or \
-                sweep_curves.get("computed", 0) < sweep_curves.get("planned", 0):
-            curves = sweep_curves = None  # the report computes its own
-        built = plan_report(result, curves=curves, sweep_curves=sweep_curves, ranges=self.plan.ranges, check=check,
-                            check_settings=job.settings if job is not None else None, link=link)
+        built = _report(self.plan, self.complete_result(), self.check.job if self.check is not None else None, link)
         return built if path is None else built.save(path)
 
-    # ------------------------------------------------------------------ URL
     def share_link(self) -> str | None:
         """The page's address holding this plan (served pages; None in a notebook)."""
         href = getattr(pn.state.location, "href", "") if self._url is not None else ""
