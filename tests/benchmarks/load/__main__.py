@@ -134,6 +134,10 @@ def table(out: dict) -> list[str]:
         rows.append(f"| server CPU per planner change → number | {changes['planner'] * 1000:,.1f} ms "
                     f"({changes['planner'] / changes['floor']:.1f}× floor) | floor {changes['floor'] * 1000:,.1f} ms; "
                     "goal ≤ 1.5× floor |")
+        if "message" in out["cost"]:
+            message = out["cost"]["message"]
+            rows.append(f"| planner change → messages sent | at most {message['messages']}, median "
+                        f"{message['bytes']:,.0f} bytes | one message carrying only what changed |")
     for client, figures in out.get("room", {}).items():
         rows.append(f"| {figures['n']} people open the planner at once ({client}): header / numbers, median and "
                     f"last | {figures['header_p50']:.1f} / {figures['header_max']:.1f} s; {figures['numbers_p50']:.1f} / "
