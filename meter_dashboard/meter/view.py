@@ -1,11 +1,16 @@
 """The planner page: live label counts for every meter variant.
 
-:class:`Planner` is a ``pn.viewable.Viewer`` over a :class:`~meter_dashboard.meter.model.MeterPlan`.
-It holds widgets made from the plan's parameters (the per-model bound among them), headline
-numbers with the sentence, a results table with Hoeffding's count beside the chosen bound's,
-the curve over T (a Bokeh plot updated in place: its ranges follow the data until the user
-zooms, then keep the zoom) with the label budget drawn on it, downloads (CSV, the HTML
-report) and URL sharing.  It computes nothing itself: every number comes from the model.
+:class:`Planner` is a ``pn.viewable.Viewer`` over a :class:`~meter_dashboard.meter.model.MeterPlan`,
+assembled from sections over the same plan, each declaring (``@param.depends``) what it follows:
+the inputs (:class:`~.view_inputs.PlannerInputs`: widgets made from the plan's parameters, the
+per-model bound among them), the answer (:class:`~.view_answer.AnswerSection`: headline numbers,
+the sentence, the table with Hoeffding's count beside the chosen bound's), the curves
+(:class:`~.view_curves.CurvesSection`: Bokeh plots updated in place, their ranges following the data
+until the user zooms, the label budget drawn on the curve over T), the budget
+(:class:`~.view_answer.BudgetSection`), the check (:mod:`.view_check`), the pinned plan
+(:mod:`.view_pin`) and the downloads and sharing (:class:`~.view_parts.Artefacts`).  The page itself
+follows the plan's outputs and updates every section in one message.  It computes nothing itself:
+every number comes from the model.
 
 A page builds what its first view shows and nothing more: the second plot, the budget's
 answers for every variant and the simulation check are sections built (and computed) the
