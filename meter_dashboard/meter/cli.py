@@ -21,25 +21,34 @@ EXAMPLE_EXACT = ("meter-dashboard plan --epsilon 0.01,0.02,0.03,0.04,0.05 --delt
                  "--max-error-rate 0.1 --report plan.html")
 #: A curve under the exact bound solves every T exactly: at most this many steps.
 EXACT_CURVE_STEPS = 1000
+DESCRIPTION = (
+    "How many labelled test examples support T adaptive development steps within tolerances eps_1..eps_m "
+    "with probability 1 - delta, for every ease.ml/meter variant (single_model, no_adaptivity, resampling, "
+    "regular, incremental).  JSON key: labels (the chosen bound's counts; hoeffding_labels beside them).")
+EPILOG = (f"example:\n  {EXAMPLE}\n\nexample (exact binomial tails, every model errs at most 0.1, HTML report):"
+          f"\n  {EXAMPLE_EXACT}")
+
+
+def plan_parser(sub, name: str, *, help: str, description: str, epilog: str, delta: str, steps: str,
+                signals: str) -> argparse.ArgumentParser:
+    """A subcommand over a meter plan (``plan``, ``simulate``): its text, then --epsilon, --delta, --steps, --signals.
+
+    ``delta``, ``steps``, ``signals``: the help of those options; the description is wrapped, the epilog's
+    examples are kept as written.
+    """
+    p = sub.add_parser(name, help=help, description=textwrap.fill(description, width=78), epilog=epilog,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--epsilon", required=True, help="eps_1,...,eps_m (non-decreasing), or one eps with --signals")
+    p.add_argument("--delta", required=True, help=delta)
+    p.add_argument("--steps", required=True, help=steps)
+    p.add_argument("--signals", default=None, help=signals)
+    return p
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "plan",
-        help="test labels each meter variant needs",
-        description=textwrap.fill(
-            "How many labelled test examples support T adaptive development steps within tolerances eps_1..eps_m "
-            "with probability 1 - delta, for every ease.ml/meter variant (single_model, no_adaptivity, resampling, "
-            "regular, incremental).  JSON key: labels (the chosen bound's counts; hoeffding_labels beside them).",
-            width=78),
-        epilog=(f"example:\n  {EXAMPLE}\n\nexample (exact binomial tails, every model errs at most 0.1, HTML report):"
-                f"\n  {EXAMPLE_EXACT}"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("--epsilon", required=True, help="eps_1,...,eps_m (non-decreasing), or one eps with --signals")
-    p.add_argument("--delta", required=True, help="failure probability in (0, 1)")
-    p.add_argument("--steps", required=True, help="T, or an inclusive range A:B for a curve")
-    p.add_argument("--signals", default=None, help="m, the number of signals, when one eps is given")
+    p = plan_parser(sub, "plan", help="test labels each meter variant needs", description=DESCRIPTION,
+                    epilog=EPILOG, delta="failure probability in (0, 1)", steps="T, or an inclusive range A:B for a curve",
+                    signals="m, the number of signals, when one eps is given")
     p.add_argument("--tenants", default=None, help="tenants sharing T evenly (non-communicating)")
     p.add_argument("--tenant-steps", default=None, help="steps per tenant, e.g. 5,5 (must sum to T)")
     p.add_argument("--reverts", default=None, help="revert steps fixed in advance, e.g. 1,2,3")
@@ -243,17 +252,8 @@ def _table_text(result) -> str:
     def conf(value):
         return "—" if value is None else ("none" if value <= 0 else shown_confidence(1.0 - value))
 
-    exact = result.bound != "hoeffding"
     headers, rows = result.table()  # the notebook's HTML shows the same table
-    eps = ", ".join(f"{e:g}" for e in result.epsilon)
-    head = f"epsilon = [{eps}]  delta = {result.delta:g}  steps = {result.steps}"
-    if len(result.tenant_steps) > 1:
-        head += f"  tenant_steps = {','.join(map(str, result.tenant_steps))}"
-    if result.reverts:
-        head += f"  reverts = {','.join(map(str, result.reverts))}"
-    if exact:
-        head += f"  bound = {result.bound_title}"
-    out = [head, "", table(headers, rows), "", result.sentence()]
+    out = [result.caption(budget=False), "", table(headers, rows), "", result.sentence()]
     if result.max_error_rate is not None:
         out += ["", "If the error-rate range is wrong (the counts without it; the confidence the planned counts give):"]
         out.append(table(["variant", "planned", "without the range", "confidence if wrong"],

@@ -13,13 +13,11 @@ only when stderr is a terminal; Ctrl-C stops and prints the runs done so far.
 """
 from __future__ import annotations
 
-import argparse
 import sys
-import textwrap
 
 from ..core.cli import add_format_option, emit, epsilon_for_signals, table
 from ..core.validation import InputError, check_int, check_probability, parse_number_list
-from .cli import add_bound_options, bound_values
+from .cli import add_bound_options, bound_values, plan_parser
 from .defaults import DEFAULT_RANGES
 
 EXAMPLE = ("meter-dashboard simulate --epsilon 0.02,0.04,0.06 --delta 0.1 --steps 10 --meter regular "
@@ -29,25 +27,19 @@ EXAMPLE_PLANNED = ("meter-dashboard simulate --epsilon 0.02,0.04,0.06 --delta 0.
 #: At most this many replicates from the command line (each is T steps over the whole test set).
 MAX_REPLICATES = 100_000
 _VARIANTS = ("single_model", "no_adaptivity", "regular", "incremental")
+DESCRIPTION = (
+    "Monte Carlo check of a meter plan: developers against a test set of n labels for T steps; the "
+    "estimated probability that a released model's |test - true| reaches its signal's eps, with its "
+    "interval, beside delta (ease.ml/meter Thms 1-2; the adversary is the Ladder paper's boosting attack).  "
+    "JSON keys: failure_rate, ci, replicates.")
+EPILOG = (f"example (the naive single_model count against the adversary: fails, about 0.21 > 0.1):\n  {EXAMPLE}"
+          f"\n\nexample (the planned regular count, exact binomial bound: within delta):\n  {EXAMPLE_PLANNED}")
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "simulate",
-        help="check a plan by simulation (failure rate vs delta)",
-        description=textwrap.fill(
-            "Monte Carlo check of a meter plan: developers against a test set of n labels for T steps; the "
-            "estimated probability that a released model's |test - true| reaches its signal's eps, with its "
-            "interval, beside delta (ease.ml/meter Thms 1-2; the adversary is the Ladder paper's boosting attack).  "
-            "JSON keys: failure_rate, ci, replicates.", width=78),
-        epilog=(f"example (the naive single_model count against the adversary: fails, about 0.21 > 0.1):\n  {EXAMPLE}"
-                f"\n\nexample (the planned regular count, exact binomial bound: within delta):\n  {EXAMPLE_PLANNED}"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("--epsilon", required=True, help="eps_1,...,eps_m (non-decreasing), or one eps with --signals")
-    p.add_argument("--delta", required=True, help="the plan's failure probability in (0, 1)")
-    p.add_argument("--steps", required=True, help="T, steps per simulated development (at most 10,000)")
-    p.add_argument("--signals", default=None, help="m, when one eps is given")
+    p = plan_parser(sub, "simulate", help="check a plan by simulation (failure rate vs delta)",
+                    description=DESCRIPTION, epilog=EPILOG, delta="the plan's failure probability in (0, 1)",
+                    steps="T, steps per simulated development (at most 10,000)", signals="m, when one eps is given")
     p.add_argument("--ranges", default=None, help="m + 1 boundaries 0,...,1 (default "
                    + ",".join(f"{r:g}" for r in DEFAULT_RANGES) + " resized to m)")
     p.add_argument("--meter", choices=("incremental", "regular"), default="incremental",

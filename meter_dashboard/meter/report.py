@@ -10,14 +10,8 @@ one was run, and the assumptions.  The planner page's button, ``md.plan_report(r
 ``md.Planner(...).report(path)`` and ``meter-dashboard plan ... --report plan.html`` all
 build this same file.
 
-References
-----------
-.. [1] F. A. Hubis, W. Wu, C. Zhang. "Quantitative Overfitting Management for
-   Human-in-the-loop ML Application Development with ease.ml/meter", 2019.  Thm 4,
-   Eqs. 1-2, Thms 1-2, Cor 1-2, Appendix B, Eqs. 13-16, Figs. 8-12.
-.. [2] C. Renggli et al. "Continuous Integration of Machine Learning Models with
-   ease.ml/ci", SysML 2019.  Section 4.3 (tight numerical bounds).
-.. [3] J. Langford. "Tutorial on Practical Prediction Theory for Classification", JMLR 6, 2005.
+The report follows ease.ml/meter (Thm 4, Eqs. 1-2, Thms 1-2, Cor 1-2, Appendix B, Eqs. 13-16,
+Figs. 8-12); the papers are listed in the References of :mod:`meter_dashboard.meter.model`.
 """
 from __future__ import annotations
 

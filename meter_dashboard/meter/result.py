@@ -382,8 +382,8 @@ class PlanResult(SlideMixin):
                 for v in VARIANTS]
         return headers, rows
 
-    def caption(self) -> str:
-        """The inputs in one line (the CLI's first line)."""
+    def caption(self, budget: bool = True) -> str:
+        """The inputs in one line (the table's caption; without the budget, the CLI's first line)."""
         head = (f"epsilon = [{', '.join(f'{e:g}' for e in self.epsilon)}]  delta = {self.delta:g}  "
                 f"steps = {self.steps}")
         if len(self.tenant_steps) > 1:
@@ -392,7 +392,7 @@ class PlanResult(SlideMixin):
             head += f"  reverts = {','.join(map(str, self.reverts))}"
         if self.bound != "hoeffding":
             head += f"  bound = {self.bound_title}"
-        if self.budget is not None:
+        if budget and self.budget is not None:
             head += f"  budget = {self.budget:,} labels"
         return head
 

@@ -20,13 +20,9 @@ shared read-only): the quick result of a setting, its budget answers, every exac
 (:func:`exact_labels`, the curves' points).  Everyone opening the same shared link, and
 anyone returning to an earlier setting, gets the numbers without computing them again.
 
-References
-----------
-.. [1] F. A. Hubis, W. Wu, C. Zhang. "Quantitative Overfitting Management for
-   Human-in-the-loop ML Application Development with ease.ml/meter", 2019.
-.. [2] C. Renggli et al. "Continuous Integration of Machine Learning Models with
-   ease.ml/ci", SysML 2019.  Section 4.3 (tight numerical bounds).
-.. [3] J. Langford. "Tutorial on Practical Prediction Theory for Classification", JMLR 6, 2005.
+The bounds computed here are those of ease.ml/meter, ease.ml/ci (Section 4.3, tight numerical
+bounds) and Langford's tutorial (exact binomial tails): see the References of
+:mod:`meter_dashboard.meter.model`.
 """
 from __future__ import annotations
 

@@ -108,3 +108,17 @@ def test_console_script_and_help():
     assert proc.returncode == 0 and "plan" in proc.stdout
     proc = run("plan", "--help")
     assert "--tenant-steps" in proc.stdout and "example:" in proc.stdout
+
+
+def test_the_tables_first_line_is_the_plans_caption_without_its_budget(capsys):
+    """One caption for the notebook's table and the CLI (``PlanResult.caption``); the CLI shows the budget below."""
+    from meter_dashboard import plan
+
+    args = ["--epsilon", "0.01,0.02", "--delta", "0.01", "--steps", "10", "--tenant-steps", "5,5", "--reverts", "2",
+            "--budget", "50000"]
+    assert main(["plan", *args]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    r = plan(epsilon=[0.01, 0.02], delta=0.01, steps=10, tenant_steps=[5, 5], reverts=[2], budget=50_000)
+    assert first == r.caption(budget=False) == ("epsilon = [0.01, 0.02]  delta = 0.01  steps = 10  tenant_steps = 5,5"
+                                                "  reverts = 2")
+    assert r.caption() == first + "  budget = 50,000 labels"

@@ -65,7 +65,7 @@ def test_first_view_stays_within_its_model_budget():
 def test_sections_are_built_the_first_time_they_are_opened():
     view, doc = build_page(budget=50_000)
     before = len(doc.models)
-    assert view.sweep_plot is None and view.check is None and view._whatif is None
+    assert view.sweep_plot is None and view.check is None and view.budget_section.pane is None
     assert view.plan.with_sweep is False and view.plan.sweep_curves == {}  # not even computed
     assert list(view.plan.budget_variants) == ["incremental"]
     with set_curdoc(doc):

@@ -139,6 +139,10 @@ def table(out: dict) -> list[str]:
         rows.append(f"| server CPU per planner change → number | {changes['planner'] * 1000:,.1f} ms "
                     f"({changes['planner'] / changes['floor']:.1f}× floor) | floor {changes['floor'] * 1000:,.1f} ms; "
                     "goal ≤ 1.5× floor |")
+        if "message" in out["cost"]:
+            message = out["cost"]["message"]
+            rows.append(f"| planner change → messages sent | at most {message['messages']}, median "
+                        f"{message['bytes']:,.0f} bytes | one message carrying only what changed |")
     if "ci" in out:
         ci = out["ci"]
         rows.append(f"| server CPU, messages and bytes per /ci change → number | {ci['cpu'] * 1000:,.1f} ms, "

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import statistics
 
 from .harness import Server, machine_note
 from .planner import QUERY, FloorDriver, PlannerDriver
@@ -47,6 +49,36 @@ async def per_change(server: Server, page: str, count: int) -> float:
     return cpu
 
 
+class _Recording(Session):
+    """A protocol session that records the size of every PATCH-DOC it receives."""
+
+    patches: list
+
+    async def _receive(self):
+        header, metadata, content = await super()._receive()
+        if header.get("msgtype") == "PATCH-DOC":
+            self.__dict__.setdefault("patches", []).append(len(json.dumps(content)))
+        return header, metadata, content
+
+
+async def messages_per_change(server: Server, count: int) -> dict:
+    """PATCH-DOC messages and their bytes (JSON) per planner change -> number (issue 19: one message, only what changed)."""
+    session = await _Recording.open(server.base, "/planner", QUERY, timeout=300)
+    driver = PlannerDriver(session)
+    for _ in range(3):
+        await driver.change()
+    messages, sizes = [], []
+    for _ in range(count):
+        await asyncio.sleep(0.5)  # anything late from the previous change arrives first
+        session.__dict__["patches"] = []
+        await driver.change()
+        await asyncio.sleep(0.5)
+        messages.append(len(session.patches))
+        sizes.append(sum(session.patches))
+    await session.close()
+    return {"messages": max(messages), "bytes": statistics.median(sizes)}
+
+
 async def run(dash: Server, floor: Server, pages, opens: int, changes: int) -> dict:
     figures = {"open": {}, "change": {}}
     figures["open"]["floor"] = await per_open(floor, "/floor", "", opens)
@@ -54,6 +86,7 @@ async def run(dash: Server, floor: Server, pages, opens: int, changes: int) -> d
         figures["open"][page] = await per_open(dash, "/" + page, OPEN[page], opens)
     figures["change"]["floor"] = await per_change(floor, "/floor", changes)
     figures["change"]["planner"] = await per_change(dash, "/planner", changes)
+    figures["message"] = await messages_per_change(dash, changes)
     return figures
 
 
@@ -63,6 +96,9 @@ def report(figures: dict) -> list[str]:
         f"{page} {cpu * 1000:,.0f} ms ({cpu / floor_open:.1f}× floor)" for page, cpu in figures["open"].items())]
     lines.append("server CPU per change -> number: " + ", ".join(
         f"{page} {cpu * 1000:,.1f} ms ({cpu / floor_change:.1f}× floor)" for page, cpu in figures["change"].items()))
+    if "message" in figures:
+        lines.append(f"messages per planner change: at most {figures['message']['messages']}, median "
+                     f"{figures['message']['bytes']:,.0f} bytes")
     return lines
 
 
