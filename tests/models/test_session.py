@@ -458,3 +458,15 @@ def test_a_trace_past_the_plans_t_says_one_thing_in_the_card_alarm_lead_and_repo
     early = replay(records[:8], steps=10, test_size=n).steps_left
     assert not early.plan_used_up and early.plan_note() == "" and "plan's T" not in text.steps_left_card(
         replay(records[:8], steps=10, test_size=n))["sub"]
+
+
+def test_every_shipped_example_names_its_trace_and_provenance_files():
+    from importlib import resources
+
+    from meter_dashboard.session.trace import EXAMPLES
+
+    data = resources.files("meter_dashboard.data")
+    for key, example in EXAMPLES.items():
+        assert example.key == key and example.provenance_file == f"{key}.md"
+        assert data.joinpath(example.file).is_file() and data.joinpath(example.provenance_file).is_file()
+        assert load_example(key).provenance == example.summary and load_example(key).synthetic == example.synthetic
