@@ -103,6 +103,12 @@ class StepsLeft:
         return (f"these {self.test_size:,} labels support {steps_text(self.supported)} steps at the planned ε "
                 f"({self.bound}): {self.used:,} used, {_left_text(self.left)} left")
 
+    def wider_plan(self) -> str:
+        """`` — a plan with T = 110 would: these 50,000 labels support …`` when steps are left ('' otherwise)."""
+        if self.renew or self.supported in (None, math.inf):
+            return ""
+        return f" — a plan with T = {int(self.supported or 0):,} would: {self.capacity()}"
+
     def plan_note(self) -> str:
         """What the plan's T, once used up, means for the steps left ('' before): the card, lead and alarms agree.
 

@@ -684,9 +684,7 @@ def _budget_alarms(trace: Trace, T: int, needed: int, title: str, left: StepsLef
         out.append(Alarm(
             "beyond_budget",
             f"{span} came after the budget of T = {T} steps: the meter's guarantee does not cover "
-            f"{'its signal' if k == 1 else 'their signals'}"
-            + (f" — a plan with T = {left.supported:,} would: {left.capacity()}." if left is not None and not left.renew
-               and left.supported != math.inf else "."),
+            f"{'its signal' if k == 1 else 'their signals'}{left.wider_plan() if left is not None else ''}.",
             **_at(trace, T), details={"steps": T, "beyond": k}))
     return out
 
