@@ -101,8 +101,6 @@ class Session(SessionInputs, DashboardView):
         self.answer = Answer(model=model)
         self._build_exports()
         m = self.model
-        m.param.watch(self._on_result, ["result"])
-        m.param.watch(self._on_position, ["position"])
         m.param.watch(self._on_status, ["error", "problems", "status", "example", "test_size", "variant"])
         m.param.watch(self._on_steps_note, ["steps_source", "trace"])
         m.param.watch(self._on_plan, ["variant", "steps_source", "bound", "max_error_rate", "test_size"])
@@ -178,33 +176,16 @@ class Session(SessionInputs, DashboardView):
         report = self.report()
         return io.StringIO(report.to_html() if report is not None else "")
 
-    # ------------------------------------------------------------------ rendering
-    def _on_result(self, *_):
-        with pn.io.hold():
-            self._render_result()
+    # ------------------------------------------------------------------ what the sections do not show
+    @param.depends("model.result", watch=True)
+    def _on_result(self) -> None:
+        if "report_button" in self.__dict__:  # not while the link is applied, before the page is built
+            self.report_button.disabled = self.model.result is None
 
-    def _render_result(self):
-        r = self.model.result
-        self.report_button.disabled = r is None
-        if not self.answer.show_result():
-            return
-        self.controls_section.show_trace(len(r.trace))
-        self._render_position()
-
-    def _on_position(self, *_):
-        with pn.io.hold():
-            self._render_position()
-        if not self.controls_section.playing:
-            self._update_url()
-
-    def _render_position(self):
-        """The step shown: each piece is replaced only when its content changed (one message in all)."""
-        r = self.model.result
-        if r is None:
-            return
-        i = min(self.model.position, len(r) - 1)
-        self.controls_section.show_position(i, len(r))
-        self.answer.show_position(i)
+    @param.depends("model.position", watch=True)
+    def _on_position(self) -> None:
+        if self._url_ready and not self.controls_section.playing:
+            self._update_url()  # the step shown goes into the link (a play puts in the step it stops at)
 
     # ------------------------------------------------------------------ URL
     def _init_url(self):

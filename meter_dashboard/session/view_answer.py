@@ -1,9 +1,10 @@
 """The session page's answer: the lead, the step's cards, the meter, the sentence and alarms, the steps, the history.
 
 :class:`Answer` is a section of :class:`~meter_dashboard.session.view.Session`: what the replay says at
-the step shown, every text from :mod:`~meter_dashboard.session.text` through the templates of
-:mod:`~meter_dashboard.session.view_html`.  A step moved replaces only the panes whose HTML changed (one
-message in all); the history plots (Figures 3a, 3c) are built the first time they are opened.
+the step shown, declared over the model's ``result`` and ``position`` (``@param.depends``), every text
+from :mod:`~meter_dashboard.session.text` through the templates of :mod:`~meter_dashboard.session.view_html`.
+A step moved replaces only the panes whose HTML changed (each change of the model arrives inside one
+``pn.io.hold``: one message in all); the history plots (Figures 3a, 3c) are built the first time they are opened.
 """
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ class Answer(pn.viewable.Viewer):
         self.explain = HTML(view_html.notes_html(), sizing_mode="stretch_width", css_classes=["session-explain"])
         self.gauge = MeterGauge()
         self.history = Opened(_HISTORY, self._build_history, "session-history-toggle", margin=(10, 5, 4, 5))
+        self._shown: object = None  # the replay whose lead, title and meter are on screen
+        self._refresh()
 
     def head(self) -> list:
         """What comes above the replay controls: the lead and the trace's title."""
@@ -96,7 +99,18 @@ class Answer(pn.viewable.Viewer):
             plot.show_window(event.x0, event.x1)
 
     # ------------------------------------------------------------------ rendering
-    def show_result(self) -> bool:
+    @param.depends("model.result", "model.position", watch=True)
+    def _refresh(self) -> None:
+        """The replay's lead, title and meter when it is new; the step shown in every case."""
+        r = self.model.result
+        if r is not self._shown:
+            self._shown = r
+            if not self._show_result():
+                return
+        if r is not None:
+            self._show_position(min(self.model.position, len(r) - 1))
+
+    def _show_result(self) -> bool:
         """The replay's lead, title, meter and history (False: no trace loaded, and the page says so)."""
         r = self.model.result
         if r is None:
@@ -110,7 +124,7 @@ class Answer(pn.viewable.Viewer):
                                 meter_name=METER_TITLES[r.variant])
         return True
 
-    def show_position(self, i: int) -> None:
+    def _show_position(self, i: int) -> None:
         """The step at position ``i``: each piece is replaced only when its content changed."""
         r = self.model.result
         d = r.step(i)

@@ -2,7 +2,10 @@
 
 :class:`ReplayControls` is a section of :class:`~meter_dashboard.session.view.Session`: it moves the
 :class:`~meter_dashboard.session.model.SessionModel`'s position and shows where the replay stands (the
-slider, "Go to step", which buttons can move).  It computes nothing: the model says where a step is.
+slider, "Go to step", which buttons can move), declared over the model's ``result`` and ``position``
+(``@param.depends``).  It computes nothing: the model says where a step is.  Every change of the model
+arrives inside one ``pn.io.hold`` (a widget's event, a play tick, a finished load), so the section's
+changes leave in the same message as the rest of the page's.
 """
 from __future__ import annotations
 
@@ -39,7 +42,8 @@ class ReplayControls(pn.viewable.Viewer):
                             format=self.step_at, css_classes=["jump-input"],
                             message_classes=["jump-error"], on_value=self._jump_to)
         self.jump.text.description = None  # no tooltip: "Go to step" says it all (and saves a model)
-        self.param.watch(self._on_speed, ["play_interval"])
+        self._length: int | None = None  # the trace's length the slider shows
+        self._refresh()
 
     def _build_buttons(self) -> None:
         buttons = (("◀◀ First", "first-step", self.model.first), ("◀ Back", "step-back", self.model.step_back),
@@ -119,9 +123,10 @@ class ReplayControls(pn.viewable.Viewer):
         self.play_button.label = "❚❚ Pause"
         self._play_callback = pn.state.add_periodic_callback(self._tick, period=self.play_interval)
 
-    def _on_speed(self, event) -> None:
+    @param.depends("play_interval", watch=True)
+    def _on_speed(self) -> None:
         if self._play_callback is not None:
-            self._play_callback.period = event.new  # playing on, at the new speed
+            self._play_callback.period = self.play_interval  # playing on, at the new speed
 
     def _tick(self):
         with pn.io.hold():
@@ -144,11 +149,16 @@ class ReplayControls(pn.viewable.Viewer):
             self.model.position = min(max(int(event.new) - 1, 0), len(self.model.result) - 1)
 
     # ------------------------------------------------------------------ where the replay stands
-    def show_trace(self, length: int) -> None:
-        self.slider.param.update(start=1, end=max(length, 2), disabled=length < 2)
-
-    def show_position(self, i: int, length: int) -> None:
-        """Slider, "Go to step" and the buttons for position ``i`` of ``length`` (only what changed is sent)."""
+    @param.depends("model.result", "model.position", watch=True)
+    def _refresh(self) -> None:
+        """Slider, "Go to step" and the buttons for the step shown (only what changed is sent)."""
+        r = self.model.result
+        if r is None:
+            return
+        if len(r) != self._length:
+            self._length = len(r)
+            self.slider.param.update(start=1, end=max(len(r), 2), disabled=len(r) < 2)
+        i = min(self.model.position, len(r) - 1)
         if self.slider.value != i + 1:
             self.slider.value = i + 1
         shown = self.step_at(i)
@@ -156,7 +166,7 @@ class ReplayControls(pn.viewable.Viewer):
             self.jump.text.value = shown
         m = self.model
         self.back_button.disabled = self.first_button.disabled = i == 0
-        self.forward_button.disabled = self.last_button.disabled = i >= length - 1
+        self.forward_button.disabled = self.last_button.disabled = i >= len(r) - 1
         self.next_alarm_button.disabled = not m.has_next("alarm")
         self.next_change_button.disabled = not m.has_next("change")
 
