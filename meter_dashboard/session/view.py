@@ -33,22 +33,18 @@ step"; ``steps-note`` on where T comes from; ``session-report`` on the report bu
 """
 from __future__ import annotations
 
-import io
-
 import panel as pn
 import param
 
-from ..core.report import csv_with_inputs
 from ..meter.model import MeterPlan
 from ..ui.base import DashboardView, load_notebook_extensions
-from ..ui.exports import Exports
 from ..ui.sections import document_dispatch
 from ..ui.urlstate import UrlState
-from . import text
 from .model import SessionModel
 from .trace import EXAMPLES
 from .view_answer import Answer
-from .view_controls import SPEEDS, ReplayControls, fits
+from .view_controls import SPEEDS, ReplayControls
+from .view_exports import SessionExports
 from .view_inputs import SessionInputs
 
 __all__ = ["Session", "page", "SPEEDS"]
@@ -109,14 +105,11 @@ class Session(SessionInputs, DashboardView):
             m.work_in_background(document_dispatch())  # long replays leave the event loop free for every session
         self._on_status()
         self._on_plan()
-        self._on_result()
 
     def _build_exports(self):
         self.title = self.answer.title  # the heading pane, as before (the class's title names the page)
-        self.report_button = pn.widgets.FileDownload(callback=self._report_file, filename="session-replay.html",
-                                                     label="⤓ Report (HTML)", color="light", **fits(150),
-                                                     margin=(4, 4), css_classes=["session-report"])
-        self.exports = Exports("session", self._file_stem, csv=self._csv_text, slide=self._slide)
+        self.exports_section = SessionExports(model=self.model)
+        self.report_button, self.exports = self.exports_section.report_button, self.exports_section.exports
 
     # ------------------------------------------------------------------ the sections' parts, by their old names
     def __getattr__(self, name):
@@ -136,7 +129,7 @@ class Session(SessionInputs, DashboardView):
     def results(self) -> pn.Column:
         """Replay controls, headlines, meter, sentence, alarms, steps; the history when opened (the main area)."""
         controls = self.controls_section
-        bar = controls.bar(self.report_button, *self.exports.row.objects)
+        bar = controls.bar(*self.exports_section.buttons())
         results = pn.Column(*self.answer.head(), bar, controls.slider, *self.answer.body(),
                             sizing_mode="stretch_width")
         self.answer.history.layout = results
@@ -151,37 +144,13 @@ class Session(SessionInputs, DashboardView):
 
         Returns a :class:`meter_dashboard.core.report.Report` (None before a trace is loaded).
         """
-        from .report import session_report
-
-        m = self.model
-        if m.result is None:
-            return None
-        note = text.steps_source_text(m.steps_origin, m.plan.steps).split(": ", 1)[1].rstrip(".")
-        return session_report(m.result, position=m.position, steps_note=note)
-
-    def _file_stem(self) -> str:
-        r = self.model.result
-        return "session-replay" if r is None else f"session-replay_{r.variant}_T{r.budget}"
-
-    def _csv_text(self) -> str | None:
-        r = self.model.result
-        return None if r is None else csv_with_inputs(text.inputs(r), r.to_frame(), index=False)
-
-    def _slide(self):
-        r = self.model.result
-        return None if r is None else r.slide()
+        return self.exports_section.report()
 
     def _report_file(self):
-        """The download button's file."""
-        report = self.report()
-        return io.StringIO(report.to_html() if report is not None else "")
+        """The report button's file."""
+        return self.exports_section._report_file()
 
     # ------------------------------------------------------------------ what the sections do not show
-    @param.depends("model.result", watch=True)
-    def _on_result(self) -> None:
-        if "report_button" in self.__dict__:  # not while the link is applied, before the page is built
-            self.report_button.disabled = self.model.result is None
-
     @param.depends("model.position", watch=True)
     def _on_position(self) -> None:
         if self._url_ready and not self.controls_section.playing:
