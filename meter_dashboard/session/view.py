@@ -50,7 +50,7 @@ from .view_inputs import SessionInputs
 __all__ = ["Session", "page", "SPEEDS"]
 
 
-class Session(SessionInputs, DashboardView):
+class Session(DashboardView):
     """Replay a development trace through the meter, step by step.
 
     Parameters
@@ -86,25 +86,17 @@ class Session(SessionInputs, DashboardView):
         super().__init__(model=model, sync_url=sync_url, **params)
         self._url = None  # UrlState of a served page
         self._url_ready = False
-        self._load = None  # the TraceLoad under way
         self._dark = pn.config.theme == "dark"
         if sync_url and pn.state.location is not None:
             self._init_url()  # the link's settings first: the page is then built and drawn once, as it is
         doc = pn.state.curdoc
         served = doc is not None and doc.session_context is not None
-        self._build_inputs(served)
+        self.inputs = SessionInputs(model=model, served=served, on_stop=self._stop, on_change=self._update_url)
         self.controls_section = ReplayControls(model=model, on_stop=self._update_url)
         self.answer = Answer(model=model)
         self._build_exports()
-        m = self.model
-        m.param.watch(self._on_status, ["error", "problems", "status", "example", "test_size", "variant"])
-        m.param.watch(self._on_steps_note, ["steps_source", "trace"])
-        m.param.watch(self._on_plan, ["variant", "steps_source", "bound", "max_error_rate", "test_size"])
-        m.plan.param.watch(self._on_plan, ["result", "error", "steps", "tenant_steps"])
         if served:
-            m.work_in_background(document_dispatch())  # long replays leave the event loop free for every session
-        self._on_status()
-        self._on_plan()
+            model.work_in_background(document_dispatch())  # long replays leave the event loop free for every session
 
     def _build_exports(self):
         self.title = self.answer.title  # the heading pane, as before (the class's title names the page)
@@ -113,7 +105,7 @@ class Session(SessionInputs, DashboardView):
 
     # ------------------------------------------------------------------ the sections' parts, by their old names
     def __getattr__(self, name):
-        for section in ("controls_section", "answer"):
+        for section in ("inputs", "controls_section", "answer"):
             if name in _PARTS[section] and section in self.__dict__:
                 return getattr(self.__dict__[section], name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -124,6 +116,14 @@ class Session(SessionInputs, DashboardView):
 
     def _stop(self):
         self.controls_section.stop()
+
+    def controls(self) -> pn.Column:
+        """Trace and meter inputs (the sidebar of the served page)."""
+        return self.inputs.controls()
+
+    def open_settings(self) -> None:
+        """Show the meter's inputs (built the first time)."""
+        self.inputs.open_settings()
 
     # ------------------------------------------------------------------ layout
     def results(self) -> pn.Column:
@@ -180,6 +180,10 @@ class Session(SessionInputs, DashboardView):
 
 #: The parts of each section a page (and its tests) reach by their old names: ``view.cards``, ``view.jump``.
 _PARTS = {
+    "inputs": frozenset({"example", "upload", "load_progress", "trace_error", "trace_status", "upload_help",
+                         "test_size", "meter_summary", "planner_link", "settings_toggle", "steps_note",
+                         "follow_button", "plan_error", "variant", "epsilon", "ranges", "delta", "steps",
+                         "tenant_steps", "reverts", "_on_upload"}),
     "controls_section": frozenset({"first_button", "back_button", "forward_button", "last_button", "play_button",
                                    "speed", "next_alarm_button", "next_change_button", "slider", "jump"}),
     "answer": frozenset({"lead", "title", "cards", "sentence", "table", "explain", "gauge", "scores", "signals"}),

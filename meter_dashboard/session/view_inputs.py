@@ -1,7 +1,7 @@
 """The session page's sidebar: the trace (example, upload, n) and the meter (a summary; its inputs when opened).
 
-:class:`SessionInputs` is the part of :class:`~meter_dashboard.session.view.Session` that reads
-what a person gives.  What a first view needs is built when the page opens: the example, the
+:class:`SessionInputs` is the section of :class:`~meter_dashboard.session.view.Session` that reads
+what a person gives (a ``pn.viewable.Viewer`` declared over the page's SessionModel).  What a first view needs is built when the page opens: the example, the
 test set's size, a one-paragraph summary of the meter with the link to the planner.  The rest is
 built when first wanted (issue 19):
 
@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
 import panel as pn
+import param
 
 from ..core.files import MAX_UPLOAD_BYTES, human_bytes
 from ..core.html import render
@@ -32,7 +34,7 @@ from ..ui.inputs import ListInput, NumberInput
 from ..ui.style import HTML, stale_html
 from ..ui.upload import GuardedFileDropper
 from . import text, view_html
-from .model import MAX_BUDGET_STEPS, METER_TITLES, TraceLoad
+from .model import MAX_BUDGET_STEPS, METER_TITLES, SessionModel, TraceLoad
 from .replay import bound_words
 from .trace import EXAMPLES
 
@@ -88,19 +90,36 @@ class Opened:
         return [self.toggle] + ([self.body] if self.body is not None else [])
 
 
-class SessionInputs:
-    """The sidebar of :class:`~meter_dashboard.session.view.Session` (a mixin: it works on ``self.model``)."""
+class SessionInputs(pn.viewable.Viewer):
+    """The sidebar of :class:`~meter_dashboard.session.view.Session`: the trace and the meter's inputs.
 
-    # what the mixin reads and builds (the page's model, and parts built when first needed)
-    model: Any
+    Declared over the :class:`~meter_dashboard.session.model.SessionModel` (``@param.depends``); ``on_stop``
+    stops a replay that is playing (a new trace), ``on_change`` puts what changed into the page's link.
+    """
+
+    model = param.ClassSelector(class_=SessionModel)
+
+    # parts built when first needed
     upload: Any
     load_progress: Any
     steps_note: Any
     follow_button: Any
     plan_error: Any
     _filepond: Any
-    _load: Any
     _sidebar: Any
+
+    def __init__(self, served: bool = False, on_stop: Callable[[], None] = lambda: None,
+                 on_change: Callable[[], None] = lambda: None, **params):
+        super().__init__(**params)
+        self._stop, self._update_url = on_stop, on_change
+        self._load: Any = None  # the TraceLoad under way
+        self._build_inputs(served)
+        self.model.plan.param.watch(self._on_plan, ["result", "error", "steps", "tenant_steps"])
+        self._on_status()
+        self._on_plan()
+
+    def __panel__(self):
+        return self.controls()
 
     # ------------------------------------------------------------------ building
     def _build_inputs(self, served: bool) -> None:
@@ -284,6 +303,8 @@ class SessionInputs:
         if job.running and job.status:
             self._trace_message(view_html.status_html(job.status.capitalize()))
 
+    @param.depends("model.error", "model.problems", "model.status", "model.example", "model.test_size",
+                   "model.variant", watch=True)
     def _on_status(self, *_):
         m = self.model
         self._trace_message(view_html.refusal_html(m.error, m.problems) or view_html.status_html(m.status))
@@ -304,6 +325,8 @@ class SessionInputs:
             self.trace_error.object = text
 
     # ------------------------------------------------------------------ the plan
+    @param.depends("model.variant", "model.steps_source", "model.bound", "model.max_error_rate", "model.test_size",
+                   watch=True)
     def _on_plan(self, *_):
         m = self.model
         self.meter_summary.object = render(
@@ -315,6 +338,7 @@ class SessionInputs:
         self._on_steps_note()
         self._update_url()
 
+    @param.depends("model.steps_source", "model.trace", watch=True)
     def _on_steps_note(self, *_):
         if self.steps_note is None:
             return
