@@ -1,7 +1,8 @@
 """The session page's sidebar: the trace (example, upload, n) and the meter (a summary; its inputs when opened).
 
 :class:`SessionInputs` is the section of :class:`~meter_dashboard.session.view.Session` that reads
-what a person gives (a ``pn.viewable.Viewer`` declared over the page's SessionModel).  What a first view needs is built when the page opens: the example, the
+what a person gives (a ``pn.viewable.Viewer`` declared over the page's SessionModel).  What a first view
+needs is built when the page opens: the example, the
 test set's size, a one-paragraph summary of the meter with the link to the planner.  The rest is
 built when first wanted (issue 19):
 
@@ -189,21 +190,23 @@ class SessionInputs(pn.viewable.Viewer):
             m.param.variant, label="Meter", options={"Incremental meter": "incremental", "Regular meter": "regular"},
             color="light", sizing_mode="stretch_width", css_classes=["variant-input"])
         self.epsilon = ListInput(p, "epsilon", label="ε per signal (ε₁ ≤ … ≤ ε_m)", kind="float",
-                                 on_value=self._set_epsilon, css_classes=["epsilon-input"])
+                                 on_value=lambda eps: _set_epsilon(self.model.plan, eps), css_classes=["epsilon-input"])
         self.ranges = ListInput(p, "ranges", label="Range boundaries 0 = r₀ < … < r_m = 1", kind="float",
                                 css_classes=["ranges-input"])
         self.delta = NumberInput(p, "delta", label="δ (failure probability)", css_classes=["delta-input"],
                                  message_classes=["delta-message"])
         self.steps = NumberInput(p, "steps", label="T (budget of steps)", css_classes=["steps-input"],
-                                 check=self._check_steps, message_classes=["steps-message"])
+                                 check=_check_steps, message_classes=["steps-message"])
         self.steps_note = HTML("", sizing_mode="stretch_width", css_classes=["steps-note"], margin=(0, 5))
         self.follow_button = pn.widgets.Button(label="T = the trace's steps", color="light", visible=False,
                                                sizing_mode="stretch_width", css_classes=["follow-trace"])
         self.follow_button.on_click(lambda event: self.model.follow_trace())
         self.tenant_steps = ListInput(p, "tenant_steps", label="Steps per tenant (optional)", placeholder="e.g. 12,8",
-                                      on_value=self._set_tenant_steps, css_classes=["tenant-steps-input"])
+                                      on_value=lambda v: self.model.plan.param.update(
+                                          tenant_steps=v, tenants=max(1, len(v))), css_classes=["tenant-steps-input"])
         self.reverts = ListInput(p, "reverts", label="Revert steps fixed in advance (optional)", placeholder="e.g. 9",
-                                 on_value=self._set_reverts, css_classes=["reverts-input"])
+                                 on_value=lambda v: self.model.plan.param.update(
+                                     reverts=v, revert_budget=len(v)), css_classes=["reverts-input"])
         self.plan_error = HTML("", sizing_mode="stretch_width", css_classes=["plan-error"], margin=(0, 5))
         settings = pn.Column(self.variant, self.epsilon, self.ranges,
                              pn.Row(self.delta, self.steps, sizing_mode="stretch_width"), self.steps_note,
@@ -211,26 +214,6 @@ class SessionInputs(pn.viewable.Viewer):
                              sizing_mode="stretch_width", margin=0, css_classes=["meter-settings"])
         self._on_plan()
         return settings
-
-    @staticmethod
-    def _check_steps(value) -> int:
-        steps = check_int("T (budget of steps)", value, minimum=1)
-        if steps > MAX_BUDGET_STEPS:
-            raise InputError("T (budget of steps)", f"a whole number of at most {MAX_BUDGET_STEPS:,}", value)
-        return steps
-
-    def _set_epsilon(self, eps) -> None:
-        p = self.model.plan
-        values = {"epsilon": eps}
-        if len(eps) != len(p.ranges) - 1:
-            values["ranges"] = resize_ranges(p.ranges, len(eps))
-        p.param.update(**values)
-
-    def _set_tenant_steps(self, values) -> None:
-        self.model.plan.param.update(tenant_steps=values, tenants=max(1, len(values)))
-
-    def _set_reverts(self, values) -> None:
-        self.model.plan.param.update(reverts=values, revert_budget=len(values))
 
     def controls(self) -> pn.Column:
         """Trace and meter inputs (the sidebar of the served page)."""
@@ -349,6 +332,22 @@ class SessionInputs(pn.viewable.Viewer):
                                       and m.plan.steps != len(m.trace))
         self.follow_button.label = (f"T = the trace's {len(m.trace):,} steps" if m.trace is not None
                                     else "T = the trace's steps")
+
+
+def _check_steps(value) -> int:
+    """T as typed into its box: a whole number from 1 to the session's largest budget of steps."""
+    steps = check_int("T (budget of steps)", value, minimum=1)
+    if steps > MAX_BUDGET_STEPS:
+        raise InputError("T (budget of steps)", f"a whole number of at most {MAX_BUDGET_STEPS:,}", value)
+    return steps
+
+
+def _set_epsilon(plan, eps) -> None:
+    """ε per signal into ``plan``, with as many ranges as signals (the ranges resized when the count changes)."""
+    values = {"epsilon": eps}
+    if len(eps) != len(plan.ranges) - 1:
+        values["ranges"] = resize_ranges(plan.ranges, len(eps))
+    plan.param.update(**values)
 
 
 @functools.lru_cache(maxsize=1)
