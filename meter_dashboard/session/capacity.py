@@ -22,7 +22,7 @@ from ..core.validation import InputError, check_int
 from ..meter.result import steps_text
 from ..meter.stages import budget_answers, normalize
 
-__all__ = ["StepsLeft", "steps_left", "bound_words", "bound_text", "METERS", "METER_TITLES"]
+__all__ = ["StepsLeft", "steps_left", "used_up_message", "bound_words", "bound_text", "METERS", "METER_TITLES"]
 
 #: The meters a session can replay for (the adaptive variants: one signal per step).
 METERS = ("incremental", "regular")
@@ -57,6 +57,10 @@ class StepsLeft:
         The plan's T when it is more than the steps used (then ``budget_epsilon`` is the ε vector these
         labels guarantee over all T steps: the steps left at that ε are ``budget - used``).
     budget_epsilon : tuple or None
+    plan_steps : int or None
+        The plan's T when somebody gave one (None: T is the trace's length).  Once the steps used reach
+        it, :meth:`plan_note` and :func:`used_up_message` say what comes next in numbers: raise T to what
+        these labels support (:attr:`left` more steps), or a new test set when none is left.
     """
 
     test_size: int
@@ -70,6 +74,7 @@ class StepsLeft:
     bound: str = "Hoeffding's bound"
     budget: int | None = None
     budget_epsilon: tuple | None = None
+    plan_steps: int | None = None
 
     @property
     def left(self) -> int | float | None:
@@ -82,6 +87,41 @@ class StepsLeft:
     def covers_used(self) -> bool:
         """Whether the planned ε holds over the steps already used."""
         return self.supported is not None and self.supported >= self.used
+
+    @property
+    def plan_used_up(self) -> bool:
+        """Whether the steps used reached the plan's T (a T somebody gave)."""
+        return self.plan_steps is not None and self.used >= self.plan_steps
+
+    @property
+    def renew(self) -> bool:
+        """Whether only a new test set gives more steps: none left at the planned ε (or none known)."""
+        return not self.left
+
+    def capacity(self) -> str:
+        """``these 50,000 labels support 110 steps at the planned ε (Hoeffding's bound): 12 used, 98 left``."""
+        return (f"these {self.test_size:,} labels support {steps_text(self.supported)} steps at the planned ε "
+                f"({self.bound}): {self.used:,} used, {_left_text(self.left)} left")
+
+    def wider_plan(self) -> str:
+        """`` — a plan with T = 110 would: these 50,000 labels support …`` when steps are left ('' otherwise)."""
+        if self.renew or self.supported in (None, math.inf):
+            return ""
+        return f" — a plan with T = {int(self.supported or 0):,} would: {self.capacity()}"
+
+    def plan_note(self) -> str:
+        """What the plan's T, once used up, means for the steps left ('' before): the card, lead and alarms agree.
+
+        ``the plan's T = 10 steps are used up (2 beyond it): raise T to 110 in a new plan to take the 98 left``,
+        or ``…: draw a new test set`` when these labels support no more steps at the planned ε.
+        """
+        if not self.plan_used_up:
+            return ""
+        beyond = self.used - int(self.plan_steps or 0)
+        head = f"the plan's T = {self.plan_steps:,} steps are used up" + (f" ({beyond:,} beyond it)" if beyond else "")
+        if self.renew:
+            return f"{head}: draw a new test set"
+        return f"{head}: raise T to {steps_text(self.supported)} in a new plan to take the {steps_text(self.left)} left"
 
     def sentence(self) -> str:
         """The answer in words: supported at the planned ε, used, left, and what the labels still guarantee."""
@@ -102,7 +142,8 @@ class StepsLeft:
             else:
                 head += (f" At ε₁ = {self.budget_epsilon[0]:.4g}, what they guarantee over the plan's T = "
                          f"{self.budget:,} steps, {self.budget - self.used:,} steps are left.")
-        return head
+        note = self.plan_note()
+        return head + (f" {note[0].upper()}{note[1:]}." if note else "")
 
     def to_dict(self) -> dict:
         return {"test_size": self.test_size,
@@ -130,6 +171,23 @@ def bound_text(settings: dict, variant: str) -> str:
     return used
 
 
+def used_up_message(step: int, steps: int, needed: int, title: str, beyond: bool, left: StepsLeft | None) -> str:
+    """The alarm (or note) when step ``step`` used the last of the plan's T = ``steps``, in the card's numbers.
+
+    It names what these labels support at the planned ε (:meth:`StepsLeft.capacity`, the card's answer)
+    and, when steps are left, that raising T takes them; a new test set otherwise.
+    """
+    renew = (f"{'' if beyond else 'before the next step, '}draw a new test set ({needed:,} labels for the {title}) "
+             f"and release the old one to the developers for development")
+    head = f"Step {step} used the last of the T = {steps:,} steps of the plan"
+    if left is None:
+        return f"{head}: {renew}."
+    if left.renew:
+        return f"{head}, and {left.capacity()} — {renew}."
+    return (f"{head}, and {left.capacity()} — {renew}, or raise T to {steps_text(left.supported)} in a new plan "
+            f"to take the {steps_text(left.left)} left.")
+
+
 def _left_text(left) -> str:
     if left is None:
         return "an unknown number of steps"
@@ -138,13 +196,14 @@ def _left_text(left) -> str:
 
 def steps_left(test_size: int, epsilon, delta: float, used: int, *, steps: int | None = None,
                variant: str = "incremental", tenants: int = 1, tenant_steps=None, reverts=None,
-               bound: str = "hoeffding", max_error_rate=None) -> StepsLeft:
+               bound: str = "hoeffding", max_error_rate=None, steps_given: bool = True) -> StepsLeft:
     """How many more steps ``test_size`` labels take at the planned ε after ``used`` steps (:class:`StepsLeft`).
 
     The planner's own inverse (:func:`~meter_dashboard.meter.stages.budget_answers`: the largest T a
     budget supports, the smallest ε₁ at a T) at the plan's ε, δ and bound; tenants split T
     evenly as in the planner, reverts fixed in advance count once T reaches them.  ``steps``: the
-    plan's T, when there is one (its tenant steps and reverts are checked against it).
+    plan's T, when there is one (its tenant steps and reverts are checked against it); ``steps_given=False``:
+    ``steps`` is only the trace's length, not a T anybody planned (:attr:`StepsLeft.plan_steps` stays None).
 
     Examples
     --------
@@ -158,7 +217,7 @@ def steps_left(test_size: int, epsilon, delta: float, used: int, *, steps: int |
         raise InputError("meter", "'incremental' or 'regular'", variant)
     count = len(tenant_steps) if tenant_steps and len(tenant_steps) > 1 else tenants
     common = dict(budget=n, bound=bound, max_error_rate=max_error_rate, budget_variants=(variant,))
-    planned = steps is not None or bool(tenant_steps and len(tenant_steps) > 1)  # a T the plan set
+    planned = (steps is not None and steps_given) or bool(tenant_steps and len(tenant_steps) > 1)  # a T the plan set
     if steps is None:
         steps = sum(tenant_steps) if tenant_steps and len(tenant_steps) > 1 else max(used, count)
     at_plan = normalize(epsilon, delta, steps, tenants=count, tenant_steps=tenant_steps or None,
@@ -174,7 +233,7 @@ def steps_left(test_size: int, epsilon, delta: float, used: int, *, steps: int |
 
     guaranteed = scaled(eps1)
     budget = int(at_plan.steps) if planned and at_plan.steps > used else None
-    return StepsLeft(budget=budget, budget_epsilon=scaled(eps1_at_t) if budget is not None else None,
+    return StepsLeft(budget=budget, plan_steps=int(at_plan.steps) if planned else None, budget_epsilon=scaled(eps1_at_t) if budget is not None else None,
                      test_size=n, supported=supported, used=used, guaranteed_epsilon=guaranteed,
                      confidence=float(confidence or 0.0), epsilon=tuple(float(v) for v in over_used.epsilon),
                      delta=float(delta), variant=variant, bound=bound_words(bound, over_used.max_error_rate))

@@ -49,7 +49,7 @@ from ..meter.model import (
     validate_ranges,
 )
 from ..meter.stages import budget_answers, normalize
-from .capacity import METER_TITLES, METERS, StepsLeft, bound_text, bound_words, steps_left
+from .capacity import METER_TITLES, METERS, StepsLeft, bound_text, bound_words, steps_left, used_up_message
 from .trace import Trace, read_trace
 
 __all__ = ["replay", "ReplayResult", "Alarm", "StepsLeft", "steps_left", "bound_words", "METERS", "METER_TITLES",
@@ -558,8 +558,8 @@ def replay_with(trace: Trace, settings, variant: str, *, steps_given: bool | Non
         left = steps_left(trace.test_size, eps, float(result.delta), len(trace), steps=T, variant=variant,
                           tenants=len(result.tenant_steps), tenant_steps=list(bud["plan_tenants"]) if bud["multi"] else None,
                           reverts=[int(v) for v in result.reverts] or None, bound=bound,
-                          max_error_rate=result.max_error_rate if bound == "binomial" else None)
-    found = _budget_alarms(trace, T, labels[variant], title) if given else [_steps_from_trace(T, left)]
+                          max_error_rate=result.max_error_rate if bound == "binomial" else None, steps_given=given)
+    found = _budget_alarms(trace, T, labels[variant], title, left) if given else [_steps_from_trace(T, left)]
     found += _tenant_alarms(trace, T, bud)
     found += _revert_alarms(trace, tuple(int(v) for v in result.reverts), bud["plan_position"])
     size_alarms, supported, confidence = _test_size_alarms(trace.test_size, variant, eps, result, bud, labels, bound)
@@ -664,18 +664,18 @@ def _listed(values) -> str:
 
 
 # ============================================================================ alarms, one group each
-def _budget_alarms(trace: Trace, T: int, needed: int, title: str) -> list:
-    """The budget T: its last step used (a note, or an alarm when steps went on), steps beyond it."""
+def _budget_alarms(trace: Trace, T: int, needed: int, title: str, left: StepsLeft | None) -> list:
+    """The budget T: its last step used (a note, or an alarm when steps went on), steps beyond it.
+
+    Both say what the labels support at the planned ε in the steps-left card's numbers (``left``).
+    """
     n_steps = len(trace)
     out = []
     if n_steps >= T:
         i = T - 1
         beyond = n_steps > T
-        advice = ("draw a new test set" if beyond else "before the next step, draw a new test set")
         out.append(Alarm(
-            "budget_used_up",
-            f"Step {int(trace.steps[i])} used the last of the T = {T} steps this test set supports: {advice} "
-            f"({needed:,} labels for the {title}) and release the old one to the developers for development.",
+            "budget_used_up", used_up_message(int(trace.steps[i]), T, needed, title, beyond, left),
             **_at(trace, i), level="alarm" if beyond else "note", details={"steps": T, "labels": needed}))
     if n_steps > T:
         first, last = int(trace.steps[T]), int(trace.steps[-1])
@@ -684,7 +684,7 @@ def _budget_alarms(trace: Trace, T: int, needed: int, title: str) -> list:
         out.append(Alarm(
             "beyond_budget",
             f"{span} came after the budget of T = {T} steps: the meter's guarantee does not cover "
-            f"{'its signal' if k == 1 else 'their signals'}.",
+            f"{'its signal' if k == 1 else 'their signals'}{left.wider_plan() if left is not None else ''}.",
             **_at(trace, T), details={"steps": T, "beyond": k}))
     return out
 

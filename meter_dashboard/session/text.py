@@ -325,7 +325,10 @@ def steps_left_card(result) -> dict:
     if left.budget is not None and left.budget_epsilon is not None and not left.left:
         sub += (f"; at ε₁ = {fmt.number(left.budget_epsilon[0])}, {fmt.integer(left.budget - left.used)} left of "
                 f"T = {fmt.integer(left.budget)}")
-    return dict(label="Steps left", value=value, css="session-steps-left", sub=sub, alarm=not left.covers_used)
+    if left.plan_used_up:  # the budget alarm says the same (StepsLeft.plan_note)
+        sub += "; " + left.plan_note()
+    return dict(label="Steps left", value=value, css="session-steps-left", sub=sub,
+                alarm=not left.covers_used or left.plan_used_up and left.renew)
 
 
 def _steps(value) -> str:
@@ -413,15 +416,16 @@ def lead(result) -> str:
     used = int(result.steps_used[-1]) if len(result) else 0
     accuracy = f"each reported accuracy within {plain.points(s['epsilon'])} of the truth, {plain.times_in(s['delta'])}"
     left = result.steps_left.left if result.steps_left is not None else None
-    if left is not None and result.steps_given and used >= result.budget:  # the plan's T is used up: its alarm says so
+    if left is not None and result.steps_left.plan_used_up:  # the plan's T is used up: its alarm says the same
         beyond = used - result.budget
         more = f" and {_versions(beyond)} beyond it" if beyond else ""
         supports = (f"these {fmt.integer(result.test_size)} labelled examples support "
                     f"{_versions(result.steps_left.supported)} at the planned accuracy of {plain.points(s['epsilon'])}")
         tested = f"All {_versions(result.budget)} the plan's T allows are tested{more}"
-        if not result.steps_left.covers_used:
+        if result.steps_left.renew:
             return f"{tested}, and {supports}: draw a new test set."
-        return f"{tested}: choose a new T before testing more ({supports})."
+        return (f"{tested}, and {supports}: raise T to {_steps(result.steps_left.supported)} in a new plan to test "
+                f"{_versions(left, 'more ')} at that accuracy.")
     if left is not None:
         n = fmt.integer(result.test_size)
         if left == 0:

@@ -238,41 +238,34 @@ class Trace:
 # ============================================================================ examples
 @dataclass(frozen=True)
 class Example:
-    """A trace shipped inside the package."""
+    """A trace shipped inside the package (its provenance beside it, ``<key>.md``)."""
 
     key: str
     file: str
     title: str
-    provenance_file: str
     synthetic: bool
     test_size: int | None = None
     summary: str = ""
 
+    @property
+    def provenance_file(self) -> str:
+        """The note on where the trace comes from, in the same package folder."""
+        return f"{self.key}.md"
 
-EXAMPLES = {
-    "emocontext": Example(
-        key="emocontext",
-        file="emocontext_trace.csv",
-        title="EmoContext: a real 8-step development history",
-        provenance_file="emocontext.md",
-        synthetic=False,
-        test_size=5509,
-        summary=("System X, an emotion classifier for SemEval-2019 Task 3, the ease.ml/meter paper's case "
-                 "study (Section 3.3, Figure 3a). Scores read off the public repository's plots; "
-                 "test set of 5,509 conversations."),
-    ),
-    "synthetic_overfitting": Example(
-        key="synthetic_overfitting",
-        file="synthetic_overfitting_trace.json",
-        title="Synthetic: two developers who overfit the validation set",
-        provenance_file="synthetic_overfitting.md",
-        synthetic=True,
-        summary=("SYNTHETIC, simulated by tests/generators/generate_synthetic_trace.py (seeded): each step "
-                 "keeps the candidate with the best validation accuracy on a 500-example validation set, so "
-                 "validation accuracy climbs while test accuracy stalls; risky changes that lose validation "
-                 "accuracy are reverted."),
-    ),
-}
+
+EXAMPLES = {e.key: e for e in (
+    Example("emocontext", "emocontext_trace.csv", "EmoContext: a real 8-step development history", synthetic=False,
+            test_size=5509,
+            summary=("System X, an emotion classifier for SemEval-2019 Task 3, the ease.ml/meter paper's case "
+                     "study (Section 3.3, Figure 3a). Scores read off the public repository's plots; "
+                     "test set of 5,509 conversations.")),
+    Example("synthetic_overfitting", "synthetic_overfitting_trace.json",
+            "Synthetic: two developers who overfit the validation set", synthetic=True,
+            summary=("SYNTHETIC, simulated by tests/generators/generate_synthetic_trace.py (seeded): each step "
+                     "keeps the candidate with the best validation accuracy on a 500-example validation set, so "
+                     "validation accuracy climbs while test accuracy stalls; risky changes that lose validation "
+                     "accuracy are reverted.")),
+)}
 
 
 def example_path(key: str):

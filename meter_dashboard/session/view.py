@@ -33,41 +33,24 @@ step"; ``steps-note`` on where T comes from; ``session-report`` on the report bu
 """
 from __future__ import annotations
 
-import functools
-import io
-from typing import TYPE_CHECKING
-
 import panel as pn
 import param
-from bokeh.events import RangesUpdate
 
-from ..core.html import render
-from ..core.report import csv_with_inputs
-from ..core.validation import InputError, check_int
 from ..meter.model import MeterPlan
 from ..ui.base import DashboardView, load_notebook_extensions
-from ..ui.exports import Exports, lead_markup
-from ..ui.inputs import NumberInput
-from ..ui.meter_gauge import MeterGauge
 from ..ui.sections import document_dispatch
-from ..ui.style import HTML
 from ..ui.urlstate import UrlState
-from . import text, view_html
-from .model import METER_TITLES, SessionModel
+from .model import SessionModel
 from .trace import EXAMPLES
-from .view_inputs import Opened, SessionInputs
-
-if TYPE_CHECKING:  # built when the history is first opened
-    from .figures import ScorePlot, SignalPlot
+from .view_answer import Answer
+from .view_controls import SPEEDS, ReplayControls
+from .view_exports import SessionExports
+from .view_inputs import SessionInputs
 
 __all__ = ["Session", "page", "SPEEDS"]
 
-#: Play speeds: label -> milliseconds per step (a 200-step trace plays in 10 s at 20 steps/s).
-SPEEDS = {"1 step/s": 1000, "2 steps/s": 500, "5 steps/s": 200, "10 steps/s": 100, "20 steps/s": 50}
-_HISTORY = "History: scores and signals per step (Fig. 3a, 3c)"
 
-
-class Session(SessionInputs, DashboardView):
+class Session(DashboardView):
     """Replay a development trace through the meter, step by step.
 
     Parameters
@@ -96,203 +79,61 @@ class Session(SessionInputs, DashboardView):
 
     model = param.ClassSelector(class_=SessionModel)
     sync_url = param.Boolean(default=False)
-    play_interval = param.Selector(default=1000, objects=list(SPEEDS.values()), doc="Milliseconds per step when playing.")
 
     def __init__(self, trace=None, *, model: SessionModel | None = None, plan: MeterPlan | None = None,
                  sync_url: bool = False, **params):
-        plan_params = {k: params.pop(k) for k in list(params) if k in MeterPlan.param and k != "name"}
-        model_params = {k: params.pop(k) for k in list(params) if k in ("variant", "example", "test_size")}
-        if plan_params.get("tenant_steps") and "tenants" not in plan_params:
-            plan_params["tenants"] = len(plan_params["tenant_steps"])
-        if model is None:
-            if plan is not None and plan_params:
-                plan.param.update(**plan_params)
-            if trace is None and "example" not in model_params:  # a served page: the link's example, read once
-                model_params["example"] = _linked_example() if sync_url else "emocontext"
-            model = SessionModel(trace=trace, plan=plan if plan is not None else (plan_params or None),
-                                 **model_params)
+        model = _model(trace, model, plan, sync_url, params)
         super().__init__(model=model, sync_url=sync_url, **params)
-        self._play_callback = None
         self._url = None  # UrlState of a served page
         self._url_ready = False
-        self.scores: ScorePlot | None = None  # the history plots, built when first opened
-        self.signals: SignalPlot | None = None
-        self._load = None  # the TraceLoad under way
         self._dark = pn.config.theme == "dark"
         if sync_url and pn.state.location is not None:
             self._init_url()  # the link's settings first: the page is then built and drawn once, as it is
         doc = pn.state.curdoc
         served = doc is not None and doc.session_context is not None
-        self._build_inputs(served)
-        self._build_replay_controls()
-        self._build_outputs()
-        m = self.model
-        m.param.watch(self._on_result, ["result"])
-        m.param.watch(self._on_position, ["position"])
-        m.param.watch(self._on_status, ["error", "problems", "status", "example", "test_size", "variant"])
-        m.param.watch(self._on_steps_note, ["steps_source", "trace"])
-        m.param.watch(self._on_plan, ["variant", "steps_source", "bound", "max_error_rate", "test_size"])
-        m.plan.param.watch(self._on_plan, ["result", "error", "steps", "tenant_steps"])
+        self.inputs = SessionInputs(model=model, served=served, on_stop=self._stop, on_change=self._update_url)
+        self.controls_section = ReplayControls(model=model, on_stop=self._update_url)
+        self.answer = Answer(model=model)
+        self._build_exports()
         if served:
-            m.work_in_background(document_dispatch())  # long replays leave the event loop free for every session
-        self.param.watch(self._on_speed, ["play_interval"])
-        self._on_status()
-        self._on_plan()
-        self._on_result()
+            model.work_in_background(document_dispatch())  # long replays leave the event loop free for every session
 
-    def _build_replay_controls(self):
-        buttons = (("◀◀ First", "first-step", self.model.first), ("◀ Back", "step-back", self.model.step_back),
-                   ("Forward ▶", "step-forward", self.model.step_forward), ("Last ▶▶", "last-step", self.model.last))
-        made = {}
-        for label, css, action in buttons:
-            made[css] = pn.widgets.Button(label=label, css_classes=[css], margin=(4, 4), **_fits(92))
-            made[css].on_click(lambda event, action=action: self._stop_and(action))
-        self.first_button, self.back_button = made["first-step"], made["step-back"]
-        self.forward_button, self.last_button = made["step-forward"], made["last-step"]
-        self.play_button = pn.widgets.Button(label="▶ Play", color="primary", margin=(4, 4), **_fits(92),
-                                             css_classes=["play-button"])
-        self.play_button.on_click(self._on_play)
-        self.speed = pn.widgets.Select.from_param(self.param.play_interval, name="Speed", options=SPEEDS, description=None, **_fits(110),
-                                                  margin=(4, 4), css_classes=["play-speed"])
-        self.next_alarm_button = pn.widgets.Button(label="Next alarm »", margin=(4, 4), **_fits(110),
-                                                   css_classes=["next-alarm"])
-        self.next_alarm_button.on_click(lambda event: self._stop_and(self.model.next_alarm))
-        self.next_change_button = pn.widgets.Button(label="Next change »", margin=(4, 4), **_fits(120),
-                                                    css_classes=["next-change"])
-        self.next_change_button.on_click(lambda event: self._stop_and(self.model.next_change))
-        self.slider = pn.widgets.IntSlider(label="Position in the trace", start=1, end=2, value=1,
-                                           sizing_mode="stretch_width", css_classes=["step-slider"])
-        self.slider.param.watch(self._on_slider, "value_throttled")
-        self.jump = _Fitted(self.model, "position", label="Go to step", check=self._position_of,
-                                format=self._step_at, css_classes=["jump-input"],
-                                message_classes=["jump-error"], on_value=self._jump_to)
-        self.jump.text.description = None  # no tooltip: "Go to step" says it all (and saves a model)
-        self.report_button = pn.widgets.FileDownload(callback=self._report_file, filename="session-replay.html",
-                                                     label="⤓ Report (HTML)", color="light", **_fits(150),
-                                                     margin=(4, 4), css_classes=["session-report"])
-        self.exports = Exports("session", self._file_stem, csv=self._csv_text, slide=self._slide)
-        self.lead = HTML("", sizing_mode="stretch_width", css_classes=["session-lead-pane"])
+    def _build_exports(self):
+        self.title = self.answer.title  # the heading pane, as before (the class's title names the page)
+        self.exports_section = SessionExports(model=self.model)
+        self.report_button, self.exports = self.exports_section.report_button, self.exports_section.exports
 
-    def _position_of(self, typed) -> int:
-        """The position of the step number typed into "Go to step" (a message beside the box when it is none)."""
-        result = self.model.result
-        if result is None:
-            raise InputError("Go to step", "a step of a loaded trace", typed)
-        step = check_int("Go to step", typed, minimum=0)
-        try:
-            return result.index_of(step)
-        except InputError as exc:
-            raise InputError("Go to step", exc.rule, typed) from None
+    # ------------------------------------------------------------------ the sections' parts, by their old names
+    def __getattr__(self, name):
+        for section in ("inputs", "controls_section", "answer"):
+            if name in _PARTS[section] and section in self.__dict__:
+                return getattr(self.__dict__[section], name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _step_at(self, position) -> str:
-        result = self.model.result
-        if result is None or position is None:
-            return ""
-        return str(int(result.trace.steps[min(position, len(result) - 1)]))
+    @property
+    def history_toggle(self):
+        return self.answer.history.toggle
 
-    def _jump_to(self, position) -> None:
-        if position != self.model.position:  # the box also follows the replay: that is not a jump
-            self._stop()
-            self.model.position = position
+    def _stop(self):
+        self.controls_section.stop()
 
-    # ------------------------------------------------------------------ outputs
-    def _build_outputs(self):
-        self.title = HTML("", sizing_mode="stretch_width", css_classes=["session-heading"])
-        self.cards = HTML("", sizing_mode="stretch_width", css_classes=["session-cards"])
-        # the sentence, what the signal means and the alarms: one pane, they change together
-        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["session-sentence", "session-alarms"])
-        self.table = HTML("", sizing_mode="stretch_width", css_classes=["session-steps"])
-        self.explain = HTML(view_html.notes_html(), sizing_mode="stretch_width", css_classes=["session-explain"])
-        self.gauge = MeterGauge()
-        self._history = Opened(_HISTORY, self._build_history, "session-history-toggle", margin=(10, 5, 4, 5))
-        self.history_toggle = self._history.toggle
+    def controls(self) -> pn.Column:
+        """Trace and meter inputs (the sidebar of the served page)."""
+        return self.inputs.controls()
 
-    def _build_history(self) -> pn.Column:
-        """The plots of Figures 3a and 3c (Bokeh), built the first time the history is opened."""
-        from .figures import ScorePlot, SignalPlot
-
-        dark = pn.config.theme == "dark"
-        self.scores, self.signals = ScorePlot(dark=dark), SignalPlot(dark=dark)
-        for plot in (self.scores, self.signals):
-            plot.figure.on_event(RangesUpdate, functools.partial(self._on_zoom, plot))
-        self.score_pane = pn.pane.Bokeh(self.scores.figure, sizing_mode="stretch_width", css_classes=["session-scores"])
-        self.signal_pane = pn.pane.Bokeh(self.signals.figure, sizing_mode="stretch_width",
-                                         css_classes=["session-signals"])
-        self._draw_history()
-        return pn.Column(self.score_pane, self.signal_pane, sizing_mode="stretch_width", margin=0,
-                         css_classes=["session-history"])
-
-    def _draw_history(self) -> None:
-        r = self.model.result
-        if self.scores is None or self.signals is None or r is None:
-            return
-        self.scores.update(r)
-        self.signals.update(r)
-        step = r.step(min(self.model.position, len(r) - 1))["step"]
-        self.scores.move_cursor(step)
-        self.signals.move_cursor(step)
+    def open_settings(self) -> None:
+        """Show the meter's inputs (built the first time)."""
+        self.inputs.open_settings()
 
     # ------------------------------------------------------------------ layout
     def results(self) -> pn.Column:
         """Replay controls, headlines, meter, sentence, alarms, steps; the history when opened (the main area)."""
-        # a Column laid out as a wrapping row: no template (pn.FlexBox costs ~200 ms per session), and its
-        # minimum width is 0 (each control is at most its width: a phone wraps them, never scrolls)
-        wrap = {"flex-direction": "row", "flex-wrap": "wrap", "align-items": "flex-end"}
-        bar = pn.Column(self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button,
-                        self.jump, self.report_button, *self.exports.row.objects, self.speed,
-                        self.next_alarm_button, self.next_change_button, styles=wrap, sizing_mode="stretch_width",
-                        css_classes=["session-controls"])
-        results = pn.Column(self.lead, self.title, bar, self.slider, self.cards, self.gauge, self.sentence, self.table,
-                            *self._history.parts(), self.explain, sizing_mode="stretch_width")
-        self._history.layout = results
+        controls = self.controls_section
+        bar = controls.bar(*self.exports_section.buttons())
+        results = pn.Column(*self.answer.head(), bar, controls.slider, *self.answer.body(),
+                            sizing_mode="stretch_width")
+        self.answer.history.layout = results
         return results
-
-    # ------------------------------------------------------------------ replay controls
-    def _stop_and(self, action):
-        self._stop()
-        with pn.io.hold():
-            action()
-
-    def _on_play(self, _event=None):
-        if self._play_callback is not None:
-            self._stop()
-            return
-        m = self.model
-        if m.result is None:
-            return
-        if m.position >= len(m.result) - 1:
-            m.first()
-        self.play_button.label = "❚❚ Pause"
-        self._play_callback = pn.state.add_periodic_callback(self._tick, period=self.play_interval)
-
-    def _on_speed(self, event) -> None:
-        if self._play_callback is not None:
-            self._play_callback.period = event.new  # playing on, at the new speed
-
-    def _tick(self):
-        with pn.io.hold():
-            moved = self.model.step_forward()
-        if not moved:
-            self._stop()
-
-    def _stop(self):
-        if self._play_callback is not None:
-            self._play_callback.stop()
-            self._play_callback = None
-            self._update_url()  # the step reached goes into the link
-        self.play_button.label = "▶ Play"
-
-    def _on_slider(self, event):
-        if event.new is not None and self.model.result is not None:
-            self._stop()
-            self.model.position = min(max(int(event.new) - 1, 0), len(self.model.result) - 1)
-
-    def _on_zoom(self, plot, event) -> None:
-        """Zooming a long trace's plot redraws the visible steps in more detail."""
-        from .figures import LOD_POINTS
-
-        if plot.result is not None and len(plot.result) > LOD_POINTS:
-            plot.show_window(event.x0, event.x1)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         load_notebook_extensions(("filedropper",))  # a notebook builds the upload area at once
@@ -303,86 +144,17 @@ class Session(SessionInputs, DashboardView):
 
         Returns a :class:`meter_dashboard.core.report.Report` (None before a trace is loaded).
         """
-        from .report import session_report
-
-        m = self.model
-        if m.result is None:
-            return None
-        note = text.steps_source_text(m.steps_origin, m.plan.steps).split(": ", 1)[1].rstrip(".")
-        return session_report(m.result, position=m.position, steps_note=note)
-
-    def _file_stem(self) -> str:
-        r = self.model.result
-        return "session-replay" if r is None else f"session-replay_{r.variant}_T{r.budget}"
-
-    def _csv_text(self) -> str | None:
-        r = self.model.result
-        return None if r is None else csv_with_inputs(text.inputs(r), r.to_frame(), index=False)
-
-    def _slide(self):
-        r = self.model.result
-        return None if r is None else r.slide()
+        return self.exports_section.report()
 
     def _report_file(self):
-        """The download button's file."""
-        report = self.report()
-        return io.StringIO(report.to_html() if report is not None else "")
+        """The report button's file."""
+        return self.exports_section._report_file()
 
-    # ------------------------------------------------------------------ rendering
-    def _on_result(self, *_):
-        with pn.io.hold():
-            self._render_result()
-
-    def _render_result(self):
-        r = self.model.result
-        self.report_button.disabled = r is None
-        if r is None:
-            self.title.object = render("session/templates/note.html", text="Load a trace to replay it.")
-            self.lead.object = ""
-            return
-        self.lead.object = lead_markup(r.lead(), "session")
-        t = r.trace
-        _set(self.title, view_html.title_html(r))
-        self._draw_history()
-        self.gauge.param.update(ranges=list(r.settings["ranges"]), epsilon=list(r.settings["epsilon"]),
-                                meter_name=METER_TITLES[r.variant])
-        self.slider.param.update(start=1, end=max(len(t), 2), disabled=len(t) < 2)
-        self._render_position()
-
-    def _on_position(self, *_):
-        with pn.io.hold():
-            self._render_position()
-        if self._play_callback is None:
-            self._update_url()
-
-    def _render_position(self):
-        """The step shown: each piece is replaced only when its content changed (one message in all)."""
-        m = self.model
-        r = m.result
-        if r is None:
-            return
-        i = min(m.position, len(r) - 1)
-        d = r.step(i)
-        if self.slider.value != i + 1:
-            self.slider.value = i + 1
-        shown = self._step_at(i)
-        if self.jump.text.value != shown:  # "Go to step" shows where the replay stands
-            self.jump.text.value = shown
-        if self.scores is not None and self.signals is not None:
-            self.scores.move_cursor(d["step"])
-            self.signals.move_cursor(d["step"])
-        g = text.guarantee_at(r, i)
-        self.gauge.param.update(empirical_overfitting=d["empirical_overfitting"], signal=d["signal"],
-                                incremental_signal=d["incremental_signal"], epsilon_shown=d["epsilon"],
-                                supported_epsilon=g.holds if g.state == "short" else None,
-                                epsilon_note=text.gauge_note(g))
-        self.back_button.disabled = self.first_button.disabled = i == 0
-        self.forward_button.disabled = self.last_button.disabled = i >= len(r) - 1
-        self.next_alarm_button.disabled = not m.has_next("alarm")
-        self.next_change_button.disabled = not m.has_next("change")
-        _set(self.cards, view_html.cards_html(r, i))
-        _set(self.sentence, view_html.answer_html(r, i) + view_html.alarms_html(r, i))
-        _set(self.table, view_html.steps_table_html(r, i))
+    # ------------------------------------------------------------------ what the sections do not show
+    @param.depends("model.position", watch=True)
+    def _on_position(self) -> None:
+        if self._url_ready and not self.controls_section.playing:
+            self._update_url()  # the step shown goes into the link (a play puts in the step it stops at)
 
     # ------------------------------------------------------------------ URL
     def _init_url(self):
@@ -406,24 +178,34 @@ class Session(SessionInputs, DashboardView):
         self._url.write(self.model.to_query())
 
 
-class _Fitted(NumberInput):
-    """"Go to step": at most 130 px wide, adding nothing to its row's minimum width (see :func:`_fits`)."""
-
-    def __panel__(self):
-        column = super().__panel__()
-        column.max_width = 130
-        return column
-
-
-def _fits(width: int) -> dict:
-    """A control of at most ``width`` px that adds nothing to its row's minimum width (a phone wraps the row)."""
-    return {"sizing_mode": "stretch_width", "max_width": width}
+#: The parts of each section a page (and its tests) reach by their old names: ``view.cards``, ``view.jump``.
+_PARTS = {
+    "inputs": frozenset({"example", "upload", "load_progress", "trace_error", "trace_status", "upload_help",
+                         "test_size", "meter_summary", "planner_link", "settings_toggle", "steps_note",
+                         "follow_button", "plan_error", "variant", "epsilon", "ranges", "delta", "steps",
+                         "tenant_steps", "reverts", "_on_upload"}),
+    "controls_section": frozenset({"first_button", "back_button", "forward_button", "last_button", "play_button",
+                                   "speed", "next_alarm_button", "next_change_button", "slider", "jump"}),
+    "answer": frozenset({"lead", "title", "cards", "sentence", "table", "explain", "gauge", "scores", "signals"}),
+}
 
 
-def _set(pane, html: str) -> None:
-    """Replace a pane's HTML only when it changed (an unchanged piece sends nothing)."""
-    if pane.object != html:
-        pane.object = html
+def _model(trace, model: SessionModel | None, plan: MeterPlan | None, sync_url: bool, params: dict) -> SessionModel:
+    """The model a Session drives: ``model``, or one from the MeterPlan and SessionModel parameters in ``params``.
+
+    Those parameters are taken out of ``params`` either way (what is left is the view's own).
+    """
+    plan_params = {k: params.pop(k) for k in list(params) if k in MeterPlan.param and k != "name"}
+    model_params = {k: params.pop(k) for k in list(params) if k in ("variant", "example", "test_size")}
+    if model is not None:
+        return model
+    if plan_params.get("tenant_steps") and "tenants" not in plan_params:
+        plan_params["tenants"] = len(plan_params["tenant_steps"])
+    if plan is not None and plan_params:
+        plan.param.update(**plan_params)
+    if trace is None and "example" not in model_params:  # a served page: the link's example, read once
+        model_params["example"] = _linked_example() if sync_url else "emocontext"
+    return SessionModel(trace=trace, plan=plan if plan is not None else (plan_params or None), **model_params)
 
 
 def _linked_example() -> str:

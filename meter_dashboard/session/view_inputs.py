@@ -1,7 +1,8 @@
 """The session page's sidebar: the trace (example, upload, n) and the meter (a summary; its inputs when opened).
 
-:class:`SessionInputs` is the part of :class:`~meter_dashboard.session.view.Session` that reads
-what a person gives.  What a first view needs is built when the page opens: the example, the
+:class:`SessionInputs` is the section of :class:`~meter_dashboard.session.view.Session` that reads
+what a person gives (a ``pn.viewable.Viewer`` declared over the page's SessionModel).  What a first view
+needs is built when the page opens: the example, the
 test set's size, a one-paragraph summary of the meter with the link to the planner.  The rest is
 built when first wanted (issue 19):
 
@@ -19,10 +20,12 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
 import panel as pn
+import param
 
 from ..core.files import MAX_UPLOAD_BYTES, human_bytes
 from ..core.html import render
@@ -32,7 +35,7 @@ from ..ui.inputs import ListInput, NumberInput
 from ..ui.style import HTML, stale_html
 from ..ui.upload import GuardedFileDropper
 from . import text, view_html
-from .model import MAX_BUDGET_STEPS, METER_TITLES, TraceLoad
+from .model import MAX_BUDGET_STEPS, METER_TITLES, SessionModel, TraceLoad
 from .replay import bound_words
 from .trace import EXAMPLES
 
@@ -88,19 +91,36 @@ class Opened:
         return [self.toggle] + ([self.body] if self.body is not None else [])
 
 
-class SessionInputs:
-    """The sidebar of :class:`~meter_dashboard.session.view.Session` (a mixin: it works on ``self.model``)."""
+class SessionInputs(pn.viewable.Viewer):
+    """The sidebar of :class:`~meter_dashboard.session.view.Session`: the trace and the meter's inputs.
 
-    # what the mixin reads and builds (the page's model, and parts built when first needed)
-    model: Any
+    Declared over the :class:`~meter_dashboard.session.model.SessionModel` (``@param.depends``); ``on_stop``
+    stops a replay that is playing (a new trace), ``on_change`` puts what changed into the page's link.
+    """
+
+    model = param.ClassSelector(class_=SessionModel)
+
+    # parts built when first needed
     upload: Any
     load_progress: Any
     steps_note: Any
     follow_button: Any
     plan_error: Any
     _filepond: Any
-    _load: Any
     _sidebar: Any
+
+    def __init__(self, served: bool = False, on_stop: Callable[[], None] = lambda: None,
+                 on_change: Callable[[], None] = lambda: None, **params):
+        super().__init__(**params)
+        self._stop, self._update_url = on_stop, on_change
+        self._load: Any = None  # the TraceLoad under way
+        self._build_inputs(served)
+        self.model.plan.param.watch(self._on_plan, ["result", "error", "steps", "tenant_steps"])
+        self._on_status()
+        self._on_plan()
+
+    def __panel__(self):
+        return self.controls()
 
     # ------------------------------------------------------------------ building
     def _build_inputs(self, served: bool) -> None:
@@ -170,21 +190,23 @@ class SessionInputs:
             m.param.variant, label="Meter", options={"Incremental meter": "incremental", "Regular meter": "regular"},
             color="light", sizing_mode="stretch_width", css_classes=["variant-input"])
         self.epsilon = ListInput(p, "epsilon", label="ε per signal (ε₁ ≤ … ≤ ε_m)", kind="float",
-                                 on_value=self._set_epsilon, css_classes=["epsilon-input"])
+                                 on_value=lambda eps: _set_epsilon(self.model.plan, eps), css_classes=["epsilon-input"])
         self.ranges = ListInput(p, "ranges", label="Range boundaries 0 = r₀ < … < r_m = 1", kind="float",
                                 css_classes=["ranges-input"])
         self.delta = NumberInput(p, "delta", label="δ (failure probability)", css_classes=["delta-input"],
                                  message_classes=["delta-message"])
         self.steps = NumberInput(p, "steps", label="T (budget of steps)", css_classes=["steps-input"],
-                                 check=self._check_steps, message_classes=["steps-message"])
+                                 check=_check_steps, message_classes=["steps-message"])
         self.steps_note = HTML("", sizing_mode="stretch_width", css_classes=["steps-note"], margin=(0, 5))
         self.follow_button = pn.widgets.Button(label="T = the trace's steps", color="light", visible=False,
                                                sizing_mode="stretch_width", css_classes=["follow-trace"])
         self.follow_button.on_click(lambda event: self.model.follow_trace())
         self.tenant_steps = ListInput(p, "tenant_steps", label="Steps per tenant (optional)", placeholder="e.g. 12,8",
-                                      on_value=self._set_tenant_steps, css_classes=["tenant-steps-input"])
+                                      on_value=lambda v: self.model.plan.param.update(
+                                          tenant_steps=v, tenants=max(1, len(v))), css_classes=["tenant-steps-input"])
         self.reverts = ListInput(p, "reverts", label="Revert steps fixed in advance (optional)", placeholder="e.g. 9",
-                                 on_value=self._set_reverts, css_classes=["reverts-input"])
+                                 on_value=lambda v: self.model.plan.param.update(
+                                     reverts=v, revert_budget=len(v)), css_classes=["reverts-input"])
         self.plan_error = HTML("", sizing_mode="stretch_width", css_classes=["plan-error"], margin=(0, 5))
         settings = pn.Column(self.variant, self.epsilon, self.ranges,
                              pn.Row(self.delta, self.steps, sizing_mode="stretch_width"), self.steps_note,
@@ -192,26 +214,6 @@ class SessionInputs:
                              sizing_mode="stretch_width", margin=0, css_classes=["meter-settings"])
         self._on_plan()
         return settings
-
-    @staticmethod
-    def _check_steps(value) -> int:
-        steps = check_int("T (budget of steps)", value, minimum=1)
-        if steps > MAX_BUDGET_STEPS:
-            raise InputError("T (budget of steps)", f"a whole number of at most {MAX_BUDGET_STEPS:,}", value)
-        return steps
-
-    def _set_epsilon(self, eps) -> None:
-        p = self.model.plan
-        values = {"epsilon": eps}
-        if len(eps) != len(p.ranges) - 1:
-            values["ranges"] = resize_ranges(p.ranges, len(eps))
-        p.param.update(**values)
-
-    def _set_tenant_steps(self, values) -> None:
-        self.model.plan.param.update(tenant_steps=values, tenants=max(1, len(values)))
-
-    def _set_reverts(self, values) -> None:
-        self.model.plan.param.update(reverts=values, revert_budget=len(values))
 
     def controls(self) -> pn.Column:
         """Trace and meter inputs (the sidebar of the served page)."""
@@ -284,6 +286,8 @@ class SessionInputs:
         if job.running and job.status:
             self._trace_message(view_html.status_html(job.status.capitalize()))
 
+    @param.depends("model.error", "model.problems", "model.status", "model.example", "model.test_size",
+                   "model.variant", watch=True)
     def _on_status(self, *_):
         m = self.model
         self._trace_message(view_html.refusal_html(m.error, m.problems) or view_html.status_html(m.status))
@@ -304,6 +308,8 @@ class SessionInputs:
             self.trace_error.object = text
 
     # ------------------------------------------------------------------ the plan
+    @param.depends("model.variant", "model.steps_source", "model.bound", "model.max_error_rate", "model.test_size",
+                   watch=True)
     def _on_plan(self, *_):
         m = self.model
         self.meter_summary.object = render(
@@ -315,6 +321,7 @@ class SessionInputs:
         self._on_steps_note()
         self._update_url()
 
+    @param.depends("model.steps_source", "model.trace", watch=True)
     def _on_steps_note(self, *_):
         if self.steps_note is None:
             return
@@ -325,6 +332,22 @@ class SessionInputs:
                                       and m.plan.steps != len(m.trace))
         self.follow_button.label = (f"T = the trace's {len(m.trace):,} steps" if m.trace is not None
                                     else "T = the trace's steps")
+
+
+def _check_steps(value) -> int:
+    """T as typed into its box: a whole number from 1 to the session's largest budget of steps."""
+    steps = check_int("T (budget of steps)", value, minimum=1)
+    if steps > MAX_BUDGET_STEPS:
+        raise InputError("T (budget of steps)", f"a whole number of at most {MAX_BUDGET_STEPS:,}", value)
+    return steps
+
+
+def _set_epsilon(plan, eps) -> None:
+    """ε per signal into ``plan``, with as many ranges as signals (the ranges resized when the count changes)."""
+    values = {"epsilon": eps}
+    if len(eps) != len(plan.ranges) - 1:
+        values["ranges"] = resize_ranges(plan.ranges, len(eps))
+    plan.param.update(**values)
 
 
 @functools.lru_cache(maxsize=1)

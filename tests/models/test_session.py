@@ -417,3 +417,56 @@ def test_the_planners_budget_becomes_the_test_sets_n_and_comes_back():
     other = SessionModel(example="emocontext")
     other.update_from_query(MeterPlan(epsilon=[0.02] * 5, delta=0.05).query_string(pinned=False))  # no budget
     assert other.test_size == SessionModel(example="emocontext").test_size  # the example's own n stays
+
+
+@pytest.mark.parametrize("n, supported, left", [(50_000, 110, 98), (10_000, 0, 0)])
+def test_a_trace_past_the_plans_t_says_one_thing_in_the_card_alarm_lead_and_report(n, supported, left):
+    # issue 30: 12 steps past a plan of T = 10 read "the last of the T = 10 steps this test set supports:
+    # draw a new test set" while the card beside it said 98 steps were left (50,000 labels support 110)
+    from meter_dashboard.session import text
+    from meter_dashboard.session.report import session_report
+
+    records = [{"step": k, "val_accuracy": 0.8 + 0.005 * k, "test_accuracy": 0.79 + 0.004 * k} for k in range(1, 13)]
+    r = replay(records, steps=10, test_size=n)
+    assert md_plan([0.01, 0.02, 0.03, 0.04, 0.05], 0.01, 12, budget=n).max_steps["incremental"] == supported
+    s = r.steps_left
+    assert (s.supported, s.used, s.left, s.plan_steps, s.plan_used_up) == (supported, 12, left, 10, True)
+    capacity = f"these {n:,} labels support {supported} steps at the planned ε (Hoeffding's bound): 12 used, " + (
+        f"{left} left" if left else "none left")
+    alarm = next(a for a in r.alarms if a.kind == "budget_used_up")
+    assert "this test set supports" not in alarm.message and capacity in alarm.message
+    card = text.steps_left_card(r)
+    assert card["value"] == (str(left) if left else "none") and card["alarm"] == (not left)
+    assert card["sub"].startswith(f"{n:,} labels support {supported} steps at the planned ε")
+    lead = text.lead(r)
+    assert f"these {n:,} labelled examples support {supported} model versions" in lead
+    report = session_report(r).to_html()
+    if left:  # steps are left: raise T to what the labels support; a new test set is one choice, not the only one
+        plan_note = "the plan's T = 10 steps are used up (2 beyond it): raise T to 110 in a new plan to take the 98 left"
+        assert alarm.message.endswith("or raise T to 110 in a new plan to take the 98 left.")
+        assert "raise T to 110 in a new plan to test 98 more model versions" in lead
+        beyond = next(a for a in r.alarms if a.kind == "beyond_budget")
+        assert f"a plan with T = 110 would: {capacity}." in beyond.message
+    else:  # none left: every one of them says to draw a new test set, none says to raise T
+        plan_note = "the plan's T = 10 steps are used up (2 beyond it): draw a new test set"
+        assert "draw a new test set" in alarm.message and lead.endswith("draw a new test set.")
+        assert all("raise T" not in words for words in (alarm.message, lead, card["sub"], s.sentence()))
+    assert card["sub"].endswith(plan_note) and plan_note[0].upper() + plan_note[1:] in s.sentence()
+    assert "Steps left: " + s.sentence().replace("'", "&#x27;") in report
+    assert alarm.message.replace("'", "&#x27;") in report
+    # before the plan's T is used up, nothing is said about it
+    early = replay(records[:8], steps=10, test_size=n).steps_left
+    assert not early.plan_used_up and early.plan_note() == "" and "plan's T" not in text.steps_left_card(
+        replay(records[:8], steps=10, test_size=n))["sub"]
+
+
+def test_every_shipped_example_names_its_trace_and_provenance_files():
+    from importlib import resources
+
+    from meter_dashboard.session.trace import EXAMPLES
+
+    data = resources.files("meter_dashboard.data")
+    for key, example in EXAMPLES.items():
+        assert example.key == key and example.provenance_file == f"{key}.md"
+        assert data.joinpath(example.file).is_file() and data.joinpath(example.provenance_file).is_file()
+        assert load_example(key).provenance == example.summary and load_example(key).synthetic == example.synthetic

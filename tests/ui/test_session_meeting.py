@@ -60,6 +60,44 @@ def test_a_used_test_set_answers_how_many_steps_it_has_left(page, server, open_p
     assert relevant_errors(page.console_errors) == []
 
 
+def test_a_trace_past_the_plans_t_says_one_thing_on_the_card_the_alarm_and_the_lead(page, server, open_page,
+                                                                                     relevant_errors, tmp_path):
+    # issue 30: 12 steps past a plan of T = 10 with 50,000 labels read "the last of the T = 10 steps this test set
+    # supports: draw a new test set" beside a card saying 98 steps were left; with 10,000 the card says none
+    open_page(page, server, "/session?steps=10&test_size=50000", ".meter-signal")
+    page.locator(".trace-upload input[type=file]").first.set_input_files(str(twelve_steps(tmp_path)))
+    expect(page.locator(".session-title").first).to_contain_text("twelve.csv", timeout=30_000)
+    left = page.locator(".session-steps-left").first
+    card = page.locator(".md-headline", has=page.locator(".session-steps-left")).first
+    alarm = page.locator(".session-alarm.alarm-budget_used_up").first
+    lead = page.locator(".session-lead").first
+    assert plan(EPS, 0.01, 12, budget=50_000).max_steps["incremental"] == 110
+    expect(left).to_have_text("98", timeout=20_000)
+    expect(card).to_contain_text("50,000 labels support 110 steps at the planned ε (Hoeffding's bound); 12 used")
+    expect(card).to_contain_text("the plan's T = 10 steps are used up (2 beyond it): raise T to 110 in a new plan "
+                                 "to take the 98 left")
+    capacity = "these 50,000 labels support 110 steps at the planned ε (Hoeffding's bound): 12 used, 98 left"
+    expect(alarm).to_contain_text(capacity)
+    expect(alarm).to_contain_text("or raise T to 110 in a new plan to take the 98 left")
+    expect(lead).to_contain_text("these 50,000 labelled examples support 110 model versions at the planned accuracy")
+    expect(lead).to_contain_text("raise T to 110 in a new plan to test 98 more model versions")
+    assert "steps this test set supports" not in page.locator("body").inner_text()
+    # fewer labels than the plan needs: none left, and every one of them says to draw a new test set
+    size = page.locator(".test-size-input input").first
+    size.fill("10000")
+    size.press("Enter")
+    assert plan(EPS, 0.01, 12, budget=10_000).max_steps["incremental"] == 0
+    expect(left).to_have_text("none", timeout=20_000)
+    expect(card).to_contain_text("the plan's T = 10 steps are used up (2 beyond it): draw a new test set")
+    expect(alarm).to_contain_text("these 10,000 labels support 0 steps at the planned ε (Hoeffding's bound): "
+                                  "12 used, none left — draw a new test set")
+    expect(lead).to_contain_text("these 10,000 labelled examples support 0 model versions at the planned accuracy")
+    expect(lead).to_contain_text("draw a new test set.")
+    for where in (card, alarm, lead):
+        expect(where).not_to_contain_text("raise T")
+    assert relevant_errors(page.console_errors) == []
+
+
 def inverse_eps_over(steps: int, n: int) -> str:
     """ε₁ that n labels guarantee over ``steps`` steps, as the page writes it (four significant digits)."""
     from meter_dashboard.core import formatting as fmt
