@@ -21,15 +21,18 @@ team, so the defaults are chosen for that:
 """
 from __future__ import annotations
 
-import asyncio
 import errno
 import ipaddress
 import logging
 import re
 import socket
+from typing import TYPE_CHECKING
 
 from .files import WEBSOCKET_MAX_MESSAGE_BYTES
 from .validation import InputError
+
+if TYPE_CHECKING:  # the CLI imports this module and must not load an event loop (tests/cli/test_ci.py)
+    import asyncio
 
 __all__ = [
     "DEFAULT_ADDRESS", "DEFAULT_THREADS", "SESSION_LIFETIME_MS", "SESSION_CHECK_MS", "websocket_limit",
