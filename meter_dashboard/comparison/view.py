@@ -108,13 +108,16 @@ class CompareInputs(PageSection):
             "resamples": number_input(m, "resamples", "Bootstrap resamples", "compare-resamples"),
             "seed": number_input(m, "seed", "Seed", "compare-seed"),
         }
-        self.error = HTML(self.error_text, sizing_mode="stretch_width", css_classes=["compare-error"])
+        self.error = HTML("", sizing_mode="stretch_width", css_classes=["compare-error"])
+        self._show()
 
-    @param.depends("model.error", "model.busy")
-    def error_text(self) -> str:
+    @param.depends("model.error", "model.busy", watch=True)
+    @held
+    def _show(self) -> None:
         """Why the last runs or settings were refused, and whether new runs are being compared."""
         m = self.model
-        return error_html(m.error) + ('<div class="md-note">Comparing the new runs…</div>' if m.busy else "")
+        self.error.object = error_html(m.error) + ('<div class="md-note">Comparing the new runs…</div>' if m.busy
+                                                   else "")
 
     def parts(self) -> list:
         """The comparison's inputs, in the order shown (β is the runs-needed section's)."""
@@ -130,37 +133,32 @@ class CompareAnswer(PageSection):
     def __init__(self, model: CompareModel, boxes: dict, **params):
         super().__init__(model=model, **params)
         self._boxes = boxes
-        self._shown: tuple = (None, ("", ""))  # (result, its cards and sentence): rendered once per result
-        messages = [box.message_pane.param.object for box in boxes.values()]
-        self.stale = HTML(pn.bind(self.stale_text, model.param.error, model.param.result, *messages),
-                          sizing_mode="stretch_width", css_classes=["compare-stale"])
-        self.lead = HTML(self.lead_text, sizing_mode="stretch_width", css_classes=["compare-lead-pane"])
-        self.headlines = HTML(self.cards_text, sizing_mode="stretch_width")
-        self.sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.stale = HTML("", sizing_mode="stretch_width", css_classes=["compare-stale"])
+        self.lead = HTML("", sizing_mode="stretch_width", css_classes=["compare-lead-pane"])
+        self.headlines = HTML("", sizing_mode="stretch_width")
+        self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        # the boxes' refusals are not the model's parameters: the banner follows them through a bound side effect
+        pn.bind(self._show_stale, *(box.message_pane.param.object for box in boxes.values()), watch=True)
+        self._show_stale()
+        self._show()
 
-    def stale_text(self, error: str, result, *messages) -> str:
+    @param.depends("model.error", "model.result", watch=True)
+    @held
+    def _show_stale(self, *messages) -> None:
         """A banner while the results shown are the last valid ones (a refused input or file)."""
-        bad = bool(error) or not all(box.valid for box in self._boxes.values())
-        return stale_html("comparison") if bad and result is not None else ""
+        bad = bool(self.model.error) or not all(box.valid for box in self._boxes.values())
+        self.stale.object = stale_html("comparison") if bad and self.model.result is not None else ""
 
-    def _html(self) -> tuple[str, str]:
+    @param.depends("model.result", watch=True)
+    @held
+    def _show(self) -> None:
+        """The lead sentence, the headline cards and the sentence of the result (the last ones while none)."""
         res = self.model.result
-        if res is not None and self._shown[0] is not res:
-            self._shown = (res, result_html(res))
-        return self._shown[1]
-
-    @param.depends("model.result")
-    def cards_text(self) -> str:
-        return self._html()[0]
-
-    @param.depends("model.result")
-    def sentence_text(self) -> str:
-        return self._html()[1]
-
-    @param.depends("model.result")
-    def lead_text(self) -> str:
-        res = self.model.result
-        return "" if res is None else lead_markup(res.lead(), "compare")
+        if res is None:
+            self.lead.object = ""
+            return
+        self.headlines.object, self.sentence.object = result_html(res)
+        self.lead.object = lead_markup(res.lead(), "compare")
 
     def parts(self) -> list:
         return [self.stale, self.lead, self.headlines, self.sentence]
@@ -277,8 +275,8 @@ class RunsNeeded(PageSection):
     def __init__(self, model: CompareModel, beta, **params):
         super().__init__(model=model, **params)
         self.beta = beta
-        self.size_headlines = HTML(self.cards_text, sizing_mode="stretch_width")
-        self.size_sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.size_headlines = HTML("", sizing_mode="stretch_width")
+        self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self._build_curve()
         self._on_size()
 
@@ -305,8 +303,8 @@ class RunsNeeded(PageSection):
     def _have(self) -> int | None:
         return self.model.result.runs if self.model.result is not None else None
 
-    @param.depends("model.size", "model.result")
     def cards_text(self) -> str:
+        """The runs needed and the runs you have, as headline cards."""
         size, have = self.model.size, self._have()
         if size is None:
             return ""
@@ -318,19 +316,17 @@ class RunsNeeded(PageSection):
                           "enough" if have is not None and have >= size.runs else "fewer than needed"),
         ], "compare-headlines")
 
-    @param.depends("model.size")
-    def sentence_text(self) -> str:
-        size = self.model.size
-        return "" if size is None else render("comparison/templates/size_sentence.html", size=size)
-
     @param.depends("model.size", "model.result", watch=True)
     @held
     def _on_size(self):
-        """The curve, your γ and the runs you have, in place."""
+        """The cards, the sentence, the curve, your γ and the runs you have, in place."""
         m = self.model
         size, have = m.size, self._have()
+        self.size_headlines.object = self.cards_text()
         if size is None:
+            self.size_sentence.object = ""
             return
+        self.size_sentence.object = render("comparison/templates/size_sentence.html", size=size)
         gammas, runs = m.curve()
         self.curve_source.data = {"gamma": gammas, "runs": runs}
         self.star_source.data = {"gamma": [size.gamma], "runs": [size.runs]}

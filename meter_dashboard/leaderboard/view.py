@@ -110,13 +110,16 @@ class ReplayInputs(PageSection):
         self.step = self.step_input.__panel__()
         self.delta_input = number_input(r, "delta", "δ for the error guarantee", "ladder-delta")
         self.step.visible = pn.bind(_fixed_step, r.param.variant)
-        self.replay_error = HTML(self.error_text, sizing_mode="stretch_width", css_classes=["ladder-error"])
+        self.replay_error = HTML("", sizing_mode="stretch_width", css_classes=["ladder-error"])
+        self._show()
 
-    @param.depends("replay.error", "replay.busy")
-    def error_text(self) -> str:
+    @param.depends("replay.error", "replay.busy", watch=True)
+    @held
+    def _show(self) -> None:
         """Why the last table or setting was refused, and whether a new table is being replayed."""
         r = self.replay
-        return error_html(r.error) + ('<div class="md-note">Replaying the new table…</div>' if r.busy else "")
+        self.replay_error.object = error_html(r.error) + ('<div class="md-note">Replaying the new table…</div>'
+                                                          if r.busy else "")
 
     def valid(self) -> bool:
         """The replay's inputs hold what it shows (no refused step, δ or file)."""
@@ -136,32 +139,34 @@ class ReplayAnswer(PageSection):
     def __init__(self, replay: LadderReplayModel, inputs: ReplayInputs, **params):
         super().__init__(replay=replay, **params)
         self._inputs = inputs
-        r = replay
-        messages = [box.message_pane.param.object for box in (inputs.step_input, inputs.delta_input)]
-        self.replay_stale = HTML(pn.bind(self.stale_text, r.param.result, r.param.error, r.param.variant, *messages),
-                                 sizing_mode="stretch_width", css_classes=["ladder-replay-stale"])
-        self.replay_lead = HTML(self.lead_text, sizing_mode="stretch_width", css_classes=["ladder-lead-pane"])
-        self.replay_headlines = HTML(self.cards_text, sizing_mode="stretch_width")
-        self.replay_sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.replay_stale = HTML("", sizing_mode="stretch_width", css_classes=["ladder-replay-stale"])
+        self.replay_lead = HTML("", sizing_mode="stretch_width", css_classes=["ladder-lead-pane"])
+        self.replay_headlines = HTML("", sizing_mode="stretch_width")
+        self.replay_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        # the boxes' refusals are not the replay's parameters: the banner follows them through a bound side effect
+        pn.bind(self._show_stale, *(box.message_pane.param.object for box in (inputs.step_input, inputs.delta_input)),
+                watch=True)
+        self._show_stale()
+        self._show()
 
-    def stale_text(self, result, *changes) -> str:
+    @param.depends("replay.result", "replay.error", "replay.variant", watch=True)
+    @held
+    def _show_stale(self, *messages) -> None:
         """A banner while the replay shown is the last valid one (a refused step, δ or file)."""
-        return stale_html("replay") if result is not None and not self._inputs.valid() else ""
+        bad = self.replay.result is not None and not self._inputs.valid()
+        self.replay_stale.object = stale_html("replay") if bad else ""
 
-    @param.depends("replay.result", "replay.delta")
-    def lead_text(self) -> str:
+    @param.depends("replay.result", "replay.delta", watch=True)
+    @held
+    def _show(self) -> None:
+        """The lead sentence, the headline cards and the sentence of the replay."""
         res = self.replay.result
-        return "" if res is None else lead_markup(lead(res, self.replay.delta), "ladder")
-
-    @param.depends("replay.result", "replay.delta")
-    def cards_text(self) -> str:
-        res = self.replay.result
-        return "" if res is None else headlines_html(replay_cards(self.replay, res), "ladder-headlines")
-
-    @param.depends("replay.result")
-    def sentence_text(self) -> str:
-        res = self.replay.result
-        return "" if res is None else replay_sentence(res)
+        if res is None:
+            self.replay_lead.object = self.replay_headlines.object = self.replay_sentence.object = ""
+            return
+        self.replay_lead.object = lead_markup(lead(res, self.replay.delta), "ladder")
+        self.replay_headlines.object = headlines_html(replay_cards(self.replay, res), "ladder-headlines")
+        self.replay_sentence.object = replay_sentence(res)
 
     def parts(self) -> list:
         return [self.replay_stale, self.replay_lead, self.replay_headlines, self.replay_sentence]
@@ -174,7 +179,7 @@ class ReplayFigure(PageSection):
 
     def __init__(self, replay: LadderReplayModel, **params):
         super().__init__(replay=replay, **params)
-        self.replay_table = HTML(self.table_text, sizing_mode="stretch_width", css_classes=["ladder-table"])
+        self.replay_table = HTML("", sizing_mode="stretch_width", css_classes=["ladder-table"])
         self.replay_source = ColumnDataSource(self._replay_data())
         fig = figure(height=330, x_axis_label="submission (in order)", y_axis_label="loss (lower is better)",
                       title="What each leaderboard publishes")
@@ -203,17 +208,14 @@ class ReplayFigure(PageSection):
     @param.depends("replay.result", watch=True)
     @held
     def _on_replay(self):
-        """The plot follows the replay in place (its data source and axis change, never the figure)."""
+        """The plot and the table follow the replay in place (its data source and axis change, never the figure)."""
         res = self.replay.result
         if res is None:
+            self.replay_table.object = ""
             return
         self.replay_source.data = self._replay_data()
         self._label_axis(res)
-
-    @param.depends("replay.result")
-    def table_text(self) -> str:
-        res = self.replay.result
-        return "" if res is None else self._table_html(res)
+        self.replay_table.object = self._table_html(res)
 
     def _label_axis(self, res) -> None:
         """Up to 25 submissions: each tick names its submission; more: plain numbers."""
@@ -248,8 +250,9 @@ class LabelBound(PageSection):
 
     def __init__(self, size: LadderSizeModel, replay: LadderReplayModel, **params):
         super().__init__(size=size, replay=replay, **params)
-        self._answer: tuple = (None, None)  # (what it was rendered for, (cards, sentence, board))
         self._build_size()
+        self._show_stale()
+        self._show()
         self._on_size()
 
     def _build_size(self):
@@ -257,18 +260,16 @@ class LabelBound(PageSection):
         self.size_inputs = _number_inputs(s, "size", {"epsilon": "ε (statistical error)", "step": "η (the Ladder's step)",
                                                       "submissions": "k (submissions)",
                                                       "delta": "δ (failure probability)"})
-        self.size_error = HTML(pn.bind(error_html, s.param.error), sizing_mode="stretch_width",
-                               css_classes=["size-error"])
+        self.size_error = HTML("", sizing_mode="stretch_width", css_classes=["size-error"])
         # the board replayed above feeds the sizing: its k in one click, its labels against the target
         self.use_board = pn.widgets.Button(label="Size the board above", sizing_mode="stretch_width",
                                            css_classes=["ladder-use-board"])
         self.use_board.on_click(self._on_use_board)
-        self.use_board.label = self.board_label
-        messages = [box.message_pane.param.object for box in self.size_inputs.values()]
-        self.size_stale = HTML(pn.bind(self.stale_text, s.param.error, s.param.size, *messages),
-                               sizing_mode="stretch_width", css_classes=["size-stale"])
-        self.size_headlines = HTML(self.cards_text, sizing_mode="stretch_width")
-        self.size_sentence = HTML(self.sentence_text, sizing_mode="stretch_width", css_classes=["md-sentence"])
+        self.size_stale = HTML("", sizing_mode="stretch_width", css_classes=["size-stale"])
+        self.size_headlines = HTML("", sizing_mode="stretch_width")
+        self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
+        # the boxes' refusals are not the sizing's parameters: the banner follows them through a bound side effect
+        pn.bind(self._show_stale, *(box.message_pane.param.object for box in self.size_inputs.values()), watch=True)
         eta, labels = s.curve()
         self.size_source = ColumnDataSource({"eta": eta, "labels": labels})
         self.size_points = ColumnDataSource({"eta": [], "labels": [], "what": [], "color": []})
@@ -284,19 +285,14 @@ class LabelBound(PageSection):
         self.size_fig = fig
         self.size_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["ladder-size-plot"])
 
-    def stale_text(self, error: str, size, *messages) -> str:
-        """A banner while the label count shown is the last valid one (a refused ε, η, k or δ)."""
-        bad = bool(error) or not all(box.valid for box in self.size_inputs.values())
-        return stale_html("label count") if bad and size is not None else ""
-
-    def _shown(self) -> tuple:
-        """(cards, sentence, board) for the sizing and the board replayed above: rendered once per change."""
-        s, r = self.size, self.replay
-        key = (s.size, s.best, r.result, r.delta)
-        old = self._answer[0]
-        if old is None or any(a is not b for a, b in zip(old[:3], key[:3])) or old[3] != key[3]:
-            self._answer = (key, self._render(s.size, s.best))
-        return self._answer[1]
+    @param.depends("size.error", "size.size", watch=True)
+    @held
+    def _show_stale(self, *messages) -> None:
+        """The sizing's refusal; a banner while the label count shown is the last valid one (refused ε, η, k or δ)."""
+        s = self.size
+        self.size_error.object = error_html(s.error)
+        bad = bool(s.error) or not all(box.valid for box in self.size_inputs.values())
+        self.size_stale.object = stale_html("label count") if bad and s.size is not None else ""
 
     def _render(self, size, best) -> tuple:
         if size is None or best is None:
@@ -318,21 +314,13 @@ class LabelBound(PageSection):
                           saved=size.labels - best.labels, board=board)
         return cards, sentence, board
 
-    @param.depends("size.size", "size.best", "replay.result", "replay.delta")
-    def cards_text(self) -> str:
-        return self._shown()[0]
-
-    @param.depends("size.size", "size.best", "replay.result", "replay.delta")
-    def sentence_text(self) -> str:
-        return self._shown()[1]
-
-    @param.depends("size.size", "size.best", "replay.result", "replay.delta")
-    def board_label(self) -> str:
-        """The button names the board's k once the board above can be sized."""
-        board = self._shown()[2]
-        if board is None:  # no board, or one Lemma 4 cannot size: the label stays
-            return self.use_board.label
-        return f"Size the board above (k = {fmt.integer(board.submissions)})"
+    @param.depends("size.size", "size.best", "replay.result", "replay.delta", watch=True)
+    @held
+    def _show(self) -> None:
+        """The cards and the sentence; the button names the board's k once the board above can be sized."""
+        self.size_headlines.object, self.size_sentence.object, board = self._render(self.size.size, self.size.best)
+        if board is not None:  # no board, or one Lemma 4 cannot size: the label stays
+            self.use_board.label = f"Size the board above (k = {fmt.integer(board.submissions)})"
 
     @param.depends("size.size", "size.best", watch=True)
     @held
