@@ -259,6 +259,12 @@ COMPUTING = {
                "seconds) and building the page…",
 }
 
+#: What shows that the live view of a page without a first answer is laid out and holds its first numbers (for
+#: /approve its lead: the decisions so far, or all of them): until it is on screen the view is built out of sight
+#: (its blocks appear and move while Bokeh lays them out and the first decisions arrive) and the sentence saying
+#: what is computed stays; at most 30 s after the view is built it shows anyway (first.html).
+LIVE = {"approve": ".approve-lead"}
+
 #: page name -> its first answer (pages not listed get the header and a sentence saying what is computed).
 ANSWERS = {"planner": _planner, "session": _session, "ci": _ci, "ladder": _ladder, "compare": _compare}
 
@@ -282,5 +288,5 @@ def first_answer(name: str, raw_query: str) -> FirstAnswer | None:
 
 def render_first(answer: FirstAnswer | None, name: str, *, title: str, theme: str) -> Markup:
     """The first response's body under the header: the answer and its inputs, or what is being computed."""
-    return Markup(render("app/templates/first.html", a=answer, title=title, theme=theme,
+    return Markup(render("app/templates/first.html", a=answer, title=title, theme=theme, live=LIVE.get(name),
                          computing=COMPUTING.get(name, "building the page and computing its numbers…")))

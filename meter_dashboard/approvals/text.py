@@ -11,7 +11,7 @@ from ..core import formatting as fmt
 from ..core import plain
 from ..core.slide import Chart, Series, Slide
 
-__all__ = ["lead", "inputs", "title", "slide"]
+__all__ = ["lead", "pending_lead", "inputs", "title", "slide"]
 
 
 def lead(r) -> str:
@@ -21,6 +21,15 @@ def lead(r) -> str:
     return (f"We can ship {shipped}{pending} ({r.label}): all approvals together are right "
             f"{plain.times_in(r.alpha)} — the chance that any approved one is no real improvement stays below "
             f"{fmt.percent(r.alpha)}.")
+
+
+def pending_lead(modifications: int, label: str, alpha: float) -> str:
+    """What the lead says while the decisions are computed, in the place and about the length of :func:`lead`
+    (so the page does not jump when the answer replaces it)."""
+    plural = "" if modifications == 1 else "s"
+    return (f"Computing which of the {fmt.integer(modifications)} modification{plural} we can ship ({label}) so "
+            f"that all approvals together are right {plain.times_in(alpha)}: each decision shows here as soon as "
+            "its test is done.")
 
 
 def title(r) -> str:

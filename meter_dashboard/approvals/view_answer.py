@@ -16,8 +16,8 @@ from ..ui.exports import Exports, lead_markup
 from ..ui.style import HTML, stale_html
 from . import view_text as text
 from .figures import DecisionFigure
-from .model import ApproveModel
-from .text import inputs
+from .model import METHOD_LABELS, ApproveModel
+from .text import inputs, pending_lead
 
 __all__ = ["ApproveDecisions"]
 
@@ -100,11 +100,18 @@ class ApproveDecisions(pn.viewable.Viewer):
         if r is not None and self.decision_figure is not None:
             self.decision_figure.set_data(r)
 
+    def _pending_lead(self) -> str:
+        """The lead's place kept while computing (its own class: ``.approve-lead`` is the answer)."""
+        m = self.model
+        if m.trace is None:
+            return ""
+        return lead_markup(pending_lead(m.trace.modifications, METHOD_LABELS[m.method], m.alpha), "approve-pending")
+
     def draw_result(self) -> None:
         r = self.model.result
         if r is None:
             self.headlines.object = '<div class="md-note"><span class="approve-pending">computing…</span></div>'
-            self.lead.object = ""
+            self.lead.object = self._pending_lead()
             return
         self.lead.object = lead_markup(r.lead(), "approve")
         self.headlines.object = text.headlines(r, self.model.trace.original_name, self.model.busy)

@@ -166,6 +166,25 @@ def test_no_layout_shift_while_the_live_view_takes_over(browser, server):
             context.close()
 
 
+def test_the_approve_page_does_not_jump_while_it_computes_its_decisions(browser, server):
+    """/approve has no first answer (its decisions take seconds): its live view is laid out out of sight, under the
+    sentence saying what it computes, until its lead (the decisions so far, or all of them) is on screen."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.add_init_script("""window.__shift = 0; new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) { if (!e.hadRecentInput) window.__shift += e.value; }
+        }).observe({type: "layout-shift", buffered: true});""")
+        page.goto(server + "/approve?example=adversary", wait_until="commit")
+        expect(page.locator(".md-boot").first).to_contain_text("computing the approvals", timeout=30_000)
+        expect(page.locator(".approve-lead").first).to_contain_text("We can ship", timeout=120_000)
+        expect(page.locator(".md-first")).to_have_count(0)
+        page.wait_for_timeout(1500)  # whatever settles after
+        assert page.evaluate("window.__shift") <= 0.05
+    finally:
+        context.close()
+
+
 def test_the_header_and_the_answer_paint_with_the_scripts_held_back(browser, server):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
