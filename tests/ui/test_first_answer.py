@@ -150,14 +150,18 @@ def test_scripts_come_after_the_answer(server):
     assert body.index("label-count-incremental") < body.index("<script type=\"text/javascript\" src=")
 
 
+#: Chromium's layout-shift score since navigation, as Web Vitals counts it (shifts after a person's input excluded)
+COUNT_SHIFTS = """window.__shift = 0; new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) { if (!e.hadRecentInput) window.__shift += e.value; }
+}).observe({type: "layout-shift", buffered: true});"""
+
+
 def test_no_layout_shift_while_the_live_view_takes_over(browser, server):
     for path in ("/planner" + QUERY, "/planner" + EXACT, "/session", "/ci", "/ladder", "/compare"):
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         try:
             page = context.new_page()
-            page.add_init_script("""window.__shift = 0; new PerformanceObserver((list) => {
-              for (const e of list.getEntries()) { if (!e.hadRecentInput) window.__shift += e.value; }
-            }).observe({type: "layout-shift", buffered: true});""")
+            page.add_init_script(COUNT_SHIFTS)
             page.goto(server + path, wait_until="commit")
             expect(page.locator(".md-first")).to_have_count(0, timeout=90_000)  # the live view took over
             page.wait_for_timeout(1500)  # whatever settles after
@@ -172,9 +176,7 @@ def test_the_approve_page_does_not_jump_while_it_computes_its_decisions(browser,
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         page = context.new_page()
-        page.add_init_script("""window.__shift = 0; new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) { if (!e.hadRecentInput) window.__shift += e.value; }
-        }).observe({type: "layout-shift", buffered: true});""")
+        page.add_init_script(COUNT_SHIFTS)
         page.goto(server + "/approve?example=adversary", wait_until="commit")
         expect(page.locator(".md-boot").first).to_contain_text("computing the approvals", timeout=30_000)
         expect(page.locator(".approve-lead").first).to_contain_text("We can ship", timeout=120_000)
