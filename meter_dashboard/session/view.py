@@ -38,6 +38,7 @@ import param
 
 from ..meter.model import MeterPlan
 from ..ui.base import DashboardView, load_notebook_extensions
+from ..ui.lazy import on_screen
 from ..ui.sections import document_dispatch
 from ..ui.urlstate import UrlState
 from .model import SessionModel
@@ -166,7 +167,7 @@ class Session(DashboardView):
             self.model.load_example("emocontext")
         if problem:
             self.model.refuse(problem)
-        pn.state.onload(self._url_loaded)
+        on_screen(self._url_loaded)
 
     def _url_loaded(self):
         self._url_ready = True

@@ -10,7 +10,7 @@ built when first wanted (issue 19):
   first opened — most people read a replay with the meter the planner's link brought;
 - the upload area (Panel's ``FileDropper``, FilePond in the browser) once the page is on
   screen: on a served page the browser then fetches FilePond's scripts (``jscallback`` on a
-  hidden toggle, started by ``pn.state.onload``) and says when they are in, so FilePond never
+  hidden toggle, started by ``ui.lazy.on_screen``) and says when they are in, so FilePond never
   delays the answer; in a notebook it is built at once.
 
 Uploads are bounded chunk by chunk (:class:`~meter_dashboard.ui.upload.GuardedFileDropper`)
@@ -32,6 +32,7 @@ from ..core.html import render
 from ..core.validation import InputError, check_int
 from ..meter.model import resize_ranges
 from ..ui.inputs import ListInput, NumberInput
+from ..ui.lazy import on_screen
 from ..ui.style import HTML, stale_html
 from ..ui.upload import GuardedFileDropper
 from . import text, view_html
@@ -150,7 +151,7 @@ class SessionInputs(pn.viewable.Viewer):
             self._filepond = pn.widgets.Toggle(label="", value=False, visible=False, css_classes=["filepond-ready"])
             self._filepond.jscallback(label=_LOAD_FILEPOND % json.dumps(_filepond_scripts()))
             self._filepond.param.watch(self._on_filepond, "value")
-            pn.state.onload(self._start_filepond)
+            on_screen(self._start_filepond)
         else:
             self._filepond = None
             self._build_upload()

@@ -33,6 +33,7 @@ from ..core.runtime import in_thread, thread_pool
 from ..session.text import guarantee
 from ..session.replay import bound_words
 from ..ui.base import DashboardView
+from ..ui.lazy import on_screen
 from ..ui.meter_gauge import MeterGauge
 from ..ui.style import HTML, SIGNAL_COLORS, esc, headline_html
 from .overview import TestSetsModel
@@ -251,7 +252,7 @@ class TestSets(DashboardView):
         if served:  # every read runs off the event loop; the page changes only once the browser is connected
             # the first read of the store starts while the page is being built (shown once connected)
             self._first_read = thread_pool().submit(self.model.check)
-            pn.state.onload(self._start)
+            on_screen(self._start)
         else:
             self.model.refresh()
             self._read_once = True
