@@ -69,7 +69,7 @@ def test_websocket_limit_is_the_upload_modules_and_fits_the_largest_upload():
 def test_server_options():
     route = (r"/api", object)
     options = serving.server_options(5100, "127.0.0.1", extra_patterns=[route])
-    assert options["compress_response"] is True
+    assert options["transforms"] == [serving.shared_gzip()] and "compress_response" not in options
     assert options["websocket_max_message_size"] == serving.websocket_limit()
     assert options["unused_session_lifetime_milliseconds"] == serving.SESSION_LIFETIME_MS
     assert options["check_unused_sessions_milliseconds"] <= serving.SESSION_CHECK_MS
@@ -133,3 +133,75 @@ def test_without_a_previous_handler_other_errors_get_asyncios_report(caplog):
         assert "Task exception was never retrieved" in caplog.text and "ValueError: ours" in caplog.text
     finally:
         loop.close()
+
+
+def _gzip_server(tmp_path, body: bytes):
+    """A Tornado app with the dashboard's transform: a static file at /static/app.js, a page at /page."""
+    import tornado.web
+
+    (tmp_path / "app.js").write_bytes(body)
+
+    class Page(tornado.web.RequestHandler):
+        def get(self):
+            self.set_header("Content-Type", "text/html")
+            self.write(body)
+
+    return tornado.web.Application([(r"/static/(.*)", tornado.web.StaticFileHandler, {"path": str(tmp_path)}),
+                                    (r"/page", Page)], transforms=[serving.shared_gzip()])
+
+
+def test_a_static_file_is_compressed_once_and_everyone_gets_the_same_bytes(tmp_path, monkeypatch):
+    import gzip
+
+    from tornado.httpclient import AsyncHTTPClient
+    from tornado.httpserver import HTTPServer
+    from tornado.web import GZipContentEncoding
+
+    body = b"".join(b"var x%d = %d;\n" % (k, k * k) for k in range(40_000))  # 600 KB: Tornado sends it in chunks
+    kept = serving.shared_gzip().kept
+    kept.clear()
+    compressions = []
+    original = GZipContentEncoding.transform_chunk
+    monkeypatch.setattr(GZipContentEncoding, "transform_chunk",
+                        lambda self, chunk, finishing: compressions.append(len(chunk)) or original(self, chunk, finishing))
+
+    async def fetch_all():
+        sockets = __import__("tornado.netutil", fromlist=["x"]).bind_sockets(0, "127.0.0.1")
+        server = HTTPServer(_gzip_server(tmp_path, body))
+        server.add_sockets(sockets)
+        base = f"http://127.0.0.1:{sockets[0].getsockname()[1]}"
+        client = AsyncHTTPClient(force_instance=True)
+        out = {}
+        try:
+            for name, path, headers in [("first", "/static/app.js?v=1", {}), ("second", "/static/app.js?v=1", {}),
+                                        ("range", "/static/app.js?v=1", {"Range": "bytes=0-99"}),
+                                        ("page", "/page", {}), ("page again", "/page", {})]:
+                out[name] = await client.fetch(base + path, headers={"Accept-Encoding": "gzip", **headers},
+                                               decompress_response=False, raise_error=False)
+                out[name + " calls"] = len(compressions)
+        finally:
+            client.close()
+            server.stop()
+        return out
+
+    out = asyncio.run(fetch_all())
+    first, second = out["first"], out["second"]
+    assert first.code == second.code == 200
+    assert first.headers["Content-Encoding"] == second.headers["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in second.headers["Vary"]
+    assert gzip.decompress(first.body) == gzip.decompress(second.body) == body
+    assert int(second.headers["Content-Length"]) == len(second.body) == len(first.body)
+    assert out["first calls"] > 1 and out["second calls"] == out["first calls"]  # the second: no compression at all
+    assert list(kept) == ["/static/app.js?v=1"]
+    assert out["range"].code == 206 and gzip.decompress(out["range"].body) == body[:100]  # a part: not from the kept
+    assert gzip.decompress(out["page"].body) == body  # other answers are compressed as Tornado does ...
+    assert out["page again calls"] > out["page calls"]  # ... every time
+    assert list(kept) == ["/static/app.js?v=1"]
+
+
+def test_the_static_paths_are_bokehs_panels_and_the_components(tmp_path):
+    for path in ("/static/js/bokeh.min.js", "/static/extensions/panel/panel.min.js", "/planner/static/js/x.js",
+                 "/components/meter_dashboard.ui.style/HTML/_stylesheets/dashboard.css"):
+        assert serving._STATIC_PATH.match(path), path
+    for path in ("/planner", "/", "/docs", "/api/testsets/x/static", "/staticfoo/x.js"):
+        assert not serving._STATIC_PATH.match(path), path

@@ -6,7 +6,9 @@ team, so the defaults are chosen for that:
 
 - it listens on this machine only (``127.0.0.1``); another address is an explicit choice that
   the command line warns about, because the dashboard has no login;
-- HTTP responses are gzipped (Bokeh's and Panel's JavaScript is most of a first load);
+- HTTP responses are gzipped (Bokeh's and Panel's JavaScript is most of a first load), and each static
+  file (the same bytes for everyone) is compressed once per process, not once per visitor
+  (:func:`shared_gzip`);
 - session events run on a small thread pool (:data:`DEFAULT_THREADS`), so one person's long
   callback does not hold the event loop that every other session needs;
 - a session whose browser left is destroyed after :data:`SESSION_LIFETIME_MS`, and its memory
@@ -37,7 +39,7 @@ if TYPE_CHECKING:  # the CLI imports this module and must not load an event loop
 __all__ = [
     "DEFAULT_ADDRESS", "DEFAULT_THREADS", "SESSION_LIFETIME_MS", "SESSION_CHECK_MS", "websocket_limit",
     "check_address", "check_bindable", "bind_error", "is_local", "exposure_warning", "default_origins",
-    "server_options", "MAX_HEADER_BYTES", "quiet_closed_writes",
+    "server_options", "MAX_HEADER_BYTES", "quiet_closed_writes", "shared_gzip", "STATIC_GZIP_BYTES",
 ]
 
 log = logging.getLogger(__name__)
@@ -54,6 +56,12 @@ DEFAULT_THREADS = 4
 
 #: The largest request line plus headers Tornado reads (a 100,000-character path gets its 414).
 MAX_HEADER_BYTES = 256 * 1024
+
+#: At most this many compressed bytes of static files are kept per process (:func:`shared_gzip`).
+STATIC_GZIP_BYTES = 32 * 1024 * 1024
+#: The paths of files that are the same for every visitor: Bokeh's and Panel's scripts and stylesheets,
+#: the components' resources (``static/...``, ``components/...``, with or without a page prefix).
+_STATIC_PATH = re.compile(r"^(?:/[^/]+)*?/(?:static|components)/")
 
 #: A session whose browser left (no websocket) for this long is destroyed.
 SESSION_LIFETIME_MS = 15_000
@@ -165,7 +173,8 @@ def server_options(port: int = 5006, address: str | None = DEFAULT_ADDRESS, *, w
                    extra_patterns=()) -> dict:
     """Keyword arguments for ``pn.serve`` (server settings only; the pages are added by the caller).
 
-    - ``compress_response``: Tornado gzips every HTTP response for a browser that accepts it;
+    - ``transforms``: Tornado gzips every HTTP response for a browser that accepts it, a static file once
+      per process (:func:`shared_gzip`; Tornado's ``compress_response`` did it once per response);
     - sessions unused for ``session_lifetime_ms`` are destroyed (checked every
       :data:`SESSION_CHECK_MS`, or sooner for a shorter lifetime);
     - ``websocket_max_message_size``: :func:`websocket_limit`;
@@ -178,7 +187,7 @@ def server_options(port: int = 5006, address: str | None = DEFAULT_ADDRESS, *, w
         "address": address,
         "websocket_origin": list(dict.fromkeys(origins)),
         "num_procs": num_procs,
-        "compress_response": True,
+        "transforms": [shared_gzip()],
         "check_unused_sessions_milliseconds": max(250, min(SESSION_CHECK_MS, session_lifetime_ms // 2)),
         "unused_session_lifetime_milliseconds": session_lifetime_ms,
         "websocket_max_message_size": websocket_limit(),
@@ -216,3 +225,64 @@ def quiet_closed_writes(loop: asyncio.AbstractEventLoop) -> None:
 
     handler._md_quiet_closed_writes = True  # type: ignore[attr-defined]
     loop.set_exception_handler(handler)
+
+
+_SHARED_GZIP: dict = {}
+
+
+def shared_gzip():
+    """Tornado's gzip transform (``tornado.web.GZipContentEncoding``) that compresses each static file once per process.
+
+    Bokeh's and Panel's scripts are about 3 MB a first visit, the same bytes for everyone; with Tornado's
+    ``compress_response`` every visitor's copy was compressed anew.  When a room of 50 opened one link
+    together, that was 38 % of the server's CPU (py-spy over ``python -m tests.benchmarks.load.room --n 50
+    --client protocol``), and the views waited for it.  This transform (given to Tornado's documented
+    ``Application(transforms=...)``) keeps the compressed body of a complete ``200`` answer to a ``GET`` of
+    a static path (:data:`_STATIC_PATH`, whole file: no ``Range``), keyed by the request's URI (which carries
+    the file's version), up to :data:`STATIC_GZIP_BYTES` per process; the next request for it gets those
+    bytes (the handler's own chunks are then dropped).  Everything else is compressed as Tornado does.
+    """
+    if "class" in _SHARED_GZIP:
+        return _SHARED_GZIP["class"]
+    from tornado.web import GZipContentEncoding
+
+    kept: dict[str, bytes] = {}
+
+    class SharedStaticGzip(GZipContentEncoding):
+        def __init__(self, request) -> None:
+            super().__init__(request)
+            whole = request.method == "GET" and "Range" not in request.headers
+            self._key = request.uri if whole and _STATIC_PATH.match(request.path or "") else None
+            self._parts: list[bytes] | None = None
+            self._replaying = False
+
+        def transform_first_chunk(self, status_code, headers, chunk, finishing):
+            key = self._key if status_code == 200 and self._gzipping else None
+            body = kept.get(key) if key is not None else None
+            if body is not None:  # compressed before, for someone else: the same bytes
+                headers["Vary"] = f"{headers['Vary']}, Accept-Encoding" if "Vary" in headers else "Accept-Encoding"
+                headers["Content-Encoding"] = "gzip"
+                headers["Content-Length"] = str(len(body))
+                self._replaying = True
+                return status_code, headers, body
+            self._parts = [] if key is not None else None
+            status_code, headers, chunk = super().transform_first_chunk(status_code, headers, chunk, finishing)
+            if not self._gzipping:
+                self._parts = None
+            return status_code, headers, chunk
+
+        def transform_chunk(self, chunk: bytes, finishing: bool) -> bytes:
+            if self._replaying:
+                return b""
+            out = super().transform_chunk(chunk, finishing)
+            if self._parts is not None:
+                self._parts.append(out)
+                if finishing:
+                    body, self._parts = b"".join(self._parts), None
+                    if sum(map(len, kept.values())) + len(body) <= STATIC_GZIP_BYTES:
+                        kept[self._key] = body
+            return out
+
+    SharedStaticGzip.kept = kept  # type: ignore[attr-defined]  # for the tests and the benchmarks
+    _SHARED_GZIP["class"] = SharedStaticGzip
+    return SharedStaticGzip
