@@ -202,54 +202,18 @@ async def _build_next(queue: asyncio.Queue) -> None:
     if context is None or context.destroyed:  # the browser left before its turn
         log.debug("page %s not built: its session ended before its turn", name)
         return
-    on_screen: list = []  # what the view asked to run once it is on screen (pn.state.onload)
     try:
-        await context.with_locked_document(functools.partial(_fill_in, root=root, name=name, module=module,
-                                                             on_screen=on_screen))
-        log.debug("page %s built for session %s; %d on-screen callbacks", name, context.id, len(on_screen))
-        if on_screen:  # the page's message has gone out: now the view's own onload callbacks
-            await context.with_locked_document(functools.partial(_run_on_screen, callbacks=on_screen))
-            log.debug("page %s: on-screen callbacks run for session %s", name, context.id)
+        # what the view asks to run once it is on screen (ui.lazy.on_screen) runs on the next tick, after this message
+        await context.with_locked_document(functools.partial(_fill_in, root=root, name=name, module=module))
+        log.debug("page %s built for session %s", name, context.id)
     except Exception:  # noqa: BLE001 - one page's failure must not stop the others' builds
         log.exception("page %s could not be built", name)
     await asyncio.sleep(_FLUSH_SECONDS)  # the event loop hands the page's message to the network first
 
 
-def _fill_in(doc, *, root: pn.Column, name: str, module, on_screen: list) -> None:
-    with set_curdoc(doc), _onload_once_on_screen(doc, on_screen):
-        _fill(root, name, module)
-
-
-@contextlib.contextmanager
-def _onload_once_on_screen(doc, callbacks: list):
-    """While a view is built for a browser that is already connected, ``pn.state.onload`` keeps its meaning.
-
-    Panel runs an ``onload`` callback at once when the session has loaded, which it has by the
-    time the builder builds the view: a view that waits for its widgets to be on screen (the
-    session page starts fetching FilePond that way) would act before they are.  So during the
-    build ``pn.state.onload(cb)`` for this document collects ``cb``, and the builder runs the
-    collected callbacks once the page's message has gone out.
-    """
-    state = pn.state
-    panel_onload = type(state).onload.__get__(state)
-
-    def onload(callback, threaded: bool = False):
-        if state.curdoc is doc:
-            callbacks.append(callback)
-        else:
-            panel_onload(callback, threaded)
-
-    state.onload = onload  # an instance attribute over Panel's method, for this build only
-    try:
-        yield
-    finally:
-        del state.onload
-
-
-def _run_on_screen(doc, *, callbacks: list) -> None:
+def _fill_in(doc, *, root: pn.Column, name: str, module) -> None:
     with set_curdoc(doc):
-        for callback in callbacks:
-            pn.state.execute(callback, schedule=False)
+        _fill(root, name, module)
 
 
 def build(name: str):
@@ -260,7 +224,9 @@ def build(name: str):
     query is computed on the request (:func:`first_response`, kept per link), and both go out in the
     page's first response as plain HTML, before any JavaScript arrived.  The view itself is built when the browser has connected
     (``pn.state.onload``), in arrival order by this process's builder (:func:`_builder`), and arrives
-    in one message; until then the document holds one empty column.  One root, no Panel template (a template's extra roots make Bokeh ship MathJax, 1.7 MiB,
+    in one message; until then the document holds one empty column.  What a view asks to run once it is
+    on screen it asks through :func:`meter_dashboard.ui.lazy.on_screen` (the next tick, after the view's
+    message), since ``pn.state.onload`` runs at once in a session that has loaded.  One root, no Panel template (a template's extra roots make Bokeh ship MathJax, 1.7 MiB,
     and a design-system bundle): this page loads Bokeh, Panel and its own extensions only.
     Outside a server (a notebook, a script) the view is built at once.
     """
