@@ -97,6 +97,9 @@ def test_responses_are_gzipped_for_browsers_that_accept_it(server, path):
     if path.startswith("/static"):  # the pages themselves carry a new session token each time
         assert gzip.decompress(body) == plain
         assert len(body) < 0.4 * len(plain)
+        again_headers, again = _get(server + path, "gzip")  # compressed once per process: the same bytes again
+        assert again == body and again_headers["Content-Encoding"] == "gzip"
+        assert int(again_headers["Content-Length"]) == len(body)
 
 
 @pytest.mark.parametrize("name", list(READY)[:-1])
