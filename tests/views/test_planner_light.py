@@ -17,3 +17,57 @@ def test_served_planner_fills_its_numbers_once_on_screen(monkeypatch):
         assert page._filled and "computing" not in page.curve_plot.figure.title.text
     finally:
         page.plan.stop_work()
+
+
+def test_the_sidebar_holds_its_single_boxes_straight_and_their_messages_under_them():
+    """δ, T, the budget and the error-rate range have no column each; a message goes right under its box."""
+    import panel as pn
+
+    page = planner_view.Planner()
+    column = page.controls()
+    for box in (page.delta, page.steps, page.budget, page.max_error_rate):
+        parts = box.parts()
+        start = column.objects.index(parts[0])
+        assert column.objects[start:start + len(parts)] == parts
+    assert not any(isinstance(o, pn.Column) and page.delta.text in o.objects for o in column.objects)
+    page.delta.text.value = "1.5"
+    index = column.objects.index(page.delta.slider)
+    assert column.objects[index + 1] is page.delta.message_pane
+    assert "must be in (0, 1); got &#x27;1.5&#x27;" in page.delta.message_pane.object
+    assert column.objects[index + 2] is page.steps.text
+
+
+def test_a_closed_drawer_holds_its_toggle_only_and_opening_puts_its_body_right_under_it():
+    page = planner_view.Planner()
+    column = page.controls()
+    drawer = page.inputs.effort
+    assert drawer.body is None and drawer.toggle in column.objects
+    drawer.open()
+    index = column.objects.index(drawer.toggle)
+    assert column.objects[index + 1] is drawer.body and drawer.body.visible
+    assert page.seconds.text in drawer.body.select(type(page.seconds.text))
+    drawer.toggle.value = False
+    assert not drawer.body.visible and column.objects.count(drawer.body) == 1
+    drawer.open()
+    assert drawer.body.visible and column.objects.count(drawer.body) == 1
+
+
+def test_a_link_that_sets_reverts_shows_the_drawer_open_and_its_message_under_its_body():
+    page = planner_view.Planner(reverts=[1, 2], revert_budget=2)
+    column = page.controls()
+    drawer = page.inputs.revert_drawer
+    index = column.objects.index(drawer.toggle)
+    assert column.objects[index + 1] is drawer.body and page.reverts.text.value == "1,2"
+    pane = page.reverts_error
+    assert column.objects[index + 2] is pane
+
+
+def test_a_message_about_reverts_before_the_drawer_opens_stays_under_the_drawer():
+    page = planner_view.Planner()
+    column = page.controls()
+    drawer = page.inputs.revert_drawer
+    pane = page.reverts_error  # made before the drawer's body
+    assert column.objects[column.objects.index(drawer.toggle) + 1] is pane
+    drawer.open()
+    index = column.objects.index(drawer.toggle)
+    assert column.objects[index + 1:index + 3] == [drawer.body, pane]
