@@ -71,3 +71,16 @@ def test_a_message_about_reverts_before_the_drawer_opens_stays_under_the_drawer(
     drawer.open()
     index = column.objects.index(drawer.toggle)
     assert column.objects[index + 1:index + 3] == [drawer.body, pane]
+
+
+def test_the_curves_axes_share_their_tick_formatter_and_label_policy():
+    """One model each for both axes (stateless): the counts read 100,000 on both, every tick labelled."""
+    from meter_dashboard.meter.figures import LabelsPlot
+
+    fig = LabelsPlot("T", "title").figure
+    x, y = fig.xaxis[0], fig.yaxis[0]
+    assert x.formatter is y.formatter and x.formatter.format == "0,0"
+    assert x.major_label_policy is y.major_label_policy
+    swept = LabelsPlot("δ", "title", log_x=True).figure  # a log x axis keeps its own tick labels (10⁻²)
+    assert swept.xaxis[0].formatter is not swept.yaxis[0].formatter
+    assert swept.xaxis[0].major_label_policy is swept.yaxis[0].major_label_policy
