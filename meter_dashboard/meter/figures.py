@@ -137,9 +137,12 @@ class LabelsPlot:
                              background_fill_alpha=0.8, ncols=2, label_text_font_size="12px", spacing=2, padding=4,
                              margin=4)
         fig.add_layout(self.legend, "below")
-        fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
+        # the axes share what is the same for both (stateless models): two Bokeh models fewer per plot
+        counts = NumeralTickFormatter(format="0,0")
+        fig.yaxis.formatter = counts
         if not log_x:
-            fig.xaxis.formatter = NumeralTickFormatter(format="0,0")  # T = 100,000, never 1.000e+5
+            fig.xaxis.formatter = counts  # T = 100,000, never 1.000e+5
+        fig.xaxis.major_label_policy = fig.yaxis[0].major_label_policy  # every tick labelled, on both axes
         fig.toolbar.logo = None
         self.marker = None
         if marker is not None:

@@ -39,6 +39,7 @@ import param
 from ..core.runtime import thread_pool
 from ..core.validation import InputError
 from ..ui.base import DashboardView
+from ..ui.lazy import on_screen
 from ..ui.sections import document_dispatch
 from ..ui.urlstate import UrlState
 from .model import RECOMMENDED, MeterPlan
@@ -216,7 +217,7 @@ class Planner(DashboardView):
         self.answer.computing()
         self.curves.build_curve(self._filled)
         self.inputs.render_errors()
-        pn.state.onload(self._fill)
+        on_screen(self._fill)
         pn.state.on_session_destroyed(self._on_session_destroyed)
 
     def _on_session_destroyed(self, context) -> None:

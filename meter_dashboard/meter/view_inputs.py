@@ -41,6 +41,8 @@ _EFFORT = ("seconds_per_label", "labelers", "cost_per_hour")
 _PRESET_KEYS = (*PRESETS[next(iter(PRESETS))], "ranges")
 _BOXES = ("signals", "uniform_epsilon", "delta", "steps", "budget", "tenants", "tenant_steps", "max_error_rate",
           "revert_budget", "reverts", "seconds", "labelers", "cost")
+#: The boxes the sidebar column holds straight (not in a row beside another box).
+_IN_COLUMN = ("delta", "steps", "budget", "max_error_rate")
 _TABLE_EDITORS = {"signal": None, "from": None, "to": {"type": "number", "step": 0.001, "min": 0, "max": 1},
                   "epsilon": {"type": "number", "step": 0.001, "min": 0.0001, "max": 0.999}}
 _MONEY = {"type": "money", "precision": 4, "symbol": ""}
@@ -156,16 +158,19 @@ class PlannerInputs(pn.viewable.Viewer):
             return self._controls
         tenants = pn.Row(self.tenants, self.tenant_steps, sizing_mode="stretch_width")
         # an error pane appears after its anchor the first time it has something to say
-        self._anchors = {"meter": self.meter_table, "tenants": tenants, "reverts": self.revert_drawer.body,
+        self._anchors = {"meter": self.meter_table, "tenants": tenants, "reverts": self.revert_drawer,
                          "bound": self.bound_note, "other": self.preset}  # a refused link: seen first
         self._controls = pn.Column(
             self.preset, HTML(TEXT["meter"], margin=(10, 5, 0, 5)),
             pn.Row(self.signals, self.uniform_epsilon, sizing_mode="stretch_width"), self.meter_table,
-            self.delta, self.steps, self.budget, tenants, self.revert_drawer.toggle, self.revert_drawer.body,
-            HTML(TEXT["bound"], margin=(10, 5, 0, 5)), self.bound, self.max_error_rate, self.bound_note,
-            self.effort.toggle, self.effort.body, self.reset_button,
-            sizing_mode="stretch_width",
+            *self.delta.parts(), *self.steps.parts(), *self.budget.parts(), tenants, self.revert_drawer.toggle,
+            HTML(TEXT["bound"], margin=(10, 5, 0, 5)), self.bound, *self.max_error_rate.parts(), self.bound_note,
+            self.effort.toggle, self.reset_button, sizing_mode="stretch_width",
         )
+        for drawer in (self.revert_drawer, self.effort):  # a drawer's body goes in under its toggle when opened
+            drawer.placed_in(self._controls)
+        for box in _IN_COLUMN:  # boxes held by the column itself (no column each): messages go in after them
+            getattr(self, box).placed_in(self._controls)
         self._open_drawers()
         for group in list(self._error_panes):
             self._place_error(group)
@@ -198,6 +203,7 @@ class PlannerInputs(pn.viewable.Viewer):
         if column is None or pane in column.objects:
             return
         anchor = self._anchors[group]
+        anchor = anchor.last if isinstance(anchor, Drawer) else anchor  # under the drawer's body once it is made
         index = len(column.objects) if anchor is None else column.objects.index(anchor) + 1
         column.insert(index, pane)
 

@@ -78,25 +78,46 @@ SECTIONS = {"What the budget buys ▸": "whatif", "Second plot ▸": "sweep", "C
 class Drawer:
     """Inputs below the first view: a toggle that builds them the first time it is opened.
 
-    ``toggle`` and ``body`` go into the page's column; ``build()`` returns the body's objects.
+    ``toggle`` goes into the page's column, which is then told with :meth:`placed_in`; the body
+    (``build()`` returns its objects) is made the first time the drawer opens and goes in right
+    under the toggle: a closed drawer costs the session its toggle only.
     """
 
     def __init__(self, title: str, build, css: str):
         self.title = title
         self._build = build
+        self._css = css
         self.toggle = pn.widgets.Toggle(label=title + " ▸", value=False, color="light", sizing_mode="stretch_width",
                                         css_classes=[f"{css}-toggle"], margin=(8, 5, 2, 5))
-        self.body = pn.Column(sizing_mode="stretch_width", css_classes=[css], margin=0)
+        self.body: pn.Column | None = None  # made the first time the drawer opens
+        self._host: pn.Column | None = None
         self.toggle.param.watch(self._on_toggle, "value")
 
     def open(self) -> None:
         self.toggle.value = True
 
+    @property
+    def last(self):
+        """The drawer's last part in its column: the body once made, else the toggle."""
+        return self.body if self.body is not None else self.toggle
+
+    def placed_in(self, column: pn.Column) -> None:
+        """``column`` holds the toggle: the body goes in right under it (now, if the drawer was opened before)."""
+        self._host = column
+        self._place()
+
+    def _place(self) -> None:
+        column, body = self._host, self.body
+        if column is not None and body is not None and body not in column.objects:
+            column.insert(column.objects.index(self.toggle) + 1, body)
+
     def _on_toggle(self, event) -> None:
         with pn.io.hold():
-            if event.new and not self.body.objects:
-                self.body.objects = list(self._build())
-            self.body.visible = event.new
+            if event.new and self.body is None:
+                self.body = pn.Column(*self._build(), sizing_mode="stretch_width", css_classes=[self._css], margin=0)
+                self._place()
+            if self.body is not None:
+                self.body.visible = event.new
             self.toggle.label = self.title + (" ▾" if event.new else " ▸")
 
 

@@ -33,14 +33,15 @@ class PinSection:
 
     def __init__(self, planner):
         self.planner = planner
-        self.pin_button = pn.widgets.Button(label="Pin this plan to compare", color="default", width=200,
-                                            margin=(4, 5), css_classes=["planner-pin"])
+        # at most 200 px wide and no minimum width (a fixed width would make a phone's page scroll sideways)
+        self.pin_button = pn.widgets.Button(label="Pin this plan to compare", color="default",
+                                            sizing_mode="stretch_width", max_width=200, margin=(4, 5),
+                                            css_classes=["planner-pin"])
         self.pin_button.on_click(lambda _: self.planner.plan.pin())
         self.unpin_button: pn.widgets.Button | None = None  # made the first time a plan is pinned
         self.table: HTML | None = None
-        # a FlexBox: a fixed-width button in a Column would give the page a minimum width (wider than a phone)
-        self.buttons = pn.FlexBox(self.pin_button, flex_wrap="wrap", sizing_mode="stretch_width")
-        self.layout = pn.Column(self.buttons, sizing_mode="stretch_width", css_classes=["planner-pin-section"])
+        self.buttons: pn.FlexBox | None = None  # the pin and unpin buttons side by side: made with the unpin button
+        self.layout = pn.Column(self.pin_button, sizing_mode="stretch_width", css_classes=["planner-pin-section"])
         self._watched = None  # the pinned plan whose outputs are watched
         self._watcher = None
         planner.plan.param.watch(self._on_pinned, "pinned")
@@ -89,7 +90,7 @@ class PinSection:
                                               css_classes=["planner-unpin"])
         self.unpin_button.on_click(lambda _: self.planner.plan.unpin())
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["planner-comparison"])
-        self.buttons.objects = [self.pin_button, self.unpin_button]
+        self.buttons = pn.FlexBox(self.pin_button, self.unpin_button, flex_wrap="wrap", sizing_mode="stretch_width")
         self.layout.objects = [self.buttons, self.table]
 
     def __panel__(self):

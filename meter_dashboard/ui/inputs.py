@@ -87,6 +87,7 @@ class _CheckedInput(pn.viewable.Viewer):
         self._message_classes = ["md-input-message", *message_classes]
         self._message_pane: HTML | None = None  # made the first time there is something to say (most never need one)
         self._layout: pn.Column | None = None
+        self._host: pn.Column | None = None  # the column holding the box's parts straight (:meth:`placed_in`)
         self.text.param.watch(self._on_text, "value")
         model.param.watch(self._on_model, list(watch) if watch else [parameter])
 
@@ -109,7 +110,29 @@ class _CheckedInput(pn.viewable.Viewer):
                                              min_width=0, css_classes=self._message_classes)
             if self._layout is not None:
                 self._layout.append(pane)
+            elif self._host is not None:
+                self._place_message()
         return pane
+
+    def parts(self) -> list:
+        """The box (and its slider) for a column that holds them itself, with no column of their own.
+
+        The column is told with :meth:`placed_in`; the message is then inserted right after the parts
+        the first time there is one (a page with many inputs saves a Bokeh model per input).
+        """
+        return self._parts()
+
+    def placed_in(self, column: pn.Column) -> None:
+        """``column`` holds :meth:`parts` straight: the message goes in after them."""
+        self._host = column
+        if self._message_pane is not None:
+            self._place_message()
+
+    def _place_message(self) -> None:
+        column, pane = self._host, self._message_pane
+        if column is None or pane is None or pane in column.objects:
+            return
+        column.insert(column.objects.index(self._parts()[-1]) + 1, pane)
 
     def _set_message(self, message: str) -> None:
         self.message = message

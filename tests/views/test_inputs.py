@@ -87,3 +87,31 @@ def test_list_input_on_the_plan():
     assert plan.reverts == [1, 2, 3] and box.valid
     plan.reverts = [2]
     assert box.text.value == "2"
+
+
+def test_a_box_held_straight_by_a_column_gets_its_message_right_after_its_parts():
+    """``parts()`` + ``placed_in``: no column of its own; the first message goes in right after the slider."""
+    import panel as pn
+
+    model = Settings()
+    box = NumberInput(model, "steps", label="T", slider={"start": 1, "end": 200})
+    after = pn.pane.HTML("next")
+    column = pn.Column(pn.pane.HTML("before"), *box.parts(), after)
+    box.placed_in(column)
+    assert column.objects[1:3] == [box.text, box.slider] and len(column) == 4  # no message pane yet
+    box.text.value = "x"
+    assert column.objects[3] is box.message_pane and column.objects[4] is after
+    assert "T must be a whole number" in box.message_pane.object
+    box.text.value = "12"
+    assert model.steps == 12 and box.message_pane.object == "" and column.objects.count(box.message_pane) == 1
+
+
+def test_a_message_made_before_the_box_is_placed_goes_in_when_it_is():
+    import panel as pn
+
+    model = Settings()
+    box = NumberInput(model, "delta", label="δ")
+    box.text.value = "2"
+    column = pn.Column(*box.parts(), pn.pane.HTML("next"))
+    box.placed_in(column)
+    assert column.objects[:2] == [box.text, box.message_pane] and "δ must be in (0, 1)" in box.message_pane.object

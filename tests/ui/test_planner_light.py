@@ -1,0 +1,44 @@
+"""The planner's first view builds only what a person sees (issue 29), in a real browser at 1440×900."""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.ui.planner_actions import open_drawer
+
+pytestmark = pytest.mark.ui
+
+
+@pytest.fixture
+def screen(browser):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()
+
+
+def test_closed_drawers_are_built_when_opened_with_their_boxes(screen, server, open_page):
+    page = open_page(screen, server, "/planner", ".label-count-regular")
+    for drawer in ("planner-reverts", "planner-effort"):
+        expect(page.locator(f".{drawer}-toggle").first).to_be_attached()
+        assert page.locator(f".{drawer}").count() == 0  # the closed drawer's body is not built
+    open_drawer(page, "effort")
+    expect(page.locator(".planner-effort").first.get_by_text("Seconds per label")).to_be_visible()
+    toggle = page.locator(".planner-effort-toggle").first.bounding_box()
+    body = page.locator(".planner-effort").first.bounding_box()
+    assert 0 <= body["y"] - (toggle["y"] + toggle["height"]) < 12  # right under its toggle
+    assert page.locator(".planner-reverts").count() == 0
+
+
+def test_a_box_held_by_the_sidebar_shows_its_message_right_under_it(screen, server, open_page):
+    page = open_page(screen, server, "/planner", ".label-count-regular")
+    box = page.locator(".delta-input input").first
+    box.fill("1.5")
+    box.press("Enter")
+    message = page.locator(".md-input-message .md-error").first
+    expect(message).to_contain_text("must be in (0, 1); got '1.5'")
+    slider = page.locator(".md-slider").first.bounding_box()  # δ's slider: the sidebar's first
+    shown = message.bounding_box()
+    below = page.locator(".steps-input").first.bounding_box()
+    assert slider["y"] + slider["height"] <= shown["y"] + 1 and shown["y"] + shown["height"] <= below["y"] + 1
