@@ -7,6 +7,7 @@ table/slide/report* export the same result.
 """
 from __future__ import annotations
 
+from time import monotonic
 from typing import Any
 
 import panel as pn
@@ -18,8 +19,8 @@ from ..ui.lazy import WhenSeen
 from ..ui.style import HTML, stale_html
 from . import view_text as text
 from .figures import DecisionFigure
-from .model import METHOD_LABELS, ApproveModel
-from .text import inputs, pending_lead
+from .model import EXAMPLES, METHOD_LABELS, ApproveModel
+from .text import PACE, inputs, lead, pending_lead, time_left
 
 __all__ = ["ApproveDecisions", "PLOT_PLACE_PX"]
 
@@ -57,6 +58,9 @@ class ApproveDecisions(pn.viewable.Viewer):
         # hidden until the first decisions: before them the table is empty and the place would be on screen
         self.plot_place.holder.visible = False
         self._layout = None
+        #: the computation being waited for: (method, when it started, the result then), measured into text.PACE
+        self._started: tuple[str, float, Any] | None = None
+        self._follow_computation()
 
     # ------------------------------------------------------------------ exports (built in a worker thread)
     def _file_stem(self) -> str:
@@ -104,7 +108,29 @@ class ApproveDecisions(pn.viewable.Viewer):
     @param.depends("model.result", "model.busy", watch=True)
     def _result_changed(self) -> None:
         """What :meth:`draw_result` shows changed (and the comparison marks the chosen procedure)."""
+        self._follow_computation()
         self._schedule("result", "comparison")
+
+    def _follow_computation(self) -> None:
+        """Time the chosen procedure's computations: from the first sight of the model busy to a new complete result
+        of that procedure (recorded into ``text.PACE``); a pass that ends without one (a known result, a refused
+        setting, the comparison only) is not a measurement."""
+        m, r = self.model, self.model.result
+        if self._started is not None:
+            method, start, before = self._started
+            if r is not None and r is not before and r.complete and r.method == method:
+                PACE.record(method, r.decided, monotonic() - start)
+                self._started = None
+            elif not m.busy:
+                self._started = None
+        if self._started is None and m.busy:
+            self._started = (m.method, monotonic(), r)
+
+    def _left(self, r) -> str:
+        """How long the rest of a partial result takes, at the pace of its decisions so far."""
+        if self._started is None or r.complete:
+            return ""
+        return time_left(r.decided, len(r.names), monotonic() - self._started[1])
 
     def draw_points(self) -> None:
         """The plot's data source (its axes and visibility follow in :meth:`draw_result`)."""
@@ -117,7 +143,10 @@ class ApproveDecisions(pn.viewable.Viewer):
         m = self.model
         if m.trace is None:
             return ""
-        return lead_markup(pending_lead(m.trace.modifications, METHOD_LABELS[m.method], m.alpha), "approve-pending")
+        # a shipped example's computing time is bounded (text.Pace); an uploaded trace's is not known before it runs
+        seconds = PACE.seconds(m.trace.modifications, m.method) if m.example in EXAMPLES else None
+        return lead_markup(pending_lead(m.trace.modifications, METHOD_LABELS[m.method], m.alpha, seconds),
+                           "approve-pending")
 
     def draw_result(self) -> None:
         r = self.model.result
@@ -125,7 +154,7 @@ class ApproveDecisions(pn.viewable.Viewer):
             self.headlines.object = '<div class="md-note"><span class="approve-pending">computing…</span></div>'
             self.lead.object = self._pending_lead()
             return
-        self.lead.object = lead_markup(r.lead(), "approve")
+        self.lead.object = lead_markup(lead(r, self._left(r)), "approve")
         self.headlines.object = text.headlines(r, self.model.trace.original_name, self.model.busy)
         self.sentence.object = text.sentence(r)
         self.method_note.object = text.method_note(r.method)

@@ -244,3 +244,24 @@ def test_the_decision_plot_below_the_fold_is_built_when_scrolled_to(page, server
     assert abs((shown["y"] - top) - (box["y"] - box_top)) < 1 and abs(shown["height"] - box["height"]) < 1
     assert page.evaluate("document.documentElement.scrollHeight") == height  # nothing below it moved either
     assert relevant_errors(page.console_errors) == []
+
+
+def test_the_first_response_says_what_it_computes_and_for_how_long(page, server, relevant_errors):
+    """Issue 29: a plain HTTP client reads what /approve computes for the link and at most how long it takes
+    (approvals.text.Pace: never less than the calibrated bound; more once this server measured slower)."""
+    import html
+    import re
+    import urllib.request
+
+    from meter_dashboard.approvals.text import Pace
+
+    with urllib.request.urlopen(server + "/approve?example=adversary&method=pres-srgp", timeout=60) as response:
+        body = html.unescape(response.read().decode("utf-8"))
+    said = re.search(r"computing the approvals of the 50 modifications on the link's trace with presSRGP "
+                     r"\((under 1 s|up to (\d+) s) of computing on this server\) and building the page…", body)
+    assert said is not None, body[-3000:]
+    assert int(said.group(2) or 1) >= Pace().seconds(50, "pres-srgp")  # the bound, rounded up
+    page.goto(server + "/approve?example=adversary&method=pres-srgp", wait_until="commit")
+    expect(page.locator(".md-boot").first).to_contain_text(said.group(0), timeout=30_000)  # on screen at once
+    expect(page.locator(".approve-lead").first).to_contain_text("We can ship", timeout=120_000)
+    assert relevant_errors(page.console_errors) == []
