@@ -29,8 +29,8 @@ from ..core.validation import InputError
 from ..ui.exports import lead_markup
 from ..ui.urlstate import MAX_QUERY_CHARS
 
-__all__ = ["FirstAnswer", "first_answer", "render_first", "computing", "planner_result", "query_of", "EXACT_SECONDS", "ANSWERS",
-           "COMPUTING", "FIRST_RESAMPLES"]
+__all__ = ["FirstAnswer", "first_answer", "render_first", "computing", "planner_result", "query_of", "EXACT_SECONDS",
+           "ANSWERS", "COMPUTING", "FIRST_RESAMPLES"]
 
 log = logging.getLogger(__name__)
 
@@ -255,7 +255,9 @@ def _compare(query: dict[str, str], refused: str) -> FirstAnswer | None:
 
 def _approve_computing(query: dict[str, str], refused: str) -> str:
     """/approve: the decisions of the link's example and procedure, and at most how long they take (its view
-    computes them; the link's other settings do not change how long)."""
+    computes them; approvals.text.Pace's bound holds for any of the link's other settings: a link carries no
+    conditioning, and a shipped example's trace is the one calibrated).  Said with the bound known when the
+    link is first opened (app.pages keeps the first response per link)."""
     from ..approvals.model import EXAMPLES, METHOD_LABELS, ApproveModel, load_example
     from ..approvals.text import PACE, computing_sentence
     from ..bounds.srgp import normalize_method

@@ -36,23 +36,27 @@ class Pace:
     the calibrated cost below and the slowest this process measured on its last computations
     (:meth:`record`: the page records each computation it waited for), so a busy server says more.
 
-    Calibration (2 shared cores, 2026-11-28, load average 2 to 12, the shipped examples, every
-    procedure three times): fsSRGP at most 110 ms and presSRGP at most 231 ms for the 50
-    modifications of ``adversary`` (2.2 and 4.6 ms per decision), fsSRGP 1 ms and presSRGP 4 ms
-    for the 15 of ``refits``; every other procedure at most 1 ms for either (0.02 ms per
-    decision).  The costs below are four times the slowest of these; the overhead covers the
-    worker process's first chunk (``ApproveModel.CHUNK_SECONDS``), one publishing interval
-    (``STREAM_INTERVAL``) and the session's next tick.  Procedures whose levels come from
-    multivariate normal probabilities (fs/presSRGP) grow with the trace's examples and
-    correlations in ways its size does not bound (on synthetic traces 0.02 to 320 ms per
-    decision): for an uploaded trace the page says no number before its first decisions, then
-    the pace they come at (:func:`time_left`).
+    Calibration (2 shared cores, 2026-11-28, load average 2 to 12; ``approve()`` on the shipped
+    examples): with the defaults, fsSRGP took at most 110 ms and presSRGP 231 ms for the 50
+    modifications of ``adversary``, 1 and 4 ms for the 15 of ``refits``, every other procedure at
+    most 1 ms; over α 0.001-0.9, margins -0.1 to 1 and two seeds the slowest were 945 ms for
+    ``adversary`` (presSRGP, α 0.3, margin -0.1: 19 ms a decision) and 299 ms for ``refits`` (20 ms
+    a decision).  The cost below is 2.5 times that; the overhead covers the worker process's first
+    chunk (``ApproveModel.CHUNK_SECONDS``), one publishing interval (``STREAM_INTERVAL``) and the
+    session's next tick.  tests/benchmarks/test_bench_approve_pace.py times the served computation
+    against it.  The cost of fs/presSRGP's multivariate normal probabilities grows with the earlier
+    nodes they condition on (calibrated at the default, :data:`CONDITIONING`) and with the trace's
+    examples and correlations in ways its size does not bound (on synthetic traces 0.02 to 320 ms a
+    decision): so no number is said for an uploaded trace or more conditioning (:meth:`known`), only
+    the pace of the decisions once they come (:func:`time_left`).
     """
 
     #: seconds per decision, calibrated (see above): fs/presSRGP, and every other procedure
-    MVN_SECONDS, PLAIN_SECONDS = 0.02, 0.001
+    MVN_SECONDS, PLAIN_SECONDS = 0.05, 0.001
     #: seconds before the first decision shows, whatever the trace
     OVERHEAD_SECONDS = 0.5
+    #: the earlier nodes fs/presSRGP conditioned on in the calibration (``ApprovalSettings.max_conditioning``)
+    CONDITIONING = 6
     #: the last computations measured, per kind of procedure
     KEPT = 8
 
@@ -68,6 +72,10 @@ class Pace:
         """A computation of ``decisions`` decisions with ``method`` took ``seconds`` (wall clock, on this process)."""
         if decisions > 0 and seconds >= 0:
             self._measured[self._mvn(method)].append(max(seconds - self.OVERHEAD_SECONDS, 0.0) / decisions)
+
+    def known(self, method: str, max_conditioning: int = CONDITIONING) -> bool:
+        """Whether :meth:`seconds` bounds ``method`` with these settings (on a shipped example's trace)."""
+        return not self._mvn(method) or max_conditioning <= self.CONDITIONING
 
     def per_decision(self, method: str) -> float:
         mvn = self._mvn(method)

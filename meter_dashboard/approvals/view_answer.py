@@ -144,7 +144,8 @@ class ApproveDecisions(pn.viewable.Viewer):
         if m.trace is None:
             return ""
         # a shipped example's computing time is bounded (text.Pace); an uploaded trace's is not known before it runs
-        seconds = PACE.seconds(m.trace.modifications, m.method) if m.example in EXAMPLES else None
+        known = m.example in EXAMPLES and PACE.known(m.method, m.max_conditioning)
+        seconds = PACE.seconds(m.trace.modifications, m.method) if known else None
         return lead_markup(pending_lead(m.trace.modifications, METHOD_LABELS[m.method], m.alpha, seconds),
                            "approve-pending")
 

@@ -36,8 +36,10 @@ async def _served_computation(example: str, method: str) -> float:
 @pytest.mark.parametrize("method", list(ap.METHODS))
 def test_decisions_within_the_stated_bound(benchmark, example, method):
     asyncio.run(_served_computation(example, "naive"))  # imports are warm (each run starts its worker's chunks anew)
-    benchmark.pedantic(lambda: asyncio.run(_served_computation(example, method)), rounds=3, iterations=1)
+    times: list[float] = []
+    benchmark.pedantic(lambda: times.append(asyncio.run(_served_computation(example, method))), rounds=3,
+                       iterations=1)
     modifications = ap.load_example(example)[0].modifications
     bound = Pace().seconds(modifications, method)  # the calibrated bound (no measurements of this process)
-    benchmark.extra_info.update(bound_seconds=bound, modifications=modifications)
-    print(f"\n{example} {method}: slowest {benchmark.stats.stats.max:.3f} s, stated bound {bound:.2f} s")
+    benchmark.extra_info.update(bound_seconds=bound, modifications=modifications, slowest_seconds=max(times))
+    print(f"\n{example} {method}: slowest {max(times):.3f} s, stated bound {bound:.2f} s")

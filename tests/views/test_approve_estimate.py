@@ -89,3 +89,13 @@ def test_the_view_times_its_computation_says_its_pace_and_bounds_only_a_shipped_
     assert pace.seconds(15, "fs-srgp") == pytest.approx(Pace.OVERHEAD_SECONDS + 15 * per_decision)
     model.use_trace(model.trace)  # the same numbers, as an uploaded file: its computing time is not known beforehand
     assert model.example == "uploaded" and "of computing" not in view.decisions._pending_lead()
+
+
+def test_no_number_for_more_conditioning_than_calibrated():
+    from meter_dashboard.approvals.view import Approve
+
+    assert Pace().known("fs-srgp") and Pace().known("bonferroni", 40) and not Pace().known("pres-srgp", 7)
+    view = Approve(method="fs-srgp")
+    assert "of computing on this server" in view.decisions._pending_lead()
+    view.model.max_conditioning = 12  # each threshold integrates up to 13 dimensions: not what was calibrated
+    assert "of computing" not in view.decisions._pending_lead()

@@ -167,14 +167,15 @@ def test_the_first_view_carries_no_empty_message_panes():
 def test_while_computing_the_lead_says_what_is_computed_in_the_answers_place(refits):
     """Issue 29: the lead's place is kept while the decisions are computed (the page does not jump when the answer
     arrives), in its own class: ``.approve-lead`` is only ever the answer."""
-    from meter_dashboard.approvals.text import PACE, lead, pending_lead
+    from meter_dashboard.approvals.text import PACE, duration, lead, pending_lead
 
     view = Approve(method="fs-srgp", alpha=0.05)
     pending = view.decisions._pending_lead()
-    words = pending_lead(15, "fsSRGP", 0.05, PACE.seconds(15, "fs-srgp"))  # issue 29: and for how long (text.Pace)
-    assert words == ("Computing which of the 15 modifications we can ship (fsSRGP, under 1 s of computing on this "
-                     "server) so that all approvals together are right 95 times in 100: each decision shows here as "
-                     "soon as its test is done.")
+    bound = PACE.seconds(15, "fs-srgp")
+    words = pending_lead(15, "fsSRGP", 0.05, bound)  # issue 29: and for how long (text.Pace)
+    assert words == (f"Computing which of the 15 modifications we can ship (fsSRGP, {duration(bound)} "
+                     "of computing on this server) so that all approvals together are right 95 times in 100: each "
+                     "decision shows here as soon as its test is done.")
     assert pending == f'<p class="md-lead page-lead approve-pending-lead">{words}</p>'
     assert "approve-lead" not in pending.replace("approve-pending-lead", "")
     assert 0.6 < len(words) / len(lead(view.model.result)) < 1.6  # about the answer's length: one holds the other's place
