@@ -29,8 +29,8 @@ from ..core.validation import InputError
 from ..ui.exports import lead_markup
 from ..ui.urlstate import MAX_QUERY_CHARS
 
-__all__ = ["FirstAnswer", "first_answer", "render_first", "planner_result", "query_of", "EXACT_SECONDS", "ANSWERS",
-           "COMPUTING", "FIRST_RESAMPLES"]
+__all__ = ["FirstAnswer", "first_answer", "render_first", "computing", "planner_result", "query_of", "EXACT_SECONDS",
+           "ANSWERS", "COMPUTING", "FIRST_RESAMPLES"]
 
 log = logging.getLogger(__name__)
 
@@ -253,11 +253,26 @@ def _compare(query: dict[str, str], refused: str) -> FirstAnswer | None:
     return FirstAnswer(answer, headline, message or res.lead(), inputs, ".compare-p", message)
 
 
-#: What a page without a first answer says it is computing, until its view is on screen.
-COMPUTING = {
-    "approve": "computing the approvals of the modifications on the link's trace (SRGP's decision for each, a few "
-               "seconds) and building the page…",
-}
+def _approve_computing(query: dict[str, str], refused: str) -> str:
+    """/approve: the decisions of the link's example and procedure, and at most how long they take (its view
+    computes them; approvals.text.Pace's bound holds for any of the link's other settings: a link carries no
+    conditioning, and a shipped example's trace is the one calibrated).  Said with the bound known when the
+    link is first opened (app.pages keeps the first response per link)."""
+    from ..approvals.model import EXAMPLES, METHOD_LABELS, ApproveModel, load_example
+    from ..approvals.text import PACE, computing_sentence
+    from ..bounds.srgp import normalize_method
+
+    example, method = ApproveModel.param["example"].default, ApproveModel.param["method"].default
+    if not refused:  # a refused value: the page's default, as the live page (which says why)
+        example = query.get("example") if query.get("example") in EXAMPLES else example
+        with contextlib.suppress(InputError):
+            method = normalize_method(query.get("method", method))
+    modifications = load_example(example)[0].modifications
+    return computing_sentence(modifications, METHOD_LABELS[method], PACE.seconds(modifications, method))
+
+
+#: What a page without a first answer says it is computing (for the link's query), until its view is on screen.
+COMPUTING = {"approve": _approve_computing}
 
 #: What shows that the live view of a page without a first answer is laid out and holds its first numbers (for
 #: /approve its lead: the decisions so far, or all of them): until it is on screen the view is built out of sight
@@ -286,7 +301,18 @@ def first_answer(name: str, raw_query: str) -> FirstAnswer | None:
         return None
 
 
-def render_first(answer: FirstAnswer | None, name: str, *, title: str, theme: str) -> Markup:
+def computing(name: str, raw_query: str = "") -> str:
+    """What page ``name`` says it is computing for the link's query while its view is built (never fails)."""
+    say = COMPUTING.get(name)
+    if say is not None:
+        try:
+            return say(*query_of(raw_query))
+        except Exception:  # noqa: BLE001 - the first response must never fail: the generic words then
+            log.exception("what %s computes could not be said", name)
+    return "building the page and computing its numbers…"
+
+
+def render_first(answer: FirstAnswer | None, name: str, *, title: str, theme: str, query: str = "") -> Markup:
     """The first response's body under the header: the answer and its inputs, or what is being computed."""
     return Markup(render("app/templates/first.html", a=answer, title=title, theme=theme, live=LIVE.get(name),
-                         computing=COMPUTING.get(name, "building the page and computing its numbers…")))
+                         computing=computing(name, query)))

@@ -92,7 +92,7 @@ def first_response(name: str, theme: str, query: str = "", url: str = "") -> tup
         page = PAGES[name]
         title = f"{answer.headline} · {SITE_TITLE} {page.title}" if answer else f"{SITE_TITLE} · {page.title}"
         description = answer.sentence if answer else page.summary
-        top = documents.header_html(name, theme) + render_first(answer, name, title=page.title, theme=theme)
+        top = documents.header_html(name, theme) + render_first(answer, name, title=page.title, theme=theme, query=query)
         kept = (answer.headline if answer else title, description, str(escape(title)), Markup(top))
         if answer is None or "computing" not in answer.answer:  # a pending exact count is asked again next time
             _FIRST[key] = kept

@@ -2,10 +2,12 @@
 
 :class:`ApproveDecisions` is the "Decisions" tab of :class:`~meter_dashboard.approvals.view.Approve`
 and the page's lead: headline numbers, the sentence, the table of decisions and (below the fold,
-built once the page is on screen) the plot; *Download table/slide/report* export the same result.
+built when it is scrolled to: :class:`~meter_dashboard.ui.lazy.WhenSeen`) the plot; *Download
+table/slide/report* export the same result.
 """
 from __future__ import annotations
 
+from time import monotonic
 from typing import Any
 
 import panel as pn
@@ -13,13 +15,19 @@ import param
 
 from ..core.report import csv_with_inputs, result_report
 from ..ui.exports import Exports, lead_markup
+from ..ui.lazy import WhenSeen
 from ..ui.style import HTML, stale_html
 from . import view_text as text
 from .figures import DecisionFigure
-from .model import METHOD_LABELS, ApproveModel
-from .text import inputs, pending_lead
+from .model import EXAMPLES, METHOD_LABELS, ApproveModel
+from .text import PACE, inputs, lead, pending_lead, time_left
 
-__all__ = ["ApproveDecisions"]
+__all__ = ["ApproveDecisions", "PLOT_PLACE_PX"]
+
+#: The plot's place on the page: the figure's height (``figures._figure``: 320 px; its pane has no margin in the
+#: holder, measured in Chromium), so the box that holds it until it is scrolled to has its height and nothing
+#: moves when it is drawn (tests/ui/test_approve_page.py checks both).
+PLOT_PLACE_PX = 320
 
 
 class ApproveDecisions(pn.viewable.Viewer):
@@ -37,17 +45,22 @@ class ApproveDecisions(pn.viewable.Viewer):
         self.exports = Exports("approve", self._file_stem, csv=self._csv_text, slide=self._slide, report=self._report)
         self.method_note = HTML("", sizing_mode="stretch_width", css_classes=["md-note"])
         self.table = HTML("", sizing_mode="stretch_width", css_classes=["approve-table"])
-        # the plot sits below the table: on a served page it is built once the page has been shown
+        # the plot sits below the table: on a served page it is built when it is scrolled to (at once in a notebook)
         self.decision_figure: DecisionFigure | None = None
         self.decision_source: Any = None
         self.decision_plot: Any = None
-        self._plot_wanted = not served  # served: once the page is on screen (_show_decision_plot)
+        self._served = served
+        self._plot_wanted = False  # the plot's place has been seen: the figure is drawn with the first result
         self._plot_holder = pn.Column(sizing_mode="stretch_width", margin=0)
+        self.plot_place = WhenSeen(self._show_decision_plot, height=PLOT_PLACE_PX,
+                                   text="The plot of p-values and levels is drawn when you scroll to it.",
+                                   css_classes=["approve-decision-plot-place"])
+        # hidden until the first decisions: before them the table is empty and the place would be on screen
+        self.plot_place.holder.visible = False
         self._layout = None
-        if not served:
-            self._build_decision_plot()
-        else:
-            pn.state.onload(self._show_decision_plot)
+        #: the computation being waited for: (method, when it started, the result then), measured into text.PACE
+        self._started: tuple[str, float, Any] | None = None
+        self._follow_computation()
 
     # ------------------------------------------------------------------ exports (built in a worker thread)
     def _file_stem(self) -> str:
@@ -76,23 +89,48 @@ class ApproveDecisions(pn.viewable.Viewer):
                                            css_classes=["approve-decision-plot"], visible=False)
         self._plot_holder.objects = [self.decision_plot]
 
-    def _show_decision_plot(self) -> None:
-        """Once the page is on screen: the plot, with its points (or with the first result to arrive).
+    def _show_decision_plot(self):
+        """The plot's place came near the screen (or a notebook, or an export, asked): the plot, with its points.
 
-        The figure reaches the browser with its data: a figure first drawn from an empty source and
-        filled by a later message could be drawn between the two, and BokehJS then reads the empty
-        colour column (``RangeError: Offset is outside the bounds of the DataView``).
+        The figure reaches the browser with its data (or with the first result to arrive): a figure first
+        drawn from an empty source and filled by a later message could be drawn between the two, and BokehJS
+        then reads the empty colour column (``RangeError: Offset is outside the bounds of the DataView``).
         """
         self._plot_wanted = True
-        if self.decision_plot is None and self.model.result is not None:
-            with pn.io.hold():
-                self.draw_result()
+        r = self.model.result
+        if r is not None:
+            self._draw_plot(r)
+        elif not self._served and self.decision_figure is None:  # a notebook: the figure now, its points later
+            self._build_decision_plot()
+        return self._plot_holder
 
     # ------------------------------------------------------------------ drawing
     @param.depends("model.result", "model.busy", watch=True)
     def _result_changed(self) -> None:
         """What :meth:`draw_result` shows changed (and the comparison marks the chosen procedure)."""
+        self._follow_computation()
         self._schedule("result", "comparison")
+
+    def _follow_computation(self) -> None:
+        """Time the chosen procedure's computations: from the first sight of the model busy to a new complete result
+        of that procedure (recorded into ``text.PACE``); a pass that ends without one (a known result, a refused
+        setting, the comparison only) is not a measurement."""
+        m, r = self.model, self.model.result
+        if self._started is not None:
+            method, start, before = self._started
+            if r is not None and r is not before and r.complete and r.method == method:
+                PACE.record(method, r.decided, monotonic() - start)
+                self._started = None
+            elif not m.busy:
+                self._started = None
+        if self._started is None and m.busy:
+            self._started = (m.method, monotonic(), r)
+
+    def _left(self, r) -> str:
+        """How long the rest of a partial result takes, at the pace of its decisions so far."""
+        if self._started is None or r.complete:
+            return ""
+        return time_left(r.decided, len(r.names), monotonic() - self._started[1])
 
     def draw_points(self) -> None:
         """The plot's data source (its axes and visibility follow in :meth:`draw_result`)."""
@@ -105,7 +143,11 @@ class ApproveDecisions(pn.viewable.Viewer):
         m = self.model
         if m.trace is None:
             return ""
-        return lead_markup(pending_lead(m.trace.modifications, METHOD_LABELS[m.method], m.alpha), "approve-pending")
+        # a shipped example's computing time is bounded (text.Pace); an uploaded trace's is not known before it runs
+        known = m.example in EXAMPLES and PACE.known(m.method, m.max_conditioning)
+        seconds = PACE.seconds(m.trace.modifications, m.method) if known else None
+        return lead_markup(pending_lead(m.trace.modifications, METHOD_LABELS[m.method], m.alpha, seconds),
+                           "approve-pending")
 
     def draw_result(self) -> None:
         r = self.model.result
@@ -113,11 +155,16 @@ class ApproveDecisions(pn.viewable.Viewer):
             self.headlines.object = '<div class="md-note"><span class="approve-pending">computing…</span></div>'
             self.lead.object = self._pending_lead()
             return
-        self.lead.object = lead_markup(r.lead(), "approve")
+        self.lead.object = lead_markup(lead(r, self._left(r)), "approve")
         self.headlines.object = text.headlines(r, self.model.trace.original_name, self.model.busy)
         self.sentence.object = text.sentence(r)
         self.method_note.object = text.method_note(r.method)
         self.table.object = text.decision_table(r)
+        self.plot_place.holder.visible = True  # under the table's rows (pending ones too): now in its place
+        self._draw_plot(r)
+
+    def _draw_plot(self, r) -> None:
+        """The plot of ``r`` once its place has been seen (built with its points the first time)."""
         if self.decision_figure is None and self._plot_wanted:
             self._build_decision_plot(r)
         if self.decision_figure is not None:
@@ -131,5 +178,5 @@ class ApproveDecisions(pn.viewable.Viewer):
     def __panel__(self):
         if self._layout is None:
             self._layout = pn.Column(self.headlines, self.stale, self.sentence, self.exports.row,
-                                     self.method_note, self.table, self._plot_holder, sizing_mode="stretch_width")
+                                     self.method_note, self.table, self.plot_place, sizing_mode="stretch_width")
         return self._layout

@@ -190,6 +190,7 @@ def test_the_plot_and_the_advanced_settings_arrive_when_needed(page, server, ope
     """Issue 19: the first document carries what the first view shows; the plot follows, the advanced
     settings are built when their card opens."""
     open_page(page, server, "/approve", MAIN)
+    page.locator(".approve-decision-plot-place").first.scroll_into_view_if_needed()  # built when scrolled to
     expect(page.locator(".approve-decision-plot").first).to_be_visible(timeout=30_000)
     tests = page.evaluate("""() => { for (const m of Bokeh.documents[0].all_models) {
         if (m.data != null && m.data.level !== undefined && m.data.decision !== undefined)
@@ -214,4 +215,53 @@ def test_a_link_sets_the_procedure_and_follows_it(page, server, open_page, relev
     page.locator(".approve-method select").first.select_option(label="bonfSRGP")
     page.wait_for_function("() => window.location.search.includes('method=bonf-srgp')", timeout=20_000)
     assert "keep=me" in page.evaluate("() => window.location.search")  # a key the page does not own stays
+    assert relevant_errors(page.console_errors) == []
+
+
+FIGURE_POINTS = """() => { for (const m of Bokeh.documents[0].all_models) {
+    if (m.data != null && m.data.level !== undefined && m.data.decision !== undefined)
+        return Array.from(m.data.test).length; } return null; }"""
+
+
+def test_the_decision_plot_below_the_fold_is_built_when_scrolled_to(page, server, open_page, relevant_errors):
+    """Issue 29: at 1440x900 the 50 decisions push the plot far below the fold: it is not built on load (no figure
+    in the document, its place a box of its height); scrolled to, it arrives with its 50 points where the box was."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    open_page(page, server, "/approve?example=adversary", MAIN)
+    expect(page.locator(MAIN)).to_have_count(50, timeout=60_000)
+    page.wait_for_timeout(1500)  # anything the page would build on its own has arrived
+    assert page.locator(".approve-decision-plot").count() == 0 and page.evaluate(FIGURE_POINTS) is None
+    box_top = page.locator(MAIN).first.bounding_box()["y"]
+    place = page.locator(".approve-decision-plot-place").first
+    box = place.bounding_box()
+    assert box["y"] > 900 + 240  # below the fold and beyond the look-ahead (ui.lazy.AHEAD_PX)
+    height = page.evaluate("document.documentElement.scrollHeight")
+    place.scroll_into_view_if_needed()
+    expect(page.locator(".approve-decision-plot").first).to_be_visible(timeout=30_000)
+    page.wait_for_function(f"() => ({FIGURE_POINTS})() === 50", timeout=30_000)
+    shown = page.locator(".approve-decision-plot").first.bounding_box()
+    top = page.locator(MAIN).first.bounding_box()["y"]  # the page scrolled: positions relative to the table
+    assert abs((shown["y"] - top) - (box["y"] - box_top)) < 1 and abs(shown["height"] - box["height"]) < 1
+    assert page.evaluate("document.documentElement.scrollHeight") == height  # nothing below it moved either
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_the_first_response_says_what_it_computes_and_for_how_long(page, server, relevant_errors):
+    """Issue 29: a plain HTTP client reads what /approve computes for the link and at most how long it takes
+    (approvals.text.Pace: never less than the calibrated bound; more once this server measured slower)."""
+    import html
+    import re
+    import urllib.request
+
+    from meter_dashboard.approvals.text import Pace
+
+    with urllib.request.urlopen(server + "/approve?example=adversary&method=pres-srgp", timeout=60) as response:
+        body = html.unescape(response.read().decode("utf-8"))
+    said = re.search(r"computing the approvals of the 50 modifications on the link's trace with presSRGP "
+                     r"\((under 1 s|up to (\d+) s) of computing on this server\) and building the page…", body)
+    assert said is not None, body[-3000:]
+    assert int(said.group(2) or 1) >= Pace().seconds(50, "pres-srgp")  # the bound, rounded up
+    page.goto(server + "/approve?example=adversary&method=pres-srgp", wait_until="commit")
+    expect(page.locator(".md-boot").first).to_contain_text(said.group(0), timeout=30_000)  # on screen at once
+    expect(page.locator(".approve-lead").first).to_contain_text("We can ship", timeout=120_000)
     assert relevant_errors(page.console_errors) == []

@@ -133,7 +133,8 @@ def test_the_first_view_holds_only_what_it_shows():
     kinds = [type(m).__name__ for m in doc.models]
     assert "figure" not in kinds and kinds.count("TextInput") == 4  # α, edge weight, margin, margin step
     assert len(doc.models) <= 90, len(doc.models)                  # 145 before: 120 with the advanced card, 77 now
-    assert any("_show_decision_plot" in repr(callback) for callback in on_screen), on_screen
+    # the plot's place is a box that says when it is scrolled to (ui.lazy.WhenSeen), not an onload callback
+    assert kinds.count("ReactiveESM") == 1 and on_screen == [], on_screen  # SeenWatch is a JSComponent
 
 
 def test_advanced_settings_and_the_plot_are_built_when_needed():
@@ -166,14 +167,43 @@ def test_the_first_view_carries_no_empty_message_panes():
 def test_while_computing_the_lead_says_what_is_computed_in_the_answers_place(refits):
     """Issue 29: the lead's place is kept while the decisions are computed (the page does not jump when the answer
     arrives), in its own class: ``.approve-lead`` is only ever the answer."""
-    from meter_dashboard.approvals.text import lead, pending_lead
+    from meter_dashboard.approvals.text import PACE, duration, lead, pending_lead
 
     view = Approve(method="fs-srgp", alpha=0.05)
     pending = view.decisions._pending_lead()
-    words = pending_lead(15, "fsSRGP", 0.05)
-    assert words == ("Computing which of the 15 modifications we can ship (fsSRGP) so that all approvals together "
-                     "are right 95 times in 100: each decision shows here as soon as its test is done.")
+    bound = PACE.seconds(15, "fs-srgp")
+    words = pending_lead(15, "fsSRGP", 0.05, bound)  # issue 29: and for how long (text.Pace)
+    assert words == (f"Computing which of the 15 modifications we can ship (fsSRGP, {duration(bound)} "
+                     "of computing on this server) so that all approvals together are right 95 times in 100: each "
+                     "decision shows here as soon as its test is done.")
     assert pending == f'<p class="md-lead page-lead approve-pending-lead">{words}</p>'
     assert "approve-lead" not in pending.replace("approve-pending-lead", "")
     assert 0.6 < len(words) / len(lead(view.model.result)) < 1.6  # about the answer's length: one holds the other's place
     assert pending_lead(1, "Bonferroni", 0.1).startswith("Computing which of the 1 modification we can ship")
+
+
+def test_the_decision_plot_is_built_when_its_place_is_seen():
+    """Issue 29: the plot below the table is a ui.lazy.WhenSeen box of its height until it is scrolled to."""
+    import panel as pn
+
+    from panel.io.state import set_curdoc
+
+    from meter_dashboard.approvals.view_answer import PLOT_PLACE_PX
+    from meter_dashboard.ui.lazy import SeenWatch
+
+    doc, view, _, _session = _served(lambda: (lambda v: (pn.Column(v.controls(), v.results()), v))(Approve()))
+    place = view.decisions.plot_place
+    (box,) = place.holder.objects
+    assert isinstance(box, SeenWatch) and box.height == PLOT_PLACE_PX and not place.built
+    assert view.decision_plot is None and "figure" not in [type(m).__name__ for m in doc.models]
+    with set_curdoc(doc):  # the session's own document, as when the browser's message arrives
+        box.seen = True  # what the box's script sets when it comes near the screen
+    assert place.built and view.decision_plot.visible and place.holder.objects == [place.part]
+    assert list(view.decision_source.data["test"]) == list(range(1, 16))  # it arrives with its points
+    assert "figure" in [type(m).__name__ for m in doc.models]
+
+
+def test_outside_a_server_the_decision_plot_is_built_at_once():
+    view = Approve(method="bonf-srgp")
+    assert view.decisions.plot_place.built and view.decision_plot.visible
+    assert list(view.decision_source.data["test"]) == list(range(1, 16))
