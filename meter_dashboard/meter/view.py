@@ -212,13 +212,17 @@ class Planner(DashboardView):
             self._fill()
 
     def _first_response(self) -> None:
-        """Served: header, inputs and "computing…"; the numbers follow once the page is connected."""
+        """Served: the numbers go out with the view when the browser has connected already (the page's builder
+        builds the view then: one message); else header, inputs and "computing…", the numbers once on screen."""
         _warm_engine()
+        pn.state.on_session_destroyed(self._on_session_destroyed)
+        self.inputs.render_errors()
+        if pn.state.loaded:
+            self._fill()
+            return
         self.answer.computing()
         self.curves.build_curve(self._filled)
-        self.inputs.render_errors()
         on_screen(self._fill)
-        pn.state.on_session_destroyed(self._on_session_destroyed)
 
     def _on_session_destroyed(self, context) -> None:
         """The browser left: the plan's background work stops and no timer touches the emptied plots."""

@@ -5,9 +5,12 @@ from meter_dashboard.meter import view as planner_view
 
 
 def test_served_planner_fills_its_numbers_once_on_screen(monkeypatch):
-    """Served, the numbers and the curve wait for ``ui.lazy.on_screen`` (not ``pn.state.onload``)."""
+    """Served while the page loads, the numbers and the curve wait for ``ui.lazy.on_screen`` (not ``pn.state.onload``)."""
+    import panel as pn
+
     later: list = []
     monkeypatch.setattr(planner_view, "_served", lambda: True)
+    monkeypatch.setattr(type(pn.state), "loaded", property(lambda self: False))
     monkeypatch.setattr(planner_view, "on_screen", later.append)
     page = planner_view.Planner()
     try:
@@ -15,6 +18,23 @@ def test_served_planner_fills_its_numbers_once_on_screen(monkeypatch):
         assert "computing" in page.curve_plot.figure.title.text
         later[0]()
         assert page._filled and "computing" not in page.curve_plot.figure.title.text
+    finally:
+        page.plan.stop_work()
+
+
+def test_served_planner_built_after_the_page_loaded_carries_its_numbers(monkeypatch):
+    """The page's builder builds the view once the browser connected: the numbers go out with it, in one message."""
+    import panel as pn
+
+    later: list = []
+    monkeypatch.setattr(planner_view, "_served", lambda: True)
+    monkeypatch.setattr(type(pn.state), "loaded", property(lambda self: True))
+    monkeypatch.setattr(planner_view, "on_screen", later.append)
+    page = planner_view.Planner()
+    try:
+        assert later == [] and page._filled
+        assert "computing" not in page.curve_plot.figure.title.text
+        assert "38,005" in page.table.object  # the paper's example (ease.ml/meter Secs. 4-5)
     finally:
         page.plan.stop_work()
 
