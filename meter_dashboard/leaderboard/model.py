@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import math
 import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -552,6 +554,35 @@ def boosting_attack(labels: int = 4000, submissions: int = 400, *, step: float |
     return summarize_attack(curves, labels, step, seed, trials)
 
 
+#: Complete attack results kept for the process, by settings (the most recent :data:`SHARED_ATTACKS` of them).
+_SHARED: OrderedDict[tuple, AttackResult] = OrderedDict()
+_SHARED_LOCK = threading.Lock()
+SHARED_ATTACKS = 16
+
+
+def shared_attack(key: tuple) -> AttackResult | None:
+    """The complete result kept for ``key`` = (labels, submissions, step, seed, trials), or None."""
+    with _SHARED_LOCK:
+        result = _SHARED.get(key)
+        if result is not None:
+            _SHARED.move_to_end(key)
+        return result
+
+
+def share_attack(key: tuple, result: AttackResult) -> None:
+    """Keep a complete ``result`` for every later run with the same settings (its arrays made read-only)."""
+    arrays = [v for v in vars(result).values() if isinstance(v, np.ndarray)]
+    if result.curves is not None:
+        arrays += [v for v in result.curves if isinstance(v, np.ndarray)]
+    for arr in arrays:
+        arr.flags.writeable = False
+    with _SHARED_LOCK:
+        _SHARED[key] = result
+        _SHARED.move_to_end(key)
+        while len(_SHARED) > SHARED_ATTACKS:
+            _SHARED.popitem(last=False)
+
+
 # --------------------------------------------------------------------------- param models
 class LadderReplayModel(TableModel):
     """A loss file replayed through the Ladder: what a person chose and what follows.
@@ -736,8 +767,18 @@ class BoostingAttackModel(BackgroundJob):
         return k, np.asarray(ladder_bounds.boosting_reference(self.labels, k))
 
     def work(self, report, should_stop):
-        """Run the attack chunk by chunk in the calling (worker) thread; stop at a chunk when asked."""
+        """Run the attack chunk by chunk in the calling (worker) thread; stop at a chunk when asked.
+
+        A complete run is seeded, so the same settings give the same curves: they are kept for the
+        process (:func:`shared_attack`) and a later run with those settings (every page opened with
+        the defaults) takes them instead of simulating again.
+        """
         settings = {"labels": self.labels, "step": self.step_value, "seed": self.seed, "trials": self.trials}
+        key = (self.labels, self.submissions, settings["step"], self.seed, self.trials)
+        shared = shared_attack(key)
+        if shared is not None:
+            report(1.0, f"{shared.total:,} of {shared.total:,} probes")
+            return shared
         curves = None
         for curves in ladder_bounds.iter_boosting_attack(self.labels, self.submissions, step=settings["step"],
                                                   seed=self.seed, trials=self.trials,
@@ -747,7 +788,10 @@ class BoostingAttackModel(BackgroundJob):
                 break
         if curves is None or not curves.done:
             return None
-        return summarize_attack(curves, **settings)
+        result = summarize_attack(curves, **settings)
+        if result.complete:
+            share_attack(key, result)
+        return result
 
     def finish(self, result, cancelled: bool) -> str:
         """Keep the curves (also a cancelled run's) and say what happened."""
