@@ -30,10 +30,9 @@ References
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +43,7 @@ from ..core.formatting import strict_json
 from ..bounds import ladder as ladder_bounds
 from ..core.files import check_csv_shape, read_text
 from ..core.runtime import BackgroundJob
+from ..core.shared import SharedResults, read_only
 from ..core.tables import UPLOADED, BadCells, TableModel, csv_rows, data_file, first_row, numeric_table
 from ..core.validation import InputError, check_int, check_probability, check_real_array
 
@@ -195,6 +195,11 @@ def example_path(name: str):
 def load_example(name: str = "ladder_leaderboard.csv") -> LossTable:
     """A shipped example loss table (see :data:`LADDER_EXAMPLES`)."""
     return parse_losses(example_path(name).read_text(encoding="utf-8"), name)
+
+
+@functools.lru_cache(maxsize=len(LADDER_EXAMPLES))
+def _shared_example(name: str) -> LossTable:
+    return read_only(load_example(name))
 
 
 def as_table(losses) -> LossTable:
@@ -554,33 +559,8 @@ def boosting_attack(labels: int = 4000, submissions: int = 400, *, step: float |
     return summarize_attack(curves, labels, step, seed, trials)
 
 
-#: Complete attack results kept for the process, by settings (the most recent :data:`SHARED_ATTACKS` of them).
-_SHARED: OrderedDict[tuple, AttackResult] = OrderedDict()
-_SHARED_LOCK = threading.Lock()
-SHARED_ATTACKS = 16
-
-
-def shared_attack(key: tuple) -> AttackResult | None:
-    """The complete result kept for ``key`` = (labels, submissions, step, seed, trials), or None."""
-    with _SHARED_LOCK:
-        result = _SHARED.get(key)
-        if result is not None:
-            _SHARED.move_to_end(key)
-        return result
-
-
-def share_attack(key: tuple, result: AttackResult) -> None:
-    """Keep a complete ``result`` for every later run with the same settings (its arrays made read-only)."""
-    arrays = [v for v in vars(result).values() if isinstance(v, np.ndarray)]
-    if result.curves is not None:
-        arrays += [v for v in result.curves if isinstance(v, np.ndarray)]
-    for arr in arrays:
-        arr.flags.writeable = False
-    with _SHARED_LOCK:
-        _SHARED[key] = result
-        _SHARED.move_to_end(key)
-        while len(_SHARED) > SHARED_ATTACKS:
-            _SHARED.popitem(last=False)
+#: Complete attack results kept for the process, by (labels, submissions, step, seed, trials).
+SHARED_ATTACKS: SharedResults[AttackResult] = SharedResults(16)
 
 
 # --------------------------------------------------------------------------- param models
@@ -616,7 +596,8 @@ class LadderReplayModel(TableModel):
 
     @staticmethod
     def example_table(name: str) -> LossTable:
-        return load_example(name)
+        """The shipped example, parsed once per process and shared read-only (every page opens on one)."""
+        return _shared_example(name)
 
     @staticmethod
     def prepare(source, name: str | None = None) -> LossTable:
@@ -770,12 +751,12 @@ class BoostingAttackModel(BackgroundJob):
         """Run the attack chunk by chunk in the calling (worker) thread; stop at a chunk when asked.
 
         A complete run is seeded, so the same settings give the same curves: they are kept for the
-        process (:func:`shared_attack`) and a later run with those settings (every page opened with
+        process (:data:`SHARED_ATTACKS`) and a later run with those settings (every page opened with
         the defaults) takes them instead of simulating again.
         """
         settings = {"labels": self.labels, "step": self.step_value, "seed": self.seed, "trials": self.trials}
         key = (self.labels, self.submissions, settings["step"], self.seed, self.trials)
-        shared = shared_attack(key)
+        shared = SHARED_ATTACKS.get(key)
         if shared is not None:
             report(1.0, f"{shared.total:,} of {shared.total:,} probes")
             return shared
@@ -790,7 +771,7 @@ class BoostingAttackModel(BackgroundJob):
             return None
         result = summarize_attack(curves, **settings)
         if result.complete:
-            share_attack(key, result)
+            SHARED_ATTACKS.put(key, result)
         return result
 
     def finish(self, result, cancelled: bool) -> str:

@@ -1,4 +1,4 @@
-"""Issue 29: a complete seeded attack is simulated once per process and shared read-only by later runs."""
+"""Issue 29: what is the same for every /ladder session (the default attack, the shipped example) is computed once per process and shared read-only."""
 from __future__ import annotations
 
 import asyncio
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import meter_dashboard.leaderboard.model as ml
-from meter_dashboard.leaderboard.model import BoostingAttackModel
+from meter_dashboard.leaderboard.model import BoostingAttackModel, LadderReplayModel
 
 
 def _no_simulation(*args, **kwargs):
@@ -51,13 +51,21 @@ def test_a_cancelled_run_is_not_shared():
     a.work = cancelling
     asyncio.run(a.arun())
     assert a.result is not None and not a.result.complete
-    assert ml.shared_attack((500, 120, None, 14, 4)) is None
+    assert ml.SHARED_ATTACKS.get((500, 120, None, 14, 4)) is None
     b = BoostingAttackModel(labels=500, submissions=120, trials=4, seed=14).run()
-    assert b.complete and ml.shared_attack((500, 120, None, 14, 4)) is b
+    assert b.complete and ml.SHARED_ATTACKS.get((500, 120, None, 14, 4)) is b
 
 
 def test_the_shared_results_are_bounded():
-    for seed in range(ml.SHARED_ATTACKS + 3):
+    for seed in range(ml.SHARED_ATTACKS.size + 3):
         BoostingAttackModel(labels=50, submissions=3, trials=1, seed=1000 + seed).run()
-    assert ml.shared_attack((50, 3, None, 1000, 1)) is None
-    assert ml.shared_attack((50, 3, None, 1000 + ml.SHARED_ATTACKS + 2, 1)) is not None
+    assert ml.SHARED_ATTACKS.get((50, 3, None, 1000, 1)) is None
+    assert ml.SHARED_ATTACKS.get((50, 3, None, 1000 + ml.SHARED_ATTACKS.size + 2, 1)) is not None
+
+
+def test_the_shipped_example_is_parsed_once_and_shared_read_only():
+    a, b = LadderReplayModel(), LadderReplayModel()
+    assert a.table is b.table and a.table.submissions == 15
+    with pytest.raises(ValueError):
+        a.table.losses[0, 0] = 1.0
+    assert ml.load_example().losses.flags.writeable  # a notebook's own copy stays its own
