@@ -147,8 +147,9 @@ class ReplayAnswer(PageSection):
         self.replay_lead = HTML("", sizing_mode="stretch_width", css_classes=["ladder-lead-pane"])
         self.replay_headlines = HTML("", sizing_mode="stretch_width")
         self.replay_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        # the boxes' refusals are not the replay's parameters: the banner follows them through a bound side effect
-        pn.bind(self._show_stale, *(box.message_pane.param.object for box in (inputs.step_input, inputs.delta_input)),
+        # the boxes' refusals are not the replay's parameters: the banner follows them through a bound side
+        # effect on their text (checked first; watching their message panes would make one per box)
+        pn.bind(self._show_stale, *(box.text.param.value for box in (inputs.step_input, inputs.delta_input)),
                 watch=True)
         self._show_stale()
         self._show()
@@ -272,8 +273,9 @@ class LabelBound(PageSection):
         self.size_stale = HTML("", sizing_mode="stretch_width", css_classes=["size-stale"])
         self.size_headlines = HTML("", sizing_mode="stretch_width")
         self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        # the boxes' refusals are not the sizing's parameters: the banner follows them through a bound side effect
-        pn.bind(self._show_stale, *(box.message_pane.param.object for box in self.size_inputs.values()), watch=True)
+        # the boxes' refusals are not the sizing's parameters: the banner follows them through a bound side
+        # effect on their text (checked first; watching their message panes would make one per box)
+        pn.bind(self._show_stale, *(box.text.param.value for box in self.size_inputs.values()), watch=True)
         eta, labels = s.curve()
         self.size_source = ColumnDataSource({"eta": eta, "labels": labels})
         self.size_points = ColumnDataSource({"eta": [], "labels": [], "what": [], "color": []})
