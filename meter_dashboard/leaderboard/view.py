@@ -525,8 +525,8 @@ class Ladder(DashboardView):
         self.replay_inputs = ReplayInputs(self.replay, self._dispatch)
         self.replay_answer = ReplayAnswer(self.replay, self.replay_inputs)
         self.replay_figure = ReplayFigure(self.replay)
-        self.label_bound = LabelBound(self.size, self.replay)  # now: the link's values are typed into its boxes
-        self.size_seen = WhenSeen(self.label_bound.__panel__, height=SIZE_HEIGHT,
+        self._label_bound: LabelBound | None = None
+        self.size_seen = WhenSeen(lambda: self.label_bound.__panel__(), height=SIZE_HEIGHT,
                                   text="The label bound is drawn when you scroll to it")
         self.attack_seen = WhenSeen(self._build_attack, height=ATTACK_HEIGHT,
                                     text="The boosting attack is drawn when you scroll to it")
@@ -536,6 +536,13 @@ class Ladder(DashboardView):
         self.step, self.replay_error = self.replay_inputs.step, self.replay_inputs.replay_error
         self.replay_lead = self.replay_answer.replay_lead
         self.replay_source, self.replay_table = self.replay_figure.replay_source, self.replay_figure.replay_table
+
+    @property
+    def label_bound(self) -> LabelBound:
+        """Lemma 4's section, made when first needed: scrolled to, a link's value for its boxes, a notebook."""
+        if self._label_bound is None:
+            self._label_bound = LabelBound(self.size, self.replay)
+        return self._label_bound
 
     def _build_attack(self):
         self._boosting = BoostingAttack(self.attack, self._dispatch)
@@ -557,14 +564,15 @@ class Ladder(DashboardView):
 
     def _follow_url(self, sync_url: bool) -> None:
         self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["ladder-link-message"])
-        boxes = self.label_bound.size_inputs
+        sizing = {"epsilon": "epsilon", "size_step": "step", "submissions": "submissions", "delta": "delta"}
         self._link = UrlLink({"variant": (self.replay, "variant", None),
                               "step": (self.replay, "step", self.replay_inputs.step_input),
-                              "epsilon": (self.size, "epsilon", boxes["epsilon"]),
-                              "size_step": (self.size, "step", boxes["step"]),
-                              "submissions": (self.size, "submissions", boxes["submissions"]),
-                              "delta": (self.size, "delta", boxes["delta"])})
+                              **{key: (self.size, name, None) for key, name in sizing.items()}})
         if sync_url and pn.state.location is not None:
+            query = self._link.query()
+            for key, name in sizing.items():  # typed into the sizing's box, refused beside it: the section is made
+                if key in query:
+                    self._link.bindings[key] = (self.size, name, self.label_bound.size_inputs[name])
             self.link_message.object = "".join(error_html(m) for m in self._link.apply())
             self._link.follow()
 
