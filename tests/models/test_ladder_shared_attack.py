@@ -25,6 +25,7 @@ def test_a_second_run_with_the_same_settings_takes_the_shared_curves(monkeypatch
     np.testing.assert_array_equal(again.result.naive_public, direct.naive_public)
     with pytest.raises(ValueError):  # shared read-only: no session can change another's curves
         again.result.naive_public[0] = 0.0
+    assert not again.result.curves.naive_public.flags.writeable  # nor the per-trial curves behind them
 
 
 def test_other_settings_are_simulated(monkeypatch):
