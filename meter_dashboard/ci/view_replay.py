@@ -17,6 +17,7 @@ from bokeh.models import BasicTicker, ColumnDataSource, HoverTool
 
 from ..core.html import render, snippet
 from ..core.plots import figure
+from ..ui.lazy import WhenSeen
 from ..ui.style import PALETTE, error_html
 from ..ui.upload import GuardedFileDropper
 from . import CIModel
@@ -26,6 +27,9 @@ __all__ = ["Replay", "EXAMPLES"]
 
 #: Commits drawn in the replay plot (every k-th beyond this many).
 PLOT_POINTS = 5000
+#: The replay plot's height with its caption (px): below the fold of a served page at 1440×900, it is built
+#: when it comes near the screen, in a box of this height (ui.lazy.WhenSeen).
+PLOT_HEIGHT = 299
 _REPLAY_TITLE = "Replay of the commit trace"
 _REPLAY_CAPTION = "n of each commit (green: pass, red: fail); the grey steps: o, the active model's accuracy."
 #: The trace menu: label -> shipped file ('' for none).
@@ -98,6 +102,8 @@ class Replay(pn.viewable.Viewer):
         self.replay_box = pn.Column(html_pane(f'<span class="md-note">{_REPLAY_CAPTION}</span>', margin=(0, 10)),
                                     pn.pane.Bokeh(rfig, sizing_mode="stretch_width"), sizing_mode="stretch_width",
                                     css_classes=["ci-replay-plot"])
+        self.plot_seen = WhenSeen(lambda: self.replay_box, height=PLOT_HEIGHT,
+                                  text="The replay is drawn when you scroll to it")
 
     def _build_layout(self) -> pn.Column:
         # the sources wrap onto several lines on a narrow screen (a phone) instead of widening the page
@@ -105,7 +111,7 @@ class Replay(pn.viewable.Viewer):
                              pn.Column(_note("firstChange alarm on", 160), self.alarm_on, width=170),
                              flex_wrap="wrap", sizing_mode="stretch_width")
         return pn.Column(html_pane('<h3 class="md-subtitle">Replay a commit trace</h3>'), sources, self.trace_error,
-                         self.replay_summary, self.replay_box, self.replay_table, sizing_mode="stretch_width")
+                         self.replay_summary, self.plot_seen, self.replay_table, sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ what a person did
     def _on_example(self, event):
@@ -135,9 +141,9 @@ class Replay(pn.viewable.Viewer):
         if rep is None:
             self.replay_summary.object = render("ci/templates/no_trace.html")
             self.replay_table.object = ""
-            self.replay_box.visible = False
+            self.replay_box.visible = self.plot_seen.holder.visible = False
             return
-        self.replay_box.visible = True
+        self.replay_box.visible = self.plot_seen.holder.visible = True
         self.replay_summary.object = replay_summary_html(rep, m)
         self.replay_table.object = replay_table_html(rep)
         step = _plot_step(rep)

@@ -137,8 +137,9 @@ class CompareAnswer(PageSection):
         self.lead = HTML("", sizing_mode="stretch_width", css_classes=["compare-lead-pane"])
         self.headlines = HTML("", sizing_mode="stretch_width")
         self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        # the boxes' refusals are not the model's parameters: the banner follows them through a bound side effect
-        pn.bind(self._show_stale, *(box.message_pane.param.object for box in boxes.values()), watch=True)
+        # the boxes' refusals are not the model's parameters: the banner follows them through a bound side
+        # effect on their text (checked first; watching their message panes would make one per box)
+        pn.bind(self._show_stale, *(box.text.param.value for box in boxes.values()), watch=True)
         self._show_stale()
         self._show()
 

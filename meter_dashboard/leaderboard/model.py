@@ -30,6 +30,7 @@ References
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from ..core.formatting import strict_json
 from ..bounds import ladder as ladder_bounds
 from ..core.files import check_csv_shape, read_text
 from ..core.runtime import BackgroundJob
+from ..core.shared import SharedResults, read_only
 from ..core.tables import UPLOADED, BadCells, TableModel, csv_rows, data_file, first_row, numeric_table
 from ..core.validation import InputError, check_int, check_probability, check_real_array
 
@@ -193,6 +195,11 @@ def example_path(name: str):
 def load_example(name: str = "ladder_leaderboard.csv") -> LossTable:
     """A shipped example loss table (see :data:`LADDER_EXAMPLES`)."""
     return parse_losses(example_path(name).read_text(encoding="utf-8"), name)
+
+
+@functools.lru_cache(maxsize=len(LADDER_EXAMPLES))
+def _shared_example(name: str) -> LossTable:
+    return read_only(load_example(name))
 
 
 def as_table(losses) -> LossTable:
@@ -552,6 +559,10 @@ def boosting_attack(labels: int = 4000, submissions: int = 400, *, step: float |
     return summarize_attack(curves, labels, step, seed, trials)
 
 
+#: Complete attack results kept for the process, by (labels, submissions, step, seed, trials).
+SHARED_ATTACKS: SharedResults[AttackResult] = SharedResults(16)
+
+
 # --------------------------------------------------------------------------- param models
 class LadderReplayModel(TableModel):
     """A loss file replayed through the Ladder: what a person chose and what follows.
@@ -585,7 +596,8 @@ class LadderReplayModel(TableModel):
 
     @staticmethod
     def example_table(name: str) -> LossTable:
-        return load_example(name)
+        """The shipped example, parsed once per process and shared read-only (every page opens on one)."""
+        return _shared_example(name)
 
     @staticmethod
     def prepare(source, name: str | None = None) -> LossTable:
@@ -736,8 +748,18 @@ class BoostingAttackModel(BackgroundJob):
         return k, np.asarray(ladder_bounds.boosting_reference(self.labels, k))
 
     def work(self, report, should_stop):
-        """Run the attack chunk by chunk in the calling (worker) thread; stop at a chunk when asked."""
+        """Run the attack chunk by chunk in the calling (worker) thread; stop at a chunk when asked.
+
+        A complete run is seeded, so the same settings give the same curves: they are kept for the
+        process (:data:`SHARED_ATTACKS`) and a later run with those settings (every page opened with
+        the defaults) takes them instead of simulating again.
+        """
         settings = {"labels": self.labels, "step": self.step_value, "seed": self.seed, "trials": self.trials}
+        key = (self.labels, self.submissions, settings["step"], self.seed, self.trials)
+        shared = SHARED_ATTACKS.get(key)
+        if shared is not None:
+            report(1.0, f"{shared.total:,} of {shared.total:,} probes")
+            return shared
         curves = None
         for curves in ladder_bounds.iter_boosting_attack(self.labels, self.submissions, step=settings["step"],
                                                   seed=self.seed, trials=self.trials,
@@ -747,7 +769,10 @@ class BoostingAttackModel(BackgroundJob):
                 break
         if curves is None or not curves.done:
             return None
-        return summarize_attack(curves, **settings)
+        result = summarize_attack(curves, **settings)
+        if result.complete:
+            SHARED_ATTACKS.put(key, result)
+        return result
 
     def finish(self, result, cancelled: bool) -> str:
         """Keep the curves (also a cancelled run's) and say what happened."""

@@ -37,6 +37,7 @@ from ..core.validation import InputError
 from ..ui.base import DashboardView
 from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
+from ..ui.lazy import WhenSeen, on_screen
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.simulation import SimulationControls
@@ -50,6 +51,9 @@ __all__ = ["Ladder", "page"]
 BLUE, ORANGE, GREEN, VERMILLION = PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[5]
 #: Rows of the replay table written into the page (the CSV download has them all).
 TABLE_ROWS = 200
+#: Heights (px, with the 24 px below each) of the label-bound and attack sections at 1440 px wide: below the
+#: fold of a served page, each is built when it comes near the screen, in a box of its height (ui.lazy.WhenSeen).
+SIZE_HEIGHT, ATTACK_HEIGHT = 603, 641
 
 VARIANT_LABELS = {"Parameter-free (Algorithm 2)": "parameter_free", "Fixed step η (Algorithm 1)": "fixed_step"}
 
@@ -143,8 +147,9 @@ class ReplayAnswer(PageSection):
         self.replay_lead = HTML("", sizing_mode="stretch_width", css_classes=["ladder-lead-pane"])
         self.replay_headlines = HTML("", sizing_mode="stretch_width")
         self.replay_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        # the boxes' refusals are not the replay's parameters: the banner follows them through a bound side effect
-        pn.bind(self._show_stale, *(box.message_pane.param.object for box in (inputs.step_input, inputs.delta_input)),
+        # the boxes' refusals are not the replay's parameters: the banner follows them through a bound side
+        # effect on their text (checked first; watching their message panes would make one per box)
+        pn.bind(self._show_stale, *(box.text.param.value for box in (inputs.step_input, inputs.delta_input)),
                 watch=True)
         self._show_stale()
         self._show()
@@ -268,8 +273,9 @@ class LabelBound(PageSection):
         self.size_stale = HTML("", sizing_mode="stretch_width", css_classes=["size-stale"])
         self.size_headlines = HTML("", sizing_mode="stretch_width")
         self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
-        # the boxes' refusals are not the sizing's parameters: the banner follows them through a bound side effect
-        pn.bind(self._show_stale, *(box.message_pane.param.object for box in self.size_inputs.values()), watch=True)
+        # the boxes' refusals are not the sizing's parameters: the banner follows them through a bound side
+        # effect on their text (checked first; watching their message panes would make one per box)
+        pn.bind(self._show_stale, *(box.text.param.value for box in self.size_inputs.values()), watch=True)
         eta, labels = s.curve()
         self.size_source = ColumnDataSource({"eta": eta, "labels": labels})
         self.size_points = ColumnDataSource({"eta": [], "labels": [], "what": [], "color": []})
@@ -511,7 +517,7 @@ class Ladder(DashboardView):
         self._follow_url(sync_url)
         if run_attack:
             if served:
-                pn.state.onload(self.attack.arun)
+                on_screen(self.attack.arun)
             else:
                 self.attack.run()
 
@@ -519,26 +525,54 @@ class Ladder(DashboardView):
         self.replay_inputs = ReplayInputs(self.replay, self._dispatch)
         self.replay_answer = ReplayAnswer(self.replay, self.replay_inputs)
         self.replay_figure = ReplayFigure(self.replay)
-        self.label_bound = LabelBound(self.size, self.replay)
-        self.boosting = BoostingAttack(self.attack, self._dispatch)
+        self._label_bound: LabelBound | None = None
+        self.size_seen = WhenSeen(lambda: self.label_bound.__panel__(), height=SIZE_HEIGHT,
+                                  text="The label bound is drawn when you scroll to it")
+        self.attack_seen = WhenSeen(self._build_attack, height=ATTACK_HEIGHT,
+                                    text="The boosting attack is drawn when you scroll to it")
         self.exports = Exports("ladder", self._file_stem, csv=self._replay_csv, slide=self._slide, report=self._report)
         # the parts notebooks and tests read by name
         self.table_file, self.upload = self.replay_inputs.table_file, self.replay_inputs.upload
         self.step, self.replay_error = self.replay_inputs.step, self.replay_inputs.replay_error
         self.replay_lead = self.replay_answer.replay_lead
         self.replay_source, self.replay_table = self.replay_figure.replay_source, self.replay_figure.replay_table
-        self.attack_source, self.attack_headlines = self.boosting.attack_source, self.boosting.attack_headlines
+
+    @property
+    def label_bound(self) -> LabelBound:
+        """Lemma 4's section, made when first needed: scrolled to, a link's value for its boxes, a notebook."""
+        if self._label_bound is None:
+            self._label_bound = LabelBound(self.size, self.replay)
+        return self._label_bound
+
+    def _build_attack(self):
+        self._boosting = BoostingAttack(self.attack, self._dispatch)
+        return self._boosting.__panel__()
+
+    @property
+    def boosting(self) -> BoostingAttack:
+        """The attack's section (built now if a served page has not scrolled to it yet)."""
+        self.attack_seen.ensure()
+        return self._boosting
+
+    @property
+    def attack_source(self) -> ColumnDataSource:
+        return self.boosting.attack_source
+
+    @property
+    def attack_headlines(self) -> HTML:
+        return self.boosting.attack_headlines
 
     def _follow_url(self, sync_url: bool) -> None:
         self.link_message = HTML("", sizing_mode="stretch_width", css_classes=["ladder-link-message"])
-        boxes = self.label_bound.size_inputs
+        sizing = {"epsilon": "epsilon", "size_step": "step", "submissions": "submissions", "delta": "delta"}
         self._link = UrlLink({"variant": (self.replay, "variant", None),
                               "step": (self.replay, "step", self.replay_inputs.step_input),
-                              "epsilon": (self.size, "epsilon", boxes["epsilon"]),
-                              "size_step": (self.size, "step", boxes["step"]),
-                              "submissions": (self.size, "submissions", boxes["submissions"]),
-                              "delta": (self.size, "delta", boxes["delta"])})
+                              **{key: (self.size, name, None) for key, name in sizing.items()}})
         if sync_url and pn.state.location is not None:
+            query = self._link.query()
+            for key, name in sizing.items():  # typed into the sizing's box, refused beside it: the section is made
+                if key in query:
+                    self._link.bindings[key] = (self.size, name, self.label_bound.size_inputs[name])
             self.link_message.object = "".join(error_html(m) for m in self._link.apply())
             self._link.follow()
 
@@ -563,9 +597,8 @@ class Ladder(DashboardView):
     # ------------------------------------------------------------------ layout
     def results(self):
         if getattr(self, "_results", None) is None:
-            self._results = pn.Column(self.link_message, self._replay_section(), self.label_bound.__panel__(),
-                                      self.boosting.__panel__(), sizing_mode="stretch_width",
-                                      css_classes=["ladder-page"])
+            self._results = pn.Column(self.link_message, self._replay_section(), self.size_seen, self.attack_seen,
+                                      sizing_mode="stretch_width", css_classes=["ladder-page"])
         return self._results
 
     def _replay_section(self):

@@ -1,7 +1,8 @@
 """What the browser tests of the table pages (/compare, /ladder) do alike: drop a file, refuse it, look at the page.
 
 Helpers for the page tests, not tests: :func:`drop`, :func:`refused_upload`, the malformed tables, and
-:func:`shown_at` (a page at a phone's or a desktop's size, light or dark, with its console).
+:func:`shown_at` (a page at a phone's or a desktop's size, light or dark, with its console), and
+:func:`reveal` (scroll to the parts a served page builds when they come near the screen).
 """
 from __future__ import annotations
 
@@ -68,3 +69,18 @@ def shown_at(browser, server, open_page, viewport, query: str, name: str, ready:
     finally:
         context.close()
     return width, messages
+
+
+def reveal(page, selector: str, timeout: int = 60_000) -> None:
+    """Scroll down, part after part built when seen (``ui.lazy.WhenSeen``), until ``selector`` shows.
+
+    What a served page builds when scrolled to is not there after load; a test of it scrolls to it first,
+    as a person does.
+    """
+    holders = page.locator(".md-when-seen-holder")
+    for i in range(holders.count()):
+        if page.locator(selector).count():
+            break
+        holders.nth(i).scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+    page.locator(selector).first.wait_for(state="visible", timeout=timeout)

@@ -50,6 +50,8 @@ def test_url_settings_and_adaptivity(page, server, open_page, relevant_errors):
 # --------------------------------------------------------------------------- issue 11 #1, #2, #4; issue 15
 from pathlib import Path  # noqa: E402
 
+from tests.ui.table_pages import reveal  # noqa: E402
+
 SERVER_LOG = Path(__file__).parent / "artifacts" / "server.log"
 
 CURVE_AT = """(h) => { for (const m of Bokeh.documents[0].all_models) {
@@ -141,6 +143,7 @@ def test_no_trace_then_an_example(page, server, open_page, relevant_errors):
     summary = page.locator(".ci-replay-summary").first
     expect(summary).to_contain_text("ci_predictions.csv: 7 commits", timeout=20_000)
     expect(page.locator(".ci-replay-table").first).to_contain_text("iteration_8")
+    reveal(page, ".ci-replay-plot")                       # below the fold: built when scrolled to
     expect(page.locator(".ci-replay-plot").first).to_be_visible()
     expect(page.locator(".ci-replay-plot canvas").first).to_be_visible()
     page.wait_for_function(f"() => ({REPLAY_POINTS})() === 7", timeout=20_000)
@@ -267,3 +270,24 @@ def test_an_absurdly_long_link_is_refused_as_a_whole(page, server, open_page, re
     expect(other).to_contain_text("(at most 4,096)")
     expect(labels(page)).to_have_text("655,547")  # the defaults: nothing of the link was applied
     assert relevant_errors(page.console_errors) == []
+
+
+def test_the_replay_plot_below_the_fold_is_built_when_scrolled_to(browser, server, open_page, relevant_errors):
+    """Issue 29: at 1440×900 the replay plot is below the fold: built (with the trace's 40 points) when scrolled to."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    pg = context.new_page()
+    errors: list = []
+    pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    try:
+        open_page(pg, server, "/ci", ".ci-replay-table")
+        pg.wait_for_timeout(1500)
+        assert pg.locator(".ci-replay-plot").count() == 0 and pg.evaluate(f"({REPLAY_POINTS})()") is None
+        table_top = pg.locator(".ci-replay").first.bounding_box()["y"]
+        reveal(pg, ".ci-replay-plot")
+        expect(pg.locator(".ci-replay-plot canvas").first).to_be_visible()
+        pg.wait_for_function(f"() => ({REPLAY_POINTS})() === 40", timeout=20_000)
+        pg.evaluate("window.scrollTo(0, 0)")
+        assert abs(pg.locator(".ci-replay").first.bounding_box()["y"] - table_top) <= 4  # the box held its place
+        assert relevant_errors(errors) == []
+    finally:
+        context.close()

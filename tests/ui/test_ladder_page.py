@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 import meter_dashboard.leaderboard.model as ml
-from tests.ui.table_pages import MALFORMED, MALFORMED_IDS, VIEWPORTS, drop, refused_upload, shown_at
+from tests.ui.table_pages import MALFORMED, MALFORMED_IDS, VIEWPORTS, drop, refused_upload, reveal, shown_at
 
 pytestmark = pytest.mark.ui
 
@@ -27,6 +27,7 @@ def test_replay_of_the_shipped_example(page, server, open_page, relevant_errors)
     expected = ml.ladder(ml.load_example())          # parameter-free
     assert scores(page) == [fmt(v) for v in expected.scores]
     assert page.locator(".ladder-releases").first.inner_text().strip() == str(expected.releases)
+    reveal(page, ".ladder-labels")                   # below the fold: built when scrolled to
     assert page.locator(".ladder-labels").first.inner_text().strip() == "40,343"   # Lemma 4, eps = eta = 0.05
     assert relevant_errors(page.console_errors) == []
 
@@ -63,7 +64,8 @@ def test_user_text_is_escaped(page, server, open_page, tmp_path):
 
 
 def test_label_bound_updates(page, server, open_page):
-    open_page(page, server, "/ladder", ".ladder-labels")
+    open_page(page, server, "/ladder", ".ladder-score")
+    reveal(page, ".ladder-labels")
     box = page.locator(".size-submissions input").first
     box.fill("1000")
     box.press("Enter")
@@ -73,7 +75,8 @@ def test_label_bound_updates(page, server, open_page):
 
 @pytest.mark.slow
 def test_attack_runs_on_load_and_again_on_click(page, server, open_page, relevant_errors):
-    open_page(page, server, "/ladder", ".attack-naive")
+    open_page(page, server, "/ladder", ".ladder-score")
+    reveal(page, ".attack-naive")
     default = ml.boosting_attack(4000, 400, seed=0, trials=5)
     expect(page.locator(".attack-naive").first).to_have_text(fmt(default.at()["naive_public"]))
     box = page.locator(".attack-submissions input").first
@@ -92,7 +95,8 @@ def test_attack_runs_on_load_and_again_on_click(page, server, open_page, relevan
 
 @pytest.mark.slow
 def test_attack_shows_progress_and_can_be_cancelled(page, server, open_page, relevant_errors):
-    open_page(page, server, "/ladder", ".attack-naive")
+    open_page(page, server, "/ladder", ".ladder-score")
+    reveal(page, ".attack-naive")
     expect(page.locator(".ladder-status").first).to_contain_text("Done", timeout=60_000)
     trials = page.locator(".attack-trials input").first
     trials.fill("200")
@@ -115,7 +119,8 @@ def test_attack_shows_progress_and_can_be_cancelled(page, server, open_page, rel
 # --------------------------------------------------------------------------- issue 11 #4, #13; issue 15
 def test_out_of_range_epsilon_is_refused_beside_the_input(page, server, open_page, relevant_errors):
     # issue 11 #4: "ε = 1.5 on /ladder: the box shows the typed value, the results silently stay"
-    open_page(page, server, "/ladder", ".ladder-labels")
+    open_page(page, server, "/ladder", ".ladder-score")
+    reveal(page, ".ladder-labels")
     box = page.locator(".size-epsilon input").first
     box.fill("1.5")
     box.press("Enter")
@@ -134,7 +139,8 @@ def test_out_of_range_epsilon_is_refused_beside_the_input(page, server, open_pag
 
 def test_a_count_beyond_the_limit_is_refused_not_shown_wrong(page, server, open_page):
     # issue 15 #1: a step of 1e-300 printed "labels: 1"; now the count is refused and the last one stays
-    open_page(page, server, "/ladder", ".ladder-labels")
+    open_page(page, server, "/ladder", ".ladder-score")
+    reveal(page, ".ladder-labels")
     box = page.locator(".size-step input").first
     box.fill("1e-300")
     box.press("Enter")
@@ -143,7 +149,8 @@ def test_a_count_beyond_the_limit_is_refused_not_shown_wrong(page, server, open_
 
 
 def test_bad_values_in_the_link_get_messages_and_the_page_stays_alive(page, server, open_page, relevant_errors):
-    open_page(page, server, "/ladder?epsilon=2&size_step=abc&variant=bogus&submissions=1e400", ".ladder-labels")
+    open_page(page, server, "/ladder?epsilon=2&size_step=abc&variant=bogus&submissions=1e400", ".ladder-score")
+    reveal(page, ".ladder-labels")
     expect(page.locator(".size-epsilon-message .md-error").first).to_have_text(
         "ε (statistical error) must be in (0, 1); got '2'")
     expect(page.locator(".size-step-message .md-error").first).to_have_text(
@@ -195,7 +202,8 @@ def ml_table_rows(k: int) -> int:
 def test_no_console_warnings_and_no_sideways_scroll(browser, server, open_page, viewport, query):
     # issue 11 #11-#13: readable on a phone and in the dark theme; no "could not set initial ranges" warnings
     width, messages = shown_at(browser, server, open_page, viewport, query, "ladder", ".ladder-score",
-                               lambda pg: expect(pg.locator(".attack-naive").first).to_be_visible(timeout=60_000))
+                               lambda pg: (reveal(pg, ".attack-naive"),
+                                          expect(pg.locator(".attack-naive").first).to_be_visible(timeout=60_000)))
     assert width[0] <= width[1], f"the page scrolls sideways: {width}"
     assert [m for m in messages if m[0] in ("warning", "error")] == []
 
@@ -204,7 +212,8 @@ def test_the_replayed_board_feeds_the_sizing(page, server, open_page, relevant_e
     """Issue 24: the replay's submissions and test-set size feed the sizing (Lemma 4, never hard-coded)."""
     from meter_dashboard.bounds import ladder as lb
 
-    open_page(page, server, "/ladder", ".ladder-board-labels")
+    open_page(page, server, "/ladder", ".ladder-score")
+    reveal(page, ".ladder-board-labels")
     board = ml.ladder(ml.load_example())                      # 15 submissions on 2,000 examples
     eta, eps, _ = lb.best_step(0.1, 15, 0.05)                  # the sizing's eps + eta = 0.1, the board's k and delta
     needed = lb.exact_labels(eps, eta, 15, 0.05)
@@ -225,3 +234,27 @@ def test_the_replayed_board_feeds_the_sizing(page, server, open_page, relevant_e
     expect(page.locator(".size-submissions input").first).to_have_value("15", timeout=20_000)
     expect(page.locator(".ladder-labels").first).to_have_text(f"{lb.exact_labels(0.15, 0.05, 15, 0.05):,}")
     assert relevant_errors(page.console_errors) == []
+
+
+def test_the_sections_below_the_fold_are_built_when_scrolled_to(browser, server, open_page, relevant_errors):
+    """Issue 29: at 1440×900 the label bound and the attack are below the fold: built when a person scrolls to them."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    pg = context.new_page()
+    errors: list = []
+    pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    try:
+        open_page(pg, server, "/ladder", ".ladder-score")
+        pg.wait_for_timeout(1500)
+        assert pg.locator(".ladder-size").count() == 0 and pg.locator(".ladder-attack").count() == 0
+        height = pg.evaluate("document.documentElement.scrollHeight")
+        reveal(pg, ".ladder-labels")
+        expect(pg.locator(".ladder-labels").first).to_have_text(f"{ml.ladder_size(0.05, 0.05, 100, 0.05).labels:,}")
+        expect(pg.locator(".ladder-size .bk-Canvas")).to_have_count(1)   # the figure, drawn
+        reveal(pg, ".attack-naive")
+        default = ml.boosting_attack(4000, 400, seed=0, trials=5)
+        expect(pg.locator(".attack-naive").first).to_have_text(fmt(default.at()["naive_public"]), timeout=60_000)
+        expect(pg.locator(".ladder-attack .bk-Canvas")).to_have_count(1)
+        assert abs(pg.evaluate("document.documentElement.scrollHeight") - height) <= 8  # the boxes held their places
+        assert relevant_errors(errors) == []
+    finally:
+        context.close()

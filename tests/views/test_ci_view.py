@@ -86,3 +86,12 @@ def test_a_new_reliability_updates_the_answer_in_place():
     changed = _changed(events)
     assert ("data", "ci-curves") in changed
     assert not [k for k in changed if k[0] == "data" and k[1] != "ci-curves"], changed  # no trace: no points
+
+
+def test_outside_a_server_the_replay_plot_is_built_at_once():
+    """Issue 29: served, the replay plot waits until scrolled to (tests/ui); here it is built with its points."""
+    view, doc = _page()
+    seen = view.check.plot_seen
+    assert seen.built and seen.holder.objects == [view.check.replay_box]
+    assert doc.get_model_by_id(view.check.replay_fig.id) is view.check.replay_fig
+    assert len(view.check.replay_source.data["commit"]) == 40
