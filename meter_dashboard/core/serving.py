@@ -279,10 +279,10 @@ def shared_gzip():
                 self._parts.append(out)
                 if finishing:
                     body, self._parts = b"".join(self._parts), None
-                    if sum(map(len, kept.values())) + len(body) <= STATIC_GZIP_BYTES:
+                    if self._key is not None and sum(map(len, kept.values())) + len(body) <= STATIC_GZIP_BYTES:
                         kept[self._key] = body
             return out
 
-    SharedStaticGzip.kept = kept  # type: ignore[attr-defined]  # for the tests and the benchmarks
+    SharedStaticGzip.kept = kept  # for the tests and the benchmarks
     _SHARED_GZIP["class"] = SharedStaticGzip
     return SharedStaticGzip

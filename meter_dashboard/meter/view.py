@@ -212,8 +212,7 @@ class Planner(DashboardView):
             self._fill()
 
     def _first_response(self) -> None:
-        """Served: the numbers go out with the view when the browser has connected already (the page's builder
-        builds the view then: one message); else header, inputs and "computing…", the numbers once on screen."""
+        """Served: the numbers in the view's one message once connected (the builder's case), else "computing…"."""
         _warm_engine()
         pn.state.on_session_destroyed(self._on_session_destroyed)
         self.inputs.render_errors()

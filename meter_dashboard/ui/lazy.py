@@ -35,7 +35,7 @@ def served() -> bool:
     return doc is not None and doc.session_context is not None
 
 
-def on_screen(callback: Callable[[], None]) -> None:
+def on_screen(callback: Callable[[], object]) -> None:
     """Run ``callback`` once this page's widgets are in the browser.
 
     Served: Panel's ``pn.state.onload`` while the session loads; once it has loaded (a view built
