@@ -58,8 +58,16 @@ def header_html(current: str, theme: str = "default") -> Markup:
 
 @functools.lru_cache(maxsize=64)
 def head_html(description: str) -> Markup:
-    """Tags a served page adds to its ``<head>``: viewport, description, the stylesheet."""
-    return Markup(render("app/templates/head.html", description=description, stylesheet=stylesheet_url()))
+    """Tags a served page adds to its ``<head>``: viewport, description, the stylesheet (inline)."""
+    return Markup(render("app/templates/head.html", description=description, stylesheet_text=_stylesheet_text()))
+
+
+@functools.lru_cache(maxsize=1)
+def _stylesheet_text() -> Markup:
+    """``dashboard.css`` itself (the package's own file, read once per process) for a served page's ``<head>``."""
+    from ..ui.style import STYLESHEET
+
+    return Markup(STYLESHEET.read_text(encoding="utf-8"))
 
 
 def paper_example_link() -> tuple[str, str]:
