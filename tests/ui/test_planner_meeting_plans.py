@@ -211,7 +211,7 @@ def test_a_browser_closed_while_the_planner_computes_leaves_no_traceback(browser
               ".label-count-incremental")
     expect(page.locator(".headline-budget-steps").first).to_have_text(re.compile("short|steps"),
                                                                                         timeout=120_000)
-    built = re.findall(r"page planner built for session (\S+);", log.read_text(errors="replace")[start:])
+    built = re.findall(r"page planner built for session (\S+)", log.read_text(errors="replace")[start:])
     assert built, "the server log names the page's session"
     context.close()  # the person leaves while the curve's exact points are still computing
     left = f"session {built[-1]} destroyed"  # the planner's debug line when the server destroys the session

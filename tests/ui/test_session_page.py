@@ -168,6 +168,7 @@ def test_t_follows_the_loaded_trace_and_the_page_says_which(page, server, open_p
 def test_numeric_inputs_say_what_is_wrong_beside_the_input(page, server, open_page, relevant_errors):
     # issue 11 #4: delta = 1.5 used to be silently ignored
     open_page(page, server, "/session?example=emocontext", ".meter-signal")
+    expect(page.locator(".md-first")).to_have_count(0, timeout=60_000)  # the live page has taken the answer's place
     expect(page.locator(".session-needed").first).to_contain_text("Labels needed")  # filled in (after the signal)
     needed = text(page, ".session-needed")
     open_settings(page)
