@@ -4,15 +4,20 @@ from __future__ import annotations
 from meter_dashboard.meter import view as planner_view
 
 
-def test_served_planner_fills_its_numbers_once_on_screen(monkeypatch):
-    """Served while the page loads, the numbers and the curve wait for ``ui.lazy.on_screen`` (not ``pn.state.onload``)."""
+def _served_planner(monkeypatch, loaded: bool):
+    """A Planner made as a served session makes it (the page loaded or not); what it handed to ``on_screen``."""
     import panel as pn
 
     later: list = []
     monkeypatch.setattr(planner_view, "_served", lambda: True)
-    monkeypatch.setattr(type(pn.state), "loaded", property(lambda self: False))
+    monkeypatch.setattr(type(pn.state), "loaded", property(lambda self: loaded))
     monkeypatch.setattr(planner_view, "on_screen", later.append)
-    page = planner_view.Planner()
+    return planner_view.Planner(), later
+
+
+def test_served_planner_fills_its_numbers_once_on_screen(monkeypatch):
+    """Served while the page loads, the numbers and the curve wait for ``ui.lazy.on_screen`` (not ``pn.state.onload``)."""
+    page, later = _served_planner(monkeypatch, loaded=False)
     try:
         assert later == [page._fill] and not page._filled
         assert "computing" in page.curve_plot.figure.title.text
@@ -24,13 +29,7 @@ def test_served_planner_fills_its_numbers_once_on_screen(monkeypatch):
 
 def test_served_planner_built_after_the_page_loaded_carries_its_numbers(monkeypatch):
     """The page's builder builds the view once the browser connected: the numbers go out with it, in one message."""
-    import panel as pn
-
-    later: list = []
-    monkeypatch.setattr(planner_view, "_served", lambda: True)
-    monkeypatch.setattr(type(pn.state), "loaded", property(lambda self: True))
-    monkeypatch.setattr(planner_view, "on_screen", later.append)
-    page = planner_view.Planner()
+    page, later = _served_planner(monkeypatch, loaded=True)
     try:
         assert later == [] and page._filled
         assert "computing" not in page.curve_plot.figure.title.text
