@@ -203,5 +203,6 @@ def test_the_static_paths_are_bokehs_panels_and_the_components(tmp_path):
     for path in ("/static/js/bokeh.min.js", "/static/extensions/panel/panel.min.js", "/planner/static/js/x.js",
                  "/components/meter_dashboard.ui.style/HTML/_stylesheets/dashboard.css"):
         assert serving._STATIC_PATH.match(path), path
-    for path in ("/planner", "/", "/docs", "/api/testsets/x/static", "/staticfoo/x.js"):
+    for path in ("/planner", "/", "/docs", "/api/testsets/x/static", "/staticfoo/x.js", "/api/static/x",
+                 "/api/testsets/static/status", "/api/testsets/components/history", "/a/b/static/x.js"):
         assert not serving._STATIC_PATH.match(path), path

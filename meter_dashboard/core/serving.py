@@ -61,7 +61,9 @@ MAX_HEADER_BYTES = 256 * 1024
 STATIC_GZIP_BYTES = 32 * 1024 * 1024
 #: The paths of files that are the same for every visitor: Bokeh's and Panel's scripts and stylesheets,
 #: the components' resources (``static/...``, ``components/...``, with or without a page prefix).
-_STATIC_PATH = re.compile(r"^(?:/[^/]+)*?/(?:static|components)/")
+#: At most one segment before them (a page's own ``/planner/static/``), never the API's (``/api/testsets/static/...``
+#: is a test set named "static", whose answers are nobody else's).
+_STATIC_PATH = re.compile(r"^/(?:(?!api/)[^/]+/)?(?:static|components)/")
 
 #: A session whose browser left (no websocket) for this long is destroyed.
 SESSION_LIFETIME_MS = 15_000
