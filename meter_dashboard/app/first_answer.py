@@ -17,9 +17,11 @@ link preview (``og:``/``twitter:`` tags).  Every value reaches the HTML through 
 """
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import contextlib
 import logging
+import threading
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
@@ -30,7 +32,7 @@ from ..ui.exports import lead_markup
 from ..ui.urlstate import MAX_QUERY_CHARS
 
 __all__ = ["FirstAnswer", "first_answer", "render_first", "computing", "planner_result", "query_of", "EXACT_SECONDS",
-           "ANSWERS", "COMPUTING", "FIRST_RESAMPLES"]
+           "ANSWERS", "COMPUTING", "FIRST_RESAMPLES", "APPROVE_SECONDS", "approve_link", "approval"]
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +73,11 @@ def _within(seconds: float, function):
     """``function()`` computed in a worker thread, or None when it takes longer than ``seconds``."""
     from ..core import runtime
 
-    future = runtime.thread_pool().submit(function)
+    return _waited(seconds, runtime.thread_pool().submit(function))
+
+
+def _waited(seconds: float, future: concurrent.futures.Future):
+    """``future``'s result, or None when it is not there within ``seconds`` (the computation goes on)."""
     try:
         return future.result(timeout=seconds)
     except concurrent.futures.TimeoutError:
@@ -253,35 +259,106 @@ def _compare(query: dict[str, str], refused: str) -> FirstAnswer | None:
     return FirstAnswer(answer, headline, message or res.lead(), inputs, ".compare-p", message)
 
 
+# ---------------------------------------------------------------------------- /approve
+#: The longest /approve's first response waits for the link's decisions (seconds).  On a quiet 2-core machine a
+#: shipped example takes at most 0.25 s in a fresh process (presSRGP on the 50 modifications of ``adversary``; fsSRGP
+#: 0.15 s, every other procedure a few ms) and the floor app shows its number after about 1 s: waiting at most
+#: 0.3 s keeps the decisions within half the floor's time.  Beyond it the first response says what is computed and
+#: for how long (:data:`COMPUTING`), and the computation goes on in its worker thread for the next person to open
+#: the link (:func:`approval`) and for the live page (the decisions are the model's shared results).
+APPROVE_SECONDS = 0.3
+
+#: The decisions of the links opened lately, computed or being computed (futures), by the link's settings: a room
+#: opening one link shares one computation (the last :data:`_APPROVALS_KEPT` links).
+_APPROVALS: collections.OrderedDict = collections.OrderedDict()
+_APPROVALS_KEPT = 64
+_APPROVALS_LOCK = threading.Lock()
+
+
+def approve_link(query: dict[str, str], refused: str = "") -> tuple[dict, list[str]]:
+    """(settings, refusals) of an /approve link, read as the live page reads it (``ApproveModel.parse_query``;
+    a query refused as a whole applies nothing and says why)."""
+    from ..approvals.model import ApproveModel
+
+    return ({}, [refused]) if refused else ApproveModel.parse_query(query)
+
+
+def _decided(values: dict):
+    """The model of the link's settings with the chosen procedure's decisions (no comparison: the page's first tab).
+
+    Deterministic: the decisions depend only on the trace and the settings (fsSRGP's and presSRGP's integration
+    on the link's ``seed``), and the model keeps them in the results every session of the process shares.
+    """
+    from ..approvals.model import ApproveModel
+
+    return ApproveModel(compare_active=False, **values)
+
+
+def approval(values: dict) -> concurrent.futures.Future:
+    """The computation of the decisions for a link's ``values`` (:func:`approve_link`): started in a worker
+    thread by the first person to open the link, shared by everyone after; one that failed is started again."""
+    from ..core import runtime
+
+    key = tuple(sorted(values.items()))
+    with _APPROVALS_LOCK:
+        future = _APPROVALS.get(key)
+        if future is None or (future.done() and future.exception() is not None):
+            future = _APPROVALS[key] = runtime.thread_pool().submit(_decided, values)
+            while len(_APPROVALS) > _APPROVALS_KEPT:
+                _APPROVALS.popitem(last=False)
+        _APPROVALS.move_to_end(key)
+    return future
+
+
+def _approve(query: dict[str, str], refused: str) -> FirstAnswer | None:
+    """/approve's decisions for the link, when they are known within :data:`APPROVE_SECONDS` (else None: the first
+    response says what is computed and for how long, and the next one to open the link gets the decisions)."""
+    from ..approvals import view_text
+    from ..approvals.text import inputs, lead
+
+    values, errors = approve_link(query, refused)
+    model = _waited(APPROVE_SECONDS, approval(values))
+    if model is None or model.result is None:
+        return None
+    r, example = model.result, view_text.EXAMPLE_LABELS[model.example]
+    parts = view_text.decisions_html(r, model.trace.original_name)  # the live view's panes, in its order
+    answer, message = _with_messages(parts["lead"] + view_text.intro_html() + parts["headlines"] + parts["sentence"]
+                                     + parts["method_note"] + parts["table"],
+                                     view_text.messages(model.error, errors), "")
+    headline = (f"{fmt.integer(r.approvals)} of {fmt.integer(len(r.names))} modifications approved "
+                f"({r.label}, α {fmt.number(r.alpha)}) — {example}")
+    return FirstAnswer(answer, headline, message or lead(r), [("Trace", example), *inputs(r)], ".approve-lead",
+                       message)
+
+
 def _approve_computing(query: dict[str, str], refused: str) -> str:
     """/approve: the decisions of the link's example and procedure, and at most how long they take (its view
     computes them; approvals.text.Pace's bound holds for any of the link's other settings: a link carries no
-    conditioning, and a shipped example's trace is the one calibrated).  Said with the bound known when the
-    link is first opened (app.pages keeps the first response per link)."""
-    from ..approvals.model import EXAMPLES, METHOD_LABELS, ApproveModel, load_example
+    conditioning, and a shipped example's trace is the one calibrated), while they are not known within
+    :data:`APPROVE_SECONDS` (app.pages asks again for the next person: by then they may be)."""
+    from ..approvals.model import METHOD_LABELS, ApproveModel, load_example
     from ..approvals.text import PACE, computing_sentence
-    from ..bounds.srgp import normalize_method
 
-    example, method = ApproveModel.param["example"].default, ApproveModel.param["method"].default
-    if not refused:  # a refused value: the page's default, as the live page (which says why)
-        example = query.get("example") if query.get("example") in EXAMPLES else example
-        with contextlib.suppress(InputError):
-            method = normalize_method(query.get("method", method))
+    values, _ = approve_link(query, refused)  # a refused value: the page's default, as the live page (which says why)
+    example = values.get("example", ApproveModel.param["example"].default)
+    method = values.get("method", ApproveModel.param["method"].default)
     modifications = load_example(example)[0].modifications
     return computing_sentence(modifications, METHOD_LABELS[method], PACE.seconds(modifications, method))
 
 
-#: What a page without a first answer says it is computing (for the link's query), until its view is on screen.
+#: What a page without a first answer (/approve: while the link's decisions are not known) says it is computing
+#: (for the link's query), until its view is on screen.
 COMPUTING = {"approve": _approve_computing}
 
-#: What shows that the live view of a page without a first answer is laid out and holds its first numbers (for
+#: What shows that the live view of a page without a first answer (yet) is laid out and holds its first numbers (for
 #: /approve its lead: the decisions so far, or all of them): until it is on screen the view is built out of sight
 #: (its blocks appear and move while Bokeh lays them out and the first decisions arrive) and the sentence saying
 #: what is computed stays; at most 30 s after the view is built it shows anyway (first.html).
 LIVE = {"approve": ".approve-lead"}
 
 #: page name -> its first answer (pages not listed get the header and a sentence saying what is computed).
-ANSWERS = {"planner": _planner, "session": _session, "ci": _ci, "ladder": _ladder, "compare": _compare}
+ANSWERS = {"planner": _planner, "session": _session, "ci": _ci, "ladder": _ladder, "compare": _compare,
+           "approve": _approve}
 
 
 def first_answer(name: str, raw_query: str) -> FirstAnswer | None:
