@@ -45,13 +45,15 @@ def server():
     yield from serve("server.log")
 
 
-def serve(log_name: str, *options: str):
-    """Start ``meter-dashboard serve`` (its log in ``tests/ui/artifacts/<log_name>``), yield its URL, stop it."""
+def serve(log_name: str, *options: str, program: tuple = ("-m", "meter_dashboard")):
+    """Start ``meter-dashboard serve`` (its log in ``tests/ui/artifacts/<log_name>``), yield its URL, stop it.
+
+    ``program``: how Python runs the command line (e.g. ``("-c", "<a setting changed>; <the CLI's main()>")``)."""
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = open(ARTIFACTS / log_name, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "meter_dashboard", "serve", "--port", str(port), "--address", "127.0.0.1",
+        [sys.executable, *program, "serve", "--port", str(port), "--address", "127.0.0.1",
          "--no-show", "--allow-websocket-origin", f"127.0.0.1:{port}", "--log-level", "debug", *options],
         stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group: the teardown ends its worker processes too
