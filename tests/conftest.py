@@ -85,6 +85,18 @@ def serve(log_name: str, *options: str, program: tuple = ("-m", "meter_dashboard
     proc.wait()
 
 
+#: The command line with /approve's first responses never waiting for the decisions (``APPROVE_SECONDS = 0``): what a
+#: person opening a link gets when its decisions take longer than the first response waits.
+NOT_WAITING = ("-c", "import sys; import meter_dashboard.app.first_answer as f; f.APPROVE_SECONDS = 0.0; "
+                     "from meter_dashboard.cli import main; sys.exit(main())")
+
+
+@pytest.fixture(scope="module")
+def server_not_waiting():
+    """A server whose /approve first responses say what is computed (the decisions are not waited for)."""
+    yield from serve("server-not-waiting.log", program=NOT_WAITING)
+
+
 @pytest.fixture(scope="module")
 def browser():
     """Headless chromium for one test module.

@@ -16,7 +16,6 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import serve
 from tests.ui.test_first_answer import COUNT_SHIFTS, _get, _head, _meta, live_value, value_of
 
 pytestmark = pytest.mark.ui
@@ -24,10 +23,6 @@ pytestmark = pytest.mark.ui
 #: (link, the approvals count): the shipped examples' decisions (tests/views/test_approve_first_answer.py checks
 #: them against the procedures in-process; here the served pages show them)
 LINKS = [("/approve?example=adversary", "0 of 50"), ("/approve?example=refits&method=naive", "8 of 15")]
-
-#: The command line, with the first response never waiting for the decisions.
-NEVER_WAITS = ("-c", "import sys; import meter_dashboard.app.first_answer as f; f.APPROVE_SECONDS = 0.0; "
-                     "from meter_dashboard.cli import main; sys.exit(main())")
 
 
 def first_answer(server: str, path: str, css_class: str = "approve-count") -> tuple[str, bytes]:
@@ -39,11 +34,6 @@ def first_answer(server: str, path: str, css_class: str = "approve-count") -> tu
             return value, body
         time.sleep(0.5)  # not asyncio: a browser test's Playwright loop may be running in this thread
     raise AssertionError(f"{path}: no {css_class} in the first response")
-
-
-@pytest.fixture(scope="module")
-def never_waits():
-    yield from serve("server-approve-never-waits.log", program=NEVER_WAITS)
 
 
 @pytest.mark.parametrize("path, count", LINKS)
@@ -84,21 +74,21 @@ def test_the_live_page_takes_the_answers_place_with_the_same_count_and_no_jump(b
         context.close()
 
 
-def test_decisions_not_known_in_time_say_what_is_computed_then_come_with_the_next_request(never_waits):
+def test_decisions_not_known_in_time_say_what_is_computed_then_come_with_the_next_request(server_not_waiting):
     path = "/approve?example=adversary&method=pres-srgp"
-    page, _ = _get(never_waits + path)
+    page, _ = _get(server_not_waiting + path)
     assert re.search(r"computing the approvals of the 50 modifications on the link&#39;s trace with presSRGP "
                      r"\((under 1 s|up to \d+ s) of computing on this server\)", page)
     assert "class=\"md-first-body" not in page and "approve-count" not in page
-    value, _ = first_answer(never_waits, path, "approve-count")  # asked again: the computation went on meanwhile
+    value, _ = first_answer(server_not_waiting, path, "approve-count")  # asked again: the computation went on meanwhile
     assert value == "0 of 50"
 
 
-def test_the_approve_page_does_not_jump_while_it_computes_its_decisions(browser, never_waits):
+def test_the_approve_page_does_not_jump_while_it_computes_its_decisions(browser, server_not_waiting):
     """/approve without its decisions in the first response (not known in time): its live view is laid out out of
     sight, under the sentence saying what it computes, until its lead (the decisions so far, or all of them) is on
     screen."""
-    server = never_waits
+    server = server_not_waiting
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         page = context.new_page()
