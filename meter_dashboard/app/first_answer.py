@@ -12,7 +12,8 @@ of that number), then the two swap in one frame (``app/templates/first.html``).
 Bad input in the link gets the page's own message (the one the live page shows), never an error
 page; the query is read within :data:`~meter_dashboard.ui.urlstate.MAX_QUERY_CHARS`, and slow work
 (the exact binomial counts) gets at most :data:`EXACT_SECONDS` on the request, else the answer says
-it is computing, as the live page does.  ``headline`` and ``sentence`` are the page's title and its
+it is computing, as the live page does; /approve's decisions get at most :data:`APPROVE_SECONDS`, else
+the first response says what it computes and for how long (and the decisions are there for the next person).  ``headline`` and ``sentence`` are the page's title and its
 link preview (``og:``/``twitter:`` tags).  Every value reaches the HTML through autoescaped templates.
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ import contextlib
 import logging
 import threading
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 from urllib.parse import parse_qsl
 
 from ..core import formatting as fmt
@@ -283,15 +285,25 @@ def approve_link(query: dict[str, str], refused: str = "") -> tuple[dict, list[s
     return ({}, [refused]) if refused else ApproveModel.parse_query(query)
 
 
-def _decided(values: dict):
-    """The model of the link's settings with the chosen procedure's decisions (no comparison: the page's first tab).
+class Decided(NamedTuple):
+    """What /approve's first answer shows of a link's model: the chosen procedure's decisions and what they are of."""
+
+    result: Any  # ApprovalResult, or None when the model refused the settings (``error``)
+    example: str
+    original_name: str
+    error: str
+
+
+def _decided(values: dict) -> Decided:
+    """The decisions of a link's settings (the chosen procedure only: the page's first tab), as its model makes them.
 
     Deterministic: the decisions depend only on the trace and the settings (fsSRGP's and presSRGP's integration
     on the link's ``seed``), and the model keeps them in the results every session of the process shares.
     """
     from ..approvals.model import ApproveModel
 
-    return ApproveModel(compare_active=False, **values)
+    model = ApproveModel(compare_active=False, **values)
+    return Decided(model.result, model.example, model.trace.original_name, model.error)
 
 
 def approval(values: dict) -> concurrent.futures.Future:
@@ -317,14 +329,14 @@ def _approve(query: dict[str, str], refused: str) -> FirstAnswer | None:
     from ..approvals.text import inputs, lead
 
     values, errors = approve_link(query, refused)
-    model = _waited(APPROVE_SECONDS, approval(values))
-    if model is None or model.result is None:
+    decided = _waited(APPROVE_SECONDS, approval(values))
+    if decided is None or decided.result is None:
         return None
-    r, example = model.result, view_text.EXAMPLE_LABELS[model.example]
-    parts = view_text.decisions_html(r, model.trace.original_name)  # the live view's panes, in its order
+    r, example = decided.result, view_text.EXAMPLE_LABELS[decided.example]
+    parts = view_text.decisions_html(r, decided.original_name)  # the live view's panes, in its order
     answer, message = _with_messages(parts["lead"] + view_text.intro_html() + parts["headlines"] + parts["sentence"]
                                      + parts["method_note"] + parts["table"],
-                                     view_text.messages(model.error, errors), "")
+                                     view_text.messages(decided.error, errors), "")
     headline = (f"{fmt.integer(r.approvals)} of {fmt.integer(len(r.names))} modifications approved "
                 f"({r.label}, α {fmt.number(r.alpha)}) — {example}")
     return FirstAnswer(answer, headline, message or lead(r), [("Trace", example), *inputs(r)], ".approve-lead",
