@@ -34,7 +34,7 @@ from ..ui.exports import lead_markup
 from ..ui.urlstate import MAX_QUERY_CHARS
 
 __all__ = ["FirstAnswer", "first_answer", "render_first", "computing", "planner_result", "query_of", "EXACT_SECONDS",
-           "ANSWERS", "COMPUTING", "FIRST_RESAMPLES", "APPROVE_SECONDS", "approve_link", "approval"]
+           "ANSWERS", "COMPUTING", "FIRST_RESAMPLES", "APPROVE_SECONDS", "APPROVALS_RUNNING", "approve_link", "approval"]
 
 log = logging.getLogger(__name__)
 
@@ -275,6 +275,10 @@ APPROVE_SECONDS = 0.3
 _APPROVALS: collections.OrderedDict = collections.OrderedDict()
 _APPROVALS_KEPT = 64
 _APPROVALS_LOCK = threading.Lock()
+#: At most this many links' decisions are computed at once for first responses: plain HTTP clients requesting many
+#: different links hold at most these worker threads (a link beyond them is said computing; its live page computes
+#: it, and the next request for it starts it once a thread is free).
+APPROVALS_RUNNING = 2
 
 
 def approve_link(query: dict[str, str], refused: str = "") -> tuple[dict, list[str]]:
@@ -306,15 +310,18 @@ def _decided(values: dict) -> Decided:
     return Decided(model.result, model.example, model.trace.original_name, model.error)
 
 
-def approval(values: dict) -> concurrent.futures.Future:
+def approval(values: dict) -> concurrent.futures.Future | None:
     """The computation of the decisions for a link's ``values`` (:func:`approve_link`): started in a worker
-    thread by the first person to open the link, shared by everyone after; one that failed is started again."""
+    thread by the first person to open the link, shared by everyone after; one that failed is started again.
+    None while :data:`APPROVALS_RUNNING` computations of other links are running."""
     from ..core import runtime
 
     key = tuple(sorted(values.items()))
     with _APPROVALS_LOCK:
         future = _APPROVALS.get(key)
         if future is None or (future.done() and future.exception() is not None):
+            if sum(not f.done() for f in _APPROVALS.values()) >= APPROVALS_RUNNING:
+                return None
             future = _APPROVALS[key] = runtime.thread_pool().submit(_decided, values)
             while len(_APPROVALS) > _APPROVALS_KEPT:
                 _APPROVALS.popitem(last=False)
@@ -329,7 +336,8 @@ def _approve(query: dict[str, str], refused: str) -> FirstAnswer | None:
     from ..approvals.text import inputs, lead
 
     values, errors = approve_link(query, refused)
-    decided = _waited(APPROVE_SECONDS, approval(values))
+    future = approval(values)
+    decided = _waited(APPROVE_SECONDS, future) if future is not None else None
     if decided is None or decided.result is None:
         return None
     r, example = decided.result, view_text.EXAMPLE_LABELS[decided.example]

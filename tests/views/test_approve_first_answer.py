@@ -115,3 +115,18 @@ def test_a_failed_computation_is_computed_again(monkeypatch):
     assert fa.first_answer("approve", query) is None  # logged; the first response says what is computed
     assert fa.first_answer("approve", query) is not None and held.calls == 2
     assert fa.first_answer("approve", query) is not None and held.calls == 2  # kept once known
+
+
+def test_first_responses_compute_a_bounded_number_of_links_at_once(monkeypatch):
+    held = _Held()
+    monkeypatch.setattr(fa, "_decided", held)
+    monkeypatch.setattr(fa, "APPROVE_SECONDS", 0.01)
+    monkeypatch.setattr(fa, "APPROVALS_RUNNING", 1)
+    one, other = "example=refits&method=naive&seed=1618", "example=refits&method=naive&seed=1619"
+    assert fa.first_answer("approve", one) is None and held.calls == 1  # computing (held)
+    assert fa.first_answer("approve", other) is None and held.calls == 1  # not started: a thread is busy
+    held.release.set()
+    fa.approval(fa.approve_link({"example": "refits", "method": "naive", "seed": "1618"})[0]).result(60)
+    assert fa.first_answer("approve", one) is not None
+    monkeypatch.setattr(fa, "APPROVE_SECONDS", 60.0)
+    assert fa.first_answer("approve", other) is not None and held.calls == 2  # started once a thread was free
