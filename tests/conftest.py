@@ -45,13 +45,15 @@ def server():
     yield from serve("server.log")
 
 
-def serve(log_name: str, *options: str):
-    """Start ``meter-dashboard serve`` (its log in ``tests/ui/artifacts/<log_name>``), yield its URL, stop it."""
+def serve(log_name: str, *options: str, program: tuple = ("-m", "meter_dashboard")):
+    """Start ``meter-dashboard serve`` (its log in ``tests/ui/artifacts/<log_name>``), yield its URL, stop it.
+
+    ``program``: how Python runs the command line (e.g. ``("-c", "<a setting changed>; <the CLI's main()>")``)."""
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = open(ARTIFACTS / log_name, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "meter_dashboard", "serve", "--port", str(port), "--address", "127.0.0.1",
+        [sys.executable, *program, "serve", "--port", str(port), "--address", "127.0.0.1",
          "--no-show", "--allow-websocket-origin", f"127.0.0.1:{port}", "--log-level", "debug", *options],
         stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group: the teardown ends its worker processes too
@@ -81,6 +83,18 @@ def serve(log_name: str, *options: str):
     with contextlib.suppress(ProcessLookupError):  # what outlived it: the simulations' worker processes
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+
+
+#: The command line with /approve's first responses never waiting for the decisions (``APPROVE_SECONDS = 0``): what a
+#: person opening a link gets when its decisions take longer than the first response waits.
+NOT_WAITING = ("-c", "import sys; import meter_dashboard.app.first_answer as f; f.APPROVE_SECONDS = 0.0; "
+                     "from meter_dashboard.cli import main; sys.exit(main())")
+
+
+@pytest.fixture(scope="module")
+def server_not_waiting():
+    """A server whose /approve first responses say what is computed (the decisions are not waited for)."""
+    yield from serve("server-not-waiting.log", program=NOT_WAITING)
 
 
 @pytest.fixture(scope="module")

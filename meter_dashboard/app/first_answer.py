@@ -12,15 +12,19 @@ of that number), then the two swap in one frame (``app/templates/first.html``).
 Bad input in the link gets the page's own message (the one the live page shows), never an error
 page; the query is read within :data:`~meter_dashboard.ui.urlstate.MAX_QUERY_CHARS`, and slow work
 (the exact binomial counts) gets at most :data:`EXACT_SECONDS` on the request, else the answer says
-it is computing, as the live page does.  ``headline`` and ``sentence`` are the page's title and its
+it is computing, as the live page does; /approve's decisions get at most :data:`APPROVE_SECONDS`, else
+the first response says what it computes and for how long (and the decisions are there for the next person).  ``headline`` and ``sentence`` are the page's title and its
 link preview (``og:``/``twitter:`` tags).  Every value reaches the HTML through autoescaped templates.
 """
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import contextlib
 import logging
+import threading
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 from urllib.parse import parse_qsl
 
 from ..core import formatting as fmt
@@ -30,7 +34,7 @@ from ..ui.exports import lead_markup
 from ..ui.urlstate import MAX_QUERY_CHARS
 
 __all__ = ["FirstAnswer", "first_answer", "render_first", "computing", "planner_result", "query_of", "EXACT_SECONDS",
-           "ANSWERS", "COMPUTING", "FIRST_RESAMPLES"]
+           "ANSWERS", "COMPUTING", "FIRST_RESAMPLES", "APPROVE_SECONDS", "APPROVALS_RUNNING", "approve_link", "approval"]
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +75,11 @@ def _within(seconds: float, function):
     """``function()`` computed in a worker thread, or None when it takes longer than ``seconds``."""
     from ..core import runtime
 
-    future = runtime.thread_pool().submit(function)
+    return _waited(seconds, runtime.thread_pool().submit(function))
+
+
+def _waited(seconds: float, future: concurrent.futures.Future):
+    """``future``'s result, or None when it is not there within ``seconds`` (the computation goes on)."""
     try:
         return future.result(timeout=seconds)
     except concurrent.futures.TimeoutError:
@@ -253,35 +261,124 @@ def _compare(query: dict[str, str], refused: str) -> FirstAnswer | None:
     return FirstAnswer(answer, headline, message or res.lead(), inputs, ".compare-p", message)
 
 
+# ---------------------------------------------------------------------------- /approve
+#: The longest /approve's first response waits for the link's decisions (seconds).  On a quiet 2-core machine a
+#: shipped example takes at most 0.25 s in a fresh process (presSRGP on the 50 modifications of ``adversary``; fsSRGP
+#: 0.15 s, every other procedure a few ms) and the floor app shows its number after about 1 s: waiting at most
+#: 0.3 s keeps the decisions within half the floor's time.  Beyond it the first response says what is computed and
+#: for how long (:data:`COMPUTING`), and the computation goes on in its worker thread for the next person to open
+#: the link (:func:`approval`) and for the live page (the decisions are the model's shared results).
+APPROVE_SECONDS = 0.3
+
+#: The decisions of the links opened lately, computed or being computed (futures), by the link's settings: a room
+#: opening one link shares one computation (the last :data:`_APPROVALS_KEPT` links).
+_APPROVALS: collections.OrderedDict = collections.OrderedDict()
+_APPROVALS_KEPT = 64
+_APPROVALS_LOCK = threading.Lock()
+#: At most this many links' decisions are computed at once for first responses: plain HTTP clients requesting many
+#: different links hold at most these worker threads (a link beyond them is said computing; its live page computes
+#: it, and the next request for it starts it once a thread is free).
+APPROVALS_RUNNING = 2
+
+
+def approve_link(query: dict[str, str], refused: str = "") -> tuple[dict, list[str]]:
+    """(settings, refusals) of an /approve link, read as the live page reads it (``ApproveModel.parse_query``;
+    a query refused as a whole applies nothing and says why)."""
+    from ..approvals.model import ApproveModel
+
+    return ({}, [refused]) if refused else ApproveModel.parse_query(query)
+
+
+class Decided(NamedTuple):
+    """What /approve's first answer shows of a link's model: the chosen procedure's decisions and what they are of."""
+
+    result: Any  # ApprovalResult, or None when the model refused the settings (``error``)
+    example: str
+    original_name: str
+    error: str
+
+
+def _decided(values: dict) -> Decided:
+    """The decisions of a link's settings (the chosen procedure only: the page's first tab), as its model makes them.
+
+    Deterministic: the decisions depend only on the trace and the settings (fsSRGP's and presSRGP's integration
+    on the link's ``seed``), and the model keeps them in the results every session of the process shares.
+    """
+    from ..approvals.model import ApproveModel
+
+    model = ApproveModel(compare_active=False, **values)
+    return Decided(model.result, model.example, model.trace.original_name, model.error)
+
+
+def approval(values: dict) -> concurrent.futures.Future | None:
+    """The computation of the decisions for a link's ``values`` (:func:`approve_link`): started in a worker
+    thread by the first person to open the link, shared by everyone after; one that failed is started again.
+    None while :data:`APPROVALS_RUNNING` computations of other links are running."""
+    from ..core import runtime
+
+    key = tuple(sorted(values.items()))
+    with _APPROVALS_LOCK:
+        future = _APPROVALS.get(key)
+        if future is None or (future.done() and future.exception() is not None):
+            if sum(not f.done() for f in _APPROVALS.values()) >= APPROVALS_RUNNING:
+                return None
+            future = _APPROVALS[key] = runtime.thread_pool().submit(_decided, values)
+            while len(_APPROVALS) > _APPROVALS_KEPT:
+                _APPROVALS.popitem(last=False)
+        _APPROVALS.move_to_end(key)
+    return future
+
+
+def _approve(query: dict[str, str], refused: str) -> FirstAnswer | None:
+    """/approve's decisions for the link, when they are known within :data:`APPROVE_SECONDS` (else None: the first
+    response says what is computed and for how long, and the next one to open the link gets the decisions)."""
+    from ..approvals import view_text
+    from ..approvals.text import inputs, lead
+
+    values, errors = approve_link(query, refused)
+    future = approval(values)
+    decided = _waited(APPROVE_SECONDS, future) if future is not None else None
+    if decided is None or decided.result is None:
+        return None
+    r, example = decided.result, view_text.EXAMPLE_LABELS[decided.example]
+    parts = view_text.decisions_html(r, decided.original_name)  # the live view's panes, in its order
+    answer, message = _with_messages(parts["lead"] + view_text.intro_html() + parts["headlines"] + parts["sentence"]
+                                     + parts["method_note"] + parts["table"],
+                                     view_text.messages(decided.error, errors), "")
+    headline = (f"{fmt.integer(r.approvals)} of {fmt.integer(len(r.names))} modifications approved "
+                f"({r.label}, α {fmt.number(r.alpha)}) — {example}")
+    return FirstAnswer(answer, headline, message or lead(r), [("Trace", example), *inputs(r)], ".approve-lead",
+                       message)
+
+
 def _approve_computing(query: dict[str, str], refused: str) -> str:
     """/approve: the decisions of the link's example and procedure, and at most how long they take (its view
     computes them; approvals.text.Pace's bound holds for any of the link's other settings: a link carries no
-    conditioning, and a shipped example's trace is the one calibrated).  Said with the bound known when the
-    link is first opened (app.pages keeps the first response per link)."""
-    from ..approvals.model import EXAMPLES, METHOD_LABELS, ApproveModel, load_example
+    conditioning, and a shipped example's trace is the one calibrated), while they are not known within
+    :data:`APPROVE_SECONDS` (app.pages asks again for the next person: by then they may be)."""
+    from ..approvals.model import METHOD_LABELS, ApproveModel, load_example
     from ..approvals.text import PACE, computing_sentence
-    from ..bounds.srgp import normalize_method
 
-    example, method = ApproveModel.param["example"].default, ApproveModel.param["method"].default
-    if not refused:  # a refused value: the page's default, as the live page (which says why)
-        example = query.get("example") if query.get("example") in EXAMPLES else example
-        with contextlib.suppress(InputError):
-            method = normalize_method(query.get("method", method))
+    values, _ = approve_link(query, refused)  # a refused value: the page's default, as the live page (which says why)
+    example = values.get("example", ApproveModel.param["example"].default)
+    method = values.get("method", ApproveModel.param["method"].default)
     modifications = load_example(example)[0].modifications
     return computing_sentence(modifications, METHOD_LABELS[method], PACE.seconds(modifications, method))
 
 
-#: What a page without a first answer says it is computing (for the link's query), until its view is on screen.
+#: What a page without a first answer (/approve: while the link's decisions are not known) says it is computing
+#: (for the link's query), until its view is on screen.
 COMPUTING = {"approve": _approve_computing}
 
-#: What shows that the live view of a page without a first answer is laid out and holds its first numbers (for
+#: What shows that the live view of a page without a first answer (yet) is laid out and holds its first numbers (for
 #: /approve its lead: the decisions so far, or all of them): until it is on screen the view is built out of sight
 #: (its blocks appear and move while Bokeh lays them out and the first decisions arrive) and the sentence saying
 #: what is computed stays; at most 30 s after the view is built it shows anyway (first.html).
 LIVE = {"approve": ".approve-lead"}
 
 #: page name -> its first answer (pages not listed get the header and a sentence saying what is computed).
-ANSWERS = {"planner": _planner, "session": _session, "ci": _ci, "ladder": _ladder, "compare": _compare}
+ANSWERS = {"planner": _planner, "session": _session, "ci": _ci, "ladder": _ladder, "compare": _compare,
+           "approve": _approve}
 
 
 def first_answer(name: str, raw_query: str) -> FirstAnswer | None:

@@ -47,7 +47,7 @@ from ..ui.sections import one_message
 from ..ui.style import HTML, Bar
 from ..ui.urlstate import MAX_QUERY_CHARS
 from . import documents, write_queue
-from .first_answer import first_answer, render_first
+from .first_answer import COMPUTING, first_answer, render_first
 from .registry import PAGES, SITE_TITLE, Page, available_pages
 
 __all__ = ["PAGES", "Page", "SITE_TITLE", "available_pages", "build", "view_classes",
@@ -95,7 +95,8 @@ def first_response(name: str, theme: str, query: str = "", url: str = "") -> tup
         description = answer.sentence if answer else page.summary
         top = documents.header_html(name, theme) + render_first(answer, name, title=page.title, theme=theme, query=query)
         kept = (answer.headline if answer else title, description, str(escape(title)), Markup(top))
-        if answer is None or "computing" not in answer.answer:  # a pending exact count is asked again next time
+        # a pending exact count, and /approve's decisions not known yet (COMPUTING), are asked again next time
+        if answer is None and name not in COMPUTING or answer is not None and "computing" not in answer.answer:
             _FIRST[key] = kept
             while len(_FIRST) > _FIRST_KEPT:
                 _FIRST.popitem(last=False)

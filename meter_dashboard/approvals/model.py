@@ -529,22 +529,28 @@ class ApproveModel(ApprovalSettings):
     #: URL keys of a shared link (each is the parameter of the same name).
     QUERY_KEYS = ("example", "method", "alpha", "success_weight", "margin", "margin_step", "seed")
 
-    def update_from_query(self, query: dict) -> list[str]:
-        """Apply a link's settings; a message for each value refused (naming the URL key, the rule, the value).
-
-        The values are parsed with the bounded checks of :mod:`meter_dashboard.core.validation`
-        and the parameters' own bounds, and applied together (one recomputation); refused
-        ones leave their setting as it was.
-        """
+    @classmethod
+    def parse_query(cls, query: dict) -> tuple[dict, list[str]]:
+        """A link's settings parsed (``{key: value}``) and a message for each value refused (naming the URL key, the
+        rule, the value): the values are parsed with the bounded checks of :mod:`meter_dashboard.core.validation`
+        and the parameters' own bounds.  Touches no model: the page and a link's first response both read links so."""
         values, errors = {}, []
-        for key in self.QUERY_KEYS:
+        for key in cls.QUERY_KEYS:
             if key not in query:
                 continue
             text = query[key]
             try:
-                values[key] = self._parse_query(key, text[0] if isinstance(text, list) else text)
+                values[key] = cls._parse_query(key, text[0] if isinstance(text, list) else text)
             except InputError as exc:
                 errors.append(str(exc))
+        return values, errors
+
+    def update_from_query(self, query: dict) -> list[str]:
+        """Apply a link's settings (:meth:`parse_query`); a message for each value refused.
+
+        The values are applied together (one recomputation); refused ones leave their setting as it was.
+        """
+        values, errors = self.parse_query(query)
         example = values.pop("example", None)
         if example is not None and example != self.example:
             self.example = example
@@ -552,7 +558,8 @@ class ApproveModel(ApprovalSettings):
             self.param.update(**values)
         return errors
 
-    def _parse_query(self, key: str, text):
+    @classmethod
+    def _parse_query(cls, key: str, text):
         text = str(text)
         if key == "example":
             if text not in EXAMPLES:
@@ -560,7 +567,7 @@ class ApproveModel(ApprovalSettings):
             return text
         if key == "method":
             return normalize_method(text)
-        p = self.param[key]
+        p = cls.param[key]
         value = check_int(key, text) if isinstance(p, param.Integer) else check_number(key, text)
         low, high = p.bounds if p.bounds is not None else (None, None)
         inclusive = getattr(p, "inclusive_bounds", (True, True))

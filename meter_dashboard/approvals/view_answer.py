@@ -20,7 +20,7 @@ from ..ui.style import HTML, stale_html
 from . import view_text as text
 from .figures import DecisionFigure
 from .model import EXAMPLES, METHOD_LABELS, ApproveModel
-from .text import PACE, inputs, lead, pending_lead, time_left
+from .text import PACE, inputs, pending_lead, time_left
 
 __all__ = ["ApproveDecisions", "PLOT_PLACE_PX"]
 
@@ -155,11 +155,9 @@ class ApproveDecisions(pn.viewable.Viewer):
             self.headlines.object = '<div class="md-note"><span class="approve-pending">computing…</span></div>'
             self.lead.object = self._pending_lead()
             return
-        self.lead.object = lead_markup(lead(r, self._left(r)), "approve")
-        self.headlines.object = text.headlines(r, self.model.trace.original_name, self.model.busy)
-        self.sentence.object = text.sentence(r)
-        self.method_note.object = text.method_note(r.method)
-        self.table.object = text.decision_table(r)
+        for name, markup in text.decisions_html(r, self.model.trace.original_name, self.model.busy,
+                                                 self._left(r)).items():
+            getattr(self, name).object = markup  # lead, headlines, sentence, method_note, table
         self.plot_place.holder.visible = True  # under the table's rows (pending ones too): now in its place
         self._draw_plot(r)
 

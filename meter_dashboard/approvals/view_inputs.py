@@ -22,9 +22,7 @@ from .model import METHOD_LABELS, METHODS, ApproveModel
 __all__ = ["ApproveInputs"]
 
 _METHOD_OPTIONS = {METHOD_LABELS[m] + ("" if m != "naive" else "  ⚠"): m for m in METHODS}
-_EXAMPLE_OPTIONS = {"Refits on a data stream (15 modifications)": "refits",
-                    "Overfitting developer (50 modifications)": "adversary",
-                    "Uploaded file": "uploaded"}
+_EXAMPLE_OPTIONS = {**{label: key for key, label in text.EXAMPLE_LABELS.items()}, "Uploaded file": "uploaded"}
 
 
 def _dropper(parameter: str, css: str) -> GuardedFileDropper:
@@ -140,9 +138,7 @@ class ApproveInputs(pn.viewable.Viewer):
         self.upload_error.object = error_html(self.upload.upload_error or m.trace_error)
         self.pres_error.object = error_html(self.pres_upload.upload_error or m.prespecified_error)
         self.example_note.object = text.trace_note(m)
-        messages = [m.error] if m.error else []
-        messages += [f"Link: {e}" for e in url_errors]
-        self.error.object = "".join(error_html(x) for x in messages)
+        self.error.object = "".join(error_html(x) for x in text.messages(m.error, url_errors))
 
     def __panel__(self):
         if self._layout is None:

@@ -11,11 +11,17 @@ import math
 
 from ..core import formatting as fmt
 from ..core.html import Markup, render, snippet
+from ..ui.exports import lead_markup
 from ..ui.style import headline_html, headlines_html
 from .model import EXAMPLES, METHOD_LABELS, METHODS
+from .text import lead
 
-__all__ = ["METHOD_NOTES", "headlines", "sentence", "method_note", "decision_table", "compare_headlines",
+__all__ = ["METHOD_NOTES", "EXAMPLE_LABELS", "decisions_html", "messages", "headlines", "sentence", "method_note", "decision_table", "compare_headlines",
            "compare_table", "simulation_table", "trace_note", "notes_html", "intro_html", "SIMULATION_TEXT"]
+
+#: The shipped example traces as the page's trace menu names them.
+EXAMPLE_LABELS = {"refits": "Refits on a data stream (15 modifications)",
+                  "adversary": "Overfitting developer (50 modifications)"}
 
 METHOD_NOTES = {
     "naive": "Every test at level α, with no correction (the paper's BinaryThres). With many tests an "
@@ -115,6 +121,19 @@ def decision_table(result) -> str:
             cells.append(fmt.number(result.z_thresholds[i]))
         rows.append({"name": name, "pending": False, "approved": bool(result.approved[i]), "cells": cells})
     return render("approvals/templates/decision_table.html", rows=rows, fs=fs)
+
+
+def decisions_html(result, original_name: str, busy: bool = False, left: str = "") -> dict[str, str]:
+    """The decisions as the page shows them, part by part: its ``lead``, the ``headlines``, the ``sentence``, the
+    procedure's ``method_note`` and the ``table`` (the live view's panes of those names, and a link's first response:
+    the same words).  ``left``: how long the rest takes while the decisions come in (:func:`~.text.time_left`)."""
+    return {"lead": lead_markup(lead(result, left), "approve"), "headlines": headlines(result, original_name, busy),
+            "sentence": sentence(result), "method_note": method_note(result.method), "table": decision_table(result)}
+
+
+def messages(error: str, url_errors) -> list[str]:
+    """What the page says beside its procedure: the model's refusal, then each of the link's (``url_errors``)."""
+    return ([error] if error else []) + [f"Link: {e}" for e in url_errors]
 
 
 def compare_headlines(comparison) -> str:

@@ -157,7 +157,8 @@ COUNT_SHIFTS = """window.__shift = 0; new PerformanceObserver((list) => {
 
 
 def test_no_layout_shift_while_the_live_view_takes_over(browser, server):
-    for path in ("/planner" + QUERY, "/planner" + EXACT, "/session", "/ci", "/ladder", "/compare"):
+    for path in ("/planner" + QUERY, "/planner" + EXACT, "/session", "/ci", "/ladder", "/compare",
+                 "/approve?example=adversary"):
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         try:
             page = context.new_page()
@@ -168,23 +169,6 @@ def test_no_layout_shift_while_the_live_view_takes_over(browser, server):
             assert page.evaluate("window.__shift") <= 0.05, path
         finally:
             context.close()
-
-
-def test_the_approve_page_does_not_jump_while_it_computes_its_decisions(browser, server):
-    """/approve has no first answer (its decisions take seconds): its live view is laid out out of sight, under the
-    sentence saying what it computes, until its lead (the decisions so far, or all of them) is on screen."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = context.new_page()
-        page.add_init_script(COUNT_SHIFTS)
-        page.goto(server + "/approve?example=adversary", wait_until="commit")
-        expect(page.locator(".md-boot").first).to_contain_text("computing the approvals", timeout=30_000)
-        expect(page.locator(".approve-lead").first).to_contain_text("We can ship", timeout=120_000)
-        expect(page.locator(".md-first")).to_have_count(0)
-        page.wait_for_timeout(1500)  # whatever settles after
-        assert page.evaluate("window.__shift") <= 0.05
-    finally:
-        context.close()
 
 
 def test_the_header_and_the_answer_paint_with_the_scripts_held_back(browser, server):
