@@ -24,20 +24,25 @@ from bokeh.models import (
     HoverTool,
     Label,
     Legend,
+    LegendItem,
     NumeralTickFormatter,
+    Quad,
+    Scatter,
     Slope,
     Span,
 )
+from bokeh.core.properties import field
 
 from ..core import colors
 from ..core import formatting as fmt
-from ..core.plots import GREY, LOG_TICKS, figure
+from ..core.plots import GREY, LOG_TICKS, figure, glyph
+from ..core.plots import line as plain_line
 from ..core.html import render
 from ..core.report import result_report
 from ..ui.base import DashboardView
 from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
-from ..ui.sections import document_dispatch, held, number_input, section
+from ..ui.sections import LateMessage, document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.style import HTML, PALETTE, Bar, error_html, headline_html, headlines_html, stale_html
 from ..ui.upload import TableUpload
@@ -55,6 +60,27 @@ _TITLES = {
     "significant_not_meaningful": "Significant, not meaningful",
     "significant_and_meaningful": "Significant and meaningful",
 }
+
+
+def _visuals(color, alpha: float = 1.0) -> dict:
+    """Fill and line of one colour and alpha (what ``fig.scatter(color=..., alpha=...)`` sets)."""
+    return {"fill_color": color, "line_color": color, "hatch_color": color, "fill_alpha": alpha, "line_alpha": alpha,
+            "hatch_alpha": alpha}
+
+
+def _share_label_policy(fig) -> None:
+    """Both axes label every tick with one (stateless) policy model: a Bokeh model fewer, the plot unchanged."""
+    fig.xaxis.major_label_policy = fig.yaxis[0].major_label_policy
+
+
+def _controls(block: pn.Column) -> pn.Column:
+    """The inputs' column of a :func:`~meter_dashboard.ui.sections.section`."""
+    return block.objects[1].objects[0]
+
+
+def _results(block: pn.Column) -> pn.Column:
+    """The results' column of a :func:`~meter_dashboard.ui.sections.section`."""
+    return block.objects[1].objects[1]
 
 
 def _ink() -> str:
@@ -108,21 +134,37 @@ class CompareInputs(PageSection):
             "resamples": number_input(m, "resamples", "Bootstrap resamples", "compare-resamples"),
             "seed": number_input(m, "seed", "Seed", "compare-seed"),
         }
-        self.error = HTML("", sizing_mode="stretch_width", css_classes=["compare-error"])
+        self._error = LateMessage(css_classes=["compare-error"])  # made the first time there is something to say
         self._show()
+
+    @property
+    def error(self) -> HTML:
+        """Why the last runs or settings were refused (the pane is made when first needed)."""
+        return self._error.pane
 
     @param.depends("model.error", "model.busy", watch=True)
     @held
     def _show(self) -> None:
         """Why the last runs or settings were refused, and whether new runs are being compared."""
         m = self.model
-        self.error.object = error_html(m.error) + ('<div class="md-note">Comparing the new runs…</div>' if m.busy
-                                                   else "")
+        self._error.show(error_html(m.error) + ('<div class="md-note">Comparing the new runs…</div>' if m.busy
+                                                else ""))
 
     def parts(self) -> list:
-        """The comparison's inputs, in the order shown (β is the runs-needed section's)."""
+        """The comparison's inputs, in the order shown (β is the runs-needed section's), straight in one column.
+
+        The column that shows them is told with :meth:`placed_in`: the boxes' messages and the error go in
+        there when there is one.
+        """
         b = self.boxes
-        return [self.example, self.upload, self.paired, b["gamma"], b["alpha"], b["resamples"], b["seed"], self.error]
+        return [self.example, self.upload, self.paired,
+                *(part for key in ("gamma", "alpha", "resamples", "seed") for part in b[key].parts())]
+
+    def placed_in(self, column: pn.Column) -> None:
+        """``column`` holds :meth:`parts`: messages go in under their box, the error at its end."""
+        for key in ("gamma", "alpha", "resamples", "seed"):
+            self.boxes[key].placed_in(column)
+        self._error.placed_in(column)
 
 
 class CompareAnswer(PageSection):
@@ -133,7 +175,7 @@ class CompareAnswer(PageSection):
     def __init__(self, model: CompareModel, boxes: dict, **params):
         super().__init__(model=model, **params)
         self._boxes = boxes
-        self.stale = HTML("", sizing_mode="stretch_width", css_classes=["compare-stale"])
+        self._stale = LateMessage(css_classes=["compare-stale"])  # made the first time there is a banner
         self.lead = HTML("", sizing_mode="stretch_width", css_classes=["compare-lead-pane"])
         self.headlines = HTML("", sizing_mode="stretch_width")
         self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
@@ -148,7 +190,7 @@ class CompareAnswer(PageSection):
     def _show_stale(self, *messages) -> None:
         """A banner while the results shown are the last valid ones (a refused input or file)."""
         bad = bool(self.model.error) or not all(box.valid for box in self._boxes.values())
-        self.stale.object = stale_html("comparison") if bad and self.model.result is not None else ""
+        self._stale.show(stale_html("comparison") if bad and self.model.result is not None else "")
 
     @param.depends("model.result", watch=True)
     @held
@@ -161,8 +203,17 @@ class CompareAnswer(PageSection):
         self.headlines.object, self.sentence.object = result_html(res)
         self.lead.object = lead_markup(res.lead(), "compare")
 
+    @property
+    def stale(self) -> HTML:
+        """The banner shown while the results are the last valid ones (the pane is made when first needed)."""
+        return self._stale.pane
+
     def parts(self) -> list:
-        return [self.stale, self.lead, self.headlines, self.sentence]
+        return [self.lead, self.headlines, self.sentence]
+
+    def placed_in(self, column: pn.Column) -> None:
+        """``column`` holds :meth:`parts`: the banner goes in above the lead when there is one."""
+        self._stale.placed_in(column, before=self.lead)
 
 
 class CompareFigures(PageSection):
@@ -180,11 +231,14 @@ class CompareFigures(PageSection):
         self.runs_source = ColumnDataSource({"a": [], "b": [], "color": [], "outcome": [], "run": []})
         fig = figure(height=300, x_axis_label="B's performance (higher is better)", y_axis_label="A's performance",
                       title="The runs: above the diagonal A wins")
-        pts = fig.scatter("b", "a", source=self.runs_source, color="color", size=9, alpha=0.8, legend_field="outcome")
+        pts = glyph(fig, self.runs_source, Scatter(x="b", y="a", size=9, **_visuals(field("color"), 0.8)))
+        fig.add_layout(Legend(items=[LegendItem(label=field("outcome"), renderers=[pts])]))
         fig.add_layout(Slope(gradient=1, y_intercept=0, line_color=_ink(), line_dash="dotted"))
         fig.add_tools(HoverTool(renderers=[pts], tooltips=[("pair", "@run"), ("A", "@a{0.0000}"),
                                                            ("B", "@b{0.0000}")]))
         fig.legend.location = "bottom_right"
+        fig.xaxis.formatter = fig.yaxis[0].formatter  # stateless: one model for both axes
+        _share_label_policy(fig)
         self.runs_fig = fig
         self.runs_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-runs-plot"])
 
@@ -199,8 +253,8 @@ class CompareFigures(PageSection):
         self.region_high = BoxAnnotation(left=0.75, fill_color=GREEN, fill_alpha=0.08)
         for box in (self.region_low, self.region_mid, self.region_high):
             fig.add_layout(box)
-        bars = fig.quad(left="left", right="right", bottom=0, top="count", source=self.hist_source, color=BLUE,
-                        alpha=0.55, line_color=BLUE)
+        bars = glyph(fig, self.hist_source, Quad(left="left", right="right", bottom=0, top="count",
+                                                 **_visuals(BLUE, 0.55)))
         self.ci_box = BoxAnnotation(left=0.4, right=0.6, fill_color=BLUE, fill_alpha=0.12, line_color=BLUE,
                                     line_dash="dashed")
         fig.add_layout(self.ci_box)
@@ -215,6 +269,7 @@ class CompareFigures(PageSection):
         fig.add_tools(HoverTool(renderers=[bars], tooltips=[("P(A>B)", "@left{0.000}–@right{0.000}"),
                                                            ("share", "@count{0.0%}")]))
         fig.yaxis.formatter = NumeralTickFormatter(format="0%")
+        _share_label_policy(fig)
         self.hist_fig = fig
         self.hist_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-bootstrap-plot"])
 
@@ -289,15 +344,17 @@ class RunsNeeded(PageSection):
         self.have_source = ColumnDataSource({"gamma": [], "runs": []})
         fig = figure(height=300, x_axis_label="threshold γ", y_axis_type="log", y_axis_label="runs needed",
                       title="Runs needed to detect P(A>B) > γ (Noether)")
-        line = fig.line("gamma", "runs", source=self.curve_source, color=BLUE, line_width=2.5)
-        star = fig.scatter("gamma", "runs", source=self.star_source, marker="star", size=18, color=VERMILLION)
-        have = fig.line("gamma", "runs", source=self.have_source, color=GREY, line_dash="dashed", line_width=1.5)
+        line = plain_line(fig, self.curve_source, "gamma", "runs", line_color=BLUE, line_width=2.5)
+        star = glyph(fig, self.star_source, Scatter(x="gamma", y="runs", marker="star", size=18,
+                                                    **_visuals(VERMILLION)))
+        have = plain_line(fig, self.have_source, "gamma", "runs", line_color=GREY, line_dash="dashed", line_width=1.5)
         fig.add_tools(HoverTool(renderers=[line], mode="vline", tooltips=[("γ", "@gamma{0.00}"),
                                                                           ("runs", "@runs{0,0}")]))
         fig.add_layout(Legend(items=[("runs needed", [line]), ("your γ", [star]), ("runs you have", [have])],
                               location="top_right", background_fill_alpha=0.85))
         fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
         fig.yaxis.ticker = FixedTicker(ticks=LOG_TICKS)
+        _share_label_policy(fig)
         self.curve_fig = fig
         self.curve_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-size-plot"])
 
@@ -335,12 +392,14 @@ class RunsNeeded(PageSection):
                                  else {"gamma": [], "runs": []})
 
     def layout(self):
-        return section(
+        layout = section(
             "How many runs do you need?",
             "Appendix C.3: Noether's sample size for detecting P(A&gt;B) &gt; γ reliably.",
-            [self.beta, HTML("<div class='md-note'>α and γ are shared with the comparison above.</div>")],
+            [*self.beta.parts(), HTML("<div class='md-note'>α and γ are shared with the comparison above.</div>")],
             [self.size_headlines, self.size_sentence, self.curve_plot],
             "compare", "compare-size")
+        self.beta.placed_in(_controls(layout))
+        return layout
 
 
 class Compare(DashboardView):
@@ -430,7 +489,11 @@ class Compare(DashboardView):
                 "not beating. Unpaired runs are paired at random (Appendix C.4).",
                 self.settings.parts(), [*self.answer.parts(), self.exports.row, *self.figures.parts()],
                 "compare", "compare-main")
-            self._results = pn.Column(self.link_message, compare, self.runs_needed.__panel__(),
+            self.settings.placed_in(_controls(compare))
+            self.answer.placed_in(_results(compare))
+            # the link's message only when the link had something refused (most links have none)
+            link = [self.link_message] if self.link_message.object else []
+            self._results = pn.Column(*link, compare, self.runs_needed.__panel__(),
                                       sizing_mode="stretch_width", css_classes=["compare-page"])
         return self._results
 
