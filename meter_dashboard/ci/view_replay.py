@@ -13,10 +13,11 @@ import math
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import BasicTicker, ColumnDataSource, HoverTool
+from bokeh.core.properties import field, value
+from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, Legend, LegendItem, Scatter, Step, VSpan
 
 from ..core.html import render, snippet
-from ..core.plots import figure
+from ..core.plots import figure, glyph
 from ..ui.lazy import WhenSeen
 from ..ui.style import PALETTE, error_html
 from ..ui.upload import GuardedFileDropper
@@ -86,12 +87,15 @@ class Replay(pn.viewable.Viewer):
     def _build_plot(self) -> None:
         self.replay_source = ColumnDataSource({k: [] for k in _POINTS})
         rfig = figure(height=280, x_axis_label="commit", y_axis_label="accuracy", title=_REPLAY_TITLE)
-        rfig.step("x", "o", source=self.replay_source, mode="center", color="#888888", line_width=1.5,
-                  legend_label="o (active model)")
-        rfig.scatter("x", "n", source=self.replay_source, color="color", size=9, legend_label="n (commit)")
+        o = glyph(rfig, self.replay_source, Step(x="x", y="o", mode="center", line_color="#888888", line_width=1.5))
+        n = glyph(rfig, self.replay_source, Scatter(x="x", y="n", size=9, fill_color=field("color"),
+                                                    line_color=field("color"), hatch_color=field("color")))
         # the new-testset alarms of the chosen adaptivity: one glyph, its positions updated in place
         self.alarm_source = ColumnDataSource({"x": []})
-        rfig.vspan(x="x", source=self.alarm_source, line_color=PALETTE[1], line_dash="dashed", line_width=2)
+        glyph(rfig, self.alarm_source, VSpan(x="x", line_color=PALETTE[1], line_dash="dashed", line_width=2))
+        rfig.add_layout(Legend(items=[LegendItem(label=value("o (active model)"), renderers=[o]),
+                                      LegendItem(label=value("n (commit)"), renderers=[n])]))
+        rfig.xaxis.major_label_policy = rfig.yaxis[0].major_label_policy  # stateless: one model for both axes
         rfig.add_tools(HoverTool(tooltips=[("commit", "@commit"), ("n", "@n{0.0000}"), ("o", "@o{0.0000}"),
                                            ("signal", "@signal")]))
         rfig.legend.location = "bottom_right"
