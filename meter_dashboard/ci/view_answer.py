@@ -54,11 +54,16 @@ class Answer(pn.viewable.Viewer):
         self.table = html_pane(css_classes=["ci-table"])
         self.clauses = html_pane(css_classes=["ci-clauses"])
         self.assumptions = html_pane(css_classes=["ci-assumptions"])
-        self._layout = pn.Column(self.headlines, self.sentence, self.table, self.exports.row, self.clauses,
-                                 sizing_mode="stretch_width")
+        self._layout: pn.Column | None = None
+
+    def parts(self) -> list:
+        """The numbers, in order, for a column that holds them straight (the page's: no column of their own)."""
+        return [self.headlines, self.sentence, self.table, self.exports.row, self.clauses]
 
     def __panel__(self) -> pn.Column:
         """The numbers (the page puts :attr:`lead` above them and :attr:`assumptions` at its end)."""
+        if self._layout is None:
+            self._layout = pn.Column(*self.parts(), sizing_mode="stretch_width")
         return self._layout
 
     @param.depends("model.result", "model.error")
@@ -140,9 +145,15 @@ class Curves(pn.viewable.Viewer):
         self.curve_caption = html_pane(f"<span class='md-note'>{_CURVE_CAPTION}</span>", margin=(10, 10, 0, 10),
                                        css_classes=["ci-curve-caption"])
         self.curve_pane = pn.pane.Bokeh(self.curve_fig, sizing_mode="stretch_width", css_classes=["ci-curve"])
-        self._layout = pn.Column(self.curve_caption, self.curve_pane, sizing_mode="stretch_width")
+        self._layout: pn.Column | None = None
+
+    def parts(self) -> list:
+        """The caption and the plot, for a column that holds them straight (the page's)."""
+        return [self.curve_caption, self.curve_pane]
 
     def __panel__(self) -> pn.Column:
+        if self._layout is None:
+            self._layout = pn.Column(*self.parts(), sizing_mode="stretch_width")
         return self._layout
 
     def _build_figure(self):

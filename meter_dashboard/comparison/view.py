@@ -19,12 +19,14 @@ import panel as pn
 import param
 from bokeh.models import (
     BoxAnnotation,
+    BoxZoomTool,
     ColumnDataSource,
     FixedTicker,
     HoverTool,
     Label,
     Legend,
     LegendItem,
+    Node,
     NumeralTickFormatter,
     Quad,
     Scatter,
@@ -52,6 +54,8 @@ from .text import inputs
 __all__ = ["Compare", "page", "COMPARE_EXAMPLES"]
 
 BLUE, GREEN, VERMILLION = PALETTE[0], PALETTE[2], PALETTE[5]
+#: The height an empty HTML pane takes (its default margins, 5 px above and below).
+_EMPTY_PANE_PX = 10
 #: Pairs drawn in the scatter plot (evenly spread over all pairs when there are more).
 MAX_POINTS = 5000
 
@@ -78,9 +82,21 @@ def _controls(block: pn.Column) -> pn.Column:
     return block.objects[1].objects[0]
 
 
-def _results(block: pn.Column) -> pn.Column:
-    """The results' column of a :func:`~meter_dashboard.ui.sections.section`."""
-    return block.objects[1].objects[1]
+def _share_box_parts(fig, boxes: list) -> None:
+    """The plot's shaded boxes (and its box-zoom overlay) share what is the same for all (stateless models).
+
+    Their interaction handles (never shown: no box is editable) and the frame's edges the open sides
+    extend to: 14 Bokeh models fewer for the bootstrap plot, the plot unchanged.
+    """
+    overlay = fig.select_one(BoxZoomTool).overlay
+    handles = overlay.handles
+    edges: dict = {}
+    for box in boxes:
+        box.handles = handles
+        for side in ("left", "right", "top", "bottom"):
+            edge = getattr(box, side)
+            if isinstance(edge, Node):
+                setattr(box, side, edges.setdefault((edge.target, edge.symbol), edge))
 
 
 def _ink() -> str:
@@ -175,7 +191,7 @@ class CompareAnswer(PageSection):
     def __init__(self, model: CompareModel, boxes: dict, **params):
         super().__init__(model=model, **params)
         self._boxes = boxes
-        self._stale = LateMessage(css_classes=["compare-stale"])  # made the first time there is a banner
+        self.stale = HTML("", sizing_mode="stretch_width", css_classes=["compare-stale"])
         self.lead = HTML("", sizing_mode="stretch_width", css_classes=["compare-lead-pane"])
         self.headlines = HTML("", sizing_mode="stretch_width")
         self.sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
@@ -190,7 +206,7 @@ class CompareAnswer(PageSection):
     def _show_stale(self, *messages) -> None:
         """A banner while the results shown are the last valid ones (a refused input or file)."""
         bad = bool(self.model.error) or not all(box.valid for box in self._boxes.values())
-        self._stale.show(stale_html("comparison") if bad and self.model.result is not None else "")
+        self.stale.object = stale_html("comparison") if bad and self.model.result is not None else ""
 
     @param.depends("model.result", watch=True)
     @held
@@ -203,17 +219,8 @@ class CompareAnswer(PageSection):
         self.headlines.object, self.sentence.object = result_html(res)
         self.lead.object = lead_markup(res.lead(), "compare")
 
-    @property
-    def stale(self) -> HTML:
-        """The banner shown while the results are the last valid ones (the pane is made when first needed)."""
-        return self._stale.pane
-
     def parts(self) -> list:
-        return [self.lead, self.headlines, self.sentence]
-
-    def placed_in(self, column: pn.Column) -> None:
-        """``column`` holds :meth:`parts`: the banner goes in above the lead when there is one."""
-        self._stale.placed_in(column, before=self.lead)
+        return [self.stale, self.lead, self.headlines, self.sentence]
 
 
 class CompareFigures(PageSection):
@@ -270,6 +277,7 @@ class CompareFigures(PageSection):
                                                            ("share", "@count{0.0%}")]))
         fig.yaxis.formatter = NumeralTickFormatter(format="0%")
         _share_label_policy(fig)
+        _share_box_parts(fig, [self.region_low, self.region_mid, self.region_high, self.ci_box])
         self.hist_fig = fig
         self.hist_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-bootstrap-plot"])
 
@@ -490,9 +498,11 @@ class Compare(DashboardView):
                 self.settings.parts(), [*self.answer.parts(), self.exports.row, *self.figures.parts()],
                 "compare", "compare-main")
             self.settings.placed_in(_controls(compare))
-            self.answer.placed_in(_results(compare))
-            # the link's message only when the link had something refused (most links have none)
+            # the link's message only when the link had something refused (most links have none); without it,
+            # the section keeps the place the empty pane took (its margins: 10 px), so nothing moves
             link = [self.link_message] if self.link_message.object else []
+            if not link:
+                compare.margin = (_EMPTY_PANE_PX, 0, 24, 0)
             self._results = pn.Column(*link, compare, self.runs_needed.__panel__(),
                                       sizing_mode="stretch_width", css_classes=["compare-page"])
         return self._results
