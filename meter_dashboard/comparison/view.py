@@ -99,6 +99,12 @@ def _share_box_parts(fig, boxes: list) -> None:
                 setattr(box, side, edges.setdefault((edge.target, edge.symbol), edge))
 
 
+def _share_selection_policy(sources: list) -> None:
+    """The plots' sources share one selection policy (stateless): a Bokeh model each fewer, nothing changes."""
+    for source in sources[1:]:
+        source.selection_policy = sources[0].selection_policy
+
+
 def _ink() -> str:
     """Text and reference-line colour that reads on the page's theme."""
     return colors.ink(pn.config.theme == "dark")[0]
@@ -469,6 +475,9 @@ class Compare(DashboardView):
         self.inputs, self.table_file, self.upload = self.settings.boxes, self.settings.table_file, self.settings.upload
         self.headlines, self.lead = self.answer.headlines, self.answer.lead
         self.curve_source = self.runs_needed.curve_source
+        figures, needed = self.figures, self.runs_needed
+        _share_selection_policy([figures.hist_source, figures.runs_source, needed.curve_source, needed.star_source,
+                                 needed.have_source])
         self.exports = Exports("compare", self._file_stem, csv=self._pairs_csv, slide=self._slide, report=self._report)
 
     def _file_stem(self) -> str:

@@ -20,7 +20,7 @@ from meter_dashboard.ui.style import HTML
 
 #: Bokeh models of each page built outside a server (/ci's replay plot included): before issue 29's lighter
 #: sessions, /ci 215 and /compare 222.
-BUDGET = {"ci": 179, "compare": 185}
+BUDGET = {"ci": 179, "compare": 181}
 
 
 def _page(cls, **params):
@@ -184,3 +184,10 @@ def test_served_the_replay_figure_itself_is_made_when_seen(monkeypatch):
     assert fig is not None and replay.plot_seen.holder.objects == [replay.replay_box]
     assert fig.title.text == "Replay of the commit trace"
     assert {r.data_source for r in fig.renderers} == {replay.replay_source, replay.alarm_source}
+
+
+def test_compare_sources_share_one_selection_policy():
+    view, _ = _page(Compare)
+    sources = [view.figures.hist_source, view.figures.runs_source, view.runs_needed.curve_source,
+               view.runs_needed.star_source, view.runs_needed.have_source]
+    assert len({id(s.selection_policy) for s in sources}) == 1
