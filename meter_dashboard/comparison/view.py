@@ -44,7 +44,7 @@ from ..core.report import result_report
 from ..ui.base import DashboardView
 from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
-from ..ui.sections import LateMessage, document_dispatch, held, number_input, section
+from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
 from ..ui.style import HTML, PALETTE, Bar, error_html, headline_html, headlines_html, stale_html
 from ..ui.upload import TableUpload
@@ -156,37 +156,32 @@ class CompareInputs(PageSection):
             "resamples": number_input(m, "resamples", "Bootstrap resamples", "compare-resamples"),
             "seed": number_input(m, "seed", "Seed", "compare-seed"),
         }
-        self._error = LateMessage(css_classes=["compare-error"])  # made the first time there is something to say
+        # empty, the pane still takes its margins' 10 px under the inputs (on a phone, above the results)
+        self.error = HTML("", sizing_mode="stretch_width", css_classes=["compare-error"])
         self._show()
-
-    @property
-    def error(self) -> HTML:
-        """Why the last runs or settings were refused (the pane is made when first needed)."""
-        return self._error.pane
 
     @param.depends("model.error", "model.busy", watch=True)
     @held
     def _show(self) -> None:
         """Why the last runs or settings were refused, and whether new runs are being compared."""
         m = self.model
-        self._error.show(error_html(m.error) + ('<div class="md-note">Comparing the new runs…</div>' if m.busy
-                                                else ""))
+        self.error.object = error_html(m.error) + ('<div class="md-note">Comparing the new runs…</div>' if m.busy
+                                                   else "")
 
     def parts(self) -> list:
         """The comparison's inputs, in the order shown (β is the runs-needed section's), straight in one column.
 
-        The column that shows them is told with :meth:`placed_in`: the boxes' messages and the error go in
-        there when there is one.
+        The column that shows them is told with :meth:`placed_in`: the boxes' messages go in there when
+        there is one.
         """
         b = self.boxes
         return [self.example, self.upload, self.paired,
-                *(part for key in ("gamma", "alpha", "resamples", "seed") for part in b[key].parts())]
+                *(part for key in ("gamma", "alpha", "resamples", "seed") for part in b[key].parts()), self.error]
 
     def placed_in(self, column: pn.Column) -> None:
-        """``column`` holds :meth:`parts`: messages go in under their box, the error at its end."""
+        """``column`` holds :meth:`parts`: a box's message goes in under it."""
         for key in ("gamma", "alpha", "resamples", "seed"):
             self.boxes[key].placed_in(column)
-        self._error.placed_in(column)
 
 
 class CompareAnswer(PageSection):
