@@ -171,8 +171,9 @@ class CI(DashboardView):
 
     def results(self) -> pn.Column:
         """The lead, the numbers, the curves, the replay and the assumptions (the main area)."""
-        return pn.Column(self.answer.lead, self.answer, self.curves, self.check, self.answer.assumptions,
-                         sizing_mode="stretch_width")
+        # the sections' parts straight in one column (a column each would be a Bokeh model each, per session)
+        return pn.Column(self.answer.lead, *self.answer.parts(), *self.curves.parts(), self.check,
+                         self.answer.assumptions, sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ URL
     def _read_url(self) -> None:

@@ -18,7 +18,7 @@ import panel as pn
 import param
 from bokeh.models import ColumnDataSource, FixedTicker, HoverTool, Legend, LegendItem, NumeralTickFormatter, Span
 
-from ..core.plots import figure
+from ..core.plots import figure, line
 from ..core.report import csv_with_inputs, result_report
 from ..ui.exports import Exports, lead_markup
 from ..ui.style import esc, stale_html
@@ -54,11 +54,16 @@ class Answer(pn.viewable.Viewer):
         self.table = html_pane(css_classes=["ci-table"])
         self.clauses = html_pane(css_classes=["ci-clauses"])
         self.assumptions = html_pane(css_classes=["ci-assumptions"])
-        self._layout = pn.Column(self.headlines, self.sentence, self.table, self.exports.row, self.clauses,
-                                 sizing_mode="stretch_width")
+        self._layout: pn.Column | None = None
+
+    def parts(self) -> list:
+        """The numbers, in order, for a column that holds them straight (the page's: no column of their own)."""
+        return [self.headlines, self.sentence, self.table, self.exports.row, self.clauses]
 
     def __panel__(self) -> pn.Column:
         """The numbers (the page puts :attr:`lead` above them and :attr:`assumptions` at its end)."""
+        if self._layout is None:
+            self._layout = pn.Column(*self.parts(), sizing_mode="stretch_width")
         return self._layout
 
     @param.depends("model.result", "model.error")
@@ -108,6 +113,11 @@ def _curve_columns(x, c: dict) -> dict:
     return data
 
 
+def _line(fig, source, y: str, **visuals):
+    """A line of ``y`` against ``x``: its glyph only (:func:`~meter_dashboard.core.plots.line`)."""
+    return line(fig, source, "x", y, **visuals)
+
+
 def _log_ticks(arrays) -> list:
     """Ticks at 1, 2, 5 x 10^k spanning the finite positive values (Bokeh's log ticker skips some)."""
     values = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays])
@@ -135,9 +145,15 @@ class Curves(pn.viewable.Viewer):
         self.curve_caption = html_pane(f"<span class='md-note'>{_CURVE_CAPTION}</span>", margin=(10, 10, 0, 10),
                                        css_classes=["ci-curve-caption"])
         self.curve_pane = pn.pane.Bokeh(self.curve_fig, sizing_mode="stretch_width", css_classes=["ci-curve"])
-        self._layout = pn.Column(self.curve_caption, self.curve_pane, sizing_mode="stretch_width")
+        self._layout: pn.Column | None = None
+
+    def parts(self) -> list:
+        """The caption and the plot, for a column that holds them straight (the page's)."""
+        return [self.curve_caption, self.curve_pane]
 
     def __panel__(self) -> pn.Column:
+        if self._layout is None:
+            self._layout = pn.Column(*self.parts(), sizing_mode="stretch_width")
         return self._layout
 
     def _build_figure(self):
@@ -149,10 +165,9 @@ class Curves(pn.viewable.Viewer):
             color = ADAPTIVITY_COLORS[a]
             # none and firstChange need the same count (Section 3.4): none is drawn wide and pale beneath
             width, alpha = (6, 0.45) if a == "none" else (2.4, 1.0)
-            base = fig.line("x", f"{a}_baseline", source=self.curve_source, color=color, line_width=width,
-                            alpha=alpha)
-            opt = fig.line("x", f"{a}_optimized", source=self.curve_source, color=color, line_width=width,
-                           alpha=alpha, line_dash="dashed")
+            base = _line(fig, self.curve_source, f"{a}_baseline", line_color=color, line_width=width, line_alpha=alpha)
+            opt = _line(fig, self.curve_source, f"{a}_optimized", line_color=color, line_width=width,
+                        line_alpha=alpha, line_dash="dashed")
             self._optimized_renderers.append(opt)
             items += [(f"{a} · baseline", [base]), (f"{a} · optimized", [opt])]
         fig.add_tools(HoverTool(tooltips=[("H", "@x")] + [(f"{a} {k}", f"@{{{a}_{k}}}{{0,0}}")
@@ -161,6 +176,7 @@ class Curves(pn.viewable.Viewer):
         self.legend = Legend(items=items, location="top_left", click_policy="hide", background_fill_alpha=0.8)
         fig.add_layout(self.legend, "right")
         fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
+        fig.xaxis.major_label_policy = fig.yaxis[0].major_label_policy  # stateless: one model for both axes
         self.y_ticker = FixedTicker(ticks=[1, 10, 100, 1000])
         fig.yaxis.ticker = self.y_ticker
         self.current_h = Span(location=self.model.steps, dimension="height", line_color="#888888", line_dash="dotted",
@@ -235,8 +251,8 @@ class Curves(pn.viewable.Viewer):
         self.reference_source = ColumnDataSource(data, name="ci-curves-hoeffding")
         for a in ADAPTIVITIES:
             for k in ("baseline", "optimized"):
-                self._reference_renderers.append(self.curve_fig.line(
-                    "x", f"{a}_{k}", source=self.reference_source, color=ADAPTIVITY_COLORS[a], line_width=1.2,
-                    alpha=0.6, line_dash="dotted"))
+                self._reference_renderers.append(_line(
+                    self.curve_fig, self.reference_source, f"{a}_{k}", line_color=ADAPTIVITY_COLORS[a],
+                    line_width=1.2, line_alpha=0.6, line_dash="dotted"))
         self.legend.items.append(LegendItem(label="dotted: Hoeffding (the paper's)",
                                             renderers=list(self._reference_renderers)))

@@ -14,6 +14,7 @@ import param
 from ..core.html import render, snippet
 from ..core.validation import InputError, check_number
 from ..ui.inputs import NumberInput
+from ..ui.sections import LateMessage
 from ..ui.style import error_html
 from . import PRESETS, CIModel, delta_from_reliability
 from .grammar import VARIABLE_NAMES
@@ -82,7 +83,8 @@ class Inputs(pn.viewable.Viewer):
                                               placeholder="n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01",
                                               sizing_mode="stretch_width", css_classes=["ci-condition"])
         self.condition.param.watch(self._on_typed, "value_input")
-        self.condition_error = html_pane("", css_classes=["ci-condition-error"], margin=(0, 5))
+        # the messages are made the first time there is one (most sessions never show one)
+        self._condition_error = LateMessage(css_classes=["ci-condition-error"], margin=(0, 5))
         self.grammar = html_pane(render("ci/templates/grammar.html", variables=list(VARIABLE_NAMES.items())),
                                  margin=(0, 5))
         self.reliability = NumberInput(m, "reliability", label="Reliability (1 − δ)",
@@ -101,6 +103,8 @@ class Inputs(pn.viewable.Viewer):
         self.exact_cancel = pn.widgets.Button(label="Cancel", color="warning", width=90, visible=False,
                                               css_classes=["ci-exact-cancel"])
         self.exact_cancel.on_click(lambda event: self.model.exact.cancel())
+        # the exact search's status and Cancel go on the page the first time there is a search to show
+        self._exact_row: pn.Row | None = None
         self.mode = pn.widgets.RadioButtonGroup.from_param(m.param.mode, label="Mode", color="light",
                                                            sizing_mode="stretch_width")
 
@@ -126,25 +130,45 @@ class Inputs(pn.viewable.Viewer):
         self.labelers = NumberInput(m, "labelers", label="Labelers", width=100, css_classes=["ci-labelers"],
                                     message_classes=["ci-input-error", "ci-labelers-error"])
         self.use_bound.param.watch(self._on_use_bound, "value")
-        self.other_errors = html_pane("", margin=(0, 5), css_classes=["ci-other-errors"])
+        self._other_errors = LateMessage(margin=(0, 5), css_classes=["ci-other-errors"])
+
+    @property
+    def condition_error(self):
+        """The condition's message pane (made the first time there is a message, or when asked for)."""
+        return self._condition_error.pane
+
+    @property
+    def other_errors(self):
+        """The other messages' pane (URL keys, a condition with no column): made when first needed."""
+        return self._other_errors.pane
 
     def _build_layout(self) -> pn.Column:
-        return pn.Column(
-            self.preset, self.condition, self.condition_error, self.grammar, self.reliability,
+        layout = pn.Column(
+            self.preset, self.condition, self.grammar, *self.reliability.parts(),
             _title("<b>Adaptivity</b>"), self.adaptivity,
             _title("<b>Mode</b>"), self.mode,
             _title("<b>Bound</b> <span class='md-note'>per estimate: the paper's Hoeffding or the exact binomial "
                    "tail</span>"),
             self.bound_choice,
-            pn.Row(self.exact_status, self.exact_cancel, sizing_mode="stretch_width"),
-            self.steps,
+            *self.steps.parts(),
             _title("<b>Optimizations</b>", margin=(10, 5, 0, 5)), self.use_bound,
             pn.Row(self.bound, self.check_bound, sizing_mode="stretch_width"),
             _title("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
             pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"),
-            self.other_errors,
             sizing_mode="stretch_width",
         )
+        # the two boxes sit straight in the column (no column of their own); a message goes in under them
+        self.reliability.placed_in(layout)
+        self.steps.placed_in(layout)
+        self._condition_error.placed_in(layout, self.condition)
+        self._other_errors.placed_in(layout)
+        return layout
+
+    def _show_exact_row(self) -> None:
+        """The exact search's status and Cancel, under the bound's choice (once; kept after)."""
+        if self._exact_row is None:
+            self._exact_row = pn.Row(self.exact_status, self.exact_cancel, sizing_mode="stretch_width")
+            self._layout.insert(self._layout.objects.index(self.bound_choice) + 1, self._exact_row)
 
     # ------------------------------------------------------------------ what a person did
     def _on_preset(self, event):
@@ -191,16 +215,18 @@ class Inputs(pn.viewable.Viewer):
             col = m.error_column
             pointer = snippet('<pre class="ci-pointer">{{ condition }}\n{{ pad }}^</pre>', condition=m.condition[:200],
                               pad=" " * min(col - 1, 200))
-            self.condition_error.object = error_html(err) + str(pointer)
+            self._condition_error.show(error_html(err) + str(pointer))
         else:
-            self.condition_error.object = ""
+            self._condition_error.show("")
         messages = ([err] if err and m.error_column is None else []) + self.url_errors
-        self.other_errors.object = "".join(error_html(e) for e in messages)
+        self._other_errors.show("".join(error_html(e) for e in messages))
 
     @param.depends("model.exact.running", "model.exact.status", "model.exact.error", "model.result", "model.bound")
     def show_exact(self) -> None:
         """The exact binomial search: running (with Cancel), cancelled, or nothing to say."""
         job, m = self.model.exact, self.model
+        if job.running or (m.bound == "binomial" and job.status.startswith("cancelled")):
+            self._show_exact_row()
         self.exact_cancel.visible = job.running
         if job.running:
             text = ("Searching the exact binomial counts… Hoeffding's are shown meanwhile."

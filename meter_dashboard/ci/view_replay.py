@@ -13,10 +13,11 @@ import math
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import BasicTicker, ColumnDataSource, HoverTool
+from bokeh.core.properties import field, value
+from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, Legend, LegendItem, Scatter, Step, VSpan
 
 from ..core.html import render, snippet
-from ..core.plots import figure
+from ..core.plots import figure, glyph
 from ..ui.lazy import WhenSeen
 from ..ui.style import PALETTE, error_html
 from ..ui.upload import GuardedFileDropper
@@ -84,14 +85,25 @@ class Replay(pn.viewable.Viewer):
                                                                color="light", width=160)
 
     def _build_plot(self) -> None:
+        """The plot's sources (they follow the model at once); the plot itself when first seen (:meth:`_plot`)."""
         self.replay_source = ColumnDataSource({k: [] for k in _POINTS})
-        rfig = figure(height=280, x_axis_label="commit", y_axis_label="accuracy", title=_REPLAY_TITLE)
-        rfig.step("x", "o", source=self.replay_source, mode="center", color="#888888", line_width=1.5,
-                  legend_label="o (active model)")
-        rfig.scatter("x", "n", source=self.replay_source, color="color", size=9, legend_label="n (commit)")
         # the new-testset alarms of the chosen adaptivity: one glyph, its positions updated in place
         self.alarm_source = ColumnDataSource({"x": []})
-        rfig.vspan(x="x", source=self.alarm_source, line_color=PALETTE[1], line_dash="dashed", line_width=2)
+        self.replay_fig = None
+        self.replay_box: pn.Column | None = None
+        self._title = _REPLAY_TITLE
+        self.plot_seen = WhenSeen(self._plot, height=PLOT_HEIGHT, text="The replay is drawn when you scroll to it")
+
+    def _plot(self) -> pn.Column:
+        """The replay plot over the sources, with its caption: made the first time it comes near the screen."""
+        rfig = figure(height=280, x_axis_label="commit", y_axis_label="accuracy", title=self._title)
+        o = glyph(rfig, self.replay_source, Step(x="x", y="o", mode="center", line_color="#888888", line_width=1.5))
+        n = glyph(rfig, self.replay_source, Scatter(x="x", y="n", size=9, fill_color=field("color"),
+                                                    line_color=field("color"), hatch_color=field("color")))
+        glyph(rfig, self.alarm_source, VSpan(x="x", line_color=PALETTE[1], line_dash="dashed", line_width=2))
+        rfig.add_layout(Legend(items=[LegendItem(label=value("o (active model)"), renderers=[o]),
+                                      LegendItem(label=value("n (commit)"), renderers=[n])]))
+        rfig.xaxis.major_label_policy = rfig.yaxis[0].major_label_policy  # stateless: one model for both axes
         rfig.add_tools(HoverTool(tooltips=[("commit", "@commit"), ("n", "@n{0.0000}"), ("o", "@o{0.0000}"),
                                            ("signal", "@signal")]))
         rfig.legend.location = "bottom_right"
@@ -101,9 +113,8 @@ class Replay(pn.viewable.Viewer):
         # makes Panel copy the figure's stylesheet objects into a list of strings (TypeError).
         self.replay_box = pn.Column(html_pane(f'<span class="md-note">{_REPLAY_CAPTION}</span>', margin=(0, 10)),
                                     pn.pane.Bokeh(rfig, sizing_mode="stretch_width"), sizing_mode="stretch_width",
-                                    css_classes=["ci-replay-plot"])
-        self.plot_seen = WhenSeen(lambda: self.replay_box, height=PLOT_HEIGHT,
-                                  text="The replay is drawn when you scroll to it")
+                                    css_classes=["ci-replay-plot"])  # hidden with its place (_show_plot)
+        return self.replay_box
 
     def _build_layout(self) -> pn.Column:
         # the sources wrap onto several lines on a narrow screen (a phone) instead of widening the page
@@ -141,14 +152,20 @@ class Replay(pn.viewable.Viewer):
         if rep is None:
             self.replay_summary.object = render("ci/templates/no_trace.html")
             self.replay_table.object = ""
-            self.replay_box.visible = self.plot_seen.holder.visible = False
+            self._show_plot(False)
             return
-        self.replay_box.visible = self.plot_seen.holder.visible = True
+        self._show_plot(True)
         self.replay_summary.object = replay_summary_html(rep, m)
         self.replay_table.object = replay_table_html(rep)
         step = _plot_step(rep)
-        self.replay_fig.title.text = _REPLAY_TITLE + (f" (every {step:,}th of {len(rep):,} commits shown)"
-                                                      if step > 1 else "")
+        self._title = _REPLAY_TITLE + (f" (every {step:,}th of {len(rep):,} commits shown)" if step > 1 else "")
+        if self.replay_fig is not None:
+            self.replay_fig.title.text = self._title
+
+    def _show_plot(self, visible: bool) -> None:
+        self.plot_seen.holder.visible = visible
+        if self.replay_box is not None:
+            self.replay_box.visible = visible
 
     @param.depends("model.replay", "model.replaying")
     def show_points(self) -> None:

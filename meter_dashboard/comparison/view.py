@@ -19,19 +19,26 @@ import panel as pn
 import param
 from bokeh.models import (
     BoxAnnotation,
+    BoxZoomTool,
     ColumnDataSource,
     FixedTicker,
     HoverTool,
     Label,
     Legend,
+    LegendItem,
+    Node,
     NumeralTickFormatter,
+    Quad,
+    Scatter,
     Slope,
     Span,
 )
+from bokeh.core.properties import field
 
 from ..core import colors
 from ..core import formatting as fmt
-from ..core.plots import GREY, LOG_TICKS, figure
+from ..core.plots import GREY, LOG_TICKS, figure, glyph
+from ..core.plots import line as plain_line
 from ..core.html import render
 from ..core.report import result_report
 from ..ui.base import DashboardView
@@ -47,6 +54,8 @@ from .text import inputs
 __all__ = ["Compare", "page", "COMPARE_EXAMPLES"]
 
 BLUE, GREEN, VERMILLION = PALETTE[0], PALETTE[2], PALETTE[5]
+#: The height an empty HTML pane takes (its default margins, 5 px above and below).
+_EMPTY_PANE_PX = 10
 #: Pairs drawn in the scatter plot (evenly spread over all pairs when there are more).
 MAX_POINTS = 5000
 
@@ -55,6 +64,45 @@ _TITLES = {
     "significant_not_meaningful": "Significant, not meaningful",
     "significant_and_meaningful": "Significant and meaningful",
 }
+
+
+def _visuals(color, alpha: float = 1.0) -> dict:
+    """Fill and line of one colour and alpha (what ``fig.scatter(color=..., alpha=...)`` sets)."""
+    return {"fill_color": color, "line_color": color, "hatch_color": color, "fill_alpha": alpha, "line_alpha": alpha,
+            "hatch_alpha": alpha}
+
+
+def _share_label_policy(fig) -> None:
+    """Both axes label every tick with one (stateless) policy model: a Bokeh model fewer, the plot unchanged."""
+    fig.xaxis.major_label_policy = fig.yaxis[0].major_label_policy
+
+
+def _controls(block: pn.Column) -> pn.Column:
+    """The inputs' column of a :func:`~meter_dashboard.ui.sections.section`."""
+    return block.objects[1].objects[0]
+
+
+def _share_box_parts(fig, boxes: list) -> None:
+    """The plot's shaded boxes (and its box-zoom overlay) share what is the same for all (stateless models).
+
+    Their interaction handles (never shown: no box is editable) and the frame's edges the open sides
+    extend to: 14 Bokeh models fewer for the bootstrap plot, the plot unchanged.
+    """
+    overlay = fig.select_one(BoxZoomTool).overlay
+    handles = overlay.handles
+    edges: dict = {}
+    for box in boxes:
+        box.handles = handles
+        for side in ("left", "right", "top", "bottom"):
+            edge = getattr(box, side)
+            if isinstance(edge, Node):
+                setattr(box, side, edges.setdefault((edge.target, edge.symbol), edge))
+
+
+def _share_selection_policy(sources: list) -> None:
+    """The plots' sources share one selection policy (stateless): a Bokeh model each fewer, nothing changes."""
+    for source in sources[1:]:
+        source.selection_policy = sources[0].selection_policy
 
 
 def _ink() -> str:
@@ -108,6 +156,7 @@ class CompareInputs(PageSection):
             "resamples": number_input(m, "resamples", "Bootstrap resamples", "compare-resamples"),
             "seed": number_input(m, "seed", "Seed", "compare-seed"),
         }
+        # empty, the pane still takes its margins' 10 px under the inputs (on a phone, above the results)
         self.error = HTML("", sizing_mode="stretch_width", css_classes=["compare-error"])
         self._show()
 
@@ -120,9 +169,19 @@ class CompareInputs(PageSection):
                                                    else "")
 
     def parts(self) -> list:
-        """The comparison's inputs, in the order shown (β is the runs-needed section's)."""
+        """The comparison's inputs, in the order shown (β is the runs-needed section's), straight in one column.
+
+        The column that shows them is told with :meth:`placed_in`: the boxes' messages go in there when
+        there is one.
+        """
         b = self.boxes
-        return [self.example, self.upload, self.paired, b["gamma"], b["alpha"], b["resamples"], b["seed"], self.error]
+        return [self.example, self.upload, self.paired,
+                *(part for key in ("gamma", "alpha", "resamples", "seed") for part in b[key].parts()), self.error]
+
+    def placed_in(self, column: pn.Column) -> None:
+        """``column`` holds :meth:`parts`: a box's message goes in under it."""
+        for key in ("gamma", "alpha", "resamples", "seed"):
+            self.boxes[key].placed_in(column)
 
 
 class CompareAnswer(PageSection):
@@ -180,11 +239,14 @@ class CompareFigures(PageSection):
         self.runs_source = ColumnDataSource({"a": [], "b": [], "color": [], "outcome": [], "run": []})
         fig = figure(height=300, x_axis_label="B's performance (higher is better)", y_axis_label="A's performance",
                       title="The runs: above the diagonal A wins")
-        pts = fig.scatter("b", "a", source=self.runs_source, color="color", size=9, alpha=0.8, legend_field="outcome")
+        pts = glyph(fig, self.runs_source, Scatter(x="b", y="a", size=9, **_visuals(field("color"), 0.8)))
+        fig.add_layout(Legend(items=[LegendItem(label=field("outcome"), renderers=[pts])]))
         fig.add_layout(Slope(gradient=1, y_intercept=0, line_color=_ink(), line_dash="dotted"))
         fig.add_tools(HoverTool(renderers=[pts], tooltips=[("pair", "@run"), ("A", "@a{0.0000}"),
                                                            ("B", "@b{0.0000}")]))
         fig.legend.location = "bottom_right"
+        fig.xaxis.formatter = fig.yaxis[0].formatter  # stateless: one model for both axes
+        _share_label_policy(fig)
         self.runs_fig = fig
         self.runs_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-runs-plot"])
 
@@ -199,8 +261,8 @@ class CompareFigures(PageSection):
         self.region_high = BoxAnnotation(left=0.75, fill_color=GREEN, fill_alpha=0.08)
         for box in (self.region_low, self.region_mid, self.region_high):
             fig.add_layout(box)
-        bars = fig.quad(left="left", right="right", bottom=0, top="count", source=self.hist_source, color=BLUE,
-                        alpha=0.55, line_color=BLUE)
+        bars = glyph(fig, self.hist_source, Quad(left="left", right="right", bottom=0, top="count",
+                                                 **_visuals(BLUE, 0.55)))
         self.ci_box = BoxAnnotation(left=0.4, right=0.6, fill_color=BLUE, fill_alpha=0.12, line_color=BLUE,
                                     line_dash="dashed")
         fig.add_layout(self.ci_box)
@@ -215,6 +277,8 @@ class CompareFigures(PageSection):
         fig.add_tools(HoverTool(renderers=[bars], tooltips=[("P(A>B)", "@left{0.000}–@right{0.000}"),
                                                            ("share", "@count{0.0%}")]))
         fig.yaxis.formatter = NumeralTickFormatter(format="0%")
+        _share_label_policy(fig)
+        _share_box_parts(fig, [self.region_low, self.region_mid, self.region_high, self.ci_box])
         self.hist_fig = fig
         self.hist_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-bootstrap-plot"])
 
@@ -289,15 +353,17 @@ class RunsNeeded(PageSection):
         self.have_source = ColumnDataSource({"gamma": [], "runs": []})
         fig = figure(height=300, x_axis_label="threshold γ", y_axis_type="log", y_axis_label="runs needed",
                       title="Runs needed to detect P(A>B) > γ (Noether)")
-        line = fig.line("gamma", "runs", source=self.curve_source, color=BLUE, line_width=2.5)
-        star = fig.scatter("gamma", "runs", source=self.star_source, marker="star", size=18, color=VERMILLION)
-        have = fig.line("gamma", "runs", source=self.have_source, color=GREY, line_dash="dashed", line_width=1.5)
+        line = plain_line(fig, self.curve_source, "gamma", "runs", line_color=BLUE, line_width=2.5)
+        star = glyph(fig, self.star_source, Scatter(x="gamma", y="runs", marker="star", size=18,
+                                                    **_visuals(VERMILLION)))
+        have = plain_line(fig, self.have_source, "gamma", "runs", line_color=GREY, line_dash="dashed", line_width=1.5)
         fig.add_tools(HoverTool(renderers=[line], mode="vline", tooltips=[("γ", "@gamma{0.00}"),
                                                                           ("runs", "@runs{0,0}")]))
         fig.add_layout(Legend(items=[("runs needed", [line]), ("your γ", [star]), ("runs you have", [have])],
                               location="top_right", background_fill_alpha=0.85))
         fig.yaxis.formatter = NumeralTickFormatter(format="0,0")
         fig.yaxis.ticker = FixedTicker(ticks=LOG_TICKS)
+        _share_label_policy(fig)
         self.curve_fig = fig
         self.curve_plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width", css_classes=["compare-size-plot"])
 
@@ -335,12 +401,14 @@ class RunsNeeded(PageSection):
                                  else {"gamma": [], "runs": []})
 
     def layout(self):
-        return section(
+        layout = section(
             "How many runs do you need?",
             "Appendix C.3: Noether's sample size for detecting P(A&gt;B) &gt; γ reliably.",
-            [self.beta, HTML("<div class='md-note'>α and γ are shared with the comparison above.</div>")],
+            [*self.beta.parts(), HTML("<div class='md-note'>α and γ are shared with the comparison above.</div>")],
             [self.size_headlines, self.size_sentence, self.curve_plot],
             "compare", "compare-size")
+        self.beta.placed_in(_controls(layout))
+        return layout
 
 
 class Compare(DashboardView):
@@ -402,6 +470,9 @@ class Compare(DashboardView):
         self.inputs, self.table_file, self.upload = self.settings.boxes, self.settings.table_file, self.settings.upload
         self.headlines, self.lead = self.answer.headlines, self.answer.lead
         self.curve_source = self.runs_needed.curve_source
+        figures, needed = self.figures, self.runs_needed
+        _share_selection_policy([figures.hist_source, figures.runs_source, needed.curve_source, needed.star_source,
+                                 needed.have_source])
         self.exports = Exports("compare", self._file_stem, csv=self._pairs_csv, slide=self._slide, report=self._report)
 
     def _file_stem(self) -> str:
@@ -430,7 +501,13 @@ class Compare(DashboardView):
                 "not beating. Unpaired runs are paired at random (Appendix C.4).",
                 self.settings.parts(), [*self.answer.parts(), self.exports.row, *self.figures.parts()],
                 "compare", "compare-main")
-            self._results = pn.Column(self.link_message, compare, self.runs_needed.__panel__(),
+            self.settings.placed_in(_controls(compare))
+            # the link's message only when the link had something refused (most links have none); without it,
+            # the section keeps the place the empty pane took (its margins: 10 px), so nothing moves
+            link = [self.link_message] if self.link_message.object else []
+            if not link:
+                compare.margin = (_EMPTY_PANE_PX, 0, 24, 0)
+            self._results = pn.Column(*link, compare, self.runs_needed.__panel__(),
                                       sizing_mode="stretch_width", css_classes=["compare-page"])
         return self._results
 

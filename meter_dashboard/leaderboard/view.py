@@ -33,7 +33,7 @@ from bokeh.models import (
 
 from ..core import colors
 from ..core import formatting as fmt
-from ..core.plots import GREY, LOG_TICKS, figure, legend, renderer
+from ..core.plots import GREY, LOG_TICKS, figure, glyph, legend
 from ..core.html import render
 from ..core.report import result_report
 from ..core.validation import InputError
@@ -194,13 +194,13 @@ class ReplayFigure(PageSection):
         src = self.replay_source
         # one source, one view, no selection/mute copies (nothing selects; the legend hides): 11 models fewer
         view = CDSView()
-        naive = renderer(fig, src, Scatter(x="x", y="naive", size=8, fill_color=GREY, line_color=GREY,
-                                           hatch_color=GREY, fill_alpha=0.8, line_alpha=0.8, hatch_alpha=0.8), view)
-        best = renderer(fig, src, Step(x="x", y="best", mode="after", line_color=GREY, line_dash="dashed",
-                                       line_width=1.5), view)
-        ladder = renderer(fig, src, Step(x="x", y="score", mode="after", line_color=BLUE, line_width=3), view)
-        released = renderer(fig, src, Scatter(x="x", y="released", size=10, fill_color=BLUE, line_color=BLUE,
-                                              hatch_color=BLUE, marker="diamond"), view)
+        naive = glyph(fig, src, Scatter(x="x", y="naive", size=8, fill_color=GREY, line_color=GREY,
+                                           hatch_color=GREY, fill_alpha=0.8, line_alpha=0.8, hatch_alpha=0.8), view=view)
+        best = glyph(fig, src, Step(x="x", y="best", mode="after", line_color=GREY, line_dash="dashed",
+                                       line_width=1.5), view=view)
+        ladder = glyph(fig, src, Step(x="x", y="score", mode="after", line_color=BLUE, line_width=3), view=view)
+        released = glyph(fig, src, Scatter(x="x", y="released", size=10, fill_color=BLUE, line_color=BLUE,
+                                              hatch_color=BLUE, marker="diamond"), view=view)
         fig.add_tools(HoverTool(renderers=[naive], tooltips=[("submission", "@name"), ("naive loss", "@naive{0.0000}"),
                                                              ("Ladder score", "@score{0.0000}")]))
         legend(fig, [("naive: exact loss", [naive]), ("naive: best so far", [best]),

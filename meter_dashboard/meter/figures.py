@@ -35,7 +35,7 @@ from bokeh.plotting import figure
 from ..bounds.meter import VARIANTS
 from ..core.colors import VARIANT_COLORS
 from ..core.formatting import integer
-from ..core.plots import renderer
+from ..core.plots import glyph
 from .result import VARIANT_TITLES
 from .text import steps_shown
 
@@ -114,8 +114,8 @@ class LabelsPlot:
                      x_axis_label=x_label, y_axis_label="labels needed", title=title,
                      tools="pan,wheel_zoom,box_zoom,reset,save", toolbar_location="above", name=name, **size)
         self.view = CDSView()
-        self.lines = {v: renderer(fig, self.source, Line(x="x", y=v, line_color=VARIANT_COLORS[v], **LINE_STYLES[v]),
-                                   self.view) for v in _DRAW_ORDER}
+        self.lines = {v: glyph(fig, self.source, Line(x="x", y=v, line_color=VARIANT_COLORS[v], **LINE_STYLES[v]),
+                                view=self.view) for v in _DRAW_ORDER}
         self._dots: list = []
         fig.add_tools(HoverTool(
             renderers=[self.lines[v] for v in VARIANTS],
@@ -145,8 +145,8 @@ class LabelsPlot:
         self.pinned: GlyphRenderer | None = None  # a pinned plan's curve: made when a plan is first pinned
         self.pinned_item: LegendItem | None = None
         self.budget = None
-        self.budget_line = renderer(fig, self.source, Line(x="x", y="budget", line_color=BUDGET_COLOR,
-                                                            line_dash="dashed", line_width=1.5), self.view)
+        self.budget_line = glyph(fig, self.source, Line(x="x", y="budget", line_color=BUDGET_COLOR,
+                                                            line_dash="dashed", line_width=1.5), view=self.view)
         self.budget_label = Label(x=1, y=1, text="", text_font_size="12px", text_color=BUDGET_COLOR,
                                   text_baseline="bottom", visible=False,
                                   background_fill_color=DARK_PLOT_BACKGROUND if dark else "white",
@@ -168,10 +168,10 @@ class LabelsPlot:
         hoeffding = []
         for v in _DRAW_ORDER:
             color = VARIANT_COLORS[v]
-            ref = renderer(self.figure, self.reference, Line(x="x", y=v, line_color=color, line_width=1.2,
-                                                               line_alpha=0.45, line_dash=[2, 3]), reference_view)
-            dots = renderer(self.figure, self.source, Scatter(x="x", y=v, fill_color=color, line_color=color,
-                                                               size=5), self.view)
+            ref = glyph(self.figure, self.reference, Line(x="x", y=v, line_color=color, line_width=1.2,
+                                                               line_alpha=0.45, line_dash=[2, 3]), view=reference_view)
+            dots = glyph(self.figure, self.source, Scatter(x="x", y=v, fill_color=color, line_color=color,
+                                                               size=5), view=self.view)
             self.items[v].renderers = [*self.items[v].renderers, dots]
             self._dots.append(dots)
             hoeffding.append(ref)
@@ -237,7 +237,7 @@ class LabelsPlot:
         known = np.isfinite(y)
         if self.pinned is None:
             source = ColumnDataSource({"x": x[known], "y": y[known]})
-            self.pinned = renderer(self.figure, source, Line(x="x", y="y", line_color=PINNED_COLOR, line_width=3,
+            self.pinned = glyph(self.figure, source, Line(x="x", y="y", line_color=PINNED_COLOR, line_width=3,
                                                               line_dash=[10, 5], line_alpha=0.9))
             self.pinned_item = LegendItem(label=value(label), renderers=[self.pinned])
             self.legend.items = [*self.legend.items, self.pinned_item]
