@@ -156,7 +156,9 @@ export function render({ model, el }) {
 
 #: The row's look: Panel's "light" and "default" buttons, in the theme's colours (light and dark).
 _CSS = """
-:host { display: block; }
+/* among other controls (``fit``): the buttons are items of the parent's wrapping row, as separate widgets were */
+:host(.md-dl-inline), :host(.md-dl-inline) > div, :host(.md-dl-inline) .md-dl-row { display: contents !important; }
+:host(.md-dl-inline) .md-dl { align-self: flex-start; }
 .md-dl-row { display: flex; flex-wrap: wrap; align-items: flex-start; }
 .md-dl { margin: 4px 5px; min-width: 0; }
 .md-dl-fit { flex: 0 0 auto; }
@@ -229,8 +231,8 @@ class Exports:
     """The downloads of one page: ``prefix`` names their CSS classes (``{prefix}-csv``, ``{prefix}-slide-png`` …).
 
     ``csv``, ``slide`` and ``report`` are callables (any may be None: no such button); ``before``: a
-    page's own buttons ahead of these; ``fit``: buttons as wide as their labels, in a row as wide as they
-    are (among other controls); ``row`` (a :class:`DownloadRow`) goes into the page.  The buttons
+    page's own buttons ahead of these; ``fit``: buttons as wide as their labels, each an item of the
+    wrapping row that holds ``row`` (among other controls); ``row`` (a :class:`DownloadRow`) goes into the page.  The buttons
     are ``.csv``, ``.png``, ``.svg`` and ``.report`` (:class:`RowButton`; ``.filename`` once made).
     """
 
@@ -255,7 +257,7 @@ class Exports:
             self.svg = button("slide-svg", "⤓ Slide (SVG)", self.svg_file, "svg")
         if report is not None:
             self.report = button("report", "⤓ Report (HTML)", self.report_file, "html")
-        self.row = row_class(buttons, css_classes=[f"{prefix}-exports", "md-exports"],
+        self.row = row_class(buttons, css_classes=[f"{prefix}-exports", "md-exports", *(["md-dl-inline"] if fit else [])],
                              sizing_mode=None if fit else "stretch_width")
 
     def _named(self, button: RowButton, suffix: str) -> None:
