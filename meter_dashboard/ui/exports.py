@@ -19,6 +19,7 @@ names them; the planner copies its summary and saves its plots so).
 from __future__ import annotations
 
 import base64
+import functools
 import inspect
 import io
 import logging
@@ -37,6 +38,12 @@ __all__ = ["Exports", "DownloadRow", "RowButton", "row_esm", "lead_markup"]
 
 log = logging.getLogger(__name__)
 
+#: A label's width per character at the buttons' 12 px (Arial, Helvetica and Liberation Sans share their metrics).
+_CHAR_PX = 6.4
+#: A button's height (the "light" ones; "default" ones are taller), and its margin around it.
+_HEIGHT = {"default": 31}
+_LIGHT_HEIGHT, _MARGIN_X, _MARGIN_Y = 28, 5, 4
+
 #: What the browser is told a file is (by the file name's suffix).
 _MIME = {"csv": "text/csv", "png": "image/png", "svg": "image/svg+xml", "html": "text/html"}
 
@@ -48,8 +55,8 @@ class RowButton:
     ``kind`` names it in the row's messages; ``classes`` are the classes of the element holding it;
     ``callback`` makes its file (an ``io.StringIO``/``io.BytesIO``, or a coroutine giving one), named
     ``filename`` once made; ``client`` names a browser action of the row instead (no server round trip).
-    ``width``: a fixed width (px); ``max_width``: a width up to this that a phone's row wraps
-    (neither: as wide as its label).
+    ``width``: a fixed width (px; by default one that fits the label); ``max_width``: a width up to this
+    that a phone's row wraps.
     """
 
     kind: str
@@ -64,6 +71,8 @@ class RowButton:
     spec: dict = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.width is None and self.max_width is None:
+            self.width = round(len(self.label) * _CHAR_PX) + 12  # the label at 12 px, and 6 px each side
         self.spec = {"kind": self.kind, "label": self.label, "classes": " ".join(self.classes),
                      "color": self.color, "width": self.width, "max_width": self.max_width, "client": self.client}
 
@@ -166,7 +175,7 @@ _CSS = """
   font: 400 12px Helvetica, Arial, sans-serif; text-align: center; white-space: nowrap; overflow: hidden;
   text-overflow: ellipsis; background-color: var(--panel-surface-color, #f3f3f3);
   color: var(--panel-on-surface-color, #1a1d21); border: 1px solid transparent; }
-.md-dl-default { height: auto; padding: 6px 12px; line-height: 17.14px;
+.md-dl-default { height: 31px; padding: 0 12px;
   border-color: var(--panel-border-color, #e0e0e0); color: var(--panel-on-background-color, #212529); }
 .md-dl-button:hover { background-image: linear-gradient(rgba(128, 128, 128, 0.12), rgba(128, 128, 128, 0.12)); }
 .md-dl-button:active { transform: scale(0.98); }
@@ -178,6 +187,44 @@ _CSS = """
   border: 1px solid var(--danger-border-subtle, #f1aeb5); }
 .md-dl-note[hidden] { display: none; }
 """
+
+
+def _line_heights(items: tuple) -> list[tuple[int, int]]:
+    """(width from which, height) of a wrapping row of ``items`` ((basis px, height px) each), widest last."""
+    out: list[tuple[int, int]] = []
+    for width in range(0, sum(b for b, _ in items) + 1):
+        total, line, used = 0, 0, 0
+        for basis, height in items:
+            if used and used + basis > width:  # flex-wrap: the next line when the basis does not fit
+                total, line, used = total + line, 0, 0
+            line, used = max(line, height), used + basis
+        total += line
+        if not out or out[-1][1] != total:
+            out.append((width, total))
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _reserve_css(items: tuple, inline: bool) -> str:
+    """CSS keeping the row's place before its script has drawn it (the script arrives a frame or more after
+    the page's other parts: nothing may move when it does).  ``items``: (basis px, height px) per button.
+
+    A row of its own is as tall as its lines will be at its width (container queries); among other
+    controls (``inline``), two boxes as wide as the first button and as the others take their places.
+    """
+    empty = ":host > div:empty"
+    if inline:
+        (first, _), rest = items[0], items[1:]
+        others = sum(b for b, _ in rest) - 2 * _MARGIN_X
+        box = (f"content: ''; display: block; flex: 0 0 auto; height: {_LIGHT_HEIGHT}px; "
+               f"margin: {_MARGIN_Y}px {_MARGIN_X}px; align-self: flex-start;")
+        return (f"{empty}::before {{ {box} width: {first - 2 * _MARGIN_X}px; }}\n"
+                f"{empty}::after {{ {box} width: {others}px; }}\n")
+    rules = [":host { container-type: inline-size; }"]
+    for width, height in _line_heights(items):
+        rule = f"{empty} {{ min-height: {height}px; }}"
+        rules.append(f"@container (min-width: {width}px) {{ {rule} }}" if width else rule)
+    return "\n".join(rules) + "\n"
 
 
 def row_esm(client: str = "{}") -> str:
@@ -198,7 +245,13 @@ class DownloadRow(JSComponent):
     _esm = row_esm()
     _stylesheets = [_CSS]
 
-    def __init__(self, items: Sequence[RowButton] = (), **params):
+    def __init__(self, items: Sequence[RowButton] = (), *, inline: bool = False, **params):
+        places = tuple(((item.width or item.max_width or 0) + 2 * _MARGIN_X,
+                        _HEIGHT.get(item.color, _LIGHT_HEIGHT) + 2 * _MARGIN_Y) for item in items)
+        if inline:
+            params["css_classes"] = [*params.get("css_classes", []), "md-dl-inline"]
+        if places:
+            params["stylesheets"] = [*params.get("stylesheets", []), _reserve_css(places, inline)]
         super().__init__(buttons=[item.spec for item in items], **params)
         self.items = {item.kind: item for item in items}
 
@@ -257,7 +310,7 @@ class Exports:
             self.svg = button("slide-svg", "⤓ Slide (SVG)", self.svg_file, "svg")
         if report is not None:
             self.report = button("report", "⤓ Report (HTML)", self.report_file, "html")
-        self.row = row_class(buttons, css_classes=[f"{prefix}-exports", "md-exports", *(["md-dl-inline"] if fit else [])],
+        self.row = row_class(buttons, css_classes=[f"{prefix}-exports", "md-exports"], inline=fit,
                              sizing_mode=None if fit else "stretch_width")
 
     def _named(self, button: RowButton, suffix: str) -> None:

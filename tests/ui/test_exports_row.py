@@ -72,3 +72,37 @@ def test_the_planner_row_copies_the_summary(desk, server, open_page):
                            timeout=10_000)
     summary = desk.evaluate("() => navigator.clipboard.readText()")
     assert "38,005" in summary and "T (development steps): 10" in summary
+
+
+#: Drawn vs kept: the row's script arrives a frame or more after the page's other parts, so the row keeps its place
+#: beforehand (its stylesheet): emptied again, the row must take the same room, and what follows it stay put.
+PLACE = """([host, after]) => {
+  const inner = host.shadowRoot.querySelector(".md-dl-row").parentElement, drawn = [...inner.childNodes];
+  const where = () => [host.getBoundingClientRect().height, after.getBoundingClientRect().x,
+                       after.getBoundingClientRect().y].map(Math.round);
+  const shown = where();
+  inner.replaceChildren();
+  const kept = where();
+  inner.replaceChildren(...drawn);
+  return [shown, kept];
+}"""
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+@pytest.mark.parametrize("name, query, ready, after", [
+    ("ci", "", ".ci-lead", ".ci-clauses"),
+    ("planner", "?epsilon=0.01,0.02,0.03,0.04,0.05&delta=0.01&steps=10", ".label-count-incremental", ".planner-pin"),
+    ("session", "", ".session-lead", ".next-alarm"),
+])
+def test_the_row_keeps_its_place_until_its_script_draws_it(browser, server, open_page, name, query, ready, after,
+                                                            width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        open_page(page, server, f"/{name}{query}", ready)
+        host = page.locator(f".{name}-csv button").first.evaluate_handle("(b) => b.getRootNode().host")
+        follower = page.locator(after).first.element_handle()
+        shown, kept = page.evaluate(PLACE, [host, follower])
+        assert kept == shown, (name, width, shown, kept)
+    finally:
+        context.close()

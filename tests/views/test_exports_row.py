@@ -137,3 +137,23 @@ def test_a_failure_says_what_failed_and_the_row_keeps_working(caplog):
     assert "Table (CSV) failed" in caplog.text and "disk full" in caplog.text  # logged with its traceback
     (msg,) = _click(exports.row, {"kind": "csv"})
     assert msg["filename"] == "t_file.csv" and base64.b64decode(msg["data"]) == b"a,b\n1,2\n"
+
+
+def test_the_row_keeps_the_height_its_lines_will_take_at_each_width():
+    from meter_dashboard.ui.exports import _line_heights, _reserve_css
+
+    four = ((180, 36),) * 4  # four buttons of at most 170 px (and their margins)
+    assert _line_heights(four) == [(0, 144), (360, 72), (720, 36)]
+    # the planner's: four of 200 px (two taller, "default"), then two slide buttons; the widest wins per line
+    planner = ((210, 36), (210, 36), (210, 39), (210, 39), (180, 36), (180, 36))
+    assert _line_heights(planner)[-1] == (1200, 39) and (840, 75) in _line_heights(planner)
+    css = _reserve_css(four, False)
+    assert "container-type: inline-size" in css and "@container (min-width: 720px) { :host > div:empty { min-height: 36px; } }" in css
+    row = md.CI().exports.row
+    assert _reserve_css(four, False) in row.stylesheets
+    # among the session's controls: the first button's place, then the others'
+    session = md.Session().exports.row
+    assert "md-dl-inline" in session.css_classes
+    widths = [spec["width"] for spec in session.buttons]
+    inline = [s for s in session.stylesheets if "::before" in s][0]
+    assert f"width: {widths[0]}px" in inline and f"width: {sum(widths[1:]) + 2 * 2 * 5}px" in inline
