@@ -260,7 +260,7 @@ class DownloadRow(JSComponent):
         kind = data.get("kind") if isinstance(data, dict) else None
         item = self.items.get(kind) if isinstance(kind, str) else None
         if item is None or item.callback is None:
-            log.warning("download row: ignored a request for %r (not one of %s)", kind, sorted(self.items))
+            log.warning("download row: ignored a request for %s (not one of %s)", repr(kind)[:80], sorted(self.items))
             return
         try:
             made = item.callback()
@@ -285,8 +285,8 @@ class Exports:
 
     ``csv``, ``slide`` and ``report`` are callables (any may be None: no such button); ``before``: a
     page's own buttons ahead of these; ``fit``: buttons as wide as their labels, each an item of the
-    wrapping row that holds ``row`` (among other controls); ``row`` (a :class:`DownloadRow`) goes into the page.  The buttons
-    are ``.csv``, ``.png``, ``.svg`` and ``.report`` (:class:`RowButton`; ``.filename`` once made).
+    wrapping row that holds ``row`` (among other controls); ``row`` (a :class:`DownloadRow`) goes into the
+    page.  The buttons are ``.csv``, ``.png``, ``.svg`` and ``.report`` (:class:`RowButton`; ``.filename`` once made).
     """
 
     def __init__(self, prefix: str, stem: Callable[[], str], *, csv: Callable | None = None,
