@@ -17,58 +17,58 @@ import panel as pn
 
 from ..core.runtime import in_thread
 from ..core.tables import spreadsheet_frame
-from ..ui.exports import Exports
+from ..ui.exports import DownloadRow, Exports, RowButton, row_esm
 from .text import file_stem, plan_inputs
 
 __all__ = ["Drawer", "OnDemand", "Artefacts", "SECTIONS"]
 
-#: The answer pane's hidden summary (its text, and the plan's file name in ``data-stem``), through shadow roots.
-_SUMMARY_JS = r"""
-const find = (root) => {
+#: The planner row's browser actions (:func:`~meter_dashboard.ui.exports.row_esm`): the plots on the page (the
+#: curve over T, and the second plot when open) as PNG files named by the plan, and the summary for the minutes
+#: (kept in the answer pane, with the plan's file name in ``data-stem``) with the page's address, to the clipboard.
+#: The summary is found through the page's shadow roots.
+_CLIENT_JS = r"""{
+  "plots-png": () => {
+    const summary = findSummary(document);
+    const stem = summary !== null && summary.dataset.stem ? summary.dataset.stem : "meter-plan";
+    const views = [...Bokeh.index.query((v) => v.model.name === "planner-curve" || v.model.name === "planner-sweep")];
+    for (const view of views) {
+      view.export("png").to_blob().then((blob) => save(blob, `${stem}_${view.model.name.replace("planner-", "")}.png`));
+    }
+  },
+  "copy-summary": () => {
+    const summary = findSummary(document);
+    if (summary === null) return;
+    const text = summary.textContent.trim() + "\n\nShared plan: " + window.location.href;
+    const fallback = () => {
+      const area = document.createElement("textarea");
+      area.value = text;
+      document.body.appendChild(area);
+      area.select();
+      document.execCommand("copy");
+      area.remove();
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).catch(fallback);
+    } else {
+      fallback();
+    }
+  },
+};
+
+function findSummary(root) {
   const hit = root.querySelector(".planner-summary");
   if (hit) return hit;
   for (const node of root.querySelectorAll("*")) {
-    if (node.shadowRoot) { const found = find(node.shadowRoot); if (found) return found; }
+    if (node.shadowRoot) { const found = findSummary(node.shadowRoot); if (found) return found; }
   }
   return null;
-};
-const summary = find(document);
-"""
-#: The plots on the page (the curve over T, and the second plot when open) as PNG files named by the plan.
-_PNG_JS = _SUMMARY_JS + r"""
-const stem = summary !== null && summary.dataset.stem ? summary.dataset.stem : "meter-plan";
-const views = [...Bokeh.index.query((v) => v.model.name === "planner-curve" || v.model.name === "planner-sweep")];
-for (const view of views) {
-  view.export("png").to_blob().then((blob) => {
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = `${stem}_${view.model.name.replace("planner-", "")}.png`;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
-  });
-}
-"""
-#: The summary for the minutes (kept in the answer pane) and the page's address, to the clipboard.
-_COPY_JS = _SUMMARY_JS + r"""
-if (summary !== null) {
-  const text = summary.textContent.trim() + "\n\nShared plan: " + window.location.href;
-  const fallback = () => {
-    const area = document.createElement("textarea");
-    area.value = text;
-    document.body.appendChild(area);
-    area.select();
-    document.execCommand("copy");
-    area.remove();
-  };
-  if (navigator.clipboard && window.isSecureContext) {
-    navigator.clipboard.writeText(text).catch(fallback);
-  } else {
-    fallback();
-  }
-}
-"""
+}"""
+
+
+class PlannerRow(DownloadRow):
+    """The planner's row: its downloads, and two browser actions (the plots as PNG, the summary copied)."""
+
+    _esm = row_esm(_CLIENT_JS)
 
 
 #: The sections a person opens on demand (built, and computed, the first time): option -> key.
@@ -162,20 +162,19 @@ class Artefacts:
 
     def __init__(self, planner):
         self.planner = planner
-        size = dict(width=200, margin=(4, 5))
-        self.csv = pn.widgets.FileDownload(callback=self.csv_file, filename="meter-plan.csv",
-                                           label="Download table (CSV)", color="primary", css_classes=["planner-csv"],
-                                           **size)
-        self.report = pn.widgets.FileDownload(callback=self.report_file, filename="meter-plan.html",
-                                              label="Download report (HTML)", color="primary",
-                                              css_classes=["planner-report"], **size)
-        self.png = pn.widgets.Button(label="Download plots (PNG)", color="default", css_classes=["planner-png"], **size)
-        self.png.js_on_click(code=_PNG_JS)  # no args: a callback holding page objects would keep the page alive
-        self.copy = pn.widgets.Button(label="Copy summary", color="default", css_classes=["planner-copy"], **size)
-        self.copy.js_on_click(code=_COPY_JS)
-        self.slides = Exports("planner", lambda: file_stem(self.planner.plan.result), slide=self.slide)
-        self.row = pn.FlexBox(self.csv, self.report, self.png, self.copy, *self.slides.row.objects, flex_wrap="wrap",
-                              sizing_mode="stretch_width", css_classes=["planner-artefacts"])
+
+        def button(kind: str, label: str, color: str, **how) -> RowButton:
+            return RowButton(kind, label, [f"planner-{kind}"], color=color, width=200, **how)
+
+        self.csv = button("csv", "Download table (CSV)", "primary", callback=self.csv_file, filename="meter-plan.csv")
+        self.report = button("report", "Download report (HTML)", "primary", callback=self.report_file,
+                             filename="meter-plan.html")
+        self.png = button("png", "Download plots (PNG)", "default", client="plots-png")
+        self.copy = button("copy", "Copy summary", "default", client="copy-summary")
+        self.slides = Exports("planner", lambda: file_stem(self.planner.plan.result), slide=self.slide,
+                              before=[self.csv, self.report, self.png, self.copy], row_class=PlannerRow)
+        self.row = self.slides.row
+        self.row.css_classes = ["planner-artefacts"]
 
     def slide(self):
         """The meeting slide of the plan shown (title, the lead in plain words, inputs, labels against T)."""
@@ -184,7 +183,7 @@ class Artefacts:
     def csv_file(self) -> io.StringIO:
         """The table with the inputs as ``# name: value`` header lines (pandas reads it with ``comment="#"``)."""
         result = self.planner.complete_result()
-        self.csv.filename = f"{file_stem(result)}.csv"  # named when downloaded (Panel sends the name with the file)
+        self.csv.filename = f"{file_stem(result)}.csv"  # named when downloaded (the row sends the name with the file)
         buf = io.StringIO()
         for name, value in plan_inputs(result, self.planner.plan.ranges):
             buf.write(f"# {name}: {value}\n")

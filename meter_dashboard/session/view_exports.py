@@ -12,10 +12,9 @@ import panel as pn
 import param
 
 from ..core.report import csv_with_inputs
-from ..ui.exports import Exports
+from ..ui.exports import Exports, RowButton
 from . import text
 from .model import SessionModel
-from .view_controls import fits
 
 __all__ = ["SessionExports"]
 
@@ -27,22 +26,23 @@ class SessionExports(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.report_button = pn.widgets.FileDownload(callback=self._report_file, filename="session-replay.html",
-                                                     label="⤓ Report (HTML)", color="light", **fits(150),
-                                                     margin=(4, 4), css_classes=["session-report"])
-        self.exports = Exports("session", self._file_stem, csv=self._csv_text, slide=self._slide)
+        self.report_button = RowButton("report", "⤓ Report (HTML)", ["session-report"], callback=self._report_file,
+                                       filename="session-replay.html")
+        # one row, as wide as its buttons, among the replay controls (they wrap on a phone)
+        self.exports = Exports("session", self._file_stem, csv=self._csv_text, slide=self._slide,
+                               before=[self.report_button], fit=True)
         self._on_result()
 
     def buttons(self) -> list:
-        """The report button, then the CSV and slide buttons (for the replay controls' row)."""
-        return [self.report_button, *self.exports.row.objects]
+        """The row of the report button, then the CSV and slide buttons (for the replay controls' row)."""
+        return [self.exports.row]
 
     def __panel__(self):
         return pn.Row(*self.buttons(), sizing_mode="stretch_width")
 
     @param.depends("model.result", watch=True)
     def _on_result(self) -> None:
-        self.report_button.disabled = self.model.result is None
+        self.exports.row.disabled = ["report"] if self.model.result is None else []
 
     def report(self):
         """The replay at the step shown, as a :class:`meter_dashboard.core.report.Report` (None before a trace)."""

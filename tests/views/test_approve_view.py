@@ -135,7 +135,7 @@ def test_the_first_view_holds_only_what_it_shows():
     assert "figure" not in kinds and kinds.count("TextInput") == 4  # α, edge weight, margin, margin step
     assert len(doc.models) <= 90, len(doc.models)                  # 145 before: 120 with the advanced card, 77 now
     # the plot's place is a box that says when it is scrolled to (ui.lazy.WhenSeen), not an onload callback
-    assert kinds.count("ReactiveESM") == 1  # SeenWatch is a JSComponent
+    assert kinds.count("ReactiveESM") == 2  # SeenWatch is a JSComponent (and the downloads row, ui.exports.DownloadRow)
     assert len(onload) == waiting  # the view asked nothing of the page's onload (this session never loads)
 
 
