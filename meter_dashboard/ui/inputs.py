@@ -9,6 +9,8 @@ Every number box, slider and list a page offers goes through one of these compon
   names the input, the rule and the value typed ("δ must be in (0, 1); got '1.5'"), and
   the model (so every result on the page) keeps its last valid value.
 - :class:`ListInput`: the same for comma-separated lists (tenant steps, revert steps).
+- :class:`LateMessage`: a message pane made (and put in its column) the first time there is
+  something to say: most sessions never show one, and an empty pane still costs a Bokeh model.
 
 Both follow the model: when the parameter changes elsewhere (a preset, a URL, another
 input) the text shows the new value and any message about older text disappears.
@@ -26,7 +28,7 @@ from ..core.formatting import number
 from ..core.validation import InputError, check_int, check_number, parse_int_list, parse_number_list
 from .style import HTML, error_html
 
-__all__ = ["checker_for", "NumberInput", "ListInput"]
+__all__ = ["checker_for", "NumberInput", "ListInput", "LateMessage"]
 
 
 def checker_for(model: param.Parameterized, parameter: str, label: str) -> Callable:
@@ -61,6 +63,50 @@ def _range_rule(low, high, inclusive, integer) -> str:
     if low is not None:
         return f"{kind} {'>=' if inclusive[0] else '>'} {low:g}"
     return f"{kind} {'<=' if inclusive[1] else '<'} {high:g}"
+
+
+class LateMessage:
+    """A message pane made the first time there is something to say (or someone reads :attr:`pane`).
+
+    :meth:`placed_in` names the column that shows it and where: right after one of its parts, right
+    before one, or at its end; the pane goes in there when it is made (at once if it already was).  ``pane_params`` are the
+    :class:`~meter_dashboard.ui.style.HTML` pane's (``css_classes``, ``margin``, ...).
+    """
+
+    def __init__(self, **pane_params):
+        self._params = {"sizing_mode": "stretch_width", **pane_params}
+        self._pane: HTML | None = None
+        self._host: tuple | None = None  # (column, the part the pane follows, the part it precedes)
+
+    @property
+    def pane(self) -> HTML:
+        """The message pane, made (and placed) now if it was not yet."""
+        if self._pane is None:
+            self._pane = HTML("", **self._params)
+            self._place()
+        return self._pane
+
+    def show(self, html: str) -> None:
+        """Show ``html`` ('' for no message): a pane is made only for a message."""
+        if html or self._pane is not None:
+            if self.pane.object != html:
+                self.pane.object = html
+
+    def placed_in(self, column, after=None, before=None) -> None:
+        """``column`` shows the message right after ``after`` or before ``before`` (its objects), else at its end."""
+        self._host = (column, after, before)
+        self._place()
+
+    def _place(self) -> None:
+        if self._host is None or self._pane is None or self._pane in self._host[0].objects:
+            return
+        column, after, before = self._host
+        if after is not None:
+            column.insert(column.objects.index(after) + 1, self._pane)
+        elif before is not None:
+            column.insert(column.objects.index(before), self._pane)
+        else:
+            column.append(self._pane)
 
 
 class _CheckedInput(pn.viewable.Viewer):

@@ -8,8 +8,8 @@
   without it).
 - :func:`one_message`: a context manager for code that runs under a session's document lock
   (a next-tick callback, ``with_locked_document``): its changes leave as one message, in order.
-- :class:`LateMessage`: a message pane made (and put in its column) the first time there is
-  something to say: most sessions never show one, and an empty pane still costs a Bokeh model.
+- :class:`~meter_dashboard.ui.inputs.LateMessage` (imported here for the pages): a message pane made
+  (and put in its column) the first time there is something to say.
 - :func:`document_dispatch`: a function that runs a callable on the session's next tick,
   under its document lock, for results that arrive from a worker thread or an ``await``
   (Bokeh models such as a ColumnDataSource may only change while the lock is held).
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 import panel as pn
 import param
 
-from .inputs import NumberInput
+from .inputs import LateMessage, NumberInput
 from .style import HTML, Bar, esc
 
 __all__ = ["section", "number_input", "held", "one_message", "document_dispatch", "LateMessage"]
@@ -112,46 +112,3 @@ def document_dispatch() -> Callable[[Callable[[], None]], None]:
 
     return dispatch
 
-
-class LateMessage:
-    """A message pane made the first time there is something to say (or someone reads :attr:`pane`).
-
-    :meth:`placed_in` names the column that shows it and where: right after one of its parts, right
-    before one, or at its end; the pane goes in there when it is made (at once if it already was).  ``pane_params`` are the
-    :class:`~meter_dashboard.ui.style.HTML` pane's (``css_classes``, ``margin``, ...).
-    """
-
-    def __init__(self, **pane_params):
-        self._params = {"sizing_mode": "stretch_width", **pane_params}
-        self._pane: HTML | None = None
-        self._host: tuple | None = None  # (column, the part the pane follows, the part it precedes)
-
-    @property
-    def pane(self) -> HTML:
-        """The message pane, made (and placed) now if it was not yet."""
-        if self._pane is None:
-            self._pane = HTML("", **self._params)
-            self._place()
-        return self._pane
-
-    def show(self, html: str) -> None:
-        """Show ``html`` ('' for no message): a pane is made only for a message."""
-        if html or self._pane is not None:
-            if self.pane.object != html:
-                self.pane.object = html
-
-    def placed_in(self, column, after=None, before=None) -> None:
-        """``column`` shows the message right after ``after`` or before ``before`` (its objects), else at its end."""
-        self._host = (column, after, before)
-        self._place()
-
-    def _place(self) -> None:
-        if self._host is None or self._pane is None or self._pane in self._host[0].objects:
-            return
-        column, after, before = self._host
-        if after is not None:
-            column.insert(column.objects.index(after) + 1, self._pane)
-        elif before is not None:
-            column.insert(column.objects.index(before), self._pane)
-        else:
-            column.append(self._pane)
