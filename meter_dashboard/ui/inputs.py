@@ -130,10 +130,9 @@ class _CheckedInput(pn.viewable.Viewer):
             description = model.param[parameter].doc
         self.text = pn.widgets.TextInput(label=label, value=show(self._getter(model)), placeholder=placeholder,
                                          css_classes=list(css_classes), description=description, **sizing)
-        self._message_classes = ["md-input-message", *message_classes]
-        self._message_pane: HTML | None = None  # made the first time there is something to say (most never need one)
+        # made the first time there is something to say (most never need one)
+        self._message = LateMessage(margin=(0, 5), min_width=0, css_classes=["md-input-message", *message_classes])
         self._layout: pn.Column | None = None
-        self._host: pn.Column | None = None  # the column holding the box's parts straight (:meth:`placed_in`)
         self.text.param.watch(self._on_text, "value")
         model.param.watch(self._on_model, list(watch) if watch else [parameter])
 
@@ -150,15 +149,7 @@ class _CheckedInput(pn.viewable.Viewer):
     @property
     def message_pane(self) -> HTML:
         """The message beside the box: made the first time there is one (or someone asks for it)."""
-        pane = self._message_pane
-        if pane is None:
-            pane = self._message_pane = HTML(error_html(self.message), sizing_mode="stretch_width", margin=(0, 5),
-                                             min_width=0, css_classes=self._message_classes)
-            if self._layout is not None:
-                self._layout.append(pane)
-            elif self._host is not None:
-                self._place_message()
-        return pane
+        return self._message.pane
 
     def parts(self) -> list:
         """The box (and its slider) for a column that holds them itself, with no column of their own.
@@ -169,21 +160,13 @@ class _CheckedInput(pn.viewable.Viewer):
         return self._parts()
 
     def placed_in(self, column: pn.Column) -> None:
-        """``column`` holds :meth:`parts` straight: the message goes in after them."""
-        self._host = column
-        if self._message_pane is not None:
-            self._place_message()
-
-    def _place_message(self) -> None:
-        column, pane = self._host, self._message_pane
-        if column is None or pane is None or pane in column.objects:
-            return
-        column.insert(column.objects.index(self._parts()[-1]) + 1, pane)
+        """``column`` holds :meth:`parts` straight: the message goes in after them (unless the box has its own column)."""
+        if self._layout is None:
+            self._message.placed_in(column, after=self._parts()[-1])
 
     def _set_message(self, message: str) -> None:
         self.message = message
-        if message or self._message_pane is not None:
-            self.message_pane.object = error_html(message)
+        self._message.show(error_html(message))
 
     def _parts(self) -> list:
         return [self.text]
@@ -215,8 +198,8 @@ class _CheckedInput(pn.viewable.Viewer):
 
     def __panel__(self):
         if self._layout is None:
-            extra = [self._message_pane] if self._message_pane is not None else []
-            self._layout = pn.Column(*self._parts(), *extra, margin=0, **self._box_size())
+            self._layout = pn.Column(*self._parts(), margin=0, **self._box_size())
+            self._message.placed_in(self._layout)  # at its end, now or when first made
         return self._layout
 
 
