@@ -1,9 +1,10 @@
 """The planner page's inputs (Panel): the widgets made from the plan's parameters, and their messages.
 
 :class:`PlannerInputs` is the sidebar of the planner page: the preset box, the meter table (signals,
-ranges and ε), δ, T, the budget, the tenants, the reverts and the labeling effort (drawers built when
-opened), the bound and its error-rate range.  Each box refuses bad text with its own message; what
-the plan itself refuses shows beside the inputs it concerns, one current message per group.
+ranges and ε), δ, T, the budget, the tenants, the reverts and the labeling effort (drawers, closed
+unless a link sets them), the bound and its error-rate range: two :class:`~meter_dashboard.ui.form.Form`
+components (one Bokeh model each) around the meter table.  Each box refuses bad text with its own
+message; what the plan itself refuses shows beside the inputs it concerns, one current message per group.
 """
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ import param
 
 from ..core.html import render
 from ..core.validation import InputError, check_int, check_probability
+from ..ui.form import Action, Box, Drawer, Field, Form, Note, Row, Slot
 from ..ui.inputs import ListInput, NumberInput
-from ..ui.style import HTML, error_html
+from ..ui.style import error_html
 from .model import PRESETS, MeterPlan
-from .view_parts import Drawer
 
 __all__ = ["PlannerInputs", "TEXT"]
 
@@ -31,6 +32,8 @@ _ERROR_GROUPS = {
     "effort": {"seconds_per_label", "labelers", "cost_per_hour"},
     "budget": {"budget", "labels"},
 }
+#: The groups whose messages show beside their inputs ("other": under the presets).
+_ERROR_GROUPS_SHOWN = ("meter", "tenants", "reverts", "bound")
 _PRESET_PLACEHOLDER = "Choose a paper setting…"
 _BOUND_BUTTONS = {"Hoeffding (paper)": "hoeffding", "Exact binomial": "binomial"}
 #: Text identical for every session (rendered once per process).
@@ -41,8 +44,6 @@ _EFFORT = ("seconds_per_label", "labelers", "cost_per_hour")
 _PRESET_KEYS = (*PRESETS[next(iter(PRESETS))], "ranges")
 _BOXES = ("signals", "uniform_epsilon", "delta", "steps", "budget", "tenants", "tenant_steps", "max_error_rate",
           "revert_budget", "reverts", "seconds", "labelers", "cost")
-#: The boxes the sidebar column holds straight (not in a row beside another box).
-_IN_COLUMN = ("delta", "steps", "budget", "max_error_rate")
 _TABLE_EDITORS = {"signal": None, "from": None, "to": {"type": "number", "step": 0.001, "min": 0, "max": 1},
                   "epsilon": {"type": "number", "step": 0.001, "min": 0.0001, "max": 0.999}}
 _MONEY = {"type": "money", "precision": 4, "symbol": ""}
@@ -64,7 +65,9 @@ class PlannerInputs(pn.viewable.Viewer):
     """The inputs of ``planner`` (a :class:`~meter_dashboard.meter.view.Planner`), over its plan.
 
     ``on_box`` is called after a box took (or refused) what was typed: the answer says whether it is
-    still valid.
+    still valid.  The sidebar is two :class:`~meter_dashboard.ui.form.Form` components around the
+    meter table (issue 29: one model each, where twenty Panel widgets cost a session 90 ms of server
+    CPU); the drawers (reverts, labeling effort) are ``<details>`` of the second, costing nothing closed.
     """
 
     plan = param.ClassSelector(class_=MeterPlan)
@@ -75,23 +78,24 @@ class PlannerInputs(pn.viewable.Viewer):
         self.input_errors: dict[str, str] = {"other": link_message} if link_message else {}
         self._applying_preset = False
         self._controls: pn.Column | None = None
-        self._error_panes: dict = {}
+        self._error_panes = {group: Slot() for group in (*_ERROR_GROUPS_SHOWN, "other")}
         self._typed_tenants = plan.tenants
         self._build_widgets()
         self._build_bound_widgets()
+        self._build_forms()
         self._watch_boxes(self._boxes())
         self._on_bound_inputs()
+        self._open_drawers()
 
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self):
         p = self.plan
-        self.preset = pn.widgets.Select(label="Presets", options=[_PRESET_PLACEHOLDER] + list(PRESETS),
-                                        value=_PRESET_PLACEHOLDER, sizing_mode="stretch_width")
+        self.preset = Box(value=_PRESET_PLACEHOLDER)
         self.preset.param.watch(self._on_preset, "value")
         self.signals = NumberInput(p, "epsilon", label="Signals m", integer=True, getter=lambda plan: plan.signals,
                                    check=lambda text: check_int("Signals m", text, minimum=1, maximum=20),
                                    on_value=p.set_signals, width=110, css_classes=["signals-input"],
-                                   description="m: how many signals the meter reports (1 to 20).")
+                                   description="m: how many signals the meter reports (1 to 20).", field="signals")
         self.meter_table = pn.widgets.Tabulator(
             _meter_frame(p), show_index=False, sizing_mode="stretch_width", height=_table_height(p.signals),
             editors=_TABLE_EDITORS, formatters={"from": _MONEY, "to": _MONEY, "epsilon": _MONEY},
@@ -102,78 +106,75 @@ class PlannerInputs(pn.viewable.Viewer):
                                            getter=lambda plan: plan.uniform_epsilon,
                                            check=lambda text: check_probability("Same ε for every signal", text),
                                            on_value=p.set_uniform_epsilon, placeholder="differs per signal",
-                                           css_classes=["uniform-epsilon-input"])
-        self.reset_button = pn.widgets.Button(label="Reset to defaults", color="light", sizing_mode="stretch_width",
-                                              margin=(8, 5, 2, 5), css_classes=["planner-reset"])
-        self.reset_button.on_click(lambda _: self.plan.reset())
+                                           css_classes=["uniform-epsilon-input"], field="uniform_epsilon")
         self._build_plan_boxes()
 
     def _build_plan_boxes(self):
         p = self.plan
         self.delta = NumberInput(p, "delta", label="δ (failure probability)", css_classes=["delta-input"],
-                                 slider={"start": 0.001, "end": 0.2, "step": 0.001})
+                                 slider={"start": 0.001, "end": 0.2, "step": 0.001}, field="delta")
         self.steps = NumberInput(p, "steps", label="T (development steps)", css_classes=["steps-input"],
-                                 slider={"start": 1, "end": 200, "step": 1})
-        self.tenants = NumberInput(p, "tenants", label="Tenants", width=110, css_classes=["tenants-input"])
+                                 slider={"start": 1, "end": 200, "step": 1}, field="steps")
+        self.tenants = NumberInput(p, "tenants", label="Tenants", width=110, css_classes=["tenants-input"],
+                                   field="tenants")
         self.tenant_steps = ListInput(p, "tenant_steps", label="Steps per tenant (optional)", placeholder="e.g. 5,5",
                                       name_in_messages="tenant_steps", on_value=self._set_tenant_steps,
-                                      css_classes=["tenant-steps-input"])
-        self.revert_drawer = Drawer("Reverts fixed in advance", self._build_reverts, "planner-reverts")
-        # below the first view: built when opened (a link or preset that sets them opens them)
-        self.effort = Drawer("Labeling effort and cost", self._build_effort, "planner-effort")
+                                      css_classes=["tenant-steps-input"], field="tenant_steps")
         self.budget = NumberInput(p, "budget", label="Label budget (what we have, optional)", placeholder="e.g. 50000",
-                                  css_classes=["budget-input"])
+                                  css_classes=["budget-input"], field="budget")
+        # in the drawers (closed unless a link or a preset sets them)
+        self.revert_budget = NumberInput(p, "revert_budget", label="Reverts B", width=110,
+                                         css_classes=["revert-budget-input"], field="revert_budget")
+        self.reverts = ListInput(p, "reverts", label="Revert steps (fixed in advance)", placeholder="e.g. 1,2,3",
+                                 name_in_messages="reverts", on_value=self._set_reverts,
+                                 css_classes=["reverts-input"], message_classes=["error-reverts"], field="reverts")
+        self.seconds = NumberInput(p, "seconds_per_label", label="Seconds per label", width=140, field="seconds")
+        self.labelers = NumberInput(p, "labelers", label="Labelers", width=100, field="labelers")
+        self.cost = NumberInput(p, "cost_per_hour", label="Cost per labeler-hour (optional)", placeholder="e.g. 25",
+                                field="cost")
 
     def _build_bound_widgets(self):
         p = self.plan
-        self.bound = pn.widgets.RadioButtonGroup.from_param(p.param.bound, options=_BOUND_BUTTONS, color="light",
-                                                            sizing_mode="stretch_width", css_classes=["bound-select"])
+        self.bound = Box(value=p.bound)
+        self.bound.param.watch(self._on_bound_box, "value")
         self.max_error_rate = NumberInput(p, "max_error_rate", label="Error-rate range a (optional)",
                                           placeholder="e.g. 0.1", css_classes=["max-error-rate-input"],
-                                          message_classes=["error-bound"])
-        self.bound_note = HTML("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["planner-bound-note"])
+                                          message_classes=["error-bound"], field="max_error_rate")
+        self.bound_note = Slot()
 
-    def _build_effort(self) -> list:
-        p = self.plan
-        self.seconds = NumberInput(p, "seconds_per_label", label="Seconds per label", width=140)
-        self.labelers = NumberInput(p, "labelers", label="Labelers", width=100)
-        self.cost = NumberInput(p, "cost_per_hour", label="Cost per labeler-hour (optional)", placeholder="e.g. 25")
-        self._watch_boxes([self.seconds, self.labelers, self.cost])
-        return [pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"), self.cost]
+    def _build_forms(self):
+        errors = self._error_panes
 
-    def _build_reverts(self) -> list:
-        p = self.plan
-        self.revert_budget = NumberInput(p, "revert_budget", label="Reverts B", width=110,
-                                         css_classes=["revert-budget-input"])
-        self.reverts = ListInput(p, "reverts", label="Revert steps (fixed in advance)", placeholder="e.g. 1,2,3",
-                                 name_in_messages="reverts", on_value=self._set_reverts,
-                                 css_classes=["reverts-input"], message_classes=["error-reverts"])
-        self._watch_boxes([self.revert_budget, self.reverts])
-        return [pn.Row(self.revert_budget, self.reverts, sizing_mode="stretch_width")]
+        def error(group):
+            return Note(slot=errors[group], classes=(f"error-{group}", "planner-error"), name=f"error-{group}")
+
+        preset = Field("preset", "Presets", self.preset, kind="select", classes=("planner-preset",),
+                       options=[(name, name) for name in (_PRESET_PLACEHOLDER, *PRESETS)])
+        self.top = Form([preset, error("other"), Note(TEXT["meter"], classes=("md-form-head",)),
+                         Row([self.signals.field(), self.uniform_epsilon.field()])],
+                        prefix="planner-top", css_classes=["planner-form-top"])
+        bound = Field("bound", "Bound", self.bound, kind="buttons", classes=("bound-select",),
+                      options=[(label, value) for label, value in _BOUND_BUTTONS.items()])
+        reverts = Drawer("reverts", "Reverts fixed in advance", [Row([self.revert_budget.field(), self.reverts.field()])],
+                         classes=("planner-reverts",))
+        effort = Drawer("effort", "Labeling effort and cost",
+                        [Row([self.seconds.field(), self.labelers.field()]), self.cost.field()],
+                        classes=("planner-effort",))
+        self.form = Form([
+            error("meter"), self.delta.field(), self.steps.field(), self.budget.field(),
+            Row([self.tenants.field(), self.tenant_steps.field()]), error("tenants"), reverts, error("reverts"),
+            Note(TEXT["bound"], classes=("md-form-head",)), bound, self.max_error_rate.field(),
+            Note(slot=self.bound_note, classes=("planner-bound-note",), name="bound-note"), error("bound"),
+            effort, Action("reset", "Reset to defaults", self.plan.reset, classes=("planner-reset",)),
+        ], prefix="planner", css_classes=["planner-form"])
+        self.revert_drawer = self.form.drawer("reverts")
+        self.effort = self.form.drawer("effort")
 
     # ------------------------------------------------------------------ layout
     def controls(self) -> pn.Column:
-        """The input column (the sidebar of the served page)."""
-        if self._controls is not None:
-            return self._controls
-        tenants = pn.Row(self.tenants, self.tenant_steps, sizing_mode="stretch_width")
-        # an error pane appears after its anchor the first time it has something to say
-        self._anchors = {"meter": self.meter_table, "tenants": tenants, "reverts": self.revert_drawer,
-                         "bound": self.bound_note, "other": self.preset}  # a refused link: seen first
-        self._controls = pn.Column(
-            self.preset, HTML(TEXT["meter"], margin=(10, 5, 0, 5)),
-            pn.Row(self.signals, self.uniform_epsilon, sizing_mode="stretch_width"), self.meter_table,
-            *self.delta.parts(), *self.steps.parts(), *self.budget.parts(), tenants, self.revert_drawer.toggle,
-            HTML(TEXT["bound"], margin=(10, 5, 0, 5)), self.bound, *self.max_error_rate.parts(), self.bound_note,
-            self.effort.toggle, self.reset_button, sizing_mode="stretch_width",
-        )
-        for drawer in (self.revert_drawer, self.effort):  # a drawer's body goes in under its toggle when opened
-            drawer.placed_in(self._controls)
-        for box in _IN_COLUMN:  # boxes held by the column itself (no column each): messages go in after them
-            getattr(self, box).placed_in(self._controls)
-        self._open_drawers()
-        for group in list(self._error_panes):
-            self._place_error(group)
+        """The input column (the sidebar of the served page): two forms around the meter table."""
+        if self._controls is None:
+            self._controls = pn.Column(self.top, self.meter_table, self.form, sizing_mode="stretch_width")
         return self._controls
 
     def __panel__(self):
@@ -189,34 +190,18 @@ class PlannerInputs(pn.viewable.Viewer):
             self.effort.open()
 
     # ------------------------------------------------------------------ messages
-    def error_pane(self, group: str) -> HTML:
-        """The message pane of ``group`` (``error-<group>``), made and placed when first needed."""
-        pane = self._error_panes.get(group)
-        if pane is None:
-            pane = self._error_panes[group] = HTML("", sizing_mode="stretch_width", margin=(0, 5),
-                                                   css_classes=[f"error-{group}", "planner-error"])
-            self._place_error(group)
-        return pane
-
-    def _place_error(self, group: str) -> None:
-        column, pane = self._controls, self._error_panes[group]
-        if column is None or pane in column.objects:
-            return
-        anchor = self._anchors[group]
-        anchor = anchor.last if isinstance(anchor, Drawer) else anchor  # under the drawer's body once it is made
-        index = len(column.objects) if anchor is None else column.objects.index(anchor) + 1
-        column.insert(index, pane)
+    def error_pane(self, group: str) -> Slot:
+        """Where the messages of ``group`` show (``error-<group>``): hidden while empty."""
+        return self._error_panes[group]
 
     def render_errors(self):
         """Each pane shows the one current message about its inputs (never an outdated second one)."""
         model_group = next((g for g, names in _ERROR_GROUPS.items() if self.plan.error_parameter in names), "other")
-        groups = ("meter", "tenants", "reverts", "bound")
-        for group in (*groups, "other"):
+        for group in (*_ERROR_GROUPS_SHOWN, "other"):
             message = self.input_errors.get(group, "")
-            if self.plan.error and (model_group == group or (group == "other" and model_group not in groups)):
+            if self.plan.error and (model_group == group or (group == "other" and model_group not in _ERROR_GROUPS_SHOWN)):
                 message = self.plan.error
-            if message or group in self._error_panes:
-                self.error_pane(group).object = error_html(message)
+            self._error_panes[group].show(error_html(message))
 
     def _set_input_error(self, group: str, message: str):
         self.input_errors[group] = message
@@ -224,8 +209,8 @@ class PlannerInputs(pn.viewable.Viewer):
         self._on_box()
 
     def _boxes(self) -> list:
-        """Every input box built so far (drawers add theirs when opened)."""
-        return [getattr(self, n) for n in _BOXES if hasattr(self, n)]
+        """Every input box."""
+        return [getattr(self, n) for n in _BOXES]
 
     def _watch_boxes(self, boxes) -> None:
         """After a box took (or refused) what was typed, the results say whether they are still valid."""
@@ -237,6 +222,10 @@ class PlannerInputs(pn.viewable.Viewer):
         return bool(self.plan.error or self.input_errors.get("meter") or not all(b.valid for b in self._boxes()))
 
     # ------------------------------------------------------------------ input handlers
+    def _on_bound_box(self, event):
+        if event.new in _BOUND_BUTTONS.values():
+            self.plan.bound = event.new
+
     def _on_preset(self, event):
         if event.new == _PRESET_PLACEHOLDER:
             return
@@ -272,6 +261,7 @@ class PlannerInputs(pn.viewable.Viewer):
 
     @param.depends("plan.bound", watch=True)
     def _on_bound_inputs(self):
+        self.bound.value = self.plan.bound
         exact = self.plan.bound == "binomial"
         self.max_error_rate.text.disabled = not exact
         self.bound_note.object = TEXT["binomial" if exact else "hoeffding"]

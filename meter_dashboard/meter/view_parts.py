@@ -1,7 +1,5 @@
 """Parts of the planner page that are not the plan itself (Panel): sections built on demand, meeting artefacts.
 
-- :class:`Drawer` - inputs below the first view (the reverts, the labeling effort): a toggle that
-  builds them the first time it is opened.
 - :class:`OnDemand` - the results a person opens (the budget per variant, the second plot, the
   simulation check): built, and computed, the first time.
 - :class:`Artefacts` - what a meeting takes away: the table as CSV (the inputs as header lines), the
@@ -20,7 +18,7 @@ from ..core.tables import spreadsheet_frame
 from ..ui.exports import DownloadRow, Exports, RowButton, row_esm
 from .text import file_stem, plan_inputs
 
-__all__ = ["Drawer", "OnDemand", "Artefacts", "SECTIONS"]
+__all__ = ["OnDemand", "Artefacts", "SECTIONS"]
 
 #: The planner row's browser actions (:func:`~meter_dashboard.ui.exports.row_esm`): the plots on the page (the
 #: curve over T, and the second plot when open) as PNG files named by the plan, and the summary for the minutes
@@ -73,52 +71,6 @@ class PlannerRow(DownloadRow):
 
 #: The sections a person opens on demand (built, and computed, the first time): option -> key.
 SECTIONS = {"What the budget buys ▸": "whatif", "Second plot ▸": "sweep", "Check by simulation ▸": "check"}
-
-
-class Drawer:
-    """Inputs below the first view: a toggle that builds them the first time it is opened.
-
-    ``toggle`` goes into the page's column, which is then told with :meth:`placed_in`; the body
-    (``build()`` returns its objects) is made the first time the drawer opens and goes in right
-    under the toggle: a closed drawer costs the session its toggle only.
-    """
-
-    def __init__(self, title: str, build, css: str):
-        self.title = title
-        self._build = build
-        self._css = css
-        self.toggle = pn.widgets.Toggle(label=title + " ▸", value=False, color="light", sizing_mode="stretch_width",
-                                        css_classes=[f"{css}-toggle"], margin=(8, 5, 2, 5))
-        self.body: pn.Column | None = None  # made the first time the drawer opens
-        self._host: pn.Column | None = None
-        self.toggle.param.watch(self._on_toggle, "value")
-
-    def open(self) -> None:
-        self.toggle.value = True
-
-    @property
-    def last(self):
-        """The drawer's last part in its column: the body once made, else the toggle."""
-        return self.body if self.body is not None else self.toggle
-
-    def placed_in(self, column: pn.Column) -> None:
-        """``column`` holds the toggle: the body goes in right under it (now, if the drawer was opened before)."""
-        self._host = column
-        self._place()
-
-    def _place(self) -> None:
-        column, body = self._host, self.body
-        if column is not None and body is not None and body not in column.objects:
-            column.insert(column.objects.index(self.toggle) + 1, body)
-
-    def _on_toggle(self, event) -> None:
-        with pn.io.hold():
-            if event.new and self.body is None:
-                self.body = pn.Column(*self._build(), sizing_mode="stretch_width", css_classes=[self._css], margin=0)
-                self._place()
-            if self.body is not None:
-                self.body.visible = event.new
-            self.toggle.label = self.title + (" ▾" if event.new else " ▸")
 
 
 class OnDemand:

@@ -12,6 +12,12 @@ Every number box, slider and list a page offers goes through one of these compon
 - :class:`LateMessage`: a message pane made (and put in its column) the first time there is
   something to say: most sessions never show one, and an empty pane still costs a Bokeh model.
 
+Given ``field=`` (a name), an input is a field of a :class:`~meter_dashboard.ui.form.Form` instead of
+Panel widgets of its own: its ``text`` is the form's :class:`~meter_dashboard.ui.form.Box` (the same
+``value`` and ``disabled``), its message a :class:`~meter_dashboard.ui.form.Slot` under it, its slider
+a range input of the form; :meth:`~_CheckedInput.field` is what the form draws.  Parsing, messages
+and the model are the same either way.
+
 Both follow the model: when the parameter changes elsewhere (a preset, a URL, another
 input) the text shows the new value and any message about older text disappears.
 Nothing typed is ever evaluated: text goes through the bounded parsers of
@@ -26,6 +32,7 @@ import param
 
 from ..core.formatting import number
 from ..core.validation import InputError, check_int, check_number, parse_int_list, parse_number_list
+from .form import Box, Field, Slot
 from .style import HTML, error_html
 
 __all__ = ["checker_for", "NumberInput", "ListInput", "LateMessage"]
@@ -115,7 +122,7 @@ class _CheckedInput(pn.viewable.Viewer):
     def __init__(self, model: param.Parameterized, parameter: str, *, label: str, parse: Callable,
                  show: Callable, css_classes=(), message_classes=(), placeholder: str = "",
                  width: int | None = None, on_value: Callable | None = None, getter: Callable | None = None,
-                 watch=None, description: str | None = None, **params):
+                 watch=None, description: str | None = None, field: str | None = None, **params):
         super().__init__(**params)
         self.model = model
         self.parameter = parameter
@@ -128,13 +135,33 @@ class _CheckedInput(pn.viewable.Viewer):
         sizing = {"width": width} if width else {"sizing_mode": "stretch_width"}
         if description is None and parameter in model.param:
             description = model.param[parameter].doc
-        self.text = pn.widgets.TextInput(label=label, value=show(self._getter(model)), placeholder=placeholder,
-                                         css_classes=list(css_classes), description=description, **sizing)
-        # made the first time there is something to say (most never need one)
-        self._message = LateMessage(margin=(0, 5), min_width=0, css_classes=["md-input-message", *message_classes])
+        self.field_name = field
+        self._message: LateMessage | Slot
+        self.text: pn.widgets.TextInput | Box
+        if field is not None:  # a field of a Form: its box, its message slot
+            self.text = Box(value=show(self._getter(model)))
+            self._message = Slot()
+            self._field = {"label": label, "description": description or "", "placeholder": placeholder,
+                           "classes": tuple(css_classes), "message_classes": tuple(message_classes), "width": width}
+        else:
+            self.text = pn.widgets.TextInput(label=label, value=show(self._getter(model)), placeholder=placeholder,
+                                             css_classes=list(css_classes), description=description, **sizing)
+            # made the first time there is something to say (most never need one)
+            self._message = LateMessage(margin=(0, 5), min_width=0,
+                                        css_classes=["md-input-message", *message_classes])
         self._layout: pn.Column | None = None
         self.text.param.watch(self._on_text, "value")
         model.param.watch(self._on_model, list(watch) if watch else [parameter])
+
+    def field(self) -> Field:
+        """What a :class:`~meter_dashboard.ui.form.Form` draws for this input (given ``field=``)."""
+        if self.field_name is None:
+            raise TypeError(f"{self.label!r} is a Panel widget, not a form field: make it with field=<name>")
+        return Field(self.field_name, box=self.text, message=self._message, slider=self._slider_range(),
+                     **self._field)
+
+    def _slider_range(self) -> tuple | None:
+        return None
 
     def _box_size(self) -> dict:
         if self.text.sizing_mode == "stretch_width":
@@ -147,7 +174,7 @@ class _CheckedInput(pn.viewable.Viewer):
         return not self.message
 
     @property
-    def message_pane(self) -> HTML:
+    def message_pane(self) -> HTML | Slot:
         """The message beside the box: made the first time there is one (or someone asks for it)."""
         return self._message.pane
 
@@ -197,6 +224,8 @@ class _CheckedInput(pn.viewable.Viewer):
             self.text.value = shown
 
     def __panel__(self):
+        if self.field_name is not None:
+            raise TypeError(f"{self.label!r} is a form field: its Form shows it")
         if self._layout is None:
             self._layout = pn.Column(*self._parts(), margin=0, **self._box_size())
             self._message.placed_in(self._layout)  # at its end, now or when first made
@@ -231,13 +260,18 @@ class NumberInput(_CheckedInput):
         super().__init__(model, parameter, label=label, parse=check or checker_for(model, parameter, label),
                          show=show, **kwargs)
         self.slider = None
-        if slider is not None:
+        self._slider = slider
+        if slider is not None and self.field_name is None:
             cls = pn.widgets.IntSlider if integer else pn.widgets.FloatSlider
             value = self._getter(model)
             self.slider = cls(start=slider["start"], end=slider["end"], step=slider.get("step", 1),
                               value=min(max(value, slider["start"]), slider["end"]), show_value=False,
                               sizing_mode="stretch_width", margin=(0, 10), css_classes=["md-slider"])
             self.slider.param.watch(self._on_slider, "value_throttled")
+
+    def _slider_range(self) -> tuple | None:
+        s = self._slider
+        return None if s is None else (s["start"], s["end"], s.get("step", 1))
 
     def _on_slider(self, event) -> None:
         self.text.value = self._show(event.new)

@@ -1,8 +1,8 @@
 """What a person does on the planner page, for its browser tests: open a section or a drawer, type a value.
 
 The planner builds its less-used parts the first time they are opened (issue 19): the budget's
-answers per variant, the second plot and the simulation check (toggles under the curve), the
-reverts and the labeling effort (drawers in the sidebar).
+answers per variant, the second plot and the simulation check (toggles under the curve).  The
+reverts and the labeling effort are drawers of the sidebar's form (closed ``<details>``).
 """
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ def open_section(page, section: str) -> None:
 
 
 def open_drawer(page, drawer: str) -> None:
-    """Open a drawer of the sidebar (the reverts, the labeling effort)."""
-    page.locator(f".{DRAWERS[drawer]}-toggle button").first.click()
+    """Open a drawer of the sidebar (the reverts, the labeling effort): its title is a ``<summary>``."""
+    page.locator(f".{DRAWERS[drawer]}-toggle").first.click()
     expect(page.locator(f".{DRAWERS[drawer]}").first).to_be_visible(timeout=20_000)
 
 

@@ -281,7 +281,8 @@ def test_the_chosen_option_of_a_toggle_group_is_the_highlighted_one(page, server
     accent = "rgb(0, 114, 181)"  # Panel's primary colour, the dashboard's accent
 
     def looks(group):
-        return [(b.inner_text(), "bk-active" in b.get_attribute("class"),
+        # a Panel toggle group marks its chosen button "bk-active"; a form's option buttons (ui/form.py) aria-pressed
+        return [(b.inner_text(), "bk-active" in b.get_attribute("class") or b.get_attribute("aria-pressed") == "true",
                  b.evaluate("e => getComputedStyle(e).backgroundColor")) for b in group.all()]
 
     def check(group, chosen: int):

@@ -32,7 +32,7 @@ def test_url_keys_bound_and_range_show_both_counts_and_the_caveat(page, server, 
     assert "errs at most 0.1" in page.locator(".md-sentence").first.inner_text()
     assert "error rate ≤ 0.1" in page.locator(".md-headline", has=page.locator(".headline-labels")).first.inner_text()
     assert "every model" in page.locator(".planner-range").first.inner_text()
-    expect(page.locator(".bound-select .bk-btn.bk-active").first).to_have_text("Exact binomial")
+    expect(page.locator(".bound-select .md-choice[aria-pressed=true]").first).to_have_text("Exact binomial")
     assert page.locator(".max-error-rate-input input").first.input_value() == "0.1"
     assert relevant_errors(page.console_errors) == []
 
@@ -41,7 +41,7 @@ def test_choosing_the_bound_and_a_range_updates_counts_and_url(page, server, ope
     open_page(page, server, PAPER_URL, ".label-count-incremental")
     text_of(page, ".label-count-incremental").to_have_text("38,005")
     expect(page.locator(".max-error-rate-input input").first).to_be_disabled()
-    page.locator(".bound-select .bk-btn", has_text="Exact binomial").first.click()
+    page.locator(".bound-select .md-choice", has_text="Exact binomial").first.click()
     text_of(page, ".label-count-incremental").to_have_text("27,151", timeout=30_000)
     text_of(page, ".hoeffding-count-incremental").to_have_text("38,005")
     page.wait_for_function("() => window.location.search.includes('bound=binomial')")
@@ -50,7 +50,7 @@ def test_choosing_the_bound_and_a_range_updates_counts_and_url(page, server, ope
     box.press("Enter")
     text_of(page, ".label-count-incremental").to_have_text("9,801", timeout=30_000)
     page.wait_for_function("() => window.location.search.includes('max_error_rate=0.1')")
-    page.locator(".bound-select .bk-btn", has_text="Hoeffding").first.click()
+    page.locator(".bound-select .md-choice", has_text="Hoeffding").first.click()
     text_of(page, ".label-count-incremental").to_have_text("38,005", timeout=30_000)
     page.wait_for_function("() => !window.location.search.includes('bound=')")
     assert page.locator(".hoeffding-count-incremental").count() == 0

@@ -1,6 +1,8 @@
 """The planner's first view builds only what a person sees (issue 29), in a real browser at 1440×900."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -18,17 +20,23 @@ def screen(browser):
     context.close()
 
 
-def test_closed_drawers_are_built_when_opened_with_their_boxes(screen, server, open_page):
+def test_closed_drawers_show_their_boxes_right_under_their_title_when_opened(screen, server, open_page):
     page = open_page(screen, server, "/planner", ".label-count-regular")
     for drawer in ("planner-reverts", "planner-effort"):
-        expect(page.locator(f".{drawer}-toggle").first).to_be_attached()
-        assert page.locator(f".{drawer}").count() == 0  # the closed drawer's body is not built
+        expect(page.locator(f".{drawer}-toggle").first).to_be_visible()
+        expect(page.locator(f".{drawer}").first).to_be_hidden()  # a closed <details>
     open_drawer(page, "effort")
     expect(page.locator(".planner-effort").first.get_by_text("Seconds per label")).to_be_visible()
+    expect(page.locator(".planner-effort-toggle").first).to_have_attribute("class", re.compile("md-drawer-toggle"))
     toggle = page.locator(".planner-effort-toggle").first.bounding_box()
     body = page.locator(".planner-effort").first.bounding_box()
     assert 0 <= body["y"] - (toggle["y"] + toggle["height"]) < 12  # right under its toggle
-    assert page.locator(".planner-reverts").count() == 0
+    expect(page.locator(".planner-reverts").first).to_be_hidden()
+    seconds = page.get_by_label("Seconds per label")  # a labelled box: reached by its label
+    seconds.fill("30")
+    seconds.press("Enter")
+    expect(page.locator(".label-count-incremental").first).to_have_text("38,005")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('seconds_per_label') === '30'")
 
 
 def test_a_box_held_by_the_sidebar_shows_its_message_right_under_it(screen, server, open_page):

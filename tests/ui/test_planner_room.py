@@ -69,15 +69,17 @@ def test_the_first_response_has_header_and_answer_then_the_view_carries_the_numb
         pane = await session.wait_text_id("label-count-incremental", timeout=60)
         await session.wait_value(pane, "label-count-incremental", "38,005", timeout=60)
         await session.close()
-        return response.body.decode("utf-8"), first, inputs
+        return response.body.decode("utf-8"), first, inputs, list(session.models.values())
 
-    page, first, inputs = run_async(scenario)
+    page, first, inputs, session_models = run_async(scenario)
     # the header and the answer are plain HTML in the first response, before any JavaScript ran (issue 29)
     assert "md-nav" in page and ">Planner<" in page and 'label-count-incremental">38,005<' in page
     markup = " ".join(first)
     # the view is built once the browser connected, so it arrives with its numbers in its one message
     assert 'label-count-incremental">38,005<' in markup.replace("&quot;", '"').replace("&gt;", ">").replace("&lt;", "<")
-    assert {"delta-input", "steps-input", "budget-input", "meter-table"} <= inputs  # the inputs
+    assert {"planner-form", "meter-table"} <= inputs  # the inputs: the sidebar's forms (ui/form.py) and the table
+    forms = " ".join(m["attributes"]["markup"] for m in session_models if "markup" in m.get("attributes", {}))
+    assert all(f"md-field {box}" in forms for box in ("delta-input", "steps-input", "budget-input"))
 
 
 def test_ten_people_open_the_link_at_once(browser, server):

@@ -85,15 +85,17 @@ def test_sections_are_built_the_first_time_they_are_opened():
     assert len(doc.models) == opened
 
 
-def test_drawers_build_their_inputs_when_opened_or_when_a_link_sets_them():
+def test_drawers_are_closed_unless_a_link_sets_their_inputs():
+    """A drawer's inputs are fields of the sidebar's form (no model of their own): closed, they cost nothing."""
     view, doc = build_page()
-    assert not hasattr(view, "seconds") and not hasattr(view, "reverts")
+    assert view.inputs.form.opened == [] and view.seconds.text.value == "2"
     with set_curdoc(doc):
         view.effort.open()
-    assert view.seconds.text.value == "2"
+    assert view.inputs.form.opened == ["effort"] and view.effort.is_open
     linked = Planner(reverts=[1, 2, 3], labelers=3)
     linked.controls()
     assert linked.reverts.text.value == "1,2,3" and linked.labelers.text.value == "3"
+    assert sorted(linked.inputs.form.opened) == ["effort", "reverts"]
 
 
 @pytest.mark.parametrize("delta", ["0.05", "0.02"])
@@ -109,8 +111,8 @@ def test_a_change_sends_the_changed_columns_and_markup_only(delta):
     assert set(data[0].cols) == {"single_model", "no_adaptivity", "resampling", "regular", "incremental"}  # not x
     assert source.data["x"] is x_before
     changed = {(type(e.model).__name__, e.attr) for e in events if isinstance(e, ModelChangedEvent)}
-    # the answer's pane, the budget label on the curve and the slider: nothing rebuilt
-    assert {attr for _, attr in changed} <= {"text", "value", "x", "y", "location"}, changed
+    # the answer's pane, the budget label on the curve and the form's values (the box's text): nothing rebuilt
+    assert {attr for _, attr in changed} <= {"text", "value", "values", "x", "y", "location"}, changed
     assert not any(attr in ("objects", "children", "renderers") for _, attr in changed)
 
 

@@ -38,58 +38,53 @@ def test_served_planner_built_after_the_page_loaded_carries_its_numbers(monkeypa
         page.plan.stop_work()
 
 
-def test_the_sidebar_holds_its_single_boxes_straight_and_their_messages_under_them():
-    """δ, T, the budget and the error-rate range have no column each; a message goes right under its box."""
-    import panel as pn
+def test_the_sidebar_is_two_forms_around_the_meter_table():
+    """Issue 29: the sidebar's twenty inputs are two Form models (and the table), not a widget each."""
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
 
     page = planner_view.Planner()
     column = page.controls()
-    for box in (page.delta, page.steps, page.budget, page.max_error_rate):
-        parts = box.parts()
-        start = column.objects.index(parts[0])
-        assert column.objects[start:start + len(parts)] == parts
-    assert not any(isinstance(o, pn.Column) and page.delta.text in o.objects for o in column.objects)
+    assert column.objects == [page.inputs.top, page.meter_table, page.inputs.form]
+    doc = Document()
+    with set_curdoc(doc):
+        doc.add_root(column.get_root(doc))
+    forms = [m for m in doc.models if type(m).__name__.startswith("Form")]
+    assert len(forms) == 2
+    # the Tabulator's models, the two forms and their data, the column and stylesheets (66 models before)
+    assert len(doc.models) <= 30, len(doc.models)
+
+
+def test_a_box_s_message_shows_right_under_it_and_its_slider():
+    page = planner_view.Planner()
+    form = page.inputs.form
+    markup = form.markup
+    delta, message, steps = (markup.index(s) for s in ('data-field="delta"', 'data-slot="delta:message"',
+                                                        'data-field="steps"'))
+    assert delta < markup.index('type="range" min="0.001"') < message < steps
     page.delta.text.value = "1.5"
-    index = column.objects.index(page.delta.slider)
-    assert column.objects[index + 1] is page.delta.message_pane
     assert "must be in (0, 1); got &#x27;1.5&#x27;" in page.delta.message_pane.object
-    assert column.objects[index + 2] is page.steps.text
+    assert form.slots["delta:message"] == page.delta.message_pane.object
+    assert page.plan.delta == 0.01  # the plan keeps its last good value
+    page.delta.text.value = "0.02"
+    assert form.slots["delta:message"] == "" and page.plan.delta == 0.02
 
 
-def test_a_closed_drawer_holds_its_toggle_only_and_opening_puts_its_body_right_under_it():
+def test_a_drawer_holds_its_inputs_and_its_message_follows_it():
     page = planner_view.Planner()
-    column = page.controls()
-    drawer = page.inputs.effort
-    assert drawer.body is None and drawer.toggle in column.objects
-    drawer.open()
-    index = column.objects.index(drawer.toggle)
-    assert column.objects[index + 1] is drawer.body and drawer.body.visible
-    assert page.seconds.text in drawer.body.select(type(page.seconds.text))
-    drawer.toggle.value = False
-    assert not drawer.body.visible and column.objects.count(drawer.body) == 1
-    drawer.open()
-    assert drawer.body.visible and column.objects.count(drawer.body) == 1
+    markup = page.inputs.form.markup
+    details = markup.index('data-drawer="reverts"')
+    closing = markup.index("</details>", details)
+    assert details < markup.index('data-field="reverts"') < closing < markup.index('data-slot="error-reverts"')
+    assert page.inputs.form.opened == []
+    page.revert_drawer.open()
+    assert page.inputs.form.opened == ["reverts"]
 
 
-def test_a_link_that_sets_reverts_shows_the_drawer_open_and_its_message_under_its_body():
+def test_a_link_that_sets_reverts_shows_the_drawer_open():
     page = planner_view.Planner(reverts=[1, 2], revert_budget=2)
-    column = page.controls()
-    drawer = page.inputs.revert_drawer
-    index = column.objects.index(drawer.toggle)
-    assert column.objects[index + 1] is drawer.body and page.reverts.text.value == "1,2"
-    pane = page.reverts_error
-    assert column.objects[index + 2] is pane
-
-
-def test_a_message_about_reverts_before_the_drawer_opens_stays_under_the_drawer():
-    page = planner_view.Planner()
-    column = page.controls()
-    drawer = page.inputs.revert_drawer
-    pane = page.reverts_error  # made before the drawer's body
-    assert column.objects[column.objects.index(drawer.toggle) + 1] is pane
-    drawer.open()
-    index = column.objects.index(drawer.toggle)
-    assert column.objects[index + 1:index + 3] == [drawer.body, pane]
+    assert page.inputs.form.opened == ["reverts"] and page.reverts.text.value == "1,2"
+    assert page.inputs.form.values["reverts"] == "1,2"
 
 
 def test_the_curves_axes_share_their_tick_formatter_and_label_policy():

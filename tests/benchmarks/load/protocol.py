@@ -5,7 +5,7 @@ creates the session and returns its token), open ``/<page>/ws`` with the ``bokeh
 pull the document (``PULL-DOC-REQ``), report ``document_ready`` (Panel's ``onload`` callbacks
 run then; a dashboard page builds its view then, and :meth:`Session.open` waits until the view
 has arrived, as a person waits for the page), then send a widget change the way the browser does
-(``value`` then the ``enter-pressed`` event) and time the ``PATCH-DOC`` that brings the answer back.  There is no
+(``value`` then the ``enter-pressed`` event; a form's field: the form's ``data_event``) and time the ``PATCH-DOC`` that brings the answer back.  There is no
 rendering, so the figures are the server's share of a browser's round trip: the server under
 load, not chromium.
 
@@ -184,6 +184,9 @@ class Session:
         return self._inputs[css_class]
 
     def _find_input(self, css_class: str) -> str:
+        field = self._find_form_field(css_class)
+        if field is not None:
+            return field
         for model in list(self.models.values()):
             if css_class in model.get("attributes", {}).get("css_classes", []):
                 for inner in [model, *_objects(model.get("attributes", {}))]:
@@ -191,6 +194,18 @@ class Session:
                         self._numeric[inner["id"]] = not inner["name"].endswith("TextInput")
                         return inner["id"]
         raise KeyError(f"no text or number input with class {css_class!r} on {self.page}")
+
+    def _find_form_field(self, css_class: str) -> str | None:
+        """``form:<model id>:<field>`` for a field of a form (ui/form.py) whose element has ``css_class``."""
+        pattern = re.compile(r'class="md-field[^"]*\b' + re.escape(css_class) + r'\b[^"]*">.*?data-field="([^"]+)"')
+        for data in list(self.models.values()):
+            match = pattern.search(data.get("attributes", {}).get("markup") or "")
+            if match is None:
+                continue
+            for model in list(self.models.values()):
+                if (model.get("attributes", {}).get("data") or {}).get("id") == data["id"]:
+                    return f"form:{model['id']}:{match.group(1)}"
+        return None
 
     async def wait_text_id(self, marker: str, timeout: float = 120) -> str:
         """:meth:`text_id`, waiting for a pane that a page builds after it loaded (``/approve``)."""
@@ -221,6 +236,13 @@ class Session:
 
     async def type_value(self, input_id: str, text: str) -> None:
         """Type ``text`` into the box and press Enter, as the browser reports it."""
+        if input_id.startswith("form:"):  # a form's field: the form's script sends the text (model.send_msg)
+            _, model_id, name = input_id.split(":", 2)
+            await self.send_events([{"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": {
+                "type": "event", "name": "data_event", "values": {"type": "map", "entries": [
+                    ["model", {"id": model_id}],
+                    ["data", {"type": "map", "entries": [["kind", "value"], ["name", name], ["value", text]]}]]}}}])
+            return
         if self._numeric.get(input_id):
             await self.send_events([{"kind": "ModelChanged", "model": {"id": input_id}, "attr": "value",
                                      "new": float(text)}])

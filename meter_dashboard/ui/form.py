@@ -1,0 +1,390 @@
+"""A column of inputs as ONE Bokeh model: boxes, sliders, choices, drawers, notes and messages.
+
+Every Panel widget costs the server CPU for every person who opens a page (its Bokeh models built,
+serialised and sent: a text box with its "?" description about 6 ms, issue 29).  A page's sidebar of
+twenty inputs so costs more than its answer.  :class:`Form`, Panel's documented ``JSComponent``, draws
+the same inputs itself as plain, accessible HTML (``<label for>``, ``<input>``, ``<select>``,
+``<input type="range">``, ``<details>``, pressed-state buttons) and costs the server one model.
+
+What the server knows of each input is a :class:`Box`: its text (or chosen option) and whether it is
+disabled.  What a person types, picks or slides arrives in the box's ``value`` (``model.send_msg``; the
+browser sends a box's text when it changes: Enter, leaving the box, releasing the slider), exactly as a
+Panel ``TextInput``'s ``value`` would: the checked inputs of :mod:`meter_dashboard.ui.inputs` parse it
+and refuse bad text with a message beside the box.  Setting ``box.value`` on the server shows it in
+the browser.  :class:`Slot` is a place for server-made HTML (a message, a note), hidden while empty.
+
+The layout is a sequence of items: :class:`Field` (a text box, a select, or a group of option
+buttons), :class:`Note`, :class:`Row`, :class:`Drawer` (a ``<details>`` whose body is the items under
+it; a closed drawer costs nothing) and :class:`Action` (a button).  The markup is made on the server
+from the items, every label and text escaped; the browser only fills it.  Nothing a person types is
+run or inserted as HTML: values are set as ``.value``, only server-made HTML goes into slots.  A
+message from the browser naming an unknown input, an option not offered, or text longer than
+:data:`MAX_TEXT` is ignored and logged.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import param
+from panel.custom import JSComponent
+
+from .style import STYLESHEET, esc
+
+__all__ = ["Form", "Box", "Slot", "Field", "Note", "Row", "Drawer", "Action", "MAX_TEXT"]
+
+log = logging.getLogger(__name__)
+
+#: The longest text the server takes from a box (a number or a list of steps is far shorter).
+MAX_TEXT = 2000
+
+
+class Box(param.Parameterized):
+    """What one input shows: ``value`` (its text, or the chosen option's value) and whether it is ``disabled``."""
+
+    value = param.String(default="", doc="The box's text (a choice: the chosen option's value).")
+    disabled = param.Boolean(default=False, doc="Greyed out; the browser sends nothing from it.")
+
+
+class Slot(param.Parameterized):
+    """A place for server-made HTML in a :class:`Form` (a message, a note): hidden while ``object`` is empty."""
+
+    object = param.String(default="", doc="The HTML shown (made by the server, every user text escaped).")
+
+    @property
+    def pane(self) -> Slot:
+        """The slot itself (what :class:`~meter_dashboard.ui.inputs.LateMessage` calls its pane)."""
+        return self
+
+    def show(self, html: str) -> None:
+        """Show ``html`` ('' hides the slot)."""
+        if self.object != html:
+            self.object = html
+
+
+@dataclass
+class Field:
+    """One input: ``kind`` "text" (a box, with a ``slider`` (start, end, step) under it if given), "select"
+    or "buttons" (``options``: (label, value) pairs).  ``classes`` go on the element holding the label and the
+    box; ``message`` (a :class:`Slot`) shows under it; ``width`` fixes its width in px (in a :class:`Row`)."""
+
+    name: str
+    label: str
+    box: Box
+    kind: str = "text"
+    message: Slot | None = None
+    description: str = ""
+    placeholder: str = ""
+    classes: Sequence[str] = ()
+    message_classes: Sequence[str] = ()
+    width: int | None = None
+    slider: tuple | None = None
+    options: Sequence[tuple[str, str]] = ()
+
+
+@dataclass
+class Note:
+    """HTML made by the server: ``html`` fixed, or the live ``slot`` (shown when not empty)."""
+
+    html: str = ""
+    classes: Sequence[str] = ()
+    slot: Slot | None = None
+    name: str = ""
+
+
+@dataclass
+class Row:
+    """Items side by side (they wrap on a narrow screen)."""
+
+    items: Sequence = ()
+
+
+@dataclass
+class Drawer:
+    """A ``<details>`` titled ``title``: ``items`` under it, shown once opened.  ``classes`` go on its body,
+    ``<classes>-toggle`` on its title."""
+
+    name: str
+    title: str
+    items: Sequence = ()
+    classes: Sequence[str] = ()
+
+
+@dataclass
+class Action:
+    """A button: pressing it calls ``callback()`` on the server."""
+
+    name: str
+    label: str
+    callback: Callable[[], None]
+    classes: Sequence[str] = ()
+
+
+class DrawerState:
+    """A :class:`Drawer` of a form: :meth:`open` it from the server; :attr:`is_open` follows the browser."""
+
+    def __init__(self, form: Form, name: str):
+        self._form, self.name = form, name
+
+    @property
+    def is_open(self) -> bool:
+        return self.name in self._form.opened
+
+    def open(self) -> None:
+        if not self.is_open:
+            self._form.opened = [*self._form.opened, self.name]
+
+
+_ESM = r"""
+function setValue(box, value) {
+  if (box.type === "range") {
+    const number = parseFloat(value);
+    if (Number.isFinite(number) && String(box.value) !== String(number)) box.value = number;
+  } else if (box.value !== value) {
+    box.value = value;
+  }
+}
+
+export function render({ model, el }) {
+  el.innerHTML = model.markup;  // made by the server from the page's own items, every text escaped
+  const root = el.querySelector(".md-form");
+  for (const wrap of root.querySelectorAll("[data-width]")) wrap.style.flex = `0 0 ${Number(wrap.dataset.width)}px`;
+  const boxes = (name) => root.querySelectorAll(`[data-field="${CSS.escape(name)}"]`);
+  const send = (name, value) => model.send_msg({ kind: "value", name, value: String(value) });
+  let sent = {};
+  const commit = (box) => {
+    const name = box.dataset.field;
+    if (box.disabled || sent[name] === box.value) return;
+    sent[name] = box.value;
+    send(name, box.value);
+  };
+  for (const box of root.querySelectorAll("input[data-field], select[data-field]")) {
+    if (box.type === "range") {
+      // dragging shows the value in the box; releasing sends it (as a Panel slider's value_throttled)
+      box.addEventListener("input", () => {
+        for (const other of boxes(box.dataset.field)) if (other !== box) other.value = box.value;
+      });
+      box.addEventListener("change", () => {
+        for (const other of boxes(box.dataset.field)) if (other !== box) other.value = box.value;
+        commit(box);
+      });
+    } else {
+      box.addEventListener("change", () => commit(box));
+      box.addEventListener("keydown", (event) => { if (event.key === "Enter") commit(box); });
+    }
+  }
+  for (const button of root.querySelectorAll("button[data-choice]")) {
+    button.addEventListener("click", () => {
+      if (button.getAttribute("aria-pressed") === "true" || button.disabled) return;
+      for (const other of root.querySelectorAll(`button[data-choice="${CSS.escape(button.dataset.choice)}"]`)) {
+        other.setAttribute("aria-pressed", String(other === button));
+        other.classList.toggle("md-active", other === button);
+      }
+      send(button.dataset.choice, button.dataset.value);
+    });
+  }
+  for (const button of root.querySelectorAll("button[data-action]")) {
+    button.addEventListener("click", () => model.send_msg({ kind: "action", name: button.dataset.action }));
+  }
+  for (const drawer of root.querySelectorAll("details[data-drawer]")) {
+    drawer.addEventListener("toggle", () => {
+      const open = model.opened.includes(drawer.dataset.drawer);
+      if (open !== drawer.open) model.send_msg({ kind: "open", name: drawer.dataset.drawer, open: drawer.open });
+    });
+  }
+  const values = () => {
+    sent = {};
+    for (const [name, value] of Object.entries(model.values)) {
+      sent[name] = value;
+      for (const box of boxes(name)) setValue(box, value);
+      for (const button of root.querySelectorAll(`button[data-choice="${CSS.escape(name)}"]`)) {
+        const on = button.dataset.value === value;
+        button.setAttribute("aria-pressed", String(on));
+        button.classList.toggle("md-active", on);
+      }
+    }
+  };
+  const disabled = () => {
+    for (const box of root.querySelectorAll("[data-field], button[data-choice]")) {
+      box.disabled = model.disabled.includes(box.dataset.field || box.dataset.choice);
+    }
+  };
+  const slots = () => {
+    for (const slot of root.querySelectorAll("[data-slot]")) {
+      const html = model.slots[slot.dataset.slot] || "";
+      if (slot.innerHTML !== html) slot.innerHTML = html;  // server-made HTML, user text escaped
+      slot.hidden = !html;
+    }
+  };
+  const opened = () => {
+    for (const drawer of root.querySelectorAll("details[data-drawer]")) {
+      drawer.open = model.opened.includes(drawer.dataset.drawer);
+    }
+  };
+  values(); disabled(); slots(); opened();
+  model.on("change:values", values);
+  model.on("change:disabled", disabled);
+  model.on("change:slots", slots);
+  model.on("change:opened", opened);
+}
+"""
+
+
+def _classes(*names) -> str:
+    return esc(" ".join(n for n in names if n))
+
+
+class Form(JSComponent):
+    """``items`` (:class:`Field`, :class:`Note`, :class:`Row`, :class:`Drawer`, :class:`Action`) as one model.
+
+    ``prefix`` makes the element ids unique on a page (two forms may share a shadow root in a notebook).
+    """
+
+    markup = param.String(default="", constant=True, doc="The form's HTML, made once from its items.")
+    values = param.Dict(default={}, doc="Each input's text (a choice: its value), by name.")
+    disabled = param.List(default=[], doc="The names of the disabled inputs.")
+    slots = param.Dict(default={}, doc="Each slot's HTML, by name.")
+    opened = param.List(default=[], doc="The names of the open drawers.")
+
+    _esm = _ESM
+    _stylesheets = [STYLESHEET.name]
+
+    def __init__(self, items: Sequence, *, prefix: str = "f", **params):
+        self._boxes: dict[str, Box] = {}
+        self._options: dict[str, set[str]] = {}
+        self._slots: dict[str, Slot] = {}
+        self._actions: dict[str, Callable[[], None]] = {}
+        self._drawers: dict[str, DrawerState] = {}
+        self._prefix = prefix
+        markup = f'<div class="md-form">{self._markup(items)}</div>'
+        params.setdefault("sizing_mode", "stretch_width")
+        params.setdefault("margin", 0)
+        super().__init__(markup=markup, values={n: b.value for n, b in self._boxes.items()},
+                         disabled=[n for n, b in self._boxes.items() if b.disabled],
+                         slots={n: s.object for n, s in self._slots.items()}, **params)
+        for name, box in self._boxes.items():
+            box.param.watch(lambda event, name=name: self._on_box(name, event), ["value", "disabled"])
+        for name, slot in self._slots.items():
+            slot.param.watch(lambda event, name=name: self._on_slot(name, event), "object")
+
+    # ------------------------------------------------------------------ server side
+    def drawer(self, name: str) -> DrawerState:
+        """The drawer ``name`` (open it with ``.open()``)."""
+        return self._drawers[name]
+
+    def box(self, name: str) -> Box:
+        return self._boxes[name]
+
+    def _on_box(self, name: str, event) -> None:
+        if event.name == "value" and self.values.get(name) != event.new:
+            self.values = {**self.values, name: event.new}
+        elif event.name == "disabled":
+            others = [n for n in self.disabled if n != name]
+            self.disabled = others + [name] if event.new else others
+
+    def _on_slot(self, name: str, event) -> None:
+        if self.slots.get(name) != event.new:
+            self.slots = {**self.slots, name: event.new}
+
+    def _handle_msg(self, msg) -> None:
+        """What the browser sends: a box's new text, a pressed action, a drawer opened or closed."""
+        if not isinstance(msg, dict):
+            log.warning("form: ignored a message that is not an object: %.80r", msg)
+            return
+        kind, name = msg.get("kind"), msg.get("name")
+        if kind == "value" and name in self._boxes:
+            value = msg.get("value")
+            box = self._boxes[name]
+            if not isinstance(value, str) or len(value) > MAX_TEXT or box.disabled:
+                log.warning("form: ignored a value for %s (%s)", name, "disabled" if box.disabled else
+                            f"not text of at most {MAX_TEXT} characters")
+                return
+            if name in self._options and value not in self._options[name]:
+                log.warning("form: ignored %.80r for %s: not one of its options", value, name)
+                return
+            self.values = {**self.values, name: value}  # what the browser shows now
+            box.value = value
+        elif kind == "action" and name in self._actions:
+            self._actions[name]()
+        elif kind == "open" and name in self._drawers:
+            others = [n for n in self.opened if n != name]
+            self.opened = others + [name] if msg.get("open") is True else others
+        else:
+            log.warning("form: ignored a message naming no input of this form: %.120r", msg)
+
+    # ------------------------------------------------------------------ markup
+    def _markup(self, items) -> str:
+        return "".join(self._item(item) for item in items)
+
+    def _item(self, item) -> str:
+        if isinstance(item, Field):
+            return self._field(item)
+        if isinstance(item, Note):
+            return self._note(item)
+        if isinstance(item, Row):
+            return f'<div class="md-form-row">{self._markup(item.items)}</div>'
+        if isinstance(item, Drawer):
+            self._drawers[item.name] = DrawerState(self, item.name)
+            css = " ".join(item.classes)
+            toggles = " ".join(f"{c}-toggle" for c in item.classes)
+            return (f'<details class="md-drawer" data-drawer="{esc(item.name)}">'
+                    f'<summary class="{_classes("md-drawer-toggle", toggles)}">{esc(item.title)}</summary>'
+                    f'<div class="{_classes("md-drawer-body", css)}">{self._markup(item.items)}</div></details>')
+        if isinstance(item, Action):
+            self._actions[item.name] = item.callback
+            return (f'<div class="{_classes("md-action", *item.classes)}"><button type="button" class="md-button" '
+                    f'data-action="{esc(item.name)}">{esc(item.label)}</button></div>')
+        raise TypeError(f"a form item must be a Field, Note, Row, Drawer or Action; got {type(item).__name__}")
+
+    def _note(self, item: Note) -> str:
+        if item.slot is None:
+            return f'<div class="{_classes("md-form-note", *item.classes)}">{item.html}</div>'
+        name = item.name or f"note-{len(self._slots)}"
+        self._slots[name] = item.slot
+        return f'<div class="{_classes("md-form-note", *item.classes)}" data-slot="{esc(name)}" hidden></div>'
+
+    def _field(self, item: Field) -> str:
+        name, ident = item.name, f"{self._prefix}-{item.name}"
+        self._boxes[name] = item.box
+        described = []
+        help_html = ""
+        if item.description:
+            described.append(f"{ident}-help")
+            help_html = (f'<span class="md-help" tabindex="0" aria-hidden="true" data-tip="{esc(item.description)}">'
+                         f'?</span><span class="md-hidden" id="{ident}-help">{esc(item.description)}</span>')
+        message_html = ""
+        if item.message is not None:
+            self._slots[f"{name}:message"] = item.message
+            described.append(f"{ident}-msg")
+            message_html = (f'<div class="{_classes("md-input-message", *item.message_classes)}" id="{ident}-msg" '
+                            f'data-slot="{esc(name)}:message" role="status" hidden></div>')
+        aria = f' aria-describedby="{" ".join(described)}"' if described else ""
+        label = esc(item.label)
+        if item.kind == "buttons":
+            self._options[name] = {value for _, value in item.options}
+            buttons = "".join(f'<button type="button" class="md-choice" data-choice="{esc(name)}" '
+                              f'data-value="{esc(value)}" aria-pressed="false">{esc(text)}</button>'
+                              for text, value in item.options)
+            control = f'<div class="md-choices" role="group" aria-label="{label}"{aria}>{buttons}</div>'
+            head = ""
+        elif item.kind == "select":
+            self._options[name] = {value for _, value in item.options}
+            options = "".join(f'<option value="{esc(value)}">{esc(text)}</option>' for text, value in item.options)
+            control = f'<select class="md-input" id="{ident}" data-field="{esc(name)}"{aria}>{options}</select>'
+            head = f'<label class="md-label" for="{ident}">{label}{help_html}</label>'
+        elif item.kind == "text":
+            placeholder = f' placeholder="{esc(item.placeholder)}"' if item.placeholder else ""
+            control = (f'<input class="md-input" type="text" id="{ident}" data-field="{esc(name)}" autocomplete="off" '
+                       f'spellcheck="false"{placeholder}{aria}>')
+            head = f'<label class="md-label" for="{ident}">{label}{help_html}</label>'
+        else:
+            raise ValueError(f"a field's kind must be 'text', 'select' or 'buttons'; got {item.kind!r}")
+        slider = ""
+        if item.slider is not None:
+            start, end, step = item.slider
+            slider = (f'<input class="md-slider" type="range" min="{start}" max="{end}" step="{step}" '
+                      f'data-field="{esc(name)}" aria-label="{label}: slider">')
+        width = f' data-width="{int(item.width)}"' if item.width else ""
+        return (f'<div class="md-field-wrap"{width}><div class="{_classes("md-field", *item.classes)}">{head}{control}'
+                f'</div>{slider}{message_html}</div>')

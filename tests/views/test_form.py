@@ -1,0 +1,105 @@
+"""ui.form.Form: a column of inputs as one model (issue 29), its messages from the browser, its markup."""
+from __future__ import annotations
+
+import logging
+
+import param
+import pytest
+
+from meter_dashboard.ui.form import MAX_TEXT, Action, Box, Drawer, Field, Form, Note, Row, Slot
+from meter_dashboard.ui.inputs import NumberInput
+
+
+class Model(param.Parameterized):
+    delta = param.Number(0.01, bounds=(0, 1), inclusive_bounds=(False, False), doc="δ: failure probability.")
+
+
+def _form(**kw):
+    pressed = []
+    box, choice, message, note = Box(value="1"), Box(value="a"), Slot(), Slot()
+    form = Form([
+        Field("x", "X <b>bold</b>", box, message=message, description='say "hi" <script>', classes=("x-input",)),
+        Field("c", "Choice", choice, kind="buttons", options=[("A <i>", "a"), ("B", "b")]),
+        Note("<em>fixed</em>"), Note(slot=note, name="note"),
+        Drawer("more", "More", [Row([Field("y", "Y", Box())])], classes=("more",)),
+        Action("go", "Go", lambda: pressed.append(1), classes=("go",)),
+    ], **kw)
+    return form, box, choice, message, note, pressed
+
+
+def test_the_markup_escapes_every_label_description_and_option():
+    form = _form()[0]
+    assert "<b>" not in form.markup and "X &lt;b&gt;bold&lt;/b&gt;" in form.markup
+    assert "<script>" not in form.markup and 'data-tip="say &quot;hi&quot; &lt;script&gt;"' in form.markup
+    assert "A &lt;i&gt;" in form.markup
+    assert "<em>fixed</em>" in form.markup  # a note's fixed HTML is the server's own
+    assert 'class="md-field x-input"' in form.markup and 'for="f-x"' in form.markup and 'id="f-x"' in form.markup
+    assert '<details class="md-drawer" data-drawer="more">' in form.markup and "more-toggle" in form.markup
+    assert "style=" not in form.markup  # widths are set by the script, never inline styles
+
+
+def test_what_the_browser_sends_reaches_the_box_and_the_server_answers_through_values_and_slots():
+    form, box, choice, message, note, pressed = _form()
+    seen = []
+    box.param.watch(lambda e: seen.append(e.new), "value")
+    form._handle_msg({"kind": "value", "name": "x", "value": "2.5"})
+    assert box.value == "2.5" and seen == ["2.5"] and form.values["x"] == "2.5"
+    box.value = "3"  # the server changes it: the browser is told
+    assert form.values["x"] == "3"
+    message.show("<div class='md-error'>bad</div>")
+    note.object = "<p>n</p>"
+    assert form.slots == {"x:message": "<div class='md-error'>bad</div>", "note": "<p>n</p>"}
+    box.disabled = True
+    assert form.disabled == ["x"]
+    form._handle_msg({"kind": "value", "name": "x", "value": "4"})  # a disabled box takes nothing
+    assert box.value == "3"
+    form._handle_msg({"kind": "value", "name": "c", "value": "b"})
+    assert choice.value == "b"
+    form._handle_msg({"kind": "action", "name": "go"})
+    assert pressed == [1]
+    form._handle_msg({"kind": "open", "name": "more", "open": True})
+    assert form.opened == ["more"] and form.drawer("more").is_open
+    form._handle_msg({"kind": "open", "name": "more", "open": False})
+    assert form.opened == []
+    form.drawer("more").open()
+    assert form.opened == ["more"]
+
+
+@pytest.mark.parametrize("msg", [
+    "not an object", {"kind": "value", "name": "nope", "value": "1"}, {"kind": "value", "name": "x", "value": 1},
+    {"kind": "value", "name": "x", "value": "9" * (MAX_TEXT + 1)}, {"kind": "value", "name": "c", "value": "z"},
+    {"kind": "action", "name": "x"}, {"kind": "eval", "name": "x", "value": "1"}, {"kind": "open", "name": "x"},
+])
+def test_a_message_naming_no_input_or_an_option_not_offered_is_ignored_and_logged(msg, caplog):
+    form, box, choice, *_ = _form()
+    before = (box.value, choice.value, list(form.opened), dict(form.values))
+    with caplog.at_level(logging.WARNING, logger="meter_dashboard.ui.form"):
+        form._handle_msg(msg)
+    assert (box.value, choice.value, list(form.opened), dict(form.values)) == before
+    assert any("form: ignored" in r.getMessage() for r in caplog.records)
+
+
+def test_a_checked_input_as_a_field_parses_refuses_and_follows_its_model():
+    model = Model()
+    delta = NumberInput(model, "delta", label="δ", slider={"start": 0.001, "end": 0.2, "step": 0.001}, field="delta",
+                        css_classes=["delta-input"])
+    form = Form([delta.field()])
+    assert 'type="range" min="0.001" max="0.2" step="0.001"' in form.markup
+    assert "δ: failure probability." in form.markup  # the parameter's doc is the box's description
+    form._handle_msg({"kind": "value", "name": "delta", "value": "1.5"})
+    assert model.delta == 0.01 and "must be in (0, 1); got &#x27;1.5&#x27;" in form.slots["delta:message"]
+    form._handle_msg({"kind": "value", "name": "delta", "value": "0.05"})
+    assert model.delta == 0.05 and form.slots["delta:message"] == ""
+    model.delta = 0.2
+    assert form.values["delta"] == "0.2"
+    with pytest.raises(TypeError, match="its Form shows it"):
+        delta.__panel__()
+    with pytest.raises(TypeError, match="not a form field"):
+        NumberInput(model, "delta", label="δ").field()
+
+
+def test_an_item_of_no_known_kind_is_refused_with_what_it_must_be():
+    with pytest.raises(TypeError, match="must be a Field, Note, Row, Drawer or Action; got str"):
+        Form(["text"])
+    with pytest.raises(ValueError, match="kind must be 'text', 'select' or 'buttons'; got 'radio'"):
+        Form([Field("x", "X", Box(), kind="radio")])
