@@ -7,8 +7,8 @@ the same inputs itself as plain, accessible HTML (``<label for>``, ``<input>``, 
 ``<input type="range">``, ``<details>``, pressed-state buttons) and costs the server one model.
 
 What the server knows of each input is a :class:`Box`: its text (or chosen option) and whether it is
-disabled.  What a person types, picks or slides arrives in the box's ``value`` (``model.send_msg``; the
-browser sends a box's text when it changes: Enter, leaving the box, releasing the slider), exactly as a
+disabled.  What a person types, picks or slides arrives in the box's ``value`` (the browser sets the
+form's ``values`` when a box's text changes: Enter, leaving the box, releasing the slider), exactly as a
 Panel ``TextInput``'s ``value`` would: the checked inputs of :mod:`meter_dashboard.ui.inputs` parse it
 and refuse bad text with a message beside the box.  Setting ``box.value`` on the server shows it in
 the browser.  :class:`Slot` is a place for server-made HTML (a message, a note), hidden while empty.
@@ -17,9 +17,9 @@ The layout is a sequence of items: :class:`Field` (a text box, a select, or a gr
 buttons), :class:`Note`, :class:`Row`, :class:`Drawer` (a ``<details>`` whose body is the items under
 it; a closed drawer costs nothing) and :class:`Action` (a button).  The markup is made on the server
 from the items, every label and text escaped; the browser only fills it.  Nothing a person types is
-run or inserted as HTML: values are set as ``.value``, only server-made HTML goes into slots.  A
-message from the browser naming an unknown input, an option not offered, or text longer than
-:data:`MAX_TEXT` is ignored and logged.
+run or inserted as HTML: values are set as ``.value``, only server-made HTML goes into slots.  A value
+from the browser for an unknown input, a disabled one, an option not offered, or text longer than
+:data:`MAX_TEXT` is ignored and logged (the box shows its value again); so is a message naming no action.
 """
 from __future__ import annotations
 
@@ -151,13 +151,10 @@ export function render({ model, el }) {
   const root = el.querySelector(".md-form");
   for (const wrap of root.querySelectorAll("[data-width]")) wrap.style.flex = `0 0 ${Number(wrap.dataset.width)}px`;
   const boxes = (name) => root.querySelectorAll(`[data-field="${CSS.escape(name)}"]`);
-  const send = (name, value) => model.send_msg({ kind: "value", name, value: String(value) });
-  let sent = {};
+  // what a person typed, picked or slid goes to the server as the form's values (a Panel property)
+  const put = (name, value) => { model.values = { ...model.values, [name]: String(value) }; };
   const commit = (box) => {
-    const name = box.dataset.field;
-    if (box.disabled || sent[name] === box.value) return;
-    sent[name] = box.value;
-    send(name, box.value);
+    if (!box.disabled && model.values[box.dataset.field] !== box.value) put(box.dataset.field, box.value);
   };
   for (const box of root.querySelectorAll("input[data-field], select[data-field]")) {
     if (box.type === "range") {
@@ -165,10 +162,7 @@ export function render({ model, el }) {
       box.addEventListener("input", () => {
         for (const other of boxes(box.dataset.field)) if (other !== box) other.value = box.value;
       });
-      box.addEventListener("change", () => {
-        for (const other of boxes(box.dataset.field)) if (other !== box) other.value = box.value;
-        commit(box);
-      });
+      box.addEventListener("change", () => commit(box));
     } else {
       box.addEventListener("change", () => commit(box));
       box.addEventListener("keydown", (event) => { if (event.key === "Enter") commit(box); });
@@ -176,12 +170,7 @@ export function render({ model, el }) {
   }
   for (const button of root.querySelectorAll("button[data-choice]")) {
     button.addEventListener("click", () => {
-      if (button.getAttribute("aria-pressed") === "true" || button.disabled) return;
-      for (const other of root.querySelectorAll(`button[data-choice="${CSS.escape(button.dataset.choice)}"]`)) {
-        other.setAttribute("aria-pressed", String(other === button));
-        other.classList.toggle("md-active", other === button);
-      }
-      send(button.dataset.choice, button.dataset.value);
+      if (!button.disabled) put(button.dataset.choice, button.dataset.value);
     });
   }
   for (const button of root.querySelectorAll("button[data-action]")) {
@@ -189,14 +178,17 @@ export function render({ model, el }) {
   }
   for (const drawer of root.querySelectorAll("details[data-drawer]")) {
     drawer.addEventListener("toggle", () => {
-      const open = model.opened.includes(drawer.dataset.drawer);
-      if (open !== drawer.open) model.send_msg({ kind: "open", name: drawer.dataset.drawer, open: drawer.open });
+      const name = drawer.dataset.drawer;
+      if (drawer.open !== model.opened.includes(name)) {
+        model.opened = drawer.open ? [...model.opened, name] : model.opened.filter((n) => n !== name);
+      }
     });
   }
+  // only the inputs whose value changed are written: a box someone is typing in keeps their text
+  let last = {};
   const values = () => {
-    sent = {};
     for (const [name, value] of Object.entries(model.values)) {
-      sent[name] = value;
+      if (last[name] === value) continue;
       for (const box of boxes(name)) setValue(box, value);
       for (const button of root.querySelectorAll(`button[data-choice="${CSS.escape(name)}"]`)) {
         const on = button.dataset.value === value;
@@ -204,6 +196,7 @@ export function render({ model, el }) {
         button.classList.toggle("md-active", on);
       }
     }
+    last = { ...model.values };
   };
   const disabled = () => {
     for (const box of root.querySelectorAll("[data-field], button[data-choice]")) {
@@ -287,31 +280,42 @@ class Form(JSComponent):
         if self.slots.get(name) != event.new:
             self.slots = {**self.slots, name: event.new}
 
-    def _handle_msg(self, msg) -> None:
-        """What the browser sends: a box's new text, a pressed action, a drawer opened or closed."""
-        if not isinstance(msg, dict):
-            log.warning("form: ignored a message that is not an object: %.80r", msg)
-            return
-        kind, name = msg.get("kind"), msg.get("name")
-        if kind == "value" and name in self._boxes:
-            value = msg.get("value")
-            box = self._boxes[name]
-            if not isinstance(value, str) or len(value) > MAX_TEXT or box.disabled:
+    @param.depends("values", watch=True)
+    def _on_values(self) -> None:
+        """What a person typed, picked or slid (the browser sets ``values``): each changed box takes its text."""
+        refused = {}
+        for name, value in self.values.items():
+            box = self._boxes.get(name)
+            if box is None:
+                log.warning("form: ignored a value for %.40r: no input of this form has that name", name)
+                refused[name] = None
+            elif box.value == value:
+                continue
+            elif not isinstance(value, str) or len(value) > MAX_TEXT or box.disabled:
                 log.warning("form: ignored a value for %s (%s)", name, "disabled" if box.disabled else
                             f"not text of at most {MAX_TEXT} characters")
-                return
-            if name in self._options and value not in self._options[name]:
+                refused[name] = box.value
+            elif name in self._options and value not in self._options[name]:
                 log.warning("form: ignored %.80r for %s: not one of its options", value, name)
-                return
-            self.values = {**self.values, name: value}  # what the browser shows now
-            box.value = value
-        elif kind == "action" and name in self._actions:
-            self._actions[name]()
-        elif kind == "open" and name in self._drawers:
-            others = [n for n in self.opened if n != name]
-            self.opened = others + [name] if msg.get("open") is True else others
+                refused[name] = box.value
+            else:
+                box.value = value
+        if refused:  # the browser shows the box's value again
+            self.values = {n: v for n, v in {**self.values, **refused}.items() if v is not None}
+
+    @param.depends("opened", watch=True)
+    def _on_opened(self) -> None:
+        known = [n for n in dict.fromkeys(self.opened) if n in self._drawers]
+        if known != self.opened:
+            log.warning("form: ignored drawers this form does not have: %.120r", self.opened)
+            self.opened = known
+
+    def _handle_msg(self, msg) -> None:
+        """What the browser sends besides values: a pressed action."""
+        if isinstance(msg, dict) and msg.get("kind") == "action" and msg.get("name") in self._actions:
+            self._actions[msg["name"]]()
         else:
-            log.warning("form: ignored a message naming no input of this form: %.120r", msg)
+            log.warning("form: ignored a message naming no action of this form: %.120r", msg)
 
     # ------------------------------------------------------------------ markup
     def _markup(self, items) -> str:

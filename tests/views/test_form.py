@@ -38,11 +38,16 @@ def test_the_markup_escapes_every_label_description_and_option():
     assert "style=" not in form.markup  # widths are set by the script, never inline styles
 
 
+def _typed(form, name, value):
+    """What the form's script does when a person commits a box: the browser sets the form's values."""
+    form.values = {**form.values, name: value}
+
+
 def test_what_the_browser_sends_reaches_the_box_and_the_server_answers_through_values_and_slots():
     form, box, choice, message, note, pressed = _form()
     seen = []
     box.param.watch(lambda e: seen.append(e.new), "value")
-    form._handle_msg({"kind": "value", "name": "x", "value": "2.5"})
+    _typed(form, "x", "2.5")
     assert box.value == "2.5" and seen == ["2.5"] and form.values["x"] == "2.5"
     box.value = "3"  # the server changes it: the browser is told
     assert form.values["x"] == "3"
@@ -51,32 +56,46 @@ def test_what_the_browser_sends_reaches_the_box_and_the_server_answers_through_v
     assert form.slots == {"x:message": "<div class='md-error'>bad</div>", "note": "<p>n</p>"}
     box.disabled = True
     assert form.disabled == ["x"]
-    form._handle_msg({"kind": "value", "name": "x", "value": "4"})  # a disabled box takes nothing
-    assert box.value == "3"
-    form._handle_msg({"kind": "value", "name": "c", "value": "b"})
+    _typed(form, "x", "4")  # a disabled box takes nothing: the browser is told its value again
+    assert box.value == "3" and form.values["x"] == "3"
+    _typed(form, "c", "b")
     assert choice.value == "b"
     form._handle_msg({"kind": "action", "name": "go"})
     assert pressed == [1]
-    form._handle_msg({"kind": "open", "name": "more", "open": True})
-    assert form.opened == ["more"] and form.drawer("more").is_open
-    form._handle_msg({"kind": "open", "name": "more", "open": False})
-    assert form.opened == []
+    form.opened = ["more"]  # the browser opened the drawer
+    assert form.drawer("more").is_open
+    form.opened = []
+    assert not form.drawer("more").is_open
     form.drawer("more").open()
     assert form.opened == ["more"]
 
 
-@pytest.mark.parametrize("msg", [
-    "not an object", {"kind": "value", "name": "nope", "value": "1"}, {"kind": "value", "name": "x", "value": 1},
-    {"kind": "value", "name": "x", "value": "9" * (MAX_TEXT + 1)}, {"kind": "value", "name": "c", "value": "z"},
-    {"kind": "action", "name": "x"}, {"kind": "eval", "name": "x", "value": "1"}, {"kind": "open", "name": "x"},
+@pytest.mark.parametrize("values", [
+    {"nope": "1"}, {"x": 1}, {"x": "9" * (MAX_TEXT + 1)}, {"c": "z"},
 ])
-def test_a_message_naming_no_input_or_an_option_not_offered_is_ignored_and_logged(msg, caplog):
+def test_a_value_for_no_input_or_an_option_not_offered_is_ignored_logged_and_shown_back(values, caplog):
     form, box, choice, *_ = _form()
-    before = (box.value, choice.value, list(form.opened), dict(form.values))
+    before = (box.value, choice.value)
+    with caplog.at_level(logging.WARNING, logger="meter_dashboard.ui.form"):
+        form.values = {**form.values, **values}
+    assert (box.value, choice.value) == before
+    assert form.values == {"x": "1", "c": "a", "y": ""}  # what the browser shows again
+    assert any("form: ignored" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("msg", ["not an object", {"kind": "action", "name": "x"}, {"kind": "eval", "name": "go"}])
+def test_a_message_naming_no_action_is_ignored_and_logged(msg, caplog):
+    form, *_, pressed = _form()
     with caplog.at_level(logging.WARNING, logger="meter_dashboard.ui.form"):
         form._handle_msg(msg)
-    assert (box.value, choice.value, list(form.opened), dict(form.values)) == before
-    assert any("form: ignored" in r.getMessage() for r in caplog.records)
+    assert pressed == [] and any("form: ignored" in r.getMessage() for r in caplog.records)
+
+
+def test_a_drawer_the_form_does_not_have_is_not_opened(caplog):
+    form = _form()[0]
+    with caplog.at_level(logging.WARNING, logger="meter_dashboard.ui.form"):
+        form.opened = ["more", "elsewhere"]
+    assert form.opened == ["more"] and any("form: ignored" in r.getMessage() for r in caplog.records)
 
 
 def test_a_checked_input_as_a_field_parses_refuses_and_follows_its_model():
@@ -86,9 +105,9 @@ def test_a_checked_input_as_a_field_parses_refuses_and_follows_its_model():
     form = Form([delta.field()])
     assert 'type="range" min="0.001" max="0.2" step="0.001"' in form.markup
     assert "δ: failure probability." in form.markup  # the parameter's doc is the box's description
-    form._handle_msg({"kind": "value", "name": "delta", "value": "1.5"})
+    _typed(form, "delta", "1.5")
     assert model.delta == 0.01 and "must be in (0, 1); got &#x27;1.5&#x27;" in form.slots["delta:message"]
-    form._handle_msg({"kind": "value", "name": "delta", "value": "0.05"})
+    _typed(form, "delta", "0.05")
     assert model.delta == 0.05 and form.slots["delta:message"] == ""
     model.delta = 0.2
     assert form.values["delta"] == "0.2"
