@@ -283,7 +283,7 @@ class Form(JSComponent):
     @param.depends("values", watch=True)
     def _on_values(self) -> None:
         """What a person typed, picked or slid (the browser sets ``values``): each changed box takes its text."""
-        refused = {}
+        refused: dict[str, str | None] = {}
         for name, value in self.values.items():
             box = self._boxes.get(name)
             if box is None:

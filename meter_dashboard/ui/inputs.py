@@ -141,8 +141,9 @@ class _CheckedInput(pn.viewable.Viewer):
         if field is not None:  # a field of a Form: its box, its message slot
             self.text = Box(value=show(self._getter(model)))
             self._message = Slot()
-            self._field = {"label": label, "description": description or "", "placeholder": placeholder,
-                           "classes": tuple(css_classes), "message_classes": tuple(message_classes), "width": width}
+            self._field: dict = {"label": label, "description": description or "", "placeholder": placeholder,
+                                 "classes": tuple(css_classes), "message_classes": tuple(message_classes),
+                                 "width": width}
         else:
             self.text = pn.widgets.TextInput(label=label, value=show(self._getter(model)), placeholder=placeholder,
                                              css_classes=list(css_classes), description=description, **sizing)
@@ -157,6 +158,7 @@ class _CheckedInput(pn.viewable.Viewer):
         """What a :class:`~meter_dashboard.ui.form.Form` draws for this input (given ``field=``)."""
         if self.field_name is None:
             raise TypeError(f"{self.label!r} is a Panel widget, not a form field: make it with field=<name>")
+        assert isinstance(self.text, Box) and isinstance(self._message, Slot)
         return Field(self.field_name, box=self.text, message=self._message, slider=self._slider_range(),
                      **self._field)
 
