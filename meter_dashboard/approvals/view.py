@@ -110,7 +110,7 @@ class Approve(DashboardView):
                 self.model.update_from_query(query) if query else [])
         self._url = url
         served = self._doc is not None
-        self.inputs = ApproveInputs(self._schedule, served, model=self.model)
+        self.inputs = ApproveInputs(self._schedule, model=self.model)
         self.decisions = ApproveDecisions(self._schedule, served, model=self.model)
         self.comparison = ApproveComparison(self._schedule, model=self.model)
         self.simulations = ApproveSimulations(self._schedule, fwer=self.fwer, power=self.power)

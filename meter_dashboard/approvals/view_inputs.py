@@ -1,8 +1,10 @@
 """The /approve page's inputs: the trace (an example or an upload, with its prespecified plan) and the procedure.
 
-:class:`ApproveInputs` is the sidebar of :class:`~meter_dashboard.approvals.view.Approve`: widgets
-made from the :class:`~meter_dashboard.approvals.model.ApproveModel` parameters, the refusals of
-files and numbers, and the advanced settings (built when their card first opens on a server).
+:class:`ApproveInputs` is the sidebar of :class:`~meter_dashboard.approvals.view.Approve`: three
+:class:`~meter_dashboard.ui.form.Form` components (one Bokeh model each, issue 29) around the two
+file drop areas, made from the :class:`~meter_dashboard.approvals.model.ApproveModel` parameters;
+the refusals of files and numbers; and the advanced settings, a drawer of the last form (a closed
+``<details>``: it costs nothing until opened).
 """
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ import param
 
 from ..core.files import MAX_UPLOAD_BYTES, human_bytes
 from ..core.html import snippet
+from ..ui.form import Box, Drawer, Field, Form, Note, Slot
 from ..ui.inputs import NumberInput
-from ..ui.style import HTML, error_html
+from ..ui.style import error_html
 from ..ui.upload import GuardedFileDropper
 from . import view_text as text
 from .model import METHOD_LABELS, METHODS, ApproveModel
@@ -23,6 +26,11 @@ __all__ = ["ApproveInputs"]
 
 _METHOD_OPTIONS = {METHOD_LABELS[m] + ("" if m != "naive" else "  ⚠"): m for m in METHODS}
 _EXAMPLE_OPTIONS = {**{label: key for key, label in text.EXAMPLE_LABELS.items()}, "Uploaded file": "uploaded"}
+#: The fixed notes of the sidebar (the same for every session: made once per process).
+_UPLOAD_INTRO = str(snippet("<span class='approve-small'>Or upload a CSV: header of names; one row per test example; "
+                            "first column the original model's per-example loss, then one column per modification "
+                            "in the order tested. Up to {{ limit }}.</span>", limit=human_bytes(MAX_UPLOAD_BYTES)))
+_PRES_INTRO = "<span class='approve-small'>Prespecified plan (presSRGP), same shape:</span>"
 
 
 def _dropper(parameter: str, css: str) -> GuardedFileDropper:
@@ -32,80 +40,105 @@ def _dropper(parameter: str, css: str) -> GuardedFileDropper:
                               sizing_mode="stretch_width", css_classes=[css])
 
 
+def _choice(model: param.Parameterized, parameter: str, options: dict) -> Box:
+    """A form select's box, kept equal to ``model.<parameter>`` both ways (only offered values reach the model)."""
+    box = Box(value=getattr(model, parameter))
+
+    def to_model(event) -> None:
+        if event.new in options.values() and getattr(model, parameter) != event.new:
+            setattr(model, parameter, event.new)
+
+    def to_box(event) -> None:
+        box.value = event.new
+
+    box.param.watch(to_model, "value")
+    model.param.watch(to_box, parameter)
+    return box
+
+
 class ApproveInputs(pn.viewable.Viewer):
     """The trace and the procedure's settings; ``schedule("inputs")`` redraws the messages on a change."""
 
     model = param.ClassSelector(class_=ApproveModel)
 
-    def __init__(self, schedule, served: bool, **params):
+    def __init__(self, schedule, **params):
         super().__init__(**params)
         self._schedule = schedule
-        self._served = served
         self._layout = None
         self._build_trace()
         self._build_procedure()
+        self._build_forms()
 
     def _build_trace(self) -> None:
         m = self.model
-        self.example = pn.widgets.Select.from_param(m.param.example, name="Trace", options=_EXAMPLE_OPTIONS,
-                                                    sizing_mode="stretch_width", css_classes=["approve-example"])
-        self.example_note = HTML("", sizing_mode="stretch_width", css_classes=["approve-small"])
+        self.example = _choice(m, "example", _EXAMPLE_OPTIONS)
+        self.example_note = Slot()
         self.upload = _dropper("trace", "approve-upload")
         self.upload.param.watch(self._on_upload, "value")
         self.upload.param.watch(self._on_upload_refused, "upload_error")
-        self.upload_error = HTML("", sizing_mode="stretch_width")
+        self.upload_error = Slot()
         self.pres_upload = _dropper("prespecified", "approve-pres-upload")
         self.pres_upload.param.watch(self._on_pres_upload, "value")
         self.pres_upload.param.watch(self._on_upload_refused, "upload_error")
-        self.pres_error = HTML("", sizing_mode="stretch_width")
+        self.pres_error = Slot()
 
     def _build_procedure(self) -> None:
         m = self.model
-        self.method = pn.widgets.Select.from_param(m.param.method, name="Procedure", options=_METHOD_OPTIONS,
-                                                   sizing_mode="stretch_width", css_classes=["approve-method"])
-        self.alpha = NumberInput(m, "alpha", label="α (family-wise error rate)", css_classes=["approve-alpha"])
+        self.method = _choice(m, "method", _METHOD_OPTIONS)
+        self.alpha = NumberInput(m, "alpha", label="α (family-wise error rate)", css_classes=["approve-alpha"],
+                                 field="alpha")
         self.success_weight = NumberInput(m, "success_weight", label="Edge weight after an approval (SRGPs)",
-                                          css_classes=["approve-success-weight"])
-        self.margin = NumberInput(m, "margin", label="Margin δ₁ (loss units)", css_classes=["approve-margin"])
+                                          css_classes=["approve-success-weight"], field="success_weight")
+        self.margin = NumberInput(m, "margin", label="Margin δ₁ (loss units)", css_classes=["approve-margin"],
+                                  field="margin")
         self.margin_step = NumberInput(m, "margin_step", label="Margin step after an approval",
-                                       css_classes=["approve-margin-step"])
-        self.error = HTML("", sizing_mode="stretch_width", css_classes=["approve-error"])
+                                       css_classes=["approve-margin-step"], field="margin_step")
+        self.error = Slot()
+        # the advanced settings: a drawer of the procedure's form, closed (a closed <details> costs nothing)
+        self.seed = NumberInput(m, "seed", label="Seed (MVN integration)", css_classes=["approve-seed"], field="seed")
+        self.failure_threshold = NumberInput(m, "failure_threshold", label="wBonferroni: 'few denials' means at most",
+                                             field="failure_threshold")
+        self.pres_share = NumberInput(m, "pres_share", label="presSRGP: α share of the plan", field="pres_share")
+        self.pres_first_share = NumberInput(m, "pres_first_share", label="presSRGP: first planned node's share",
+                                            field="pres_first_share")
+        self.max_conditioning = NumberInput(m, "max_conditioning", label="fs/presSRGP: earlier nodes conditioned on",
+                                            field="max_conditioning")
         self._numbers = [self.alpha, self.success_weight, self.margin, self.margin_step]
-        self._watch_numbers(self._numbers)
-        # the advanced settings are built when their card is first opened (or at once in a notebook)
-        # (a placeholder keeps the closed card's look: an empty card is drawn without its frame)
-        self.advanced = pn.Card(pn.Spacer(height=0, margin=0), title="Advanced", collapsed=True,
-                                sizing_mode="stretch_width")
-        if not self._served:
-            self._build_advanced()
-        else:
-            self.advanced.param.watch(self._on_advanced, "collapsed")
+        self._advanced = [self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning,
+                          self.seed]
+        self._watch_numbers(self._numbers + self._advanced)
+
+    def _build_forms(self) -> None:
+        """Three forms (one Bokeh model each) around the two drop areas, in the order the page shows them."""
+        m = self.model
+        example = Field("example", "Trace", self.example, kind="select", classes=("approve-example",),
+                        description=m.param.example.doc or "", options=list(_EXAMPLE_OPTIONS.items()))
+        self.trace_form = Form([Note("<b>Modification trace</b>", classes=("md-form-head",)), example,
+                                Note(slot=self.example_note, classes=("approve-small",), name="example-note"),
+                                Note(_UPLOAD_INTRO, classes=("md-form-head",))],
+                               prefix="approve-trace", css_classes=["approve-trace-form"])
+        self.upload_form = Form([Note(slot=self.upload_error, name="upload-error"),
+                                 Note(_PRES_INTRO, classes=("md-form-head",))],
+                                prefix="approve-upload", css_classes=["approve-upload-form"])
+        method = Field("method", "Procedure", self.method, kind="select", classes=("approve-method",),
+                       description=m.param.method.doc or "", options=list(_METHOD_OPTIONS.items()))
+        advanced = Drawer("advanced", "Advanced", [box.field() for box in self._advanced],
+                          classes=("approve-advanced",))
+        numbers = [box.field() for box in self._numbers]
+        self.form = Form([Note(slot=self.pres_error, name="pres-error"),
+                          Note("<b>Procedure</b>", classes=("md-form-head",)), method, *numbers,
+                          Note(slot=self.error, classes=("approve-error",), name="error"), advanced],
+                         prefix="approve", css_classes=["approve-form"])
+        self.advanced = self.form.drawer("advanced")
 
     def _watch_numbers(self, boxes) -> None:
         """A number typed (after its box has checked it): the results say whether they are the last valid ones.
 
-        The box's text is watched, not its message: a box makes its message pane only once it has
-        something to say, so the first document carries no empty message panes.  (The text changes
-        whenever the message does: a refusal keeps the refused text, a model change writes its value.)
+        The box's text is watched (it changes whenever its message does: a refusal keeps the refused
+        text, a model change writes its value).
         """
         for box in boxes:
             box.text.param.watch(lambda *e: self._schedule("inputs"), "value")
-
-    def _build_advanced(self) -> None:
-        m = self.model
-        self.seed = NumberInput(m, "seed", label="Seed (MVN integration)", css_classes=["approve-seed"])
-        self.failure_threshold = NumberInput(m, "failure_threshold", label="wBonferroni: 'few denials' means at most")
-        self.pres_share = NumberInput(m, "pres_share", label="presSRGP: α share of the plan")
-        self.pres_first_share = NumberInput(m, "pres_first_share", label="presSRGP: first planned node's share")
-        self.max_conditioning = NumberInput(m, "max_conditioning", label="fs/presSRGP: earlier nodes conditioned on")
-        boxes = [self.failure_threshold, self.pres_share, self.pres_first_share, self.max_conditioning, self.seed]
-        self._numbers += boxes
-        self._watch_numbers(boxes)
-        self.advanced.objects = boxes
-
-    def _on_advanced(self, event) -> None:
-        if not event.new and len(self._numbers) == 4:
-            self._build_advanced()
 
     async def _on_upload(self, event):
         m = self.model
@@ -129,32 +162,19 @@ class ApproveInputs(pn.viewable.Viewer):
 
     def refused(self) -> bool:
         """The last change was refused (the model's error, or a number box's): the results are the last valid ones."""
-        return bool(self.model.error) or any(not box.valid for box in self._numbers)
+        return bool(self.model.error) or any(not box.valid for box in self._numbers + self._advanced)
 
     def draw(self, url_errors) -> None:
         """The messages: refused files (the newest message), the model's error and the link's refusals."""
         m = self.model
         # a file refused while it arrived (too big) or when read (a bad cell): the newest message
-        self.upload_error.object = error_html(self.upload.upload_error or m.trace_error)
-        self.pres_error.object = error_html(self.pres_upload.upload_error or m.prespecified_error)
-        self.example_note.object = text.trace_note(m)
-        self.error.object = "".join(error_html(x) for x in text.messages(m.error, url_errors))
+        self.upload_error.show(error_html(self.upload.upload_error or m.trace_error))
+        self.pres_error.show(error_html(self.pres_upload.upload_error or m.prespecified_error))
+        self.example_note.show(text.trace_note(m))
+        self.error.show("".join(error_html(x) for x in text.messages(m.error, url_errors)))
 
     def __panel__(self):
         if self._layout is None:
-            self._layout = pn.Column(
-                HTML("<b>Modification trace</b>", margin=(8, 5, 0, 5)),
-                self.example, self.example_note,
-                HTML(str(snippet("<span class='approve-small'>Or upload a CSV: header of names; one row per test "
-                                 "example; first column the original model's per-example loss, then one column per "
-                                 "modification in the order tested. Up to {{ limit }}.</span>",
-                                 limit=human_bytes(MAX_UPLOAD_BYTES))), margin=(4, 5, 0, 5)),
-                self.upload, self.upload_error,
-                HTML("<span class='approve-small'>Prespecified plan (presSRGP), same shape:</span>",
-                     margin=(4, 5, 0, 5)),
-                self.pres_upload, self.pres_error,
-                HTML("<b>Procedure</b>", margin=(12, 5, 0, 5)),
-                self.method, self.alpha, self.success_weight, self.margin, self.margin_step, self.error, self.advanced,
-                sizing_mode="stretch_width",
-            )
+            self._layout = pn.Column(self.trace_form, self.upload, self.upload_form, self.pres_upload, self.form,
+                                     sizing_mode="stretch_width")
         return self._layout

@@ -77,7 +77,7 @@ def test_upload_a_trace_then_a_malformed_one(page, server, open_page, relevant_e
     expect(page.locator(MAIN)).to_have_count(3, timeout=30_000)
     # fsSRGP on the hand-checked trace (see tests/cli/test_approve.py): m1 and m3 approved, margin step 0.01
     assert decisions(page) == [True, False, True]
-    expect(page.locator(".approve-example select").first).to_have_value("Uploaded file")
+    expect(page.locator(".approve-example select").first).to_have_value("uploaded")  # an option's value: the model's
 
     bad = tmp_path / "bad.csv"
     bad.write_text("orig,m1\n1,0.5\n1,oops\n")
@@ -187,8 +187,8 @@ def test_a_file_too_big_is_refused_before_it_is_sent(page, server, open_page, re
 
 
 def test_the_plot_and_the_advanced_settings_arrive_when_needed(page, server, open_page, relevant_errors):
-    """Issue 19: the first document carries what the first view shows; the plot follows, the advanced
-    settings are built when their card opens."""
+    """Issue 19: the first document carries what the first view shows; the plot follows; the advanced
+    settings are a closed drawer of the procedure's form (issue 29), shown when "Advanced" is clicked."""
     open_page(page, server, "/approve", MAIN)
     page.locator(".approve-decision-plot-place").first.scroll_into_view_if_needed()  # built when scrolled to
     expect(page.locator(".approve-decision-plot").first).to_be_visible(timeout=30_000)
@@ -196,12 +196,13 @@ def test_the_plot_and_the_advanced_settings_arrive_when_needed(page, server, ope
         if (m.data != null && m.data.level !== undefined && m.data.decision !== undefined)
             return Array.from(m.data.test); } return null; }""")
     assert tests == list(range(1, 16))
-    assert page.locator(".approve-seed input").count() == 0
-    page.get_by_text("Advanced", exact=True).first.click()
-    expect(page.locator(".approve-seed input").first).to_have_value("0", timeout=20_000)
+    expect(page.locator(".approve-seed input").first).to_be_hidden()
+    page.locator("summary", has_text="Advanced").first.click()
+    expect(page.locator(".approve-seed input").first).to_be_visible(timeout=20_000)
+    expect(page.locator(".approve-seed input").first).to_have_value("0")
     seed = page.locator(".approve-seed input").first
     seed.fill("3")
-    seed.press("Enter")  # the new box is wired to the model: the link follows
+    seed.press("Enter")  # the box is wired to the model: the link follows
     page.wait_for_function("() => window.location.search.includes('seed=3')", timeout=20_000)
     assert relevant_errors(page.console_errors) == []
 

@@ -132,24 +132,38 @@ def test_the_first_view_holds_only_what_it_shows():
     waiting = len(onload)
     pages._fill_in(doc, root=root, name=name, module=module)
     kinds = [type(m).__name__ for m in doc.models]
-    assert "figure" not in kinds and kinds.count("TextInput") == 4  # α, edge weight, margin, margin step
-    assert len(doc.models) <= 90, len(doc.models)                  # 145 before: 120 with the advanced card, 77 now
+    # issue 29: the sidebar is three ui.form.Form models around the two drop areas, no Panel text box or select
+    assert "figure" not in kinds and kinds.count("TextInput") == 0 and kinds.count("Select") == 0
+    assert len([k for k in kinds if k.startswith("Form")]) == 3
+    assert len(doc.models) <= 50, len(doc.models)  # 145 before: 120 with the advanced card, 77 with Panel widgets, 46
     # the plot's place is a box that says when it is scrolled to (ui.lazy.WhenSeen), not an onload callback
-    assert kinds.count("ReactiveESM") == 2  # SeenWatch is a JSComponent (and the downloads row, ui.exports.DownloadRow)
+    # (SeenWatch, the downloads row (ui.exports.DownloadRow) and the three forms are JSComponents)
+    assert kinds.count("ReactiveESM") == 5
     assert len(onload) == waiting  # the view asked nothing of the page's onload (this session never loads)
 
 
-def test_advanced_settings_and_the_plot_are_built_when_needed():
+def test_advanced_settings_are_a_closed_drawer_and_the_plot_is_built_when_needed():
+    """The advanced settings are a ``<details>`` drawer of the procedure's form: closed, costing nothing, and working."""
     import panel as pn
 
     view = Approve()
     assert view.seed.text.value == "0" and view.decision_plot is not None  # a notebook: everything at once
     doc, view, _, _session = _served(lambda: (lambda v: (pn.Column(v.controls(), v.results()), v))(Approve()))
-    assert len(view.advanced.objects) == 1 and view.decision_plot is None  # a placeholder
-    view.advanced.collapsed = False  # the card opens: its five settings are built
+    form = view.inputs.form
+    assert form.opened == [] and not view.advanced.is_open and view.decision_plot is None
     boxes = [view.failure_threshold, view.pres_share, view.pres_first_share, view.max_conditioning, view.seed]
     assert [box.parameter for box in boxes] == ["failure_threshold", "pres_share", "pres_first_share",
-                                                "max_conditioning", "seed"] and len(view.advanced.objects) == 5
+                                                "max_conditioning", "seed"]
+    markup = form.markup
+    drawer, closing = markup.index('data-drawer="advanced"'), markup.index("</details>")
+    assert all(drawer < markup.index(f'data-field="{box.field_name}"') < closing for box in boxes)
+    assert form.values["seed"] == "0"
+    view.seed.text.value = "3"  # what the browser sends when the seed is typed: the model follows
+    assert view.model.seed == 3
+    view.max_conditioning.text.value = "-1"  # refused beside its box, the model keeps its value
+    assert "must be" in form.slots["max_conditioning:message"] and view.inputs.refused()
+    view.advanced.open()
+    assert form.opened == ["advanced"] and view.advanced.is_open
     view._show_decision_plot()  # what the page's onload does
     assert list(view.decision_source.data["test"]) == list(range(1, 16)) and view.decision_plot.visible
 
@@ -209,3 +223,57 @@ def test_outside_a_server_the_decision_plot_is_built_at_once():
     view = Approve(method="bonf-srgp")
     assert view.decisions.plot_place.built and view.decision_plot.visible
     assert list(view.decision_source.data["test"]) == list(range(1, 16))
+
+
+def test_the_sidebar_is_three_forms_around_the_drop_areas():
+    """Issue 29: the sidebar's notes, selects and number boxes are three Form models around the two drop areas."""
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from meter_dashboard.ui.form import Form
+
+    view = Approve()
+    inputs = view.inputs
+    column = view.controls()
+    assert column.objects == [inputs.trace_form, view.upload, inputs.upload_form, view.pres_upload, inputs.form]
+    assert all(isinstance(form, Form) for form in (inputs.trace_form, inputs.upload_form, inputs.form))
+    trace = inputs.trace_form.markup  # the same text, in the same order, as the widgets it replaces
+    assert (trace.index("Modification trace") < trace.index('data-field="example"')
+            < trace.index('data-slot="example-note"') < trace.index("Or upload a CSV"))
+    assert 'data-slot="upload-error"' in inputs.upload_form.markup
+    procedure = inputs.form.markup
+    order = ['data-slot="pres-error"', "<b>Procedure</b>", 'data-field="method"', 'data-field="alpha"',
+             'data-field="success_weight"', 'data-field="margin"', 'data-field="margin_step"', 'data-slot="error"',
+             'data-drawer="advanced"', 'data-field="seed"']
+    assert [procedure.index(s) for s in order] == sorted(procedure.index(s) for s in order)
+    doc = Document()
+    with set_curdoc(doc):
+        doc.add_root(column.get_root(doc))
+    assert len(doc.models) <= 20, len(doc.models)  # 64 with a Panel widget per input
+
+
+def test_the_selects_follow_the_model_both_ways_and_take_only_their_options():
+    view = Approve(method="bonf-srgp")
+    form, inputs = view.inputs.form, view.inputs
+    assert form.values["method"] == "bonf-srgp" and inputs.trace_form.values["example"] == "refits"
+    form._handle_msg({"kind": "value", "name": "method", "value": "bonferroni"})  # what the browser sends
+    assert view.model.method == "bonferroni" and inputs.method.value == "bonferroni"
+    form._handle_msg({"kind": "value", "name": "method", "value": "holm"})  # not offered: ignored
+    assert view.model.method == "bonferroni"
+    inputs.method.value = "holm"  # not an option, even on the server: the model keeps its procedure
+    assert view.model.method == "bonferroni"
+    view.model.method = "fs-srgp"  # a link, the model: the select shows it
+    assert inputs.method.value == "fs-srgp" and form.values["method"] == "fs-srgp"
+    inputs.trace_form._handle_msg({"kind": "value", "name": "example", "value": "adversary"})
+    assert view.model.example == "adversary" and "approve_adversary.csv" in inputs.example_note.object
+    assert inputs.trace_form.slots["example-note"] == inputs.example_note.object
+
+
+def test_messages_show_in_their_slots():
+    view = Approve()
+    view.upload._set(upload_error="trace must be a file of at most 10 MiB; got 'big.csv', more than 12 MiB")
+    assert "at most 10 MiB" in view.inputs.upload_form.slots["upload-error"]
+    view.pres_upload._set(upload_error="prespecified must be a CSV file; got 'x.txt'")
+    assert "must be a CSV" in view.inputs.form.slots["pres-error"]
+    view.inputs.draw(["Link: alpha must be in (0, 1); got '2'"])
+    assert "Link: alpha must be in (0, 1)" in view.inputs.form.slots["error"] == view.error.object
