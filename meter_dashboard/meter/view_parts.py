@@ -16,6 +16,7 @@ import panel as pn
 from ..core.runtime import in_thread
 from ..core.tables import spreadsheet_frame
 from ..ui.exports import DownloadRow, Exports, RowButton, row_esm
+from ..ui.form import Box, Field, Form
 from .text import file_stem, plan_inputs
 
 __all__ = ["OnDemand", "Artefacts", "SECTIONS"]
@@ -77,36 +78,53 @@ class OnDemand:
     """Sections built the first time someone opens them: one row of toggles, the open sections below.
 
     ``builders`` maps a section's key to a function returning its content; a closed section
-    stays built (hidden), so opening it again costs nothing.
+    stays built (hidden), so opening it again costs nothing.  The toggles are a
+    :class:`~meter_dashboard.ui.form.Form` (one model); the column holding the sections is made
+    when the first one opens.
     """
 
     def __init__(self, builders: dict):
         self._builders = builders
         self.built: dict = {}
-        self.toggles = pn.widgets.CheckButtonGroup(options=SECTIONS, value=[], color="light",
-                                                   sizing_mode="stretch_width", css_classes=["planner-open"],
-                                                   stylesheets=[":host .bk-btn { white-space: normal; }"])
-        self.holder = pn.Column(sizing_mode="stretch_width", css_classes=["planner-sections"])
+        self.toggles = Box(value="")  # the open sections' keys, comma-separated (the form's "toggles" field)
+        self.form = Form([Field("sections", "Open below the curve", self.toggles, kind="toggles",
+                                options=list(SECTIONS.items()), classes=("planner-open",))],
+                         prefix="planner-sections", css_classes=["planner-open-form"])
+        self.holder: pn.Column | None = None  # made when the first section opens
+        self.layout = pn.Column(self.form, sizing_mode="stretch_width")
         self.toggles.param.watch(self._on_toggles, "value")
+
+    @property
+    def opened(self) -> list[str]:
+        """The keys of the open sections."""
+        return [k for k in self.toggles.value.split(",") if k]
 
     def open(self, key: str) -> None:
         """Open section ``key`` (as a click on its toggle does)."""
-        if key not in self.toggles.value:
-            self.toggles.value = [*self.toggles.value, key]
+        if key not in self.opened:
+            self.show([*self.opened, key])
+
+    def show(self, keys) -> None:
+        """Open exactly the sections ``keys`` (the others close, kept built)."""
+        self.toggles.value = ",".join(k for k in SECTIONS.values() if k in keys)
 
     def _on_toggles(self, event) -> None:
+        opened = self.opened
         with pn.io.hold():
-            for key in event.new:
+            for key in opened:
                 if key not in self.built:
                     self.built[key] = self._builders[key]()
             for key, section in self.built.items():
-                section.visible = key in event.new
+                section.visible = key in opened
             shown = [self.built[k] for k in SECTIONS.values() if k in self.built]
-            if self.holder.objects != shown:
+            if shown and self.holder is None:
+                self.holder = pn.Column(sizing_mode="stretch_width", css_classes=["planner-sections"])
+                self.layout.append(self.holder)
+            if self.holder is not None and self.holder.objects != shown:
                 self.holder.objects = shown
 
     def __panel__(self):
-        return pn.Column(self.toggles, self.holder, sizing_mode="stretch_width")
+        return self.layout
 
 
 class Artefacts:

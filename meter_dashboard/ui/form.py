@@ -66,7 +66,8 @@ class Slot(param.Parameterized):
 @dataclass
 class Field:
     """One input: ``kind`` "text" (a box, with a ``slider`` (start, end, step) under it if given), "select"
-    or "buttons" (``options``: (label, value) pairs).  ``classes`` go on the element holding the label and the
+    or "buttons" (``options``: (label, value) pairs; one chosen), or "toggles" (any of ``options`` pressed; the
+    value is the pressed options' values joined by commas, in the options' order).  ``classes`` go on the element holding the label and the
     box; ``message`` (a :class:`Slot`) shows under it; ``width`` fixes its width in px (in a :class:`Row`)."""
 
     name: str
@@ -149,6 +150,7 @@ function setValue(box, value) {
 export function render({ model, el }) {
   el.innerHTML = model.markup;  // made by the server from the page's own items, every text escaped
   const root = el.querySelector(".md-form");
+  const MULTIPLE = model.multiple;
   for (const wrap of root.querySelectorAll("[data-width]")) wrap.style.flex = `0 0 ${Number(wrap.dataset.width)}px`;
   const boxes = (name) => root.querySelectorAll(`[data-field="${CSS.escape(name)}"]`);
   // what a person typed, picked or slid goes to the server as the form's values (a Panel property)
@@ -170,7 +172,13 @@ export function render({ model, el }) {
   }
   for (const button of root.querySelectorAll("button[data-choice]")) {
     button.addEventListener("click", () => {
-      if (!button.disabled) put(button.dataset.choice, button.dataset.value);
+      if (button.disabled) return;
+      const name = button.dataset.choice;
+      if (!MULTIPLE.includes(name)) { put(name, button.dataset.value); return; }
+      // toggles: this option pressed or released, the others as they are (in the options' order)
+      const pressed = [...root.querySelectorAll(`button[data-choice="${CSS.escape(name)}"]`)]
+        .filter((b) => (b === button) !== (b.getAttribute("aria-pressed") === "true")).map((b) => b.dataset.value);
+      put(name, pressed.join(","));
     });
   }
   for (const button of root.querySelectorAll("button[data-action]")) {
@@ -190,8 +198,9 @@ export function render({ model, el }) {
     for (const [name, value] of Object.entries(model.values)) {
       if (last[name] === value) continue;
       for (const box of boxes(name)) setValue(box, value);
+      const chosen = MULTIPLE.includes(name) ? value.split(",") : [value];
       for (const button of root.querySelectorAll(`button[data-choice="${CSS.escape(name)}"]`)) {
-        const on = button.dataset.value === value;
+        const on = chosen.includes(button.dataset.value);
         button.setAttribute("aria-pressed", String(on));
         button.classList.toggle("md-active", on);
       }
@@ -239,6 +248,7 @@ class Form(JSComponent):
     disabled = param.List(default=[], doc="The names of the disabled inputs.")
     slots = param.Dict(default={}, doc="Each slot's HTML, by name.")
     opened = param.List(default=[], doc="The names of the open drawers.")
+    multiple = param.List(default=[], constant=True, doc="The names of the fields of kind 'toggles'.")
 
     _esm = _ESM
     _stylesheets = [STYLESHEET.name]
@@ -246,6 +256,7 @@ class Form(JSComponent):
     def __init__(self, items: Sequence, *, prefix: str = "f", **params):
         self._boxes: dict[str, Box] = {}
         self._options: dict[str, set[str]] = {}
+        self._multiple: set[str] = set()  # "toggles": any of the options
         self._slots: dict[str, Slot] = {}
         self._actions: dict[str, Callable[[], None]] = {}
         self._drawers: dict[str, DrawerState] = {}
@@ -253,7 +264,7 @@ class Form(JSComponent):
         markup = f'<div class="md-form">{self._markup(items)}</div>'
         params.setdefault("sizing_mode", "stretch_width")
         params.setdefault("margin", 0)
-        super().__init__(markup=markup, values={n: b.value for n, b in self._boxes.items()},
+        super().__init__(markup=markup, multiple=sorted(self._multiple), values={n: b.value for n, b in self._boxes.items()},
                          disabled=[n for n, b in self._boxes.items() if b.disabled],
                          slots={n: s.object for n, s in self._slots.items()}, **params)
         for name, box in self._boxes.items():
@@ -295,13 +306,17 @@ class Form(JSComponent):
                 log.warning("form: ignored a value for %s (%s)", name, "disabled" if box.disabled else
                             f"not text of at most {MAX_TEXT} characters")
                 refused[name] = box.value
-            elif name in self._options and value not in self._options[name]:
+            elif name in self._options and not self._offered(name, value):
                 log.warning("form: ignored %.80r for %s: not one of its options", value, name)
                 refused[name] = box.value
             else:
                 box.value = value
         if refused:  # the browser shows the box's value again
             self.values = {n: v for n, v in {**self.values, **refused}.items() if v is not None}
+
+    def _offered(self, name: str, value: str) -> bool:
+        chosen = (value.split(",") if value else []) if name in self._multiple else [value]
+        return all(v in self._options[name] for v in chosen)
 
     @param.depends("opened", watch=True)
     def _on_opened(self) -> None:
@@ -365,8 +380,12 @@ class Form(JSComponent):
                             f'data-slot="{esc(name)}:message" role="status" hidden></div>')
         aria = f' aria-describedby="{" ".join(described)}"' if described else ""
         label = esc(item.label)
-        if item.kind == "buttons":
+        if item.kind in ("buttons", "toggles"):
+            if any("," in value for _, value in item.options):
+                raise ValueError(f"the options of {name!r} must not contain commas")
             self._options[name] = {value for _, value in item.options}
+            if item.kind == "toggles":
+                self._multiple.add(name)
             buttons = "".join(f'<button type="button" class="md-choice" data-choice="{esc(name)}" '
                               f'data-value="{esc(value)}" aria-pressed="false">{esc(text)}</button>'
                               for text, value in item.options)
@@ -383,7 +402,7 @@ class Form(JSComponent):
                        f'spellcheck="false"{placeholder}{aria}>')
             head = f'<label class="md-label" for="{ident}">{label}{help_html}</label>'
         else:
-            raise ValueError(f"a field's kind must be 'text', 'select' or 'buttons'; got {item.kind!r}")
+            raise ValueError(f"a field's kind must be 'text', 'select', 'buttons' or 'toggles'; got {item.kind!r}")
         slider = ""
         if item.slider is not None:
             start, end, step = item.slider

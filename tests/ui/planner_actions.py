@@ -16,7 +16,7 @@ DRAWERS = {"reverts": "planner-reverts", "effort": "planner-effort"}
 
 def open_section(page, section: str) -> None:
     """Click the section's toggle (under the curve) and wait for its content."""
-    page.locator(".planner-open .bk-btn", has_text=SECTIONS[section]).first.click()
+    page.locator(".planner-open button", has_text=SECTIONS[section]).first.click()
     expect(page.locator(f".planner-{section}-section").first).to_be_visible(timeout=20_000)
 
 

@@ -120,5 +120,20 @@ def test_a_checked_input_as_a_field_parses_refuses_and_follows_its_model():
 def test_an_item_of_no_known_kind_is_refused_with_what_it_must_be():
     with pytest.raises(TypeError, match="must be a Field, Note, Row, Drawer or Action; got str"):
         Form(["text"])
-    with pytest.raises(ValueError, match="kind must be 'text', 'select' or 'buttons'; got 'radio'"):
+    with pytest.raises(ValueError, match="kind must be 'text', 'select', 'buttons' or 'toggles'; got 'radio'"):
         Form([Field("x", "X", Box(), kind="radio")])
+
+
+def test_toggles_take_any_of_their_options_and_nothing_else(caplog):
+    box = Box(value="")
+    form = Form([Field("open", "Open", box, kind="toggles", options=[("A", "a"), ("B", "b"), ("C", "c")])])
+    assert form.multiple == ["open"] and form.markup.count('data-choice="open"') == 3
+    _typed(form, "open", "a,c")
+    assert box.value == "a,c"
+    _typed(form, "open", "")
+    assert box.value == ""
+    with caplog.at_level(logging.WARNING, logger="meter_dashboard.ui.form"):
+        _typed(form, "open", "a,zzz")
+    assert box.value == "" and form.values["open"] == ""
+    with pytest.raises(ValueError, match="must not contain commas"):
+        Form([Field("t", "T", Box(), kind="toggles", options=[("x", "a,b")])])

@@ -80,8 +80,8 @@ def test_sections_are_built_the_first_time_they_are_opened():
     assert all(view.plan.result.max_steps[v] is not None for v in view.plan.result.max_steps)  # every variant now
     opened = len(doc.models)
     with set_curdoc(doc):
-        view.sections.toggles.value = []  # closed: hidden, kept
-        view.sections.toggles.value = ["sweep", "check", "whatif"]
+        view.sections.show([])  # closed: hidden, kept
+        view.sections.show(["sweep", "check", "whatif"])
     assert len(doc.models) == opened
 
 
