@@ -1,6 +1,6 @@
 """Two plans side by side on the planner page: pin the plan on screen, change the inputs, compare (Panel).
 
-:class:`PinSection` holds the "Pin this plan" and "Unpin" buttons and the comparison table
+:class:`PinSection` holds the "Pin this plan" and "Unpin" buttons (one form) and the comparison table
 (:func:`meter_dashboard.meter.text.comparison`: the settings that differ, every variant's labels
 with the difference, the effort and the budget's largest T).  The pinned plan is the model's
 (:attr:`MeterPlan.pinned`, itself a :class:`MeterPlan`), so it travels in the page's link
@@ -12,6 +12,7 @@ from __future__ import annotations
 import panel as pn
 
 from html import escape as esc
+from ..ui.form import Action, Form, Row
 from ..ui.style import HTML
 from .result import RECOMMENDED, VARIANT_TITLES
 from .text import comparison
@@ -29,22 +30,27 @@ def comparison_html(headers: list, rows: list) -> str:
 
 
 class PinSection:
-    """The pin buttons and the comparison of ``planner``'s plan with its pinned plan (a Planner's part)."""
+    """The pin buttons and the comparison of ``planner``'s plan with its pinned plan (a Planner's part).
+
+    The buttons are one :class:`~meter_dashboard.ui.form.Form` (one model; "Unpin" hidden until a plan is
+    pinned); the comparison table is made the first time a plan is pinned.
+    """
 
     def __init__(self, planner):
         self.planner = planner
-        # at most 200 px wide and no minimum width (a fixed width would make a phone's page scroll sideways)
-        self.pin_button = pn.widgets.Button(label="Pin this plan to compare", color="default",
-                                            sizing_mode="stretch_width", max_width=200, margin=(4, 5),
-                                            css_classes=["planner-pin"])
-        self.pin_button.on_click(lambda _: self.planner.plan.pin())
-        self.unpin_button: pn.widgets.Button | None = None  # made the first time a plan is pinned
+        plan = planner.plan
+        # the pin button at most 200 px wide and no minimum width (a fixed width would make a phone's page scroll)
+        self.buttons = Form([Row([
+            Action("pin", "Pin this plan to compare", lambda: self.planner.plan.pin(), classes=("planner-pin",),
+                   color="default"),
+            Action("unpin", "Unpin", lambda: self.planner.plan.unpin(), classes=("planner-unpin",), color="default",
+                   hidden=True),
+        ])], prefix="planner-pin", css_classes=["planner-pin-buttons"])
         self.table: HTML | None = None
-        self.buttons: pn.FlexBox | None = None  # the pin and unpin buttons side by side: made with the unpin button
-        self.layout = pn.Column(self.pin_button, sizing_mode="stretch_width", css_classes=["planner-pin-section"])
+        self.layout = pn.Column(self.buttons, sizing_mode="stretch_width", css_classes=["planner-pin-section"])
         self._watched = None  # the pinned plan whose outputs are watched
         self._watcher = None
-        planner.plan.param.watch(self._on_pinned, "pinned")
+        plan.param.watch(self._on_pinned, "pinned")
         self._on_pinned()
 
     def _on_pinned(self, *_) -> None:
@@ -61,15 +67,13 @@ class PinSection:
         plan = self.planner.plan
         pinned = plan.pinned
         shown = pinned is not None and pinned.result is not None and plan.result is not None
-        if shown and self.table is None:
-            self._build()
-        if self.unpin_button is None or self.table is None:
+        if shown and self.table is None:  # a page without a pinned plan holds no table
+            self.table = HTML("", sizing_mode="stretch_width", css_classes=["planner-comparison"])
+            self.layout.append(self.table)
+        self.buttons.show_action("unpin", shown)
+        self.buttons.set_label("pin", "Pin this plan instead" if shown else "Pin this plan to compare")
+        if self.table is None:
             return
-        if self.unpin_button.visible != shown:
-            self.unpin_button.visible = shown
-        label = "Pin this plan instead" if shown else "Pin this plan to compare"
-        if self.pin_button.label != label:
-            self.pin_button.label = label
         markup = comparison_html(*comparison(pinned.result, plan.result, pinned.ranges, plan.ranges)) if shown else ""
         if self.table.object != markup:
             self.table.object = markup
@@ -83,15 +87,6 @@ class PinSection:
                              f"pinned plan: {VARIANT_TITLES[RECOMMENDED].lower()}")
         else:
             plot.show_pinned(None)
-
-    def _build(self) -> None:
-        """The unpin button and the table (a page without a pinned plan holds neither)."""
-        self.unpin_button = pn.widgets.Button(label="Unpin", color="default", width=120, margin=(4, 5),
-                                              css_classes=["planner-unpin"])
-        self.unpin_button.on_click(lambda _: self.planner.plan.unpin())
-        self.table = HTML("", sizing_mode="stretch_width", css_classes=["planner-comparison"])
-        self.buttons = pn.FlexBox(self.pin_button, self.unpin_button, flex_wrap="wrap", sizing_mode="stretch_width")
-        self.layout.objects = [self.buttons, self.table]
 
     def __panel__(self):
         return self.layout

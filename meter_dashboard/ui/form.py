@@ -114,12 +114,15 @@ class Drawer:
 
 @dataclass
 class Action:
-    """A button: pressing it calls ``callback()`` on the server."""
+    """A button: pressing it calls ``callback()`` on the server.  ``color`` "light" (the surface) or "default"
+    (the page's background, framed); ``hidden`` at first (:meth:`Form.show_action`)."""
 
     name: str
     label: str
     callback: Callable[[], None]
     classes: Sequence[str] = ()
+    color: str = "light"
+    hidden: bool = False
 
 
 class DrawerState:
@@ -224,7 +227,18 @@ export function render({ model, el }) {
       drawer.open = model.opened.includes(drawer.dataset.drawer);
     }
   };
-  values(); disabled(); slots(); opened();
+  const labels = () => {
+    for (const button of root.querySelectorAll("button[data-action]")) {
+      const label = model.labels[button.dataset.action];
+      if (label !== undefined && button.textContent !== label) button.textContent = label;
+    }
+  };
+  const hidden = () => {
+    for (const holder of root.querySelectorAll("[data-holds]")) holder.hidden = model.hidden.includes(holder.dataset.holds);
+  };
+  values(); disabled(); slots(); opened(); labels(); hidden();
+  model.on("change:labels", labels);
+  model.on("change:hidden", hidden);
   model.on("change:values", values);
   model.on("change:disabled", disabled);
   model.on("change:slots", slots);
@@ -249,6 +263,8 @@ class Form(JSComponent):
     slots = param.Dict(default={}, doc="Each slot's HTML, by name.")
     opened = param.List(default=[], doc="The names of the open drawers.")
     multiple = param.List(default=[], constant=True, doc="The names of the fields of kind 'toggles'.")
+    labels = param.Dict(default={}, doc="The actions' labels, by name.")
+    hidden = param.List(default=[], doc="The names of the hidden actions.")
 
     _esm = _ESM
     _stylesheets = [STYLESHEET.name]
@@ -260,10 +276,14 @@ class Form(JSComponent):
         self._slots: dict[str, Slot] = {}
         self._actions: dict[str, Callable[[], None]] = {}
         self._drawers: dict[str, DrawerState] = {}
+        self._hidden: list[str] = []
+        self._labels: dict[str, str] = {}
         self._prefix = prefix
         markup = f'<div class="md-form">{self._markup(items)}</div>'
         params.setdefault("sizing_mode", "stretch_width")
         params.setdefault("margin", 0)
+        params.setdefault("hidden", self._hidden)
+        params.setdefault("labels", self._labels)
         super().__init__(markup=markup, multiple=sorted(self._multiple), values={n: b.value for n, b in self._boxes.items()},
                          disabled=[n for n, b in self._boxes.items() if b.disabled],
                          slots={n: s.object for n, s in self._slots.items()}, **params)
@@ -276,6 +296,16 @@ class Form(JSComponent):
     def drawer(self, name: str) -> DrawerState:
         """The drawer ``name`` (open it with ``.open()``)."""
         return self._drawers[name]
+
+    def set_label(self, action: str, label: str) -> None:
+        """Show ``label`` on the button of ``action``."""
+        if self.labels.get(action) != label:
+            self.labels = {**self.labels, action: label}
+
+    def show_action(self, action: str, shown: bool = True) -> None:
+        """Show (or hide) the button of ``action``."""
+        if (action not in self.hidden) != shown:
+            self.hidden = [n for n in self.hidden if n != action] + ([] if shown else [action])
 
     def box(self, name: str) -> Box:
         return self._boxes[name]
@@ -352,7 +382,12 @@ class Form(JSComponent):
                     f'<div class="{_classes("md-drawer-body", css)}">{self._markup(item.items)}</div></details>')
         if isinstance(item, Action):
             self._actions[item.name] = item.callback
-            return (f'<div class="{_classes("md-action", *item.classes)}"><button type="button" class="md-button" '
+            self._labels[item.name] = item.label
+            if item.hidden:
+                self._hidden.append(item.name)
+            hidden = " hidden" if item.hidden else ""
+            return (f'<div class="{_classes("md-action", *item.classes)}" data-holds="{esc(item.name)}"{hidden}>'
+                    f'<button type="button" class="{_classes("md-button", f"md-button-{item.color}")}" '
                     f'data-action="{esc(item.name)}">{esc(item.label)}</button></div>')
         raise TypeError(f"a form item must be a Field, Note, Row, Drawer or Action; got {type(item).__name__}")
 

@@ -137,3 +137,14 @@ def test_toggles_take_any_of_their_options_and_nothing_else(caplog):
     assert box.value == "" and form.values["open"] == ""
     with pytest.raises(ValueError, match="must not contain commas"):
         Form([Field("t", "T", Box(), kind="toggles", options=[("x", "a,b")])])
+
+
+def test_an_action_s_label_and_visibility_follow_the_server():
+    form = Form([Action("pin", "Pin", lambda: None), Action("unpin", "Unpin", lambda: None, hidden=True, color="default")])
+    assert form.labels == {"pin": "Pin", "unpin": "Unpin"} and form.hidden == ["unpin"]
+    assert 'data-holds="unpin" hidden' in form.markup and "md-button-default" in form.markup
+    form.set_label("pin", "Pin instead")
+    form.show_action("unpin")
+    assert form.labels["pin"] == "Pin instead" and form.hidden == []
+    form.show_action("unpin", False)
+    assert form.hidden == ["unpin"]
