@@ -405,7 +405,7 @@ class Form(JSComponent):
         help_html = ""
         if item.description:
             described.append(f"{ident}-help")
-            help_html = (f'<span class="md-help" tabindex="0" aria-hidden="true" data-tip="{esc(item.description)}">'
+            help_html = (f'<span class="md-help" aria-hidden="true" data-tip="{esc(item.description)}">'
                          f'?</span><span class="md-hidden" id="{ident}-help">{esc(item.description)}</span>')
         message_html = ""
         if item.message is not None:
@@ -414,7 +414,19 @@ class Form(JSComponent):
             message_html = (f'<div class="{_classes("md-input-message", *item.message_classes)}" id="{ident}-msg" '
                             f'data-slot="{esc(name)}:message" role="status" hidden></div>')
         aria = f' aria-describedby="{" ".join(described)}"' if described else ""
-        label = esc(item.label)
+        head, control = self._control(item, ident, aria, help_html)
+        slider = ""
+        if item.slider is not None:
+            start, end, step = item.slider
+            slider = (f'<input class="md-slider" type="range" min="{start}" max="{end}" step="{step}" '
+                      f'data-field="{esc(name)}" aria-label="{esc(item.label)}: slider">')
+        width = f' data-width="{int(item.width)}"' if item.width else ""
+        return (f'<div class="md-field-wrap"{width}><div class="{_classes("md-field", *item.classes)}">{head}{control}'
+                f'</div>{slider}{message_html}</div>')
+
+    def _control(self, item: Field, ident: str, aria: str, help_html: str) -> tuple[str, str]:
+        """The label (none for option buttons: the group is labelled) and the control of ``item``."""
+        name, label = item.name, esc(item.label)
         if item.kind in ("buttons", "toggles"):
             if any("," in value for _, value in item.options):
                 raise ValueError(f"the options of {name!r} must not contain commas")
@@ -438,11 +450,4 @@ class Form(JSComponent):
             head = f'<label class="md-label" for="{ident}">{label}{help_html}</label>'
         else:
             raise ValueError(f"a field's kind must be 'text', 'select', 'buttons' or 'toggles'; got {item.kind!r}")
-        slider = ""
-        if item.slider is not None:
-            start, end, step = item.slider
-            slider = (f'<input class="md-slider" type="range" min="{start}" max="{end}" step="{step}" '
-                      f'data-field="{esc(name)}" aria-label="{label}: slider">')
-        width = f' data-width="{int(item.width)}"' if item.width else ""
-        return (f'<div class="md-field-wrap"{width}><div class="{_classes("md-field", *item.classes)}">{head}{control}'
-                f'</div>{slider}{message_html}</div>')
+        return head, control
