@@ -7,9 +7,9 @@ the same inputs itself as plain, accessible HTML (``<label for>``, ``<input>``, 
 ``<input type="range">``, ``<details>``, pressed-state buttons) and costs the server one model.
 
 What the server knows of each input is a :class:`Box`: its text (or chosen option) and whether it is
-disabled.  What a person types, picks or slides arrives in the box's ``value`` (the browser sets the
-form's ``values`` when a box's text changes: Enter, leaving the box, releasing the slider), exactly as a
-Panel ``TextInput``'s ``value`` would: the checked inputs of :mod:`meter_dashboard.ui.inputs` parse it
+disabled.  What a person types, picks or slides arrives in the box's ``value`` (the browser sends one
+message naming the input when its text changes: Enter, leaving the box, releasing the slider), exactly as
+a Panel ``TextInput``'s ``value`` would: the checked inputs of :mod:`meter_dashboard.ui.inputs` parse it
 and refuse bad text with a message beside the box.  Setting ``box.value`` on the server shows it in
 the browser.  :class:`Slot` is a place for server-made HTML (a message, a note), hidden while empty.
 
@@ -156,10 +156,15 @@ export function render({ model, el }) {
   const MULTIPLE = model.multiple;
   for (const wrap of root.querySelectorAll("[data-width]")) wrap.style.flex = `0 0 ${Number(wrap.dataset.width)}px`;
   const boxes = (name) => root.querySelectorAll(`[data-field="${CSS.escape(name)}"]`);
-  // what a person typed, picked or slid goes to the server as the form's values (a Panel property)
-  const put = (name, value) => { model.values = { ...model.values, [name]: String(value) }; };
+  // what the server last said each input shows: only a value the server changed is written into a box
+  let last = {};
+  // what a person typed, picked or slid goes to the server as one message naming one input
+  const put = (name, value) => {
+    last[name] = String(value);
+    model.send_msg({ kind: "value", name, value: String(value) });
+  };
   const commit = (box) => {
-    if (!box.disabled && model.values[box.dataset.field] !== box.value) put(box.dataset.field, box.value);
+    if (!box.disabled && last[box.dataset.field] !== box.value) put(box.dataset.field, box.value);
   };
   for (const box of root.querySelectorAll("input[data-field], select[data-field]")) {
     if (box.type === "range") {
@@ -177,11 +182,15 @@ export function render({ model, el }) {
     button.addEventListener("click", () => {
       if (button.disabled) return;
       const name = button.dataset.choice;
-      if (!MULTIPLE.includes(name)) { put(name, button.dataset.value); return; }
+      if (!MULTIPLE.includes(name)) {
+        if (last[name] !== button.dataset.value) { put(name, button.dataset.value); press(name, last[name]); }
+        return;
+      }
       // toggles: this option pressed or released, the others as they are (in the options' order)
       const pressed = [...root.querySelectorAll(`button[data-choice="${CSS.escape(name)}"]`)]
         .filter((b) => (b === button) !== (b.getAttribute("aria-pressed") === "true")).map((b) => b.dataset.value);
       put(name, pressed.join(","));
+      press(name, last[name]);
     });
   }
   for (const button of root.querySelectorAll("button[data-action]")) {
@@ -195,18 +204,21 @@ export function render({ model, el }) {
       }
     });
   }
-  // only the inputs whose value changed are written: a box someone is typing in keeps their text
-  let last = {};
+  // option buttons: the ones of ``value`` pressed (toggles: its comma-separated values)
+  function press(name, value) {
+    const chosen = MULTIPLE.includes(name) ? value.split(",") : [value];
+    for (const button of root.querySelectorAll(`button[data-choice="${CSS.escape(name)}"]`)) {
+      const on = chosen.includes(button.dataset.value);
+      button.setAttribute("aria-pressed", String(on));
+      button.classList.toggle("md-active", on);
+    }
+  }
+  // only the inputs whose value the server changed are written: a box someone is typing in keeps their text
   const values = () => {
     for (const [name, value] of Object.entries(model.values)) {
       if (last[name] === value) continue;
       for (const box of boxes(name)) setValue(box, value);
-      const chosen = MULTIPLE.includes(name) ? value.split(",") : [value];
-      for (const button of root.querySelectorAll(`button[data-choice="${CSS.escape(name)}"]`)) {
-        const on = chosen.includes(button.dataset.value);
-        button.setAttribute("aria-pressed", String(on));
-        button.classList.toggle("md-active", on);
-      }
+      press(name, value);
     }
     last = { ...model.values };
   };
@@ -239,7 +251,7 @@ export function render({ model, el }) {
   values(); disabled(); slots(); opened(); labels(); hidden();
   model.on("change:labels", labels);
   model.on("change:hidden", hidden);
-  model.on("change:values", values);
+  model.on("change:values", () => values());
   model.on("change:disabled", disabled);
   model.on("change:slots", slots);
   model.on("change:opened", opened);
@@ -258,7 +270,7 @@ class Form(JSComponent):
     """
 
     markup = param.String(default="", constant=True, doc="The form's HTML, made once from its items.")
-    values = param.Dict(default={}, doc="Each input's text (a choice: its value), by name.")
+    values = param.Dict(default={}, doc="What the server last told the browser each input shows, by name.")
     disabled = param.List(default=[], doc="The names of the disabled inputs.")
     slots = param.Dict(default={}, doc="Each slot's HTML, by name.")
     opened = param.List(default=[], doc="The names of the open drawers.")
@@ -284,7 +296,8 @@ class Form(JSComponent):
         params.setdefault("margin", 0)
         params.setdefault("hidden", self._hidden)
         params.setdefault("labels", self._labels)
-        super().__init__(markup=markup, multiple=sorted(self._multiple), values={n: b.value for n, b in self._boxes.items()},
+        self._shown = {n: b.value for n, b in self._boxes.items()}  # what the browser shows (as far as the server knows)
+        super().__init__(markup=markup, multiple=sorted(self._multiple), values=dict(self._shown),
                          disabled=[n for n, b in self._boxes.items() if b.disabled],
                          slots={n: s.object for n, s in self._slots.items()}, **params)
         for name, box in self._boxes.items():
@@ -311,8 +324,8 @@ class Form(JSComponent):
         return self._boxes[name]
 
     def _on_box(self, name: str, event) -> None:
-        if event.name == "value" and self.values.get(name) != event.new:
-            self.values = {**self.values, name: event.new}
+        if event.name == "value" and self._shown.get(name) != event.new:
+            self._push(name, event.new)
         elif event.name == "disabled":
             others = [n for n in self.disabled if n != name]
             self.disabled = others + [name] if event.new else others
@@ -321,28 +334,38 @@ class Form(JSComponent):
         if self.slots.get(name) != event.new:
             self.slots = {**self.slots, name: event.new}
 
-    @param.depends("values", watch=True)
-    def _on_values(self) -> None:
-        """What a person typed, picked or slid (the browser sets ``values``): each changed box takes its text."""
-        refused: dict[str, str | None] = {}
-        for name, value in self.values.items():
-            box = self._boxes.get(name)
-            if box is None:
-                log.warning("form: ignored a value for %.40r: no input of this form has that name", name)
-                refused[name] = None
-            elif box.value == value:
-                continue
-            elif not isinstance(value, str) or len(value) > MAX_TEXT or box.disabled:
-                log.warning("form: ignored a value for %s (%s)", name, "disabled" if box.disabled else
-                            f"not text of at most {MAX_TEXT} characters")
-                refused[name] = box.value
-            elif name in self._options and not self._offered(name, value):
-                log.warning("form: ignored %.80r for %s: not one of its options", value, name)
-                refused[name] = box.value
-            else:
-                box.value = value
-        if refused:  # the browser shows the box's value again
-            self.values = {n: v for n, v in {**self.values, **refused}.items() if v is not None}
+    def type(self, name: str, text: str) -> None:
+        """What the form's script sends when a person commits ``text`` in input ``name`` (notebooks, tests)."""
+        self._handle_msg({"kind": "value", "name": name, "value": text})
+
+    def _take(self, name, value) -> None:
+        """A person's value for input ``name``: its box takes it, or it is refused and the box's value shown again."""
+        box = self._boxes.get(name) if isinstance(name, str) else None
+        if box is None:
+            log.warning("form: ignored a value for %.40r: no input of this form has that name", name)
+            return
+        reason = ""
+        if not isinstance(value, str) or len(value) > MAX_TEXT:
+            reason = f"not text of at most {MAX_TEXT} characters"
+        elif box.disabled:
+            reason = "disabled"
+        elif name in self._options and not self._offered(name, value):
+            reason = "not one of its options"
+        if reason:
+            log.warning("form: ignored a value for %s (%s)", name, reason)
+            self._push(name, box.value)  # the browser shows the box's value again
+            return
+        self._shown[name] = value  # what the browser shows now: no need to send it back
+        box.value = value
+
+    def _push(self, name: str, value: str) -> None:
+        """Tell the browser input ``name`` shows ``value`` (sent even when the property looks unchanged)."""
+        self._shown[name] = value
+        shown = dict(self._shown)
+        if shown == self.values:
+            self.param.trigger("values")
+        else:
+            self.values = shown
 
     def _offered(self, name: str, value: str) -> bool:
         chosen = (value.split(",") if value else []) if name in self._multiple else [value]
@@ -356,11 +379,14 @@ class Form(JSComponent):
             self.opened = known
 
     def _handle_msg(self, msg) -> None:
-        """What the browser sends besides values: a pressed action."""
-        if isinstance(msg, dict) and msg.get("kind") == "action" and msg.get("name") in self._actions:
+        """What the browser sends: a person's value for one input, or a pressed action."""
+        kind = msg.get("kind") if isinstance(msg, dict) else None
+        if kind == "value":
+            self._take(msg.get("name"), msg.get("value"))
+        elif kind == "action" and msg.get("name") in self._actions:
             self._actions[msg["name"]]()
         else:
-            log.warning("form: ignored a message naming no action of this form: %.120r", msg)
+            log.warning("form: ignored a message naming no input or action of this form: %.120r", msg)
 
     # ------------------------------------------------------------------ markup
     def _markup(self, items) -> str:

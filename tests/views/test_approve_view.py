@@ -256,15 +256,15 @@ def test_the_selects_follow_the_model_both_ways_and_take_only_their_options():
     view = Approve(method="bonf-srgp")
     form, inputs = view.inputs.form, view.inputs
     assert form.values["method"] == "bonf-srgp" and inputs.trace_form.values["example"] == "refits"
-    form.values = {**form.values, "method": "bonferroni"}  # what the browser sends
+    form.type("method", "bonferroni")  # what the browser sends
     assert view.model.method == "bonferroni" and inputs.method.value == "bonferroni"
-    form.values = {**form.values, "method": "holm"}  # not offered: ignored
+    form.type("method", "holm")  # not offered: ignored
     assert view.model.method == "bonferroni"
     inputs.method.value = "holm"  # not an option, even on the server: the model keeps its procedure
     assert view.model.method == "bonferroni"
     view.model.method = "fs-srgp"  # a link, the model: the select shows it
     assert inputs.method.value == "fs-srgp" and form.values["method"] == "fs-srgp"
-    inputs.trace_form.values = {**inputs.trace_form.values, "example": "adversary"}
+    inputs.trace_form.type("example", "adversary")
     assert view.model.example == "adversary" and "approve_adversary.csv" in inputs.example_note.object
     assert inputs.trace_form.slots["example-note"] == inputs.example_note.object
 

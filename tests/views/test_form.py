@@ -39,8 +39,8 @@ def test_the_markup_escapes_every_label_description_and_option():
 
 
 def _typed(form, name, value):
-    """What the form's script does when a person commits a box: the browser sets the form's values."""
-    form.values = {**form.values, name: value}
+    """What the form's script sends when a person commits a box (Form.type sends the same message)."""
+    form._handle_msg({"kind": "value", "name": name, "value": value})
 
 
 def test_what_the_browser_sends_reaches_the_box_and_the_server_answers_through_values_and_slots():
@@ -48,7 +48,7 @@ def test_what_the_browser_sends_reaches_the_box_and_the_server_answers_through_v
     seen = []
     box.param.watch(lambda e: seen.append(e.new), "value")
     _typed(form, "x", "2.5")
-    assert box.value == "2.5" and seen == ["2.5"] and form.values["x"] == "2.5"
+    assert box.value == "2.5" and seen == ["2.5"] and form.values["x"] == "1"  # the browser shows it: not sent back
     box.value = "3"  # the server changes it: the browser is told
     assert form.values["x"] == "3"
     message.show("<div class='md-error'>bad</div>")
@@ -70,21 +70,35 @@ def test_what_the_browser_sends_reaches_the_box_and_the_server_answers_through_v
     assert form.opened == ["more"]
 
 
-@pytest.mark.parametrize("values", [
-    {"nope": "1"}, {"x": 1}, {"x": "9" * (MAX_TEXT + 1)}, {"c": "z"},
+@pytest.mark.parametrize("name, value", [
+    ("nope", "1"), ("x", 1), ("x", "9" * (MAX_TEXT + 1)), ("c", "z"), (["x"], "1"),
 ])
-def test_a_value_for_no_input_or_an_option_not_offered_is_ignored_logged_and_shown_back(values, caplog):
+def test_a_value_for_no_input_or_an_option_not_offered_is_ignored_logged_and_shown_back(name, value, caplog):
     form, box, choice, *_ = _form()
     before = (box.value, choice.value)
     with caplog.at_level(logging.WARNING, logger="meter_dashboard.ui.form"):
-        form.values = {**form.values, **values}
+        _typed(form, name, value)
     assert (box.value, choice.value) == before
-    assert form.values == {"x": "1", "c": "a", "y": ""}  # what the browser shows again
+    assert form.values == {"x": "1", "c": "a", "y": ""}  # what the browser is told to show again
     assert any("form: ignored" in r.getMessage() for r in caplog.records)
 
 
-@pytest.mark.parametrize("msg", ["not an object", {"kind": "action", "name": "x"}, {"kind": "eval", "name": "go"}])
-def test_a_message_naming_no_action_is_ignored_and_logged(msg, caplog):
+def test_a_value_the_browser_sent_is_not_sent_back_but_the_server_s_own_changes_are():
+    form, box, *_ = _form()
+    sent = []
+    form.param.watch(lambda e: sent.append(dict(e.new)), "values")
+    form.type("x", "2")  # the browser shows "2" already: nothing to send
+    assert box.value == "2" and sent == []
+    box.value = "2.0"  # the server writes it its own way: sent
+    assert sent == [{"x": "2.0", "c": "a", "y": ""}]
+    form.type("x", "5")
+    box.value = "2.0"  # back to what the property already holds: still sent (the browser shows "5")
+    assert len(sent) == 2 and sent[-1]["x"] == "2.0"
+
+
+@pytest.mark.parametrize("msg", ["not an object", {"kind": "action", "name": "x"}, {"kind": "eval", "name": "go"},
+                                 {"kind": "value"}])
+def test_a_message_naming_no_input_or_action_is_ignored_and_logged(msg, caplog):
     form, *_, pressed = _form()
     with caplog.at_level(logging.WARNING, logger="meter_dashboard.ui.form"):
         form._handle_msg(msg)

@@ -5,7 +5,7 @@ creates the session and returns its token), open ``/<page>/ws`` with the ``bokeh
 pull the document (``PULL-DOC-REQ``), report ``document_ready`` (Panel's ``onload`` callbacks
 run then; a dashboard page builds its view then, and :meth:`Session.open` waits until the view
 has arrived, as a person waits for the page), then send a widget change the way the browser does
-(``value`` then the ``enter-pressed`` event; a form's field: the form's ``values``) and time the ``PATCH-DOC`` that brings the answer back.  There is no
+(``value`` then the ``enter-pressed`` event; a form's field: the form's message naming it) and time the ``PATCH-DOC`` that brings the answer back.  There is no
 rendering, so the figures are the server's share of a browser's round trip: the server under
 load, not chromium.
 
@@ -60,7 +60,6 @@ class Session:
         self._reader: asyncio.Task | None = None
         self._inputs: dict[str, str] = {}
         self._numeric: dict[str, bool] = {}  # input id -> a number box (Bokeh NumericInput)
-        self._form_values: dict[str, dict] = {}  # a form's data model id -> its values as this client set them
 
     # ------------------------------------------------------------------ connection
     @classmethod
@@ -205,7 +204,7 @@ class Session:
                 continue
             for model in list(self.models.values()):
                 if (model.get("attributes", {}).get("data") or {}).get("id") == data["id"]:
-                    return f"form:{data['id']}:{match.group(1)}"
+                    return f"form:{model['id']}:{match.group(1)}"
         return None
 
     async def wait_text_id(self, marker: str, timeout: float = 120) -> str:
@@ -237,15 +236,12 @@ class Session:
 
     async def type_value(self, input_id: str, text: str) -> None:
         """Type ``text`` into the box and press Enter, as the browser reports it."""
-        if input_id.startswith("form:"):  # a form's field: the form's script sets the form's values
-            _, data_id, name = input_id.split(":", 2)
-            values = self._form_values.get(data_id)
-            if values is None:
-                pulled = self.models[data_id]["attributes"].get("values") or {}  # {"type": "map", "entries": [...]}
-                values = self._form_values[data_id] = dict(pulled.get("entries", []))
-            values[name] = text
-            await self.send_events([{"kind": "ModelChanged", "model": {"id": data_id}, "attr": "values",
-                                     "new": {"type": "map", "entries": [[k, v] for k, v in values.items()]}}])
+        if input_id.startswith("form:"):  # a form's field: the form's script sends one message naming it
+            _, model_id, name = input_id.split(":", 2)
+            await self.send_events([{"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": {
+                "type": "event", "name": "data_event", "values": {"type": "map", "entries": [
+                    ["model", {"id": model_id}],
+                    ["data", {"type": "map", "entries": [["kind", "value"], ["name", name], ["value", text]]}]]}}}])
             return
         if self._numeric.get(input_id):
             await self.send_events([{"kind": "ModelChanged", "model": {"id": input_id}, "attr": "value",
