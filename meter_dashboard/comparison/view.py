@@ -141,7 +141,7 @@ def _number(model: CompareModel, key: str, label: str) -> NumberInput:
 
 
 def _follow(model: param.Parameterized, parameter: str, box: Box) -> Box:
-    """``box`` (a form select) and ``model.<parameter>`` kept equal both ways (only the parameter's options reach it)."""
+    """``box`` (a form select) and ``model.<parameter>`` kept equal both ways (only its options reach the model)."""
     def to_model(event) -> None:
         if event.new in model.param[parameter].objects:
             setattr(model, parameter, event.new)
@@ -355,8 +355,8 @@ class RunsNeeded(PageSection):
         super().__init__(model=model, **params)
         self.beta = beta
         # β's box and the shared-settings note: one form (one Bokeh model)
-        self.form = Form([beta.field(), Note("<div class='md-note'>α and γ are shared with the comparison above.</div>")],
-                         prefix="compare-size", css_classes=["compare-size-form"])
+        shared = Note("<div class='md-note'>α and γ are shared with the comparison above.</div>")
+        self.form = Form([beta.field(), shared], prefix="compare-size", css_classes=["compare-size-form"])
         self.size_headlines = HTML("", sizing_mode="stretch_width")
         self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self._build_curve()
