@@ -3,7 +3,9 @@
 :class:`Compare` is a :class:`~meter_dashboard.ui.base.DashboardView` over a
 :class:`~meter_dashboard.comparison.model.CompareModel`: number inputs
 (:class:`~meter_dashboard.ui.inputs.NumberInput`: a bad value is refused beside the input
-and the results keep their last valid state, with a banner saying so), headline numbers,
+and the results keep their last valid state, with a banner saying so) drawn, with the runs
+file's select and the messages, by :class:`~meter_dashboard.ui.form.Form` components (one
+Bokeh model each, issue 29), headline numbers,
 the bootstrap distribution against 0.5 and gamma, the runs themselves, and Noether's
 runs-needed curve (Bouthillier et al. 2021, Figure C.1).  It computes nothing itself;
 uploads are parsed in a worker thread and comparisons of many runs are computed in one.
@@ -44,7 +46,9 @@ from ..core.report import result_report
 from ..ui.base import DashboardView
 from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
-from ..ui.sections import document_dispatch, held, number_input, section
+from ..ui.form import Box, Field, Form, Note, Slot
+from ..ui.inputs import NumberInput
+from ..ui.sections import document_dispatch, held, section
 from ..ui.urlstate import UrlLink
 from ..ui.style import HTML, PALETTE, Bar, error_html, headline_html, headlines_html, stale_html
 from ..ui.upload import TableUpload
@@ -75,11 +79,6 @@ def _visuals(color, alpha: float = 1.0) -> dict:
 def _share_label_policy(fig) -> None:
     """Both axes label every tick with one (stateless) policy model: a Bokeh model fewer, the plot unchanged."""
     fig.xaxis.major_label_policy = fig.yaxis[0].major_label_policy
-
-
-def _controls(block: pn.Column) -> pn.Column:
-    """The inputs' column of a :func:`~meter_dashboard.ui.sections.section`."""
-    return block.objects[1].objects[0]
 
 
 def _share_box_parts(fig, boxes: list) -> None:
@@ -135,29 +134,55 @@ def result_html(res) -> tuple[str, str]:
     return cards, render("comparison/templates/sentence.html", res=res, pairing=pairing, share=_share)
 
 
+def _number(model: CompareModel, key: str, label: str) -> NumberInput:
+    """A number box of a form: ``compare-<key>`` on its field, ``compare-<key>-message`` on its message."""
+    return NumberInput(model, key, label=label, css_classes=[f"compare-{key}"],
+                       message_classes=[f"compare-{key}-message"], field=key)
+
+
+def _follow(model: param.Parameterized, parameter: str, box: Box) -> Box:
+    """``box`` (a form select) and ``model.<parameter>`` kept equal both ways (only its options reach the model)."""
+    def to_model(event) -> None:
+        if event.new in model.param[parameter].objects:
+            setattr(model, parameter, event.new)
+
+    box.param.watch(to_model, "value")
+    model.param.watch(lambda event: setattr(box, "value", event.new), parameter)
+    return box
+
+
 class CompareInputs(PageSection):
-    """The runs and the settings: a shipped example or an upload, the pairing, the number inputs, what went wrong."""
+    """The runs and the settings: a shipped example or an upload, the pairing, the number inputs, what went wrong.
+
+    Two :class:`~meter_dashboard.ui.form.Form` components (one Bokeh model each, issue 29) around the drop
+    area and the pairing checkbox: the runs file's select above them, the numbers and the message under.
+    """
 
     model = param.ClassSelector(class_=CompareModel)
 
     def __init__(self, model: CompareModel, dispatch, **params):
         super().__init__(model=model, **params)
         m = model
-        self.example = pn.widgets.Select.from_param(m.param.example, label="Runs file", sizing_mode="stretch_width",
-                                                    css_classes=["compare-example"])
+        self.example = _follow(m, "example", Box(value=m.example))
         self.table_file = TableUpload(m, dispatch, parameter="runs file", css="compare-upload")
         self.upload = self.table_file.dropper
         self.paired = pn.widgets.Checkbox.from_param(m.param.paired, label="Rows are paired runs (same seeds/split)",
                                                      css_classes=["compare-paired"])
         self.boxes = {
-            "gamma": number_input(m, "gamma", "γ (meaningful threshold)", "compare-gamma"),
-            "alpha": number_input(m, "alpha", "α (interval level 1 − α)", "compare-alpha"),
-            "beta": number_input(m, "beta", "β (false negatives)", "compare-beta"),
-            "resamples": number_input(m, "resamples", "Bootstrap resamples", "compare-resamples"),
-            "seed": number_input(m, "seed", "Seed", "compare-seed"),
+            "gamma": _number(m, "gamma", "γ (meaningful threshold)"),
+            "alpha": _number(m, "alpha", "α (interval level 1 − α)"),
+            "beta": _number(m, "beta", "β (false negatives)"),
+            "resamples": _number(m, "resamples", "Bootstrap resamples"),
+            "seed": _number(m, "seed", "Seed"),
         }
-        # empty, the pane still takes its margins' 10 px under the inputs (on a phone, above the results)
-        self.error = HTML("", sizing_mode="stretch_width", css_classes=["compare-error"])
+        self.error = Slot()
+        examples = [(name, name) for name in m.param.example.objects]
+        self.file_form = Form([Field("example", "Runs file", self.example, kind="select", classes=("compare-example",),
+                                     description=m.param.example.doc or "", options=examples)],
+                              prefix="compare-file", css_classes=["compare-file-form"])
+        self.form = Form([*(self.boxes[key].field() for key in ("gamma", "alpha", "resamples", "seed")),
+                          Note(slot=self.error, classes=("compare-error",), name="error")],
+                         prefix="compare", css_classes=["compare-form"])
         self._show()
 
     @param.depends("model.error", "model.busy", watch=True)
@@ -165,23 +190,12 @@ class CompareInputs(PageSection):
     def _show(self) -> None:
         """Why the last runs or settings were refused, and whether new runs are being compared."""
         m = self.model
-        self.error.object = error_html(m.error) + ('<div class="md-note">Comparing the new runs…</div>' if m.busy
-                                                   else "")
+        self.error.show(error_html(m.error) + ('<div class="md-note">Comparing the new runs…</div>' if m.busy
+                                               else ""))
 
     def parts(self) -> list:
-        """The comparison's inputs, in the order shown (β is the runs-needed section's), straight in one column.
-
-        The column that shows them is told with :meth:`placed_in`: the boxes' messages go in there when
-        there is one.
-        """
-        b = self.boxes
-        return [self.example, self.upload, self.paired,
-                *(part for key in ("gamma", "alpha", "resamples", "seed") for part in b[key].parts()), self.error]
-
-    def placed_in(self, column: pn.Column) -> None:
-        """``column`` holds :meth:`parts`: a box's message goes in under it."""
-        for key in ("gamma", "alpha", "resamples", "seed"):
-            self.boxes[key].placed_in(column)
+        """The comparison's inputs, in the order shown (β is the runs-needed section's), straight in one column."""
+        return [self.file_form, self.upload, self.paired, self.form]
 
 
 class CompareAnswer(PageSection):
@@ -340,6 +354,9 @@ class RunsNeeded(PageSection):
     def __init__(self, model: CompareModel, beta, **params):
         super().__init__(model=model, **params)
         self.beta = beta
+        # β's box and the shared-settings note: one form (one Bokeh model)
+        shared = Note("<div class='md-note'>α and γ are shared with the comparison above.</div>")
+        self.form = Form([beta.field(), shared], prefix="compare-size", css_classes=["compare-size-form"])
         self.size_headlines = HTML("", sizing_mode="stretch_width")
         self.size_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self._build_curve()
@@ -401,14 +418,10 @@ class RunsNeeded(PageSection):
                                  else {"gamma": [], "runs": []})
 
     def layout(self):
-        layout = section(
+        return section(
             "How many runs do you need?",
             "Appendix C.3: Noether's sample size for detecting P(A&gt;B) &gt; γ reliably.",
-            [*self.beta.parts(), HTML("<div class='md-note'>α and γ are shared with the comparison above.</div>")],
-            [self.size_headlines, self.size_sentence, self.curve_plot],
-            "compare", "compare-size")
-        self.beta.placed_in(_controls(layout))
-        return layout
+            [self.form], [self.size_headlines, self.size_sentence, self.curve_plot], "compare", "compare-size")
 
 
 class Compare(DashboardView):
@@ -501,7 +514,6 @@ class Compare(DashboardView):
                 "not beating. Unpaired runs are paired at random (Appendix C.4).",
                 self.settings.parts(), [*self.answer.parts(), self.exports.row, *self.figures.parts()],
                 "compare", "compare-main")
-            self.settings.placed_in(_controls(compare))
             # the link's message only when the link had something refused (most links have none); without it,
             # the section keeps the place the empty pane took (its margins: 10 px), so nothing moves
             link = [self.link_message] if self.link_message.object else []

@@ -1,9 +1,14 @@
 """The P(A>B) and Ladder views make a box's message pane only when it has something to say (issue 29).
 
+/compare's inputs are :class:`~meter_dashboard.ui.form.Form` fields (one Bokeh model per form): a box's
+message is a slot of its form, hidden while empty; the first view is few models.
+
 The stale banners follow the boxes' text (checked before the banner looks), not their message panes:
 asking every box for its pane made one per box on every page opened, most never needed.
 """
 from __future__ import annotations
+
+import param
 
 import meter_dashboard as md
 from meter_dashboard.ui.style import HTML
@@ -14,15 +19,17 @@ def _message_panes(layout) -> list:
 
 
 def test_compare_has_no_message_pane_until_a_value_is_refused():
+    # issue 29: the boxes are fields of a ui.form.Form: a refusal shows in the field's message slot (no pane at all)
     view = md.Compare()
     layout = view.__panel__()
-    assert _message_panes(layout) == [] and view.answer.stale.object == ""
+    slot = view.inputs["gamma"].message_pane
+    assert _message_panes(layout) == [] and slot.object == "" and view.answer.stale.object == ""
     view.inputs["gamma"].text.value = "2"
-    panes = _message_panes(layout)
-    assert len(panes) == 1 and "γ (meaningful threshold) must be in (0.5, 1)" in panes[0].object
+    assert _message_panes(layout) == [] and "γ (meaningful threshold) must be in (0.5, 1)" in slot.object
+    assert view.settings.form.slots["gamma:message"] == slot.object
     assert "Showing the last valid" in view.answer.stale.object
     view.inputs["gamma"].text.value = "0.8"
-    assert view.answer.stale.object == "" and view.model.gamma == 0.8
+    assert view.answer.stale.object == "" and view.model.gamma == 0.8 and slot.object == ""
 
 
 def test_ladder_has_no_message_pane_until_a_value_is_refused():
@@ -35,3 +42,76 @@ def test_ladder_has_no_message_pane_until_a_value_is_refused():
     view.replay_inputs.delta_input.text.value = "abc"
     assert len(_message_panes(layout)) == 2
     assert "Showing the last valid replay" in view.replay_answer.replay_stale.object
+
+
+def _document(view):
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    doc = Document()
+    with set_curdoc(doc):
+        doc.add_root(view.results().get_root(doc))
+    return doc
+
+
+def test_compare_inputs_are_forms_around_the_drop_area_and_the_checkbox():
+    """Issue 29: the select, the number boxes, the note and the messages are three Form models, in the same order."""
+    import panel as pn
+
+    from meter_dashboard.ui.form import Form
+
+    view = md.Compare(sync_url=True)
+    doc = _document(view)
+    settings, needed = view.settings, view.runs_needed
+    columns = [c for c in view.results().select(pn.Column) if "compare-controls" in c.css_classes]
+    assert columns[0].objects == [settings.file_form, view.upload, settings.paired, settings.form]
+    assert columns[1].objects == [needed.form]
+    assert all(isinstance(f, Form) for f in (settings.file_form, settings.form, needed.form))
+    kinds = [type(m).__name__ for m in doc.models]
+    assert kinds.count("TextInput") == kinds.count("Select") == 0
+    assert len(doc.models) <= 165, len(doc.models)  # 176 with a Panel widget per input
+    file_form = settings.file_form.markup
+    assert file_form.index("Runs file") < file_form.index('data-field="example"')
+    assert 'class="md-field compare-example"' in file_form
+    numbers = settings.form.markup
+    order = ['data-field="gamma"', 'data-field="alpha"', 'data-field="resamples"', 'data-field="seed"',
+             'data-slot="error"']
+    assert [numbers.index(s) for s in order] == sorted(numbers.index(s) for s in order)
+    for key in ("gamma", "alpha", "resamples", "seed"):  # the css classes the browser tests and benchmarks use
+        assert f'class="md-field compare-{key}"' in numbers and f"compare-{key}-message" in numbers
+    size = needed.form.markup
+    assert size.index('data-field="beta"') < size.index("α and γ are shared with the comparison above.")
+    assert 'class="md-field compare-beta"' in size
+
+
+def test_compare_fields_follow_the_model_both_ways():
+    view = md.Compare()
+    form, file_form, size_form = view.settings.form, view.settings.file_form, view.runs_needed.form
+    assert form.values["gamma"] == "0.75" and file_form.values["example"] == "compare_paired.csv"
+    form.values = {**form.values, "gamma": "0.8"}  # what the browser sends
+    assert view.model.gamma == 0.8 and view.model.result.gamma == 0.8
+    size_form.values = {**size_form.values, "beta": "0.1"}
+    assert view.model.beta == 0.1 and view.model.size.beta == 0.1
+    view.model.seed = 3  # a link, the model: the box shows it
+    assert form.values["seed"] == "3"
+    file_form.values = {**file_form.values, "example": "compare_unpaired.csv"}
+    assert view.model.example == "compare_unpaired.csv" and not view.model.paired
+    file_form.values = {**file_form.values, "example": "../../etc/passwd"}  # not offered: ignored
+    assert view.model.example == "compare_unpaired.csv" and file_form.values["example"] == "compare_unpaired.csv"
+    view.settings.example.value = "nope.csv"  # not an option, even on the server: the model keeps its file
+    assert view.model.example == "compare_unpaired.csv"
+    view.model.example = "compare_paired.csv"
+    assert file_form.values["example"] == "compare_paired.csv"
+
+
+def test_compare_refusals_show_in_their_slots():
+    view = md.Compare()
+    form = view.settings.form
+    form.values = {**form.values, "resamples": "1e10"}
+    assert "Bootstrap resamples must be a whole number" in form.slots["resamples:message"]
+    assert view.model.resamples == 10000 and "Showing the last valid" in view.answer.stale.object
+    view.upload._set(upload_error="runs file must be a file of at most 10 MiB; got 'big.csv', more than 12 MiB")
+    assert "at most 10 MiB" in form.slots["error"] == view.settings.error.object
+    with param.edit_constant(view.model):  # what the model says while a worker thread compares new runs
+        view.model.busy = True
+    assert "Comparing the new runs…" in form.slots["error"]
