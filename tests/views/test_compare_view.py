@@ -88,15 +88,15 @@ def test_compare_fields_follow_the_model_both_ways():
     view = md.Compare()
     form, file_form, size_form = view.settings.form, view.settings.file_form, view.runs_needed.form
     assert form.values["gamma"] == "0.75" and file_form.values["example"] == "compare_paired.csv"
-    form.values = {**form.values, "gamma": "0.8"}  # what the browser sends
+    form.type("gamma", "0.8")  # what the browser sends
     assert view.model.gamma == 0.8 and view.model.result.gamma == 0.8
-    size_form.values = {**size_form.values, "beta": "0.1"}
+    size_form.type("beta", "0.1")
     assert view.model.beta == 0.1 and view.model.size.beta == 0.1
     view.model.seed = 3  # a link, the model: the box shows it
     assert form.values["seed"] == "3"
-    file_form.values = {**file_form.values, "example": "compare_unpaired.csv"}
+    file_form.type("example", "compare_unpaired.csv")
     assert view.model.example == "compare_unpaired.csv" and not view.model.paired
-    file_form.values = {**file_form.values, "example": "../../etc/passwd"}  # not offered: ignored
+    file_form.type("example", "../../etc/passwd")  # not offered: ignored
     assert view.model.example == "compare_unpaired.csv" and file_form.values["example"] == "compare_unpaired.csv"
     view.settings.example.value = "nope.csv"  # not an option, even on the server: the model keeps its file
     assert view.model.example == "compare_unpaired.csv"
@@ -107,7 +107,7 @@ def test_compare_fields_follow_the_model_both_ways():
 def test_compare_refusals_show_in_their_slots():
     view = md.Compare()
     form = view.settings.form
-    form.values = {**form.values, "resamples": "1e10"}
+    form.type("resamples", "1e10")
     assert "Bootstrap resamples must be a whole number" in form.slots["resamples:message"]
     assert view.model.resamples == 10000 and "Showing the last valid" in view.answer.stale.object
     view.upload._set(upload_error="runs file must be a file of at most 10 MiB; got 'big.csv', more than 12 MiB")
