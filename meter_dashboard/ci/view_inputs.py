@@ -27,7 +27,7 @@ from .grammar import VARIABLE_NAMES
 from .inputs import check_steps, validate_difference_bound
 from .view_html import html_pane
 
-__all__ = ["Inputs", "reliability_check"]
+__all__ = ["Inputs", "reliability_check", "choice_field"]
 
 _PRESET_PLACEHOLDER = "Choose a paper setting…"
 _STEPS_LABEL = "Steps H (commits per test set)"
@@ -90,7 +90,7 @@ def _is_pressed(text: str) -> bool:
     return text == ON
 
 
-def _buttons(model: CIModel, parameter: str, label: str, css: str = "") -> Field:
+def choice_field(model: CIModel, parameter: str, label: str, css: str = "") -> Field:
     """Option buttons for ``model.<parameter>`` (one of its objects), as the model's own words."""
     options = [(str(v), str(v)) for v in model.param[parameter].objects]
     return Field(parameter, label, _linked(model, parameter), kind="buttons", options=options,
@@ -177,9 +177,9 @@ class Inputs(pn.viewable.Viewer):
         self.form = Form([
             Note(slot=self.condition_error, classes=("ci-condition-error",), name="condition-error"),
             Note(_GRAMMAR), self.reliability.field(),
-            _head("<b>Adaptivity</b>"), _buttons(m, "adaptivity", "Adaptivity"),
-            _head("<b>Mode</b>"), _buttons(m, "mode", "Mode"),
-            _head(_BOUND_HEAD), _buttons(m, "bound", "Bound", "ci-bound-choice"),
+            _head("<b>Adaptivity</b>"), choice_field(m, "adaptivity", "Adaptivity"),
+            _head("<b>Mode</b>"), choice_field(m, "mode", "Mode"),
+            _head(_BOUND_HEAD), choice_field(m, "bound", "Bound", "ci-bound-choice"),
         ], prefix="ci", css_classes=["ci-form"])
         self.numbers_form = Form([
             self.steps.field(), _head("<b>Optimizations</b>"),

@@ -163,3 +163,25 @@ def test_the_bound_toggles_follow_the_model_both_ways():
     assert numbers.values["use_bound"] == "" and "difference_bound" in numbers.disabled
     m.check_difference_bound = True
     assert numbers.values["check_bound"] == "on"
+
+
+def test_the_trace_menu_and_the_alarm_buttons_are_forms_beside_the_drop_area():
+    """Issue 29: the replay's menu and firstChange buttons are a Form each (no Panel Select or button group)."""
+    view = CI()
+    check, m = view.check, view.model
+    assert check.example_form.values["example"] == "Example: 40 commits (n, o, d per commit)"
+    check.example_form.values = {"example": "Example: 8 EmoContext-shaped models (predictions)"}  # what the browser sends
+    assert m.trace.source == "ci_predictions.csv" and len(m.replay.rows) == 7
+    check.example_form.values = {"example": "../etc/passwd"}  # not offered: ignored
+    assert m.trace.source == "ci_predictions.csv" and check.example.value.startswith("Example: 8")
+    alarm = check.alarm_form
+    assert alarm.values["alarm_on"] == m.alarm_on == "pass" and "firstChange alarm on" in alarm.markup
+    alarm.values = {"alarm_on": "fail"}
+    assert m.alarm_on == "fail"
+    m.alarm_on = "pass"  # a notebook: the buttons show it
+    assert alarm.values["alarm_on"] == "pass"
+    doc = Document()
+    with set_curdoc(doc):
+        doc.add_root(view.check.__panel__().get_root(doc))
+    kinds = [type(x).__name__ for x in doc.models]
+    assert "Select" not in kinds and "RadioButtonGroup" not in kinds and kinds.count("ReactiveESM") == 2
