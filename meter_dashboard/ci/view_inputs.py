@@ -181,6 +181,8 @@ class Inputs(pn.viewable.Viewer):
             _head("<b>Mode</b>"), choice_field(m, "mode", "Mode"),
             _head(_BOUND_HEAD), choice_field(m, "bound", "Bound", "ci-bound-choice"),
         ], prefix="ci", css_classes=["ci-form"])
+        # the choices' boxes (``.value``, as the button groups they replace)
+        self.adaptivity, self.mode, self.bound_choice = (self.form.box(n) for n in ("adaptivity", "mode", "bound"))
         self.numbers_form = Form([
             self.steps.field(), _head("<b>Optimizations</b>"),
             _toggle("use_bound", "Known upper bound p on d (Pattern 2)", self.use_bound, "ci-use-bound"),

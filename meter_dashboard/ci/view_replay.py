@@ -88,6 +88,7 @@ class Replay(pn.viewable.Viewer):
         self.alarm_form = Form([Note("<span class='md-note'>firstChange alarm on</span>"),
                                 choice_field(m, "alarm_on", "firstChange alarm on", "ci-alarm-on")],
                                prefix="ci-alarm", width=180, sizing_mode="fixed", css_classes=["ci-alarm-form"])
+        self.alarm_on = self.alarm_form.box("alarm_on")
 
     def _build_plot(self) -> None:
         """The plot's sources (they follow the model at once); the plot itself when first seen (:meth:`_plot`)."""

@@ -136,7 +136,9 @@ def test_the_choices_follow_the_model_both_ways_and_take_only_their_options():
     form.values = {**form.values, "mode": "fp-free; drop"}  # not offered: ignored, the box shows the model's again
     assert m.mode == "fp-free" and form.values["mode"] == "fp-free"
     m.bound = "binomial"  # a link, a notebook: the buttons show it
-    assert form.values["bound"] == "binomial"
+    assert form.values["bound"] == "binomial" == view.inputs.bound_choice.value
+    view.inputs.mode.value = "fn-free"  # a notebook sets the box, as it set the button group
+    assert m.mode == "fn-free" and form.values["mode"] == "fn-free" and view.inputs.adaptivity.value == "none"
     top = view.inputs.top
     preset = next(name for name in PRESETS if name.startswith("Section 3.3"))
     top.values = {**top.values, "preset": preset}  # a paper setting chosen: the condition box shows it
@@ -179,7 +181,7 @@ def test_the_trace_menu_and_the_alarm_buttons_are_forms_beside_the_drop_area():
     alarm.values = {"alarm_on": "fail"}
     assert m.alarm_on == "fail"
     m.alarm_on = "pass"  # a notebook: the buttons show it
-    assert alarm.values["alarm_on"] == "pass"
+    assert alarm.values["alarm_on"] == "pass" == check.alarm_on.value
     doc = Document()
     with set_curdoc(doc):
         doc.add_root(view.check.__panel__().get_root(doc))
