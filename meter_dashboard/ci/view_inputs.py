@@ -5,6 +5,12 @@ menu, the condition with its message and a caret under the column at fault, reli
 adaptivity, mode, the bound (and the exact search's status, with a Cancel button), H, the
 difference bound p, and the labeling effort.  Every number gets a message beside it naming the
 rule and the value; the model keeps the last good result.
+
+Everything but the condition box is drawn by three :class:`~meter_dashboard.ui.form.Form`
+components (one Bokeh model each, issue 29): the preset menu above the condition box, then the
+condition's message to the bound's choice, then H to the labeling effort; the exact search's row
+goes between the last two the first time there is a search.  The condition stays a Panel text box:
+it is checked as it is typed (a form sends a box's text on Enter or when it is left).
 """
 from __future__ import annotations
 
@@ -13,18 +19,24 @@ import param
 
 from ..core.html import render, snippet
 from ..core.validation import InputError, check_number
+from ..ui.form import Box, Field, Form, Note, Row, Slot
 from ..ui.inputs import NumberInput
-from ..ui.sections import LateMessage
 from ..ui.style import error_html
 from . import PRESETS, CIModel, delta_from_reliability
 from .grammar import VARIABLE_NAMES
 from .inputs import check_steps, validate_difference_bound
 from .view_html import html_pane
 
-__all__ = ["Inputs", "reliability_check"]
+__all__ = ["Inputs", "reliability_check", "choice_field"]
 
 _PRESET_PLACEHOLDER = "Choose a paper setting…"
 _STEPS_LABEL = "Steps H (commits per test set)"
+#: A toggle's value when pressed (a form field of kind "toggles" with one option).
+ON = "on"
+#: The grammar note under the condition (the same for every session: made once per process).
+_GRAMMAR = str(render("ci/templates/grammar.html", variables=list(VARIABLE_NAMES.items())))
+_BOUND_HEAD = ("<b>Bound</b> <span class='md-note'>per estimate: the paper's Hoeffding or the exact binomial "
+               "tail</span>")
 
 
 def reliability_check(label: str):
@@ -53,8 +65,45 @@ def _exact_text(value) -> str:
     return "" if value is None else f"{float(value):.15g}"
 
 
-def _title(text: str, margin=(8, 5, 0, 5)):
-    return html_pane(text, margin=margin)
+def _linked(model: param.Parameterized, parameter: str, shown=str, parsed=str) -> Box:
+    """A form field's box showing ``shown(model.<parameter>)``; what the browser picks goes back as ``parsed(text)``.
+
+    The form takes only the options it offers, so a choice reaches the model only as one of them.
+    """
+    box = Box(value=shown(getattr(model, parameter)))
+
+    def to_model(event) -> None:
+        value = parsed(event.new)
+        if getattr(model, parameter) != value:
+            setattr(model, parameter, value)
+
+    box.param.watch(to_model, "value")
+    model.param.watch(lambda event: setattr(box, "value", shown(event.new)), parameter)
+    return box
+
+
+def _pressed(value) -> str:
+    return ON if value else ""
+
+
+def _is_pressed(text: str) -> bool:
+    return text == ON
+
+
+def choice_field(model: CIModel, parameter: str, label: str, css: str = "") -> Field:
+    """Option buttons for ``model.<parameter>`` (one of its objects), as the model's own words."""
+    options = [(str(v), str(v)) for v in model.param[parameter].objects]
+    return Field(parameter, label, _linked(model, parameter), kind="buttons", options=options,
+                 classes=(css,) if css else ())
+
+
+def _toggle(name: str, label: str, box: Box, css: str = "") -> Field:
+    """One on/off toggle (a field of kind "toggles" with one option): ``box.value`` is :data:`ON` or ''."""
+    return Field(name, label, box, kind="toggles", options=[(label, ON)], classes=(css,) if css else ())
+
+
+def _head(html: str) -> Note:
+    return Note(html, classes=("md-form-head",))
 
 
 class Inputs(pn.viewable.Viewer):
@@ -68,7 +117,8 @@ class Inputs(pn.viewable.Viewer):
         self._build_condition()
         self._build_choices()
         self._build_numbers()
-        self._layout = self._build_layout()
+        self._build_forms()
+        self._layout = pn.Column(self.top, self.condition, self.form, self.numbers_form, sizing_mode="stretch_width")
 
     def __panel__(self) -> pn.Column:
         return self._layout
@@ -76,99 +126,77 @@ class Inputs(pn.viewable.Viewer):
     # ------------------------------------------------------------------ widgets
     def _build_condition(self) -> None:
         m = self.model
-        self.preset = pn.widgets.Select(label="Paper settings", options=[_PRESET_PLACEHOLDER] + list(PRESETS),
-                                        value=_PRESET_PLACEHOLDER, sizing_mode="stretch_width")
+        self.preset = Box(value=_PRESET_PLACEHOLDER)
         self.preset.param.watch(self._on_preset, "value")
         self.condition = pn.widgets.TextInput(label="Condition", value=m.condition, value_input=m.condition,
                                               placeholder="n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01",
                                               sizing_mode="stretch_width", css_classes=["ci-condition"])
         self.condition.param.watch(self._on_typed, "value_input")
-        # the messages are made the first time there is one (most sessions never show one)
-        self._condition_error = LateMessage(css_classes=["ci-condition-error"], margin=(0, 5))
-        self.grammar = html_pane(render("ci/templates/grammar.html", variables=list(VARIABLE_NAMES.items())),
-                                 margin=(0, 5))
+        self.condition_error = Slot()
         self.reliability = NumberInput(m, "reliability", label="Reliability (1 − δ)",
                                        check=reliability_check("Reliability (1 − δ)"), format=_exact_text,
-                                       css_classes=["ci-reliability"],
+                                       css_classes=["ci-reliability"], field="reliability",
                                        message_classes=["ci-input-error", "ci-reliability-error"])
 
     def _build_choices(self) -> None:
-        m = self.model
-        self.adaptivity = pn.widgets.RadioButtonGroup.from_param(m.param.adaptivity, label="Adaptivity",
-                                                                 color="light", sizing_mode="stretch_width")
-        self.bound_choice = pn.widgets.RadioButtonGroup.from_param(m.param.bound, label="Bound", color="light",
-                                                                   sizing_mode="stretch_width",
-                                                                   css_classes=["ci-bound-choice"])
         self.exact_status = html_pane("", css_classes=["ci-exact-status"], margin=(0, 5))
         self.exact_cancel = pn.widgets.Button(label="Cancel", color="warning", width=90, visible=False,
                                               css_classes=["ci-exact-cancel"])
         self.exact_cancel.on_click(lambda event: self.model.exact.cancel())
         # the exact search's status and Cancel go on the page the first time there is a search to show
         self._exact_row: pn.Row | None = None
-        self.mode = pn.widgets.RadioButtonGroup.from_param(m.param.mode, label="Mode", color="light",
-                                                           sizing_mode="stretch_width")
 
     def _build_numbers(self) -> None:
         m = self.model
         self.steps = NumberInput(m, "steps", label=_STEPS_LABEL, check=_renamed_check(check_steps, _STEPS_LABEL),
-                                 slider={"start": 1, "end": 128, "step": 1}, css_classes=["ci-steps"],
+                                 slider={"start": 1, "end": 128, "step": 1}, css_classes=["ci-steps"], field="steps",
                                  message_classes=["ci-input-error", "ci-steps-error"])
-        self.use_bound = pn.widgets.Checkbox(label="Known upper bound p on d (Pattern 2)",
-                                             value=m.difference_bound is not None, css_classes=["ci-use-bound"])
+        self.use_bound = Box(value=_pressed(m.difference_bound is not None))
         self._last_p = m.difference_bound or 0.1
         self.bound = NumberInput(m, "difference_bound", label="p (bound on d)", width=110, format=_exact_text,
                                  check=_renamed_check(validate_difference_bound, "p (bound on d)"),
                                  getter=lambda model: (self._last_p if model.difference_bound is None
                                                        else model.difference_bound),
-                                 on_value=self._on_p, css_classes=["ci-bound"],
+                                 on_value=self._on_p, css_classes=["ci-bound"], field="difference_bound",
                                  message_classes=["ci-input-error", "ci-bound-error"])
         self.bound.text.disabled = m.difference_bound is None
-        self.check_bound = pn.widgets.Checkbox.from_param(m.param.check_difference_bound,
-                                                          label="check p on unlabeled data", margin=(30, 5, 5, 10))
-        self.seconds = NumberInput(m, "seconds_per_label", label="Seconds per label", width=140,
+        self.check_bound = _linked(m, "check_difference_bound", _pressed, _is_pressed)
+        self.seconds = NumberInput(m, "seconds_per_label", label="Seconds per label", width=140, field="seconds",
                                    css_classes=["ci-seconds"], message_classes=["ci-input-error", "ci-seconds-error"])
         self.labelers = NumberInput(m, "labelers", label="Labelers", width=100, css_classes=["ci-labelers"],
-                                    message_classes=["ci-input-error", "ci-labelers-error"])
+                                    field="labelers", message_classes=["ci-input-error", "ci-labelers-error"])
         self.use_bound.param.watch(self._on_use_bound, "value")
-        self._other_errors = LateMessage(margin=(0, 5), css_classes=["ci-other-errors"])
+        self.other_errors = Slot()
 
-    @property
-    def condition_error(self):
-        """The condition's message pane (made the first time there is a message, or when asked for)."""
-        return self._condition_error.pane
-
-    @property
-    def other_errors(self):
-        """The other messages' pane (URL keys, a condition with no column): made when first needed."""
-        return self._other_errors.pane
-
-    def _build_layout(self) -> pn.Column:
-        layout = pn.Column(
-            self.preset, self.condition, self.grammar, *self.reliability.parts(),
-            _title("<b>Adaptivity</b>"), self.adaptivity,
-            _title("<b>Mode</b>"), self.mode,
-            _title("<b>Bound</b> <span class='md-note'>per estimate: the paper's Hoeffding or the exact binomial "
-                   "tail</span>"),
-            self.bound_choice,
-            *self.steps.parts(),
-            _title("<b>Optimizations</b>", margin=(10, 5, 0, 5)), self.use_bound,
-            pn.Row(self.bound, self.check_bound, sizing_mode="stretch_width"),
-            _title("<b>Labeling effort</b>", margin=(10, 5, 0, 5)),
-            pn.Row(self.seconds, self.labelers, sizing_mode="stretch_width"),
-            sizing_mode="stretch_width",
-        )
-        # the two boxes sit straight in the column (no column of their own); a message goes in under them
-        self.reliability.placed_in(layout)
-        self.steps.placed_in(layout)
-        self._condition_error.placed_in(layout, self.condition)
-        self._other_errors.placed_in(layout)
-        return layout
+    def _build_forms(self) -> None:
+        """Three forms (one Bokeh model each) around the condition box, in the order the page shows them."""
+        m = self.model
+        preset = Field("preset", "Paper settings", self.preset, kind="select", classes=("ci-preset",),
+                       options=[(name, name) for name in (_PRESET_PLACEHOLDER, *PRESETS)])
+        self.top = Form([preset], prefix="ci-top", css_classes=["ci-form-top"])
+        self.form = Form([
+            Note(slot=self.condition_error, classes=("ci-condition-error",), name="condition-error"),
+            Note(_GRAMMAR), self.reliability.field(),
+            _head("<b>Adaptivity</b>"), choice_field(m, "adaptivity", "Adaptivity"),
+            _head("<b>Mode</b>"), choice_field(m, "mode", "Mode"),
+            _head(_BOUND_HEAD), choice_field(m, "bound", "Bound", "ci-bound-choice"),
+        ], prefix="ci", css_classes=["ci-form"])
+        # the choices' boxes (``.value``, as the button groups they replace)
+        self.adaptivity, self.mode, self.bound_choice = (self.form.box(n) for n in ("adaptivity", "mode", "bound"))
+        self.numbers_form = Form([
+            self.steps.field(), _head("<b>Optimizations</b>"),
+            _toggle("use_bound", "Known upper bound p on d (Pattern 2)", self.use_bound, "ci-use-bound"),
+            Row([self.bound.field(), _toggle("check_bound", "check p on unlabeled data", self.check_bound,
+                                             "ci-check-bound")]),
+            _head("<b>Labeling effort</b>"), Row([self.seconds.field(), self.labelers.field()]),
+            Note(slot=self.other_errors, classes=("ci-other-errors",), name="other-errors"),
+        ], prefix="ci-numbers", css_classes=["ci-form-numbers"])
 
     def _show_exact_row(self) -> None:
         """The exact search's status and Cancel, under the bound's choice (once; kept after)."""
         if self._exact_row is None:
             self._exact_row = pn.Row(self.exact_status, self.exact_cancel, sizing_mode="stretch_width")
-            self._layout.insert(self._layout.objects.index(self.bound_choice) + 1, self._exact_row)
+            self._layout.insert(self._layout.objects.index(self.form) + 1, self._exact_row)
 
     # ------------------------------------------------------------------ what a person did
     def _on_preset(self, event):
@@ -188,12 +216,13 @@ class Inputs(pn.viewable.Viewer):
             self.condition.param.update(value=new, value_input=new)
 
     def _on_use_bound(self, event):
-        self.bound.text.disabled = not event.new
-        self.model.difference_bound = self._last_p if event.new and self.bound.valid else None
+        used = _is_pressed(event.new)
+        self.bound.text.disabled = not used
+        self.model.difference_bound = self._last_p if used and self.bound.valid else None
 
     def _on_p(self, value):
         self._last_p = value
-        if self.use_bound.value and value != self.model.difference_bound:
+        if _is_pressed(self.use_bound.value) and value != self.model.difference_bound:
             self.model.difference_bound = value
 
     @param.depends("model.difference_bound", watch=True)
@@ -202,7 +231,7 @@ class Inputs(pn.viewable.Viewer):
         new = self.model.difference_bound
         if new is not None:
             self._last_p = new
-        self.use_bound.value = new is not None
+        self.use_bound.value = _pressed(new is not None)
         self.bound.text.disabled = new is None
 
     # ------------------------------------------------------------------ what the model says
@@ -215,11 +244,11 @@ class Inputs(pn.viewable.Viewer):
             col = m.error_column
             pointer = snippet('<pre class="ci-pointer">{{ condition }}\n{{ pad }}^</pre>', condition=m.condition[:200],
                               pad=" " * min(col - 1, 200))
-            self._condition_error.show(error_html(err) + str(pointer))
+            self.condition_error.show(error_html(err) + str(pointer))
         else:
-            self._condition_error.show("")
+            self.condition_error.show("")
         messages = ([err] if err and m.error_column is None else []) + self.url_errors
-        self._other_errors.show("".join(error_html(e) for e in messages))
+        self.other_errors.show("".join(error_html(e) for e in messages))
 
     @param.depends("model.exact.running", "model.exact.status", "model.exact.error", "model.result", "model.bound")
     def show_exact(self) -> None:

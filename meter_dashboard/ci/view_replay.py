@@ -18,11 +18,13 @@ from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, Legend, Legen
 
 from ..core.html import render, snippet
 from ..core.plots import figure, glyph
+from ..ui.form import Box, Field, Form, Note
 from ..ui.lazy import WhenSeen
 from ..ui.style import PALETTE, error_html
 from ..ui.upload import GuardedFileDropper
 from . import CIModel
 from .view_html import html_pane, replay_summary_html, replay_table_html
+from .view_inputs import choice_field
 
 __all__ = ["Replay", "EXAMPLES"]
 
@@ -72,17 +74,21 @@ class Replay(pn.viewable.Viewer):
 
     def _build_sources(self) -> None:
         m = self.model
-        self.example = pn.widgets.Select(label="Commit trace", options=list(EXAMPLES),
-                                         value=next((k for k, v in EXAMPLES.items() if v == self.trace), "No trace"),
-                                         width=320)
+        # the trace menu and the alarm's buttons: a form each (one Bokeh model), beside the drop area
+        self.example = Box(value=next((k for k, v in EXAMPLES.items() if v == self.trace), "No trace"))
         self.example.param.watch(self._on_example, "value")
+        self.example_form = Form([Field("example", "Commit trace", self.example, kind="select",
+                                        options=[(k, k) for k in EXAMPLES], classes=("ci-example",))],
+                                 prefix="ci-trace", width=340, sizing_mode="fixed", css_classes=["ci-example-form"])
         # bounded before it is complete: the browser refuses a file over the limit, the server counts chunks
         self.upload = GuardedFileDropper(parameter="commit trace", layout="compact", height=80, width=260,
                                          accepted_filetypes=[".csv", "text/csv", "text/plain"], checked=True,
                                          css_classes=["ci-upload"])
         self.upload.param.watch(self._on_upload, "value")
-        self.alarm_on = pn.widgets.RadioButtonGroup.from_param(m.param.alarm_on, label="firstChange alarm on",
-                                                               color="light", width=160)
+        self.alarm_form = Form([Note("<span class='md-note'>firstChange alarm on</span>"),
+                                choice_field(m, "alarm_on", "firstChange alarm on", "ci-alarm-on")],
+                               prefix="ci-alarm", width=180, sizing_mode="fixed", css_classes=["ci-alarm-form"])
+        self.alarm_on = self.alarm_form.box("alarm_on")
 
     def _build_plot(self) -> None:
         """The plot's sources (they follow the model at once); the plot itself when first seen (:meth:`_plot`)."""
@@ -118,9 +124,8 @@ class Replay(pn.viewable.Viewer):
 
     def _build_layout(self) -> pn.Column:
         # the sources wrap onto several lines on a narrow screen (a phone) instead of widening the page
-        sources = pn.FlexBox(self.example, pn.Column(_note("or upload a CSV", 260), self.upload, width=270),
-                             pn.Column(_note("firstChange alarm on", 160), self.alarm_on, width=170),
-                             flex_wrap="wrap", sizing_mode="stretch_width")
+        sources = pn.FlexBox(self.example_form, pn.Column(_note("or upload a CSV", 260), self.upload, width=270),
+                             self.alarm_form, flex_wrap="wrap", sizing_mode="stretch_width")
         return pn.Column(html_pane('<h3 class="md-subtitle">Replay a commit trace</h3>'), sources, self.trace_error,
                          self.replay_summary, self.plot_seen, self.replay_table, sizing_mode="stretch_width")
 

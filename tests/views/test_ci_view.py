@@ -12,6 +12,7 @@ from bokeh.document import Document
 from bokeh.document.events import ColumnDataChangedEvent, ColumnsPatchedEvent, ColumnsStreamedEvent
 from panel.io.state import set_curdoc
 
+from meter_dashboard.ci import PRESETS
 from meter_dashboard.ci.view import CI
 from meter_dashboard.ci.view_answer import Answer, Curves
 from meter_dashboard.ci.view_inputs import Inputs
@@ -95,3 +96,94 @@ def test_outside_a_server_the_replay_plot_is_built_at_once():
     assert seen.built and seen.holder.objects == [view.check.replay_box]
     assert doc.get_model_by_id(view.check.replay_fig.id) is view.check.replay_fig
     assert len(view.check.replay_source.data["commit"]) == 40
+
+
+# --------------------------------------------------------------------------- issue 29: the sidebar as forms
+def test_the_sidebar_is_three_forms_around_the_condition_box():
+    """Issue 29: the preset, notes, number boxes, choices and toggles are three Form models around the condition box."""
+    from meter_dashboard.ui.form import Form
+
+    view = CI(trace="")
+    inputs = view.inputs
+    column = view.controls()
+    assert column.objects == [inputs.top, view.condition, inputs.form, inputs.numbers_form]
+    assert all(isinstance(f, Form) for f in (inputs.top, inputs.form, inputs.numbers_form))
+    assert 'data-field="preset"' in inputs.top.markup
+    form = inputs.form.markup  # the same text, in the same order, as the widgets it replaces
+    order = ['data-slot="condition-error"', "ci-grammar", 'data-field="reliability"', "<b>Adaptivity</b>",
+             'data-choice="adaptivity"', "<b>Mode</b>", 'data-choice="mode"', "<b>Bound</b>", 'data-choice="bound"']
+    assert [form.index(s) for s in order] == sorted(form.index(s) for s in order)
+    numbers = inputs.numbers_form.markup
+    order = ['data-field="steps"', 'type="range"', "<b>Optimizations</b>", 'data-choice="use_bound"',
+             'data-field="difference_bound"', 'data-choice="check_bound"', "<b>Labeling effort</b>",
+             'data-field="seconds"', 'data-field="labelers"', 'data-slot="other-errors"']
+    assert [numbers.index(s) for s in order] == sorted(numbers.index(s) for s in order)
+    doc = Document()
+    with set_curdoc(doc):
+        doc.add_root(column.get_root(doc))
+    kinds = [type(m).__name__ for m in doc.models]
+    assert kinds.count("ReactiveESM") == 3 and kinds.count("TextInput") == 1  # the condition, checked as typed
+    assert not {"Select", "RadioButtonGroup", "Checkbox", "IntSlider"} & set(kinds), kinds
+    assert len(doc.models) <= 15, len(doc.models)  # 44 with a Panel widget per input
+
+
+def test_the_choices_follow_the_model_both_ways_and_take_only_their_options():
+    view = CI(trace="")
+    form, m = view.inputs.form, view.model
+    assert form.values["adaptivity"] == "full" and form.values["mode"] == "fp-free" and form.values["bound"] == "hoeffding"
+    form.values = {**form.values, "adaptivity": "none"}  # what the browser sends
+    assert m.adaptivity == "none"
+    form.values = {**form.values, "mode": "fp-free; drop"}  # not offered: ignored, the box shows the model's again
+    assert m.mode == "fp-free" and form.values["mode"] == "fp-free"
+    m.bound = "binomial"  # a link, a notebook: the buttons show it
+    assert form.values["bound"] == "binomial" == view.inputs.bound_choice.value
+    view.inputs.mode.value = "fn-free"  # a notebook sets the box, as it set the button group
+    assert m.mode == "fn-free" and form.values["mode"] == "fn-free" and view.inputs.adaptivity.value == "none"
+    top = view.inputs.top
+    preset = next(name for name in PRESETS if name.startswith("Section 3.3"))
+    top.values = {**top.values, "preset": preset}  # a paper setting chosen: the condition box shows it
+    assert top.values["preset"] == preset and m.condition == view.condition.value == "n > 0.8 +/- 0.05"
+    top.values = {**top.values, "preset": "Section 9"}  # not offered: ignored
+    assert top.values["preset"] == preset
+
+
+def test_the_bound_toggles_follow_the_model_both_ways():
+    view = CI(trace="", condition="n - o > 0.018 +/- 0.022", reliability=0.998, steps=7)
+    numbers, m = view.inputs.numbers_form, view.model
+    assert numbers.values["use_bound"] == "" and "difference_bound" in numbers.disabled
+    assert numbers.values["check_bound"] == "on" and m.check_difference_bound is True
+    numbers.values = {**numbers.values, "difference_bound": "0.5"}  # disabled: refused, the model keeps None
+    assert m.difference_bound is None and numbers.values["difference_bound"] == "0.1"
+    numbers.values = {**numbers.values, "use_bound": "on"}  # pressed: p is used and can be typed
+    assert m.difference_bound == 0.1 and "difference_bound" not in numbers.disabled
+    numbers.values = {**numbers.values, "difference_bound": "2"}  # refused with a message in its slot
+    assert numbers.slots["difference_bound:message"].count("p (bound on d) must be a number in (0, 1]") == 1
+    assert m.difference_bound == 0.1
+    numbers.values = {**numbers.values, "check_bound": ""}
+    assert m.check_difference_bound is False
+    m.difference_bound = None  # a notebook: the toggle is released and p greyed out
+    assert numbers.values["use_bound"] == "" and "difference_bound" in numbers.disabled
+    m.check_difference_bound = True
+    assert numbers.values["check_bound"] == "on"
+
+
+def test_the_trace_menu_and_the_alarm_buttons_are_forms_beside_the_drop_area():
+    """Issue 29: the replay's menu and firstChange buttons are a Form each (no Panel Select or button group)."""
+    view = CI()
+    check, m = view.check, view.model
+    assert check.example_form.values["example"] == "Example: 40 commits (n, o, d per commit)"
+    check.example_form.values = {"example": "Example: 8 EmoContext-shaped models (predictions)"}  # what the browser sends
+    assert m.trace.source == "ci_predictions.csv" and len(m.replay.rows) == 7
+    check.example_form.values = {"example": "../etc/passwd"}  # not offered: ignored
+    assert m.trace.source == "ci_predictions.csv" and check.example.value.startswith("Example: 8")
+    alarm = check.alarm_form
+    assert alarm.values["alarm_on"] == m.alarm_on == "pass" and "firstChange alarm on" in alarm.markup
+    alarm.values = {"alarm_on": "fail"}
+    assert m.alarm_on == "fail"
+    m.alarm_on = "pass"  # a notebook: the buttons show it
+    assert alarm.values["alarm_on"] == "pass" == check.alarm_on.value
+    doc = Document()
+    with set_curdoc(doc):
+        doc.add_root(view.check.__panel__().get_root(doc))
+    kinds = [type(x).__name__ for x in doc.models]
+    assert "Select" not in kinds and "RadioButtonGroup" not in kinds and kinds.count("ReactiveESM") == 2

@@ -105,24 +105,26 @@ def test_ci_sections_sit_straight_in_the_results_column():
         assert part in results.objects
 
 
-def test_ci_messages_are_made_the_first_time_there_is_one():
+def test_ci_messages_are_slots_of_a_form_right_under_the_condition():
+    """Issue 29: the condition's message is a slot of the form under the condition box (hidden while empty)."""
     view, _ = _page(CI)
-    sidebar = view.controls()
-    assert _panes(sidebar, "ci-condition-error") == [] and _panes(sidebar, "ci-other-errors") == []
+    sidebar, inputs = view.controls(), view.inputs
+    assert sidebar.objects.index(inputs.form) == sidebar.objects.index(view.condition) + 1
+    assert inputs.form.markup.index('data-slot="condition-error"') < inputs.form.markup.index("ci-grammar")
+    assert inputs.form.slots["condition-error"] == "" and inputs.numbers_form.slots["other-errors"] == ""
     view.model.condition = "n - o > 0.02 +/- "
-    [pane] = _panes(sidebar, "ci-condition-error")
-    assert "column" in pane.object and sidebar.objects.index(pane) == sidebar.objects.index(view.condition) + 1
+    assert "column" in view.condition_error.object and inputs.form.slots["condition-error"] == view.condition_error.object
     view.model.condition = "n > 0.8 +/- 0.05"
-    assert _panes(sidebar, "ci-condition-error") == [pane] and pane.object == ""
+    assert view.condition_error.object == "" and inputs.form.slots["condition-error"] == ""
 
 
-def test_ci_url_errors_get_their_pane_at_the_end_of_the_sidebar():
+def test_ci_url_errors_get_their_slot_at_the_end_of_the_sidebar():
     view, _ = _page(CI)
     view.inputs.url_errors = ["URL key steps must be a whole number in [1, 1000000000]; got '0'"]
     view.inputs.show_errors()
-    sidebar = view.controls()
-    [pane] = _panes(sidebar, "ci-other-errors")
-    assert "URL key steps" in pane.object and sidebar.objects[-1] is pane
+    sidebar, form = view.controls(), view.inputs.numbers_form
+    assert "URL key steps" in form.slots["other-errors"] and sidebar.objects[-1] is form
+    assert form.markup.rindex("data-slot=") == form.markup.index('data-slot="other-errors"')
 
 
 def test_ci_exact_search_row_is_placed_when_there_is_a_search():
@@ -133,13 +135,13 @@ def test_ci_exact_search_row_is_placed_when_there_is_a_search():
     assert view.inputs.exact_cancel in list(sidebar.select(pn.widgets.Button))
 
 
-def test_ci_boxes_sit_straight_in_the_sidebar():
+def test_ci_boxes_are_fields_of_the_sidebar_forms():
     view, _ = _page(CI)
-    sidebar = view.controls()
-    assert view.inputs.reliability.text in sidebar.objects and view.inputs.steps.text in sidebar.objects
-    view.inputs.reliability.text.value = "2"
-    message = view.inputs.reliability.message_pane
-    assert sidebar.objects.index(message) == sidebar.objects.index(view.inputs.reliability.text) + 1
+    inputs = view.inputs
+    assert inputs.form.box("reliability") is inputs.reliability.text
+    assert inputs.numbers_form.box("steps") is inputs.steps.text
+    inputs.reliability.text.value = "2"
+    assert "Reliability (1 − δ) must be" in inputs.form.slots["reliability:message"] == inputs.reliability.message_pane.object
 
 
 def test_compare_link_message_is_made_only_for_a_link_that_had_one():
