@@ -131,9 +131,9 @@ def test_the_choices_follow_the_model_both_ways_and_take_only_their_options():
     view = CI(trace="")
     form, m = view.inputs.form, view.model
     assert form.values["adaptivity"] == "full" and form.values["mode"] == "fp-free" and form.values["bound"] == "hoeffding"
-    form.values = {**form.values, "adaptivity": "none"}  # what the browser sends
+    form.type("adaptivity", "none")  # what the browser sends
     assert m.adaptivity == "none"
-    form.values = {**form.values, "mode": "fp-free; drop"}  # not offered: ignored, the box shows the model's again
+    form.type("mode", "fp-free; drop")  # not offered: ignored, the box shows the model's again
     assert m.mode == "fp-free" and form.values["mode"] == "fp-free"
     m.bound = "binomial"  # a link, a notebook: the buttons show it
     assert form.values["bound"] == "binomial" == view.inputs.bound_choice.value
@@ -141,10 +141,10 @@ def test_the_choices_follow_the_model_both_ways_and_take_only_their_options():
     assert m.mode == "fn-free" and form.values["mode"] == "fn-free" and view.inputs.adaptivity.value == "none"
     top = view.inputs.top
     preset = next(name for name in PRESETS if name.startswith("Section 3.3"))
-    top.values = {**top.values, "preset": preset}  # a paper setting chosen: the condition box shows it
-    assert top.values["preset"] == preset and m.condition == view.condition.value == "n > 0.8 +/- 0.05"
-    top.values = {**top.values, "preset": "Section 9"}  # not offered: ignored
-    assert top.values["preset"] == preset
+    top.type("preset", preset)  # a paper setting chosen: the condition box shows it
+    assert view.inputs.preset.value == preset and m.condition == view.condition.value == "n > 0.8 +/- 0.05"
+    top.type("preset", "Section 9")  # not offered: ignored
+    assert view.inputs.preset.value == preset == top.values["preset"]  # shown again
 
 
 def test_the_bound_toggles_follow_the_model_both_ways():
@@ -152,14 +152,14 @@ def test_the_bound_toggles_follow_the_model_both_ways():
     numbers, m = view.inputs.numbers_form, view.model
     assert numbers.values["use_bound"] == "" and "difference_bound" in numbers.disabled
     assert numbers.values["check_bound"] == "on" and m.check_difference_bound is True
-    numbers.values = {**numbers.values, "difference_bound": "0.5"}  # disabled: refused, the model keeps None
+    numbers.type("difference_bound", "0.5")  # disabled: refused, the model keeps None
     assert m.difference_bound is None and numbers.values["difference_bound"] == "0.1"
-    numbers.values = {**numbers.values, "use_bound": "on"}  # pressed: p is used and can be typed
+    numbers.type("use_bound", "on")  # pressed: p is used and can be typed
     assert m.difference_bound == 0.1 and "difference_bound" not in numbers.disabled
-    numbers.values = {**numbers.values, "difference_bound": "2"}  # refused with a message in its slot
+    numbers.type("difference_bound", "2")  # refused with a message in its slot
     assert numbers.slots["difference_bound:message"].count("p (bound on d) must be a number in (0, 1]") == 1
     assert m.difference_bound == 0.1
-    numbers.values = {**numbers.values, "check_bound": ""}
+    numbers.type("check_bound", "")
     assert m.check_difference_bound is False
     m.difference_bound = None  # a notebook: the toggle is released and p greyed out
     assert numbers.values["use_bound"] == "" and "difference_bound" in numbers.disabled
@@ -172,13 +172,13 @@ def test_the_trace_menu_and_the_alarm_buttons_are_forms_beside_the_drop_area():
     view = CI()
     check, m = view.check, view.model
     assert check.example_form.values["example"] == "Example: 40 commits (n, o, d per commit)"
-    check.example_form.values = {"example": "Example: 8 EmoContext-shaped models (predictions)"}  # what the browser sends
+    check.example_form.type("example", "Example: 8 EmoContext-shaped models (predictions)")  # what the browser sends
     assert m.trace.source == "ci_predictions.csv" and len(m.replay.rows) == 7
-    check.example_form.values = {"example": "../etc/passwd"}  # not offered: ignored
+    check.example_form.type("example", "../etc/passwd")  # not offered: ignored
     assert m.trace.source == "ci_predictions.csv" and check.example.value.startswith("Example: 8")
     alarm = check.alarm_form
     assert alarm.values["alarm_on"] == m.alarm_on == "pass" and "firstChange alarm on" in alarm.markup
-    alarm.values = {"alarm_on": "fail"}
+    alarm.type("alarm_on", "fail")
     assert m.alarm_on == "fail"
     m.alarm_on = "pass"  # a notebook: the buttons show it
     assert alarm.values["alarm_on"] == "pass" == check.alarm_on.value
