@@ -5,7 +5,8 @@
 :class:`~meter_dashboard.leaderboard.model.LadderSizeModel`,
 :class:`~meter_dashboard.leaderboard.model.BoostingAttackModel`).  Every number input is a
 :class:`~meter_dashboard.ui.inputs.NumberInput` (a bad value is refused beside it and the
-results keep their last valid state, with a banner saying so), the attack runs through
+results keep their last valid state, with a banner saying so); the replay's inputs are
+:class:`~meter_dashboard.ui.form.Form` components (one Bokeh model each) around the drop area; the attack runs through
 :class:`~meter_dashboard.ui.simulation.SimulationControls`, the layout is built once and
 updated in place, and every number comes from the models.  Nothing heavy runs on the
 server's event loop: uploads are parsed in a worker thread, large replays are computed in
@@ -40,6 +41,8 @@ from ..core.validation import InputError
 from ..ui.base import DashboardView
 from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
+from ..ui.form import Box, Field, Form, Note, Slot
+from ..ui.inputs import NumberInput
 from ..ui.lazy import WhenSeen, on_screen
 from ..ui.sections import document_dispatch, held, number_input, section
 from ..ui.urlstate import UrlLink
@@ -64,6 +67,28 @@ VARIANT_LABELS = {"Parameter-free (Algorithm 2)": "parameter_free", "Fixed step 
 def _number_inputs(model, prefix: str, labels: dict) -> dict:
     """``{parameter: NumberInput}`` for ``labels`` (parameter -> label); each box's class is ``<prefix>-<parameter>``."""
     return {name: number_input(model, name, label, f"{prefix}-{name}") for name, label in labels.items()}
+
+
+def _form_input(model, parameter: str, label: str, css: str) -> NumberInput:
+    """A :class:`NumberInput` a Form draws: ``css`` on its field, ``<css>-message`` on its message (the page's hooks)."""
+    return NumberInput(model, parameter, label=label, css_classes=[css], message_classes=[f"{css}-message"],
+                       field=parameter)
+
+
+def _model_box(model: param.Parameterized, parameter: str) -> Box:
+    """A form choice's box showing ``model.<parameter>``, both ways; a value the parameter does not offer (even
+    set on the server) leaves the model alone and the box shows the model's value again."""
+    box = Box(value=getattr(model, parameter))
+
+    def to_model(event) -> None:
+        if event.new not in model.param[parameter].objects:
+            box.value = getattr(model, parameter)
+        elif getattr(model, parameter) != event.new:
+            setattr(model, parameter, event.new)
+
+    box.param.watch(to_model, "value")
+    model.param.watch(lambda event: box.param.update(value=event.new), parameter)
+    return box
 
 
 def _fixed_step(variant: str) -> bool:
@@ -100,33 +125,51 @@ def replay_sentence(res) -> str:
 
 
 class ReplayInputs(PageSection):
-    """The board to replay: a shipped example or an upload, the Ladder's variant and step, δ, what went wrong."""
+    """The board to replay: a shipped example or an upload, the Ladder's variant and step, δ, what went wrong.
+
+    Four :class:`~meter_dashboard.ui.form.Form` components (one Bokeh model each, issue 29) around the drop
+    area: the loss file; the variant; the step (a form of its own, shown only for the fixed-step Ladder);
+    δ with the replay's refusals under it.
+    """
 
     replay = param.ClassSelector(class_=LadderReplayModel)
 
     def __init__(self, replay: LadderReplayModel, dispatch, **params):
         super().__init__(replay=replay, **params)
         r = replay
-        self.example = pn.widgets.Select.from_param(r.param.example, label="Loss file", sizing_mode="stretch_width",
-                                                    css_classes=["ladder-example"])
+        self.example = _model_box(r, "example")
         self.table_file = TableUpload(r, dispatch, parameter="losses file", css="ladder-upload")
         self.upload = self.table_file.dropper
-        self.variant = pn.widgets.RadioBoxGroup.from_param(r.param.variant, options=VARIANT_LABELS, inline=False,
-                                                           css_classes=["ladder-variant"])
-        self.step_input = number_input(r, "step", "Step η", "ladder-step")
-        self.step = self.step_input.__panel__()
-        self.delta_input = number_input(r, "delta", "δ for the error guarantee", "ladder-delta")
+        self.variant = _model_box(r, "variant")
+        self.step_input = _form_input(r, "step", "Step η", "ladder-step")
+        self.delta_input = _form_input(r, "delta", "δ for the error guarantee", "ladder-delta")
+        self.replay_error = Slot()
+        self._build_forms()
         self.step.visible = pn.bind(_fixed_step, r.param.variant)
-        self.replay_error = HTML("", sizing_mode="stretch_width", css_classes=["ladder-error"])
         self._show()
+
+    def _build_forms(self) -> None:
+        """The forms in the order the page shows them (the drop area between the first two)."""
+        r = self.replay
+        example = Field("example", "Loss file", self.example, kind="select", classes=("ladder-example",),
+                        description=r.param.example.doc or "", options=[(n, n) for n in r.param.example.objects])
+        self.example_form = Form([example], prefix="ladder-file", css_classes=["ladder-file-form"])
+        variant = Field("variant", "Ladder", self.variant, kind="buttons", classes=("ladder-variant",),
+                        options=list(VARIANT_LABELS.items()))
+        self.variant_form = Form([Note("<b>Ladder</b>", classes=("md-form-head",)), variant], prefix="ladder-variant",
+                                 css_classes=["ladder-variant-form"])
+        self.step = Form([self.step_input.field()], prefix="ladder-step", css_classes=["ladder-step-form"])
+        self.delta_form = Form([self.delta_input.field(), Note(slot=self.replay_error, classes=("ladder-error",),
+                                                                 name="error")],
+                               prefix="ladder-delta", css_classes=["ladder-delta-form"])
 
     @param.depends("replay.error", "replay.busy", watch=True)
     @held
     def _show(self) -> None:
         """Why the last table or setting was refused, and whether a new table is being replayed."""
         r = self.replay
-        self.replay_error.object = error_html(r.error) + ('<div class="md-note">Replaying the new table…</div>'
-                                                          if r.busy else "")
+        self.replay_error.show(error_html(r.error) + ('<div class="md-note">Replaying the new table…</div>'
+                                                      if r.busy else ""))
 
     def valid(self) -> bool:
         """The replay's inputs hold what it shows (no refused step, δ or file)."""
@@ -134,8 +177,7 @@ class ReplayInputs(PageSection):
         return not (self.replay.error or step_bad or not self.delta_input.valid)
 
     def parts(self) -> list:
-        return [self.example, self.upload, HTML("<b>Ladder</b>"), self.variant, self.step, self.delta_input,
-                self.replay_error]
+        return [self.example_form, self.upload, self.variant_form, self.step, self.delta_form]
 
 
 class ReplayAnswer(PageSection):
