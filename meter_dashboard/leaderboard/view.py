@@ -60,6 +60,8 @@ TABLE_ROWS = 200
 #: Heights (px, with the 24 px below each) of the label-bound and attack sections at 1440 px wide: below the
 #: fold of a served page, each is built when it comes near the screen, in a box of its height (ui.lazy.WhenSeen).
 SIZE_HEIGHT, ATTACK_HEIGHT = 603, 641
+#: The height an empty HTML pane takes (its default margins, 5 px above and below).
+EMPTY_PANE_PX = 10
 
 VARIANT_LABELS = {"Parameter-free (Algorithm 2)": "parameter_free", "Fixed step η (Algorithm 1)": "fixed_step"}
 
@@ -647,7 +649,13 @@ class Ladder(DashboardView):
     # ------------------------------------------------------------------ layout
     def results(self):
         if getattr(self, "_results", None) is None:
-            self._results = pn.Column(self.link_message, self._replay_section(), self.size_seen, self.attack_seen,
+            replay = self._replay_section()
+            # the link's message only when the link had something refused (most have none); without it the
+            # section keeps the place the empty pane took (its margins), so nothing moves
+            link = [self.link_message] if self.link_message.object else []
+            if not link:
+                replay.margin = (EMPTY_PANE_PX, 0, 24, 0)
+            self._results = pn.Column(*link, replay, self.size_seen, self.attack_seen,
                                       sizing_mode="stretch_width", css_classes=["ladder-page"])
         return self._results
 

@@ -33,7 +33,9 @@ def test_the_replay_inputs_are_four_forms_around_the_drop_area():
 
     view = md.Ladder(run_attack=False)
     inputs = view.replay_inputs
-    controls = view.results().objects[1].objects[1].objects[0]  # the replay section's input column
+    import panel as pn
+
+    controls = next(c for c in view.results().select(pn.Column) if "ladder-controls" in c.css_classes)
     assert controls.objects == inputs.parts() == [inputs.example_form, view.upload, inputs.variant_form,
                                                    inputs.step, inputs.delta_form]
     assert all(isinstance(form, Form) for form in (inputs.example_form, inputs.variant_form, inputs.step,
@@ -82,3 +84,11 @@ def test_refusals_show_in_their_slots():
     view.upload._set(upload_error="losses file must be a file of at most 10 MiB; got 'big.csv', more than 12 MiB")
     assert "at most 10 MiB" in inputs.delta_form.slots["error"] == view.replay_error.object
     assert view.replay.result is before
+
+
+def test_the_link_message_is_in_the_page_only_when_the_link_had_something_refused():
+    """Issue 29: most links refuse nothing, and an empty pane still costs every session its models."""
+    view = md.Ladder(run_attack=False)
+    page = view.results()
+    assert view.link_message not in page.objects and view.link_message.object == ""
+    assert page.objects[0].margin == (10, 0, 24, 0)  # the place the empty pane took: nothing moves
