@@ -44,7 +44,7 @@ from ..ui.exports import Exports, lead_markup
 from ..ui.form import Box, Field, Form, Note, Slot
 from ..ui.inputs import NumberInput
 from ..ui.lazy import WhenSeen, on_screen
-from ..ui.sections import document_dispatch, held, number_input, section
+from ..ui.sections import document_dispatch, held, section
 from ..ui.urlstate import UrlLink
 from ..ui.simulation import SimulationControls
 from ..ui.style import HTML, PALETTE, error_html, headline_html, headlines_html, stale_html
@@ -67,8 +67,9 @@ VARIANT_LABELS = {"Parameter-free (Algorithm 2)": "parameter_free", "Fixed step 
 
 
 def _number_inputs(model, prefix: str, labels: dict) -> dict:
-    """``{parameter: NumberInput}`` for ``labels`` (parameter -> label); each box's class is ``<prefix>-<parameter>``."""
-    return {name: number_input(model, name, label, f"{prefix}-{name}") for name, label in labels.items()}
+    """``{parameter: NumberInput}`` (form fields) for ``labels`` (parameter -> label); each field's class is
+    ``<prefix>-<parameter>``."""
+    return {name: _form_input(model, name, label, f"{prefix}-{name}") for name, label in labels.items()}
 
 
 def _form_input(model, parameter: str, label: str, css: str) -> NumberInput:
@@ -328,6 +329,9 @@ class LabelBound(PageSection):
         # the boxes' refusals are not the sizing's parameters: the banner follows them through a bound side
         # effect on their text (checked first; watching their message panes would make one per box)
         pn.bind(self._show_stale, *(box.text.param.value for box in self.size_inputs.values()), watch=True)
+        # the four boxes: one Form model (issue 29); the button's label follows the board, so it stays a widget
+        self.size_form = Form([box.field() for box in self.size_inputs.values()], prefix="size",
+                              css_classes=["size-form"])
         eta, labels = s.curve()
         self.size_source = ColumnDataSource({"eta": eta, "labels": labels})
         self.size_points = ColumnDataSource({"eta": [], "labels": [], "what": [], "color": []})
@@ -417,7 +421,7 @@ class LabelBound(PageSection):
             "Lemma 4 of the lecture notes: the leaderboard error — how far the published score can be from the "
             "best true loss so far — exceeds ε + η with probability at most "
             "exp(−2ε²n + (1/η + 2)·log(4k/η) + 1).",
-            [*self.size_inputs.values(), self.use_board, self.size_error],
+            [self.size_form, self.use_board, self.size_error],
             [self.size_stale, self.size_headlines, self.size_sentence, self.size_plot],
             "ladder", "ladder-size")
 
@@ -430,6 +434,7 @@ class BoostingAttack(PageSection):
     def __init__(self, attack: BoostingAttackModel, dispatch, **params):
         super().__init__(attack=attack, **params)
         self._dispatch = dispatch
+        self._build_attack_inputs()
         self._build_attack()
         self.attack_step.visible = pn.bind(_fixed_step, attack.param.variant)
         self._on_attack_result()
@@ -439,15 +444,27 @@ class BoostingAttack(PageSection):
         """A run's result arrives from its worker: shown on the session's next tick, under its lock."""
         self._dispatch(self._on_attack_result)
 
-    def _build_attack(self):
+    def _build_attack_inputs(self):
+        """Three Form models (issue 29): n, k and the variant; the step (shown only for the fixed step); trials, seed."""
         a = self.attack
         self.attack_inputs = _number_inputs(a, "attack", {"labels": "n (test labels)", "submissions": "k up to (probes)",
                                                           "trials": "Trials (averaged)", "seed": "Seed"})
-        self.attack_variant = pn.widgets.RadioBoxGroup.from_param(a.param.variant, options=VARIANT_LABELS,
-                                                                  inline=False, css_classes=["attack-variant"])
-        self.attack_step_input = number_input(a, "step", "Step η", "attack-step")
-        self.attack_step = self.attack_step_input.__panel__()
+        self.attack_variant = _model_box(a, "variant")
+        self.attack_step_input = _form_input(a, "step", "Step η", "attack-step")
+        inputs = self.attack_inputs
+        variant = Field("variant", "Ladder", self.attack_variant, kind="buttons", classes=("attack-variant",),
+                        options=list(VARIANT_LABELS.items()))
+        self.attack_form = Form([inputs["labels"].field(), inputs["submissions"].field(),
+                                 Note("<b>Ladder</b>", classes=("md-form-head",)), variant],
+                                prefix="attack", css_classes=["attack-form"])
+        self.attack_step = Form([self.attack_step_input.field()], prefix="attack-step",
+                                css_classes=["attack-step-form"])
+        self.attack_runs = Form([inputs["trials"].field(), inputs["seed"].field()], prefix="attack-runs",
+                                css_classes=["attack-runs-form"])
         self.controls_attack = SimulationControls(a, run_label="Run the attack", css_prefix="ladder")
+
+    def _build_attack(self):
+        a = self.attack
         self.attack_headlines = HTML("", sizing_mode="stretch_width")
         self.attack_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self.attack_source = ColumnDataSource(self._attack_data())
@@ -508,13 +525,11 @@ class BoostingAttack(PageSection):
                                              seed=res.seed)
 
     def layout(self):
-        inputs = self.attack_inputs
         return section(
             "The boosting attack",
             "Section 5: overfitting a leaderboard without looking at any data. Seeded simulation; the test labels "
             "are random, so every honest loss is ½.",
-            [inputs["labels"], inputs["submissions"], HTML("<b>Ladder</b>"), self.attack_variant,
-             self.attack_step, inputs["trials"], inputs["seed"], self.controls_attack],
+            [self.attack_form, self.attack_step, self.attack_runs, self.controls_attack],
             [self.attack_headlines, self.attack_sentence, self.attack_plot],
             "ladder", "ladder-attack")
 

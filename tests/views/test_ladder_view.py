@@ -92,3 +92,34 @@ def test_the_link_message_is_in_the_page_only_when_the_link_had_something_refuse
     page = view.results()
     assert view.link_message not in page.objects and view.link_message.object == ""
     assert page.objects[0].margin == (10, 0, 24, 0)  # the place the empty pane took: nothing moves
+
+
+def test_the_label_bound_and_the_attack_inputs_are_forms():
+    """Issue 29: the sizing's four boxes are one Form; the attack's are three around the shown-or-hidden step."""
+    import panel as pn
+
+    from meter_dashboard.ui.form import Form
+
+    view = md.Ladder(run_attack=False)
+    bound, attack = view.label_bound, view.boosting
+    size = bound.size_form.markup
+    order = ['data-field="epsilon"', 'data-field="step"', 'data-field="submissions"', 'data-field="delta"']
+    assert [size.index(s) for s in order] == sorted(size.index(s) for s in order)
+    assert all(f"size-{name}-message" in size for name in ("epsilon", "step", "submissions", "delta"))
+    first = attack.attack_form.markup
+    order = ['data-field="labels"', 'data-field="submissions"', "<b>Ladder</b>", "Parameter-free (Algorithm 2)"]
+    assert [first.index(s) for s in order] == sorted(first.index(s) for s in order)
+    assert 'data-field="trials"' in attack.attack_runs.markup and 'data-field="seed"' in attack.attack_runs.markup
+    for section, css in ((bound, "ladder-controls"), (attack, "ladder-controls")):
+        controls = next(c for c in section.__panel__().select(pn.Column) if css in c.css_classes)
+        kinds = [type(m).__name__ for m in _models(controls)]
+        assert not {"TextInput", "RadioBoxGroup"} & set(kinds)
+        assert sum(isinstance(o, Form) for o in controls.objects) == (1 if section is bound else 3)
+    assert len(_models(next(c for c in bound.__panel__().select(pn.Column) if "ladder-controls" in c.css_classes))) <= 12
+    assert not attack.attack_step.visible
+    attack.attack_form.values = {**attack.attack_form.values, "variant": "fixed_step"}  # what the browser sends
+    assert view.attack.variant == "fixed_step" and attack.attack_step.visible
+    attack.attack_runs.values = {**attack.attack_runs.values, "trials": "0"}
+    assert view.attack.trials == 5 and "Trials (averaged)" in attack.attack_runs.slots["trials:message"]
+    bound.size_form.values = {**bound.size_form.values, "submissions": "1000"}
+    assert view.size.submissions == 1000 and "ladder-labels" in bound.size_headlines.object
