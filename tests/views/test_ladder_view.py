@@ -123,3 +123,18 @@ def test_the_label_bound_and_the_attack_inputs_are_forms():
     assert view.attack.trials == 5 and "Trials (averaged)" in attack.attack_runs.slots["trials:message"]
     bound.size_form.values = {**bound.size_form.values, "submissions": "1000"}
     assert view.size.submissions == 1000 and "ladder-labels" in bound.size_headlines.object
+
+
+def test_the_served_first_view_has_no_panel_input_widgets():
+    """Issue 29: the document a served /ladder sends first (the replay; the sections below wait to be scrolled to)."""
+    from meter_dashboard.app import pages
+    from tests.views.test_approve_view import _served
+
+    doc, _, onload, _session = _served(lambda: (pages.build("ladder"), None))
+    enqueue = next(callback for callback, _ in onload if getattr(callback, "func", None) is pages._enqueue)
+    root, name, module = enqueue.args
+    pages._fill_in(doc, root=root, name=name, module=module)
+    kinds = [type(m).__name__ for m in doc.models]
+    assert not {"TextInput", "Select", "RadioBoxGroup"} & set(kinds)
+    assert len([k for k in kinds if k.startswith("Form")]) == 4  # the replay's; not the bound's nor the attack's
+    assert len(kinds) <= 85, len(kinds)  # 90 with a Panel widget per input and an empty link-message pane
