@@ -5,7 +5,8 @@
 :class:`~meter_dashboard.leaderboard.model.LadderSizeModel`,
 :class:`~meter_dashboard.leaderboard.model.BoostingAttackModel`).  Every number input is a
 :class:`~meter_dashboard.ui.inputs.NumberInput` (a bad value is refused beside it and the
-results keep their last valid state, with a banner saying so), the attack runs through
+results keep their last valid state, with a banner saying so); the replay's inputs are
+:class:`~meter_dashboard.ui.form.Form` components (one Bokeh model each) around the drop area; the attack runs through
 :class:`~meter_dashboard.ui.simulation.SimulationControls`, the layout is built once and
 updated in place, and every number comes from the models.  Nothing heavy runs on the
 server's event loop: uploads are parsed in a worker thread, large replays are computed in
@@ -40,8 +41,10 @@ from ..core.validation import InputError
 from ..ui.base import DashboardView
 from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
+from ..ui.form import Box, Field, Form, Note, Slot
+from ..ui.inputs import NumberInput
 from ..ui.lazy import WhenSeen, on_screen
-from ..ui.sections import document_dispatch, held, number_input, section
+from ..ui.sections import document_dispatch, held, section
 from ..ui.urlstate import UrlLink
 from ..ui.simulation import SimulationControls
 from ..ui.style import HTML, PALETTE, error_html, headline_html, headlines_html, stale_html
@@ -57,13 +60,38 @@ TABLE_ROWS = 200
 #: Heights (px, with the 24 px below each) of the label-bound and attack sections at 1440 px wide: below the
 #: fold of a served page, each is built when it comes near the screen, in a box of its height (ui.lazy.WhenSeen).
 SIZE_HEIGHT, ATTACK_HEIGHT = 603, 641
+#: The height an empty HTML pane takes (its default margins, 5 px above and below).
+EMPTY_PANE_PX = 10
 
 VARIANT_LABELS = {"Parameter-free (Algorithm 2)": "parameter_free", "Fixed step η (Algorithm 1)": "fixed_step"}
 
 
 def _number_inputs(model, prefix: str, labels: dict) -> dict:
-    """``{parameter: NumberInput}`` for ``labels`` (parameter -> label); each box's class is ``<prefix>-<parameter>``."""
-    return {name: number_input(model, name, label, f"{prefix}-{name}") for name, label in labels.items()}
+    """``{parameter: NumberInput}`` (form fields) for ``labels`` (parameter -> label); each field's class is
+    ``<prefix>-<parameter>``."""
+    return {name: _form_input(model, name, label, f"{prefix}-{name}") for name, label in labels.items()}
+
+
+def _form_input(model, parameter: str, label: str, css: str) -> NumberInput:
+    """A :class:`NumberInput` a Form draws: ``css`` on its field, ``<css>-message`` on its message (the page's hooks)."""
+    return NumberInput(model, parameter, label=label, css_classes=[css], message_classes=[f"{css}-message"],
+                       field=parameter)
+
+
+def _model_box(model: param.Parameterized, parameter: str) -> Box:
+    """A form choice's box showing ``model.<parameter>``, both ways; a value the parameter does not offer (even
+    set on the server) leaves the model alone and the box shows the model's value again."""
+    box = Box(value=getattr(model, parameter))
+
+    def to_model(event) -> None:
+        if event.new not in model.param[parameter].objects:
+            box.value = getattr(model, parameter)
+        elif getattr(model, parameter) != event.new:
+            setattr(model, parameter, event.new)
+
+    box.param.watch(to_model, "value")
+    model.param.watch(lambda event: box.param.update(value=event.new), parameter)
+    return box
 
 
 def _fixed_step(variant: str) -> bool:
@@ -100,33 +128,51 @@ def replay_sentence(res) -> str:
 
 
 class ReplayInputs(PageSection):
-    """The board to replay: a shipped example or an upload, the Ladder's variant and step, δ, what went wrong."""
+    """The board to replay: a shipped example or an upload, the Ladder's variant and step, δ, what went wrong.
+
+    Four :class:`~meter_dashboard.ui.form.Form` components (one Bokeh model each, issue 29) around the drop
+    area: the loss file; the variant; the step (a form of its own, shown only for the fixed-step Ladder);
+    δ with the replay's refusals under it.
+    """
 
     replay = param.ClassSelector(class_=LadderReplayModel)
 
     def __init__(self, replay: LadderReplayModel, dispatch, **params):
         super().__init__(replay=replay, **params)
         r = replay
-        self.example = pn.widgets.Select.from_param(r.param.example, label="Loss file", sizing_mode="stretch_width",
-                                                    css_classes=["ladder-example"])
+        self.example = _model_box(r, "example")
         self.table_file = TableUpload(r, dispatch, parameter="losses file", css="ladder-upload")
         self.upload = self.table_file.dropper
-        self.variant = pn.widgets.RadioBoxGroup.from_param(r.param.variant, options=VARIANT_LABELS, inline=False,
-                                                           css_classes=["ladder-variant"])
-        self.step_input = number_input(r, "step", "Step η", "ladder-step")
-        self.step = self.step_input.__panel__()
-        self.delta_input = number_input(r, "delta", "δ for the error guarantee", "ladder-delta")
+        self.variant = _model_box(r, "variant")
+        self.step_input = _form_input(r, "step", "Step η", "ladder-step")
+        self.delta_input = _form_input(r, "delta", "δ for the error guarantee", "ladder-delta")
+        self.replay_error = Slot()
+        self._build_forms()
         self.step.visible = pn.bind(_fixed_step, r.param.variant)
-        self.replay_error = HTML("", sizing_mode="stretch_width", css_classes=["ladder-error"])
         self._show()
+
+    def _build_forms(self) -> None:
+        """The forms in the order the page shows them (the drop area between the first two)."""
+        r = self.replay
+        example = Field("example", "Loss file", self.example, kind="select", classes=("ladder-example",),
+                        description=r.param.example.doc or "", options=[(n, n) for n in r.param.example.objects])
+        self.example_form = Form([example], prefix="ladder-file", css_classes=["ladder-file-form"])
+        variant = Field("variant", "Ladder", self.variant, kind="buttons", classes=("ladder-variant",),
+                        options=list(VARIANT_LABELS.items()))
+        self.variant_form = Form([Note("<b>Ladder</b>", classes=("md-form-head",)), variant], prefix="ladder-variant",
+                                 css_classes=["ladder-variant-form"])
+        self.step = Form([self.step_input.field()], prefix="ladder-step", css_classes=["ladder-step-form"])
+        self.delta_form = Form([self.delta_input.field(), Note(slot=self.replay_error, classes=("ladder-error",),
+                                                                 name="error")],
+                               prefix="ladder-delta", css_classes=["ladder-delta-form"])
 
     @param.depends("replay.error", "replay.busy", watch=True)
     @held
     def _show(self) -> None:
         """Why the last table or setting was refused, and whether a new table is being replayed."""
         r = self.replay
-        self.replay_error.object = error_html(r.error) + ('<div class="md-note">Replaying the new table…</div>'
-                                                          if r.busy else "")
+        self.replay_error.show(error_html(r.error) + ('<div class="md-note">Replaying the new table…</div>'
+                                                      if r.busy else ""))
 
     def valid(self) -> bool:
         """The replay's inputs hold what it shows (no refused step, δ or file)."""
@@ -134,8 +180,7 @@ class ReplayInputs(PageSection):
         return not (self.replay.error or step_bad or not self.delta_input.valid)
 
     def parts(self) -> list:
-        return [self.example, self.upload, HTML("<b>Ladder</b>"), self.variant, self.step, self.delta_input,
-                self.replay_error]
+        return [self.example_form, self.upload, self.variant_form, self.step, self.delta_form]
 
 
 class ReplayAnswer(PageSection):
@@ -284,6 +329,9 @@ class LabelBound(PageSection):
         # the boxes' refusals are not the sizing's parameters: the banner follows them through a bound side
         # effect on their text (checked first; watching their message panes would make one per box)
         pn.bind(self._show_stale, *(box.text.param.value for box in self.size_inputs.values()), watch=True)
+        # the four boxes: one Form model (issue 29); the button's label follows the board, so it stays a widget
+        self.size_form = Form([box.field() for box in self.size_inputs.values()], prefix="size",
+                              css_classes=["size-form"])
         eta, labels = s.curve()
         self.size_source = ColumnDataSource({"eta": eta, "labels": labels})
         self.size_points = ColumnDataSource({"eta": [], "labels": [], "what": [], "color": []})
@@ -373,7 +421,7 @@ class LabelBound(PageSection):
             "Lemma 4 of the lecture notes: the leaderboard error — how far the published score can be from the "
             "best true loss so far — exceeds ε + η with probability at most "
             "exp(−2ε²n + (1/η + 2)·log(4k/η) + 1).",
-            [*self.size_inputs.values(), self.use_board, self.size_error],
+            [self.size_form, self.use_board, self.size_error],
             [self.size_stale, self.size_headlines, self.size_sentence, self.size_plot],
             "ladder", "ladder-size")
 
@@ -386,6 +434,7 @@ class BoostingAttack(PageSection):
     def __init__(self, attack: BoostingAttackModel, dispatch, **params):
         super().__init__(attack=attack, **params)
         self._dispatch = dispatch
+        self._build_attack_inputs()
         self._build_attack()
         self.attack_step.visible = pn.bind(_fixed_step, attack.param.variant)
         self._on_attack_result()
@@ -395,15 +444,27 @@ class BoostingAttack(PageSection):
         """A run's result arrives from its worker: shown on the session's next tick, under its lock."""
         self._dispatch(self._on_attack_result)
 
-    def _build_attack(self):
+    def _build_attack_inputs(self):
+        """Three Form models (issue 29): n, k and the variant; the step (shown only for the fixed step); trials, seed."""
         a = self.attack
         self.attack_inputs = _number_inputs(a, "attack", {"labels": "n (test labels)", "submissions": "k up to (probes)",
                                                           "trials": "Trials (averaged)", "seed": "Seed"})
-        self.attack_variant = pn.widgets.RadioBoxGroup.from_param(a.param.variant, options=VARIANT_LABELS,
-                                                                  inline=False, css_classes=["attack-variant"])
-        self.attack_step_input = number_input(a, "step", "Step η", "attack-step")
-        self.attack_step = self.attack_step_input.__panel__()
+        self.attack_variant = _model_box(a, "variant")
+        self.attack_step_input = _form_input(a, "step", "Step η", "attack-step")
+        inputs = self.attack_inputs
+        variant = Field("variant", "Ladder", self.attack_variant, kind="buttons", classes=("attack-variant",),
+                        options=list(VARIANT_LABELS.items()))
+        self.attack_form = Form([inputs["labels"].field(), inputs["submissions"].field(),
+                                 Note("<b>Ladder</b>", classes=("md-form-head",)), variant],
+                                prefix="attack", css_classes=["attack-form"])
+        self.attack_step = Form([self.attack_step_input.field()], prefix="attack-step",
+                                css_classes=["attack-step-form"])
+        self.attack_runs = Form([inputs["trials"].field(), inputs["seed"].field()], prefix="attack-runs",
+                                css_classes=["attack-runs-form"])
         self.controls_attack = SimulationControls(a, run_label="Run the attack", css_prefix="ladder")
+
+    def _build_attack(self):
+        a = self.attack
         self.attack_headlines = HTML("", sizing_mode="stretch_width")
         self.attack_sentence = HTML("", sizing_mode="stretch_width", css_classes=["md-sentence"])
         self.attack_source = ColumnDataSource(self._attack_data())
@@ -464,13 +525,11 @@ class BoostingAttack(PageSection):
                                              seed=res.seed)
 
     def layout(self):
-        inputs = self.attack_inputs
         return section(
             "The boosting attack",
             "Section 5: overfitting a leaderboard without looking at any data. Seeded simulation; the test labels "
             "are random, so every honest loss is ½.",
-            [inputs["labels"], inputs["submissions"], HTML("<b>Ladder</b>"), self.attack_variant,
-             self.attack_step, inputs["trials"], inputs["seed"], self.controls_attack],
+            [self.attack_form, self.attack_step, self.attack_runs, self.controls_attack],
             [self.attack_headlines, self.attack_sentence, self.attack_plot],
             "ladder", "ladder-attack")
 
@@ -605,7 +664,13 @@ class Ladder(DashboardView):
     # ------------------------------------------------------------------ layout
     def results(self):
         if getattr(self, "_results", None) is None:
-            self._results = pn.Column(self.link_message, self._replay_section(), self.size_seen, self.attack_seen,
+            replay = self._replay_section()
+            # the link's message only when the link had something refused (most have none); without it the
+            # section keeps the place the empty pane took (its margins), so nothing moves
+            link = [self.link_message] if self.link_message.object else []
+            if not link:
+                replay.margin = (EMPTY_PANE_PX, 0, 24, 0)
+            self._results = pn.Column(*link, replay, self.size_seen, self.attack_seen,
                                       sizing_mode="stretch_width", css_classes=["ladder-page"])
         return self._results
 
