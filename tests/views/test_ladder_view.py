@@ -57,17 +57,17 @@ def test_the_choices_follow_the_model_both_ways_and_take_only_their_options():
     inputs, replay = view.replay_inputs, view.replay
     assert inputs.example_form.values["example"] == "ladder_leaderboard.csv"
     assert inputs.variant_form.values["variant"] == "parameter_free" and not inputs.step.visible
-    inputs.variant_form.values = {**inputs.variant_form.values, "variant": "fixed_step"}  # what the browser sends
+    inputs.variant_form.type("variant", "fixed_step")  # what the browser sends
     assert replay.variant == "fixed_step" and replay.result.step == 0.01 and inputs.step.visible
-    inputs.variant_form.values = {**inputs.variant_form.values, "variant": "bogus"}  # not offered: ignored
+    inputs.variant_form.type("variant", "bogus")  # not offered: ignored
     assert replay.variant == "fixed_step" and inputs.variant_form.values["variant"] == "fixed_step"
     inputs.variant.value = "bogus"  # not an option, even on the server: the model keeps its variant
     assert replay.variant == "fixed_step" and inputs.variant.value == "fixed_step"
     replay.variant = "parameter_free"  # a link, the model: the buttons show it and the step hides
     assert inputs.variant_form.values["variant"] == "parameter_free" and not inputs.step.visible
-    inputs.example_form.values = {**inputs.example_form.values, "example": "ladder_ties.csv"}
+    inputs.example_form.type("example", "ladder_ties.csv")
     assert replay.example == "ladder_ties.csv" and replay.result.submissions == 5
-    inputs.step.values = {**inputs.step.values, "step": "0.25"}
+    inputs.step.type("step", "0.25")
     assert replay.step == 0.25 and inputs.step_input.text.value == "0.25"
     replay.delta = 0.1
     assert inputs.delta_form.values["delta"] == inputs.delta_input.text.value == "0.1"
@@ -77,7 +77,7 @@ def test_refusals_show_in_their_slots():
     view = md.Ladder(run_attack=False)
     inputs = view.replay_inputs
     before = view.replay.result
-    inputs.delta_form.values = {**inputs.delta_form.values, "delta": "abc"}
+    inputs.delta_form.type("delta", "abc")
     assert view.replay.delta == 0.05 and view.replay.result is before
     assert "must be a number" in inputs.delta_form.slots["delta:message"] == inputs.delta_input.message_pane.object
     assert "Showing the last valid replay" in view.replay_answer.replay_stale.object
@@ -117,11 +117,11 @@ def test_the_label_bound_and_the_attack_inputs_are_forms():
         assert sum(isinstance(o, Form) for o in controls.objects) == (1 if section is bound else 3)
     assert len(_models(next(c for c in bound.__panel__().select(pn.Column) if "ladder-controls" in c.css_classes))) <= 12
     assert not attack.attack_step.visible
-    attack.attack_form.values = {**attack.attack_form.values, "variant": "fixed_step"}  # what the browser sends
+    attack.attack_form.type("variant", "fixed_step")  # what the browser sends
     assert view.attack.variant == "fixed_step" and attack.attack_step.visible
-    attack.attack_runs.values = {**attack.attack_runs.values, "trials": "0"}
+    attack.attack_runs.type("trials", "0")
     assert view.attack.trials == 5 and "Trials (averaged)" in attack.attack_runs.slots["trials:message"]
-    bound.size_form.values = {**bound.size_form.values, "submissions": "1000"}
+    bound.size_form.type("submissions", "1000")
     assert view.size.submissions == 1000 and "ladder-labels" in bound.size_headlines.object
 
 
