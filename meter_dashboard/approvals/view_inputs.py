@@ -15,7 +15,7 @@ import param
 
 from ..core.files import MAX_UPLOAD_BYTES, human_bytes
 from ..core.html import snippet
-from ..ui.form import Box, Drawer, Field, Form, Note, Slot
+from ..ui.form import Drawer, Field, Form, Note, Slot, linked
 from ..ui.inputs import NumberInput
 from ..ui.style import error_html
 from ..ui.upload import GuardedFileDropper
@@ -40,22 +40,6 @@ def _dropper(parameter: str, css: str) -> GuardedFileDropper:
                               sizing_mode="stretch_width", css_classes=[css])
 
 
-def _choice(model: param.Parameterized, parameter: str, options: dict) -> Box:
-    """A form select's box, kept equal to ``model.<parameter>`` both ways (only offered values reach the model)."""
-    box = Box(value=getattr(model, parameter))
-
-    def to_model(event) -> None:
-        if event.new in options.values() and getattr(model, parameter) != event.new:
-            setattr(model, parameter, event.new)
-
-    def to_box(event) -> None:
-        box.value = event.new
-
-    box.param.watch(to_model, "value")
-    model.param.watch(to_box, parameter)
-    return box
-
-
 class ApproveInputs(pn.viewable.Viewer):
     """The trace and the procedure's settings; ``schedule("inputs")`` redraws the messages on a change."""
 
@@ -71,7 +55,7 @@ class ApproveInputs(pn.viewable.Viewer):
 
     def _build_trace(self) -> None:
         m = self.model
-        self.example = _choice(m, "example", _EXAMPLE_OPTIONS)
+        self.example = linked(m, "example", offered=_EXAMPLE_OPTIONS.values())
         self.example_note = Slot()
         self.upload = _dropper("trace", "approve-upload")
         self.upload.param.watch(self._on_upload, "value")
@@ -84,7 +68,7 @@ class ApproveInputs(pn.viewable.Viewer):
 
     def _build_procedure(self) -> None:
         m = self.model
-        self.method = _choice(m, "method", _METHOD_OPTIONS)
+        self.method = linked(m, "method", offered=_METHOD_OPTIONS.values())
         self.alpha = NumberInput(m, "alpha", label="α (family-wise error rate)", css_classes=["approve-alpha"],
                                  field="alpha")
         self.success_weight = NumberInput(m, "success_weight", label="Edge weight after an approval (SRGPs)",

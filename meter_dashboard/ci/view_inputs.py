@@ -19,7 +19,7 @@ import param
 
 from ..core.html import render, snippet
 from ..core.validation import InputError, check_number
-from ..ui.form import Box, Field, Form, Note, Row, Slot
+from ..ui.form import Box, Field, Form, Note, Row, Slot, linked
 from ..ui.inputs import NumberInput
 from ..ui.style import error_html
 from . import PRESETS, CIModel, delta_from_reliability
@@ -65,23 +65,6 @@ def _exact_text(value) -> str:
     return "" if value is None else f"{float(value):.15g}"
 
 
-def _linked(model: param.Parameterized, parameter: str, shown=str, parsed=str) -> Box:
-    """A form field's box showing ``shown(model.<parameter>)``; what the browser picks goes back as ``parsed(text)``.
-
-    The form takes only the options it offers, so a choice reaches the model only as one of them.
-    """
-    box = Box(value=shown(getattr(model, parameter)))
-
-    def to_model(event) -> None:
-        value = parsed(event.new)
-        if getattr(model, parameter) != value:
-            setattr(model, parameter, value)
-
-    box.param.watch(to_model, "value")
-    model.param.watch(lambda event: setattr(box, "value", shown(event.new)), parameter)
-    return box
-
-
 def _pressed(value) -> str:
     return ON if value else ""
 
@@ -93,7 +76,7 @@ def _is_pressed(text: str) -> bool:
 def choice_field(model: CIModel, parameter: str, label: str, css: str = "") -> Field:
     """Option buttons for ``model.<parameter>`` (one of its objects), as the model's own words."""
     options = [(str(v), str(v)) for v in model.param[parameter].objects]
-    return Field(parameter, label, _linked(model, parameter), kind="buttons", options=options,
+    return Field(parameter, label, linked(model, parameter), kind="buttons", options=options,
                  classes=(css,) if css else ())
 
 
@@ -160,7 +143,7 @@ class Inputs(pn.viewable.Viewer):
                                  on_value=self._on_p, css_classes=["ci-bound"], field="difference_bound",
                                  message_classes=["ci-input-error", "ci-bound-error"])
         self.bound.text.disabled = m.difference_bound is None
-        self.check_bound = _linked(m, "check_difference_bound", _pressed, _is_pressed)
+        self.check_bound = linked(m, "check_difference_bound", shown=_pressed, parsed=_is_pressed)
         self.seconds = NumberInput(m, "seconds_per_label", label="Seconds per label", width=140, field="seconds",
                                    css_classes=["ci-seconds"], message_classes=["ci-input-error", "ci-seconds-error"])
         self.labelers = NumberInput(m, "labelers", label="Labelers", width=100, css_classes=["ci-labelers"],

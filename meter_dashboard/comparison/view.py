@@ -46,7 +46,7 @@ from ..core.report import result_report
 from ..ui.base import DashboardView
 from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
-from ..ui.form import Box, Field, Form, Note, Slot
+from ..ui.form import Field, Form, Note, Slot, linked
 from ..ui.inputs import NumberInput
 from ..ui.sections import document_dispatch, held, section
 from ..ui.urlstate import UrlLink
@@ -140,17 +140,6 @@ def _number(model: CompareModel, key: str, label: str) -> NumberInput:
                        message_classes=[f"compare-{key}-message"], field=key)
 
 
-def _follow(model: param.Parameterized, parameter: str, box: Box) -> Box:
-    """``box`` (a form select) and ``model.<parameter>`` kept equal both ways (only its options reach the model)."""
-    def to_model(event) -> None:
-        if event.new in model.param[parameter].objects:
-            setattr(model, parameter, event.new)
-
-    box.param.watch(to_model, "value")
-    model.param.watch(lambda event: setattr(box, "value", event.new), parameter)
-    return box
-
-
 class CompareInputs(PageSection):
     """The runs and the settings: a shipped example or an upload, the pairing, the number inputs, what went wrong.
 
@@ -163,7 +152,7 @@ class CompareInputs(PageSection):
     def __init__(self, model: CompareModel, dispatch, **params):
         super().__init__(model=model, **params)
         m = model
-        self.example = _follow(m, "example", Box(value=m.example))
+        self.example = linked(m, "example")
         self.table_file = TableUpload(m, dispatch, parameter="runs file", css="compare-upload")
         self.upload = self.table_file.dropper
         self.paired = pn.widgets.Checkbox.from_param(m.param.paired, label="Rows are paired runs (same seeds/split)",

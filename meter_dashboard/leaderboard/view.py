@@ -41,7 +41,7 @@ from ..core.validation import InputError
 from ..ui.base import DashboardView
 from ..ui.parts import PageSection
 from ..ui.exports import Exports, lead_markup
-from ..ui.form import Box, Field, Form, Note, Slot
+from ..ui.form import Field, Form, Note, Slot, linked
 from ..ui.inputs import NumberInput
 from ..ui.lazy import WhenSeen, on_screen
 from ..ui.sections import document_dispatch, held, section
@@ -76,22 +76,6 @@ def _form_input(model, parameter: str, label: str, css: str) -> NumberInput:
     """A :class:`NumberInput` a Form draws: ``css`` on its field, ``<css>-message`` on its message (the page's hooks)."""
     return NumberInput(model, parameter, label=label, css_classes=[css], message_classes=[f"{css}-message"],
                        field=parameter)
-
-
-def _model_box(model: param.Parameterized, parameter: str) -> Box:
-    """A form choice's box showing ``model.<parameter>``, both ways; a value the parameter does not offer (even
-    set on the server) leaves the model alone and the box shows the model's value again."""
-    box = Box(value=getattr(model, parameter))
-
-    def to_model(event) -> None:
-        if event.new not in model.param[parameter].objects:
-            box.value = getattr(model, parameter)
-        elif getattr(model, parameter) != event.new:
-            setattr(model, parameter, event.new)
-
-    box.param.watch(to_model, "value")
-    model.param.watch(lambda event: box.param.update(value=event.new), parameter)
-    return box
 
 
 def _fixed_step(variant: str) -> bool:
@@ -140,10 +124,10 @@ class ReplayInputs(PageSection):
     def __init__(self, replay: LadderReplayModel, dispatch, **params):
         super().__init__(replay=replay, **params)
         r = replay
-        self.example = _model_box(r, "example")
+        self.example = linked(r, "example")
         self.table_file = TableUpload(r, dispatch, parameter="losses file", css="ladder-upload")
         self.upload = self.table_file.dropper
-        self.variant = _model_box(r, "variant")
+        self.variant = linked(r, "variant")
         self.step_input = _form_input(r, "step", "Step η", "ladder-step")
         self.delta_input = _form_input(r, "delta", "δ for the error guarantee", "ladder-delta")
         self.replay_error = Slot()
@@ -449,7 +433,7 @@ class BoostingAttack(PageSection):
         a = self.attack
         self.attack_inputs = _number_inputs(a, "attack", {"labels": "n (test labels)", "submissions": "k up to (probes)",
                                                           "trials": "Trials (averaged)", "seed": "Seed"})
-        self.attack_variant = _model_box(a, "variant")
+        self.attack_variant = linked(a, "variant")
         self.attack_step_input = _form_input(a, "step", "Step η", "attack-step")
         inputs = self.attack_inputs
         variant = Field("variant", "Ladder", self.attack_variant, kind="buttons", classes=("attack-variant",),

@@ -14,7 +14,7 @@ import param
 
 from ..core.html import render
 from ..core.validation import InputError, check_int, check_probability
-from ..ui.form import Action, Box, Drawer, Field, Form, Note, Row, Slot
+from ..ui.form import Action, Box, Drawer, Field, Form, Note, Row, Slot, linked
 from ..ui.inputs import ListInput, NumberInput
 from ..ui.style import error_html
 from .model import PRESETS, MeterPlan
@@ -135,8 +135,7 @@ class PlannerInputs(pn.viewable.Viewer):
 
     def _build_bound_widgets(self):
         p = self.plan
-        self.bound = Box(value=p.bound)
-        self.bound.param.watch(self._on_bound_box, "value")
+        self.bound = linked(p, "bound", offered=_BOUND_BUTTONS.values())
         self.max_error_rate = NumberInput(p, "max_error_rate", label="Error-rate range a (optional)",
                                           placeholder="e.g. 0.1", css_classes=["max-error-rate-input"],
                                           message_classes=["error-bound"], field="max_error_rate")
@@ -222,10 +221,6 @@ class PlannerInputs(pn.viewable.Viewer):
         return bool(self.plan.error or self.input_errors.get("meter") or not all(b.valid for b in self._boxes()))
 
     # ------------------------------------------------------------------ input handlers
-    def _on_bound_box(self, event):
-        if event.new in _BOUND_BUTTONS.values():
-            self.plan.bound = event.new
-
     def _on_preset(self, event):
         if event.new == _PRESET_PLACEHOLDER:
             return
@@ -261,7 +256,6 @@ class PlannerInputs(pn.viewable.Viewer):
 
     @param.depends("plan.bound", watch=True)
     def _on_bound_inputs(self):
-        self.bound.value = self.plan.bound
         exact = self.plan.bound == "binomial"
         self.max_error_rate.text.disabled = not exact
         self.bound_note.object = TEXT["binomial" if exact else "hoeffding"]

@@ -32,7 +32,7 @@ from panel.custom import JSComponent
 
 from .style import STYLESHEET, esc
 
-__all__ = ["Form", "Box", "Slot", "Field", "Note", "Row", "Drawer", "Action", "MAX_TEXT"]
+__all__ = ["Form", "Box", "Slot", "Field", "Note", "Row", "Drawer", "Action", "MAX_TEXT", "linked"]
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,30 @@ class Box(param.Parameterized):
 
     value = param.String(default="", doc="The box's text (a choice: the chosen option's value).")
     disabled = param.Boolean(default=False, doc="Greyed out; the browser sends nothing from it.")
+
+
+def linked(model: param.Parameterized, parameter: str, *, offered=None, shown=str, parsed=str) -> Box:
+    """A box showing ``shown(model.<parameter>)``, kept equal to it both ways (a select's, option buttons').
+
+    What the browser picks goes back as ``parsed(text)`` if it is one of ``offered`` (by default the
+    parameter's own ``objects``, if it has them); any other value, even one set on the server, leaves the
+    model alone and the box shows the model's value again.
+    """
+    box = Box(value=shown(getattr(model, parameter)))
+    if offered is None:
+        offered = getattr(model.param[parameter], "objects", None) or None
+    allowed = None if offered is None else list(offered)
+
+    def to_model(event) -> None:
+        value = parsed(event.new)
+        if allowed is not None and value not in allowed:
+            box.value = shown(getattr(model, parameter))
+        elif getattr(model, parameter) != value:
+            setattr(model, parameter, value)
+
+    box.param.watch(to_model, "value")
+    model.param.watch(lambda event: box.param.update(value=shown(event.new)), parameter)
+    return box
 
 
 class Slot(param.Parameterized):

@@ -162,3 +162,30 @@ def test_an_action_s_label_and_visibility_follow_the_server():
     assert form.labels["pin"] == "Pin instead" and form.hidden == []
     form.show_action("unpin", False)
     assert form.hidden == ["unpin"]
+
+
+class Choice(param.Parameterized):
+    kind = param.Selector(default="a", objects=["a", "b"])
+    on = param.Boolean(default=False)
+
+
+def test_a_linked_box_follows_its_parameter_both_ways_and_takes_only_what_is_offered():
+    from meter_dashboard.ui.form import linked
+
+    model = Choice()
+    box = linked(model, "kind")
+    box.value = "b"
+    assert model.kind == "b"
+    box.value = "zzz"  # not one of the parameter's objects, even set on the server: the box shows the model's again
+    assert model.kind == "b" and box.value == "b"
+    model.kind = "a"
+    assert box.value == "a"
+    narrow = linked(model, "kind", offered=["a"])
+    narrow.value = "b"
+    assert model.kind == "a" and narrow.value == "a"
+    pressed = linked(model, "on", shown=lambda v: "on" if v else "", parsed=lambda t: t == "on")
+    assert pressed.value == ""
+    pressed.value = "on"
+    assert model.on is True
+    model.on = False
+    assert pressed.value == ""
