@@ -183,7 +183,7 @@ class Session(DashboardView):
 _PARTS = {
     "inputs": frozenset({"example", "upload", "load_progress", "trace_error", "trace_status", "upload_help",
                          "test_size", "meter_summary", "planner_link", "settings_toggle", "steps_note",
-                         "follow_button", "plan_error", "variant", "epsilon", "ranges", "delta", "steps",
+                         "plan_error", "variant", "epsilon", "ranges", "delta", "steps",
                          "tenant_steps", "reverts", "_on_upload"}),
     "controls_section": frozenset({"first_button", "back_button", "forward_button", "last_button", "play_button",
                                    "speed", "next_alarm_button", "next_change_button", "slider", "jump"}),

@@ -3,11 +3,12 @@
 :class:`SessionInputs` is the section of :class:`~meter_dashboard.session.view.Session` that reads
 what a person gives (a ``pn.viewable.Viewer`` declared over the page's SessionModel).  What a first view
 needs is built when the page opens: the example, the
-test set's size, a one-paragraph summary of the meter with the link to the planner.  The rest is
-built when first wanted (issue 19):
+test set's size, a one-paragraph summary of the meter with the link to the planner, and the meter's
+inputs (ε, ranges, δ, T, tenants, reverts, the meter) in the ``<details>`` drawer "Change the meter".
+The inputs are two :class:`~meter_dashboard.ui.form.Form` components (one Bokeh model each, issue 29)
+around the upload area; a closed drawer costs the browser nothing.  The upload area is built when
+first wanted (issue 19):
 
-- the meter's inputs (ε, ranges, δ, T, tenants, reverts, the meter) when "Change the meter" is
-  first opened — most people read a replay with the meter the planner's link brought;
 - the upload area (Panel's ``FileDropper``, FilePond in the browser) once the page is on
   screen: on a served page the browser then fetches FilePond's scripts (``jscallback`` on a
   hidden toggle, started by ``ui.lazy.on_screen``) and says when they are in, so FilePond never
@@ -31,9 +32,10 @@ from ..core.files import MAX_UPLOAD_BYTES, human_bytes
 from ..core.html import render
 from ..core.validation import InputError, check_int
 from ..meter.model import resize_ranges
+from ..ui.form import Action, Box, Drawer, Field, Form, Note, Row, Slot
 from ..ui.inputs import ListInput, NumberInput
 from ..ui.lazy import on_screen
-from ..ui.style import HTML, stale_html
+from ..ui.style import stale_html
 from ..ui.upload import GuardedFileDropper
 from . import text, view_html
 from .model import MAX_BUDGET_STEPS, METER_TITLES, SessionModel, TraceLoad
@@ -45,6 +47,10 @@ __all__ = ["SessionInputs", "Opened", "UPLOADED"]
 #: The example selector's entry for a trace that came from a file.
 UPLOADED = "(uploaded file)"
 _SETTINGS = "Change the meter (ε, ranges, δ, T, tenants, reverts)"
+_TRACE_HEAD = "<b>Trace</b> — the team's development history"
+#: The example select's options (title: value), the same for everyone.
+_EXAMPLE_OPTIONS = {**{info.title: key for key, info in EXAMPLES.items()}, UPLOADED: UPLOADED}
+_VARIANTS = {"Incremental meter": "incremental", "Regular meter": "regular"}
 
 #: Fetch FilePond's scripts (once per browser page), then tell the server (the toggle's value).
 _LOAD_FILEPOND = """
@@ -104,9 +110,6 @@ class SessionInputs(pn.viewable.Viewer):
     # parts built when first needed
     upload: Any
     load_progress: Any
-    steps_note: Any
-    follow_button: Any
-    plan_error: Any
     _filepond: Any
     _sidebar: Any
 
@@ -126,27 +129,21 @@ class SessionInputs(pn.viewable.Viewer):
     # ------------------------------------------------------------------ building
     def _build_inputs(self, served: bool) -> None:
         m = self.model
-        options = {info.title: key for key, info in EXAMPLES.items()}
-        options[UPLOADED] = UPLOADED
         current = m.example if m.example is not None else (UPLOADED if m.trace is not None else None)
-        self.example = pn.widgets.Select(label="Example trace", options=options,
-                                         value=current or list(options.values())[0], sizing_mode="stretch_width",
-                                         css_classes=["example-select"])
+        self.example = Box(value=current or next(iter(_EXAMPLE_OPTIONS.values())))
         self.example.param.watch(self._on_example, "value")
         self.upload = self.load_progress = None  # built once the page is on screen (see _build_upload)
         self._sidebar = None  # the sidebar's column, once laid out
-        # what a trace file holds, then why a trace was refused or what was loaded: one pane (issue 19)
-        self.trace_error = HTML(_upload_help(), sizing_mode="stretch_width", margin=(0, 5),
-                                css_classes=["trace-error", "trace-status", "upload-help"])
+        # what a trace file holds, then why a trace was refused or what was loaded: one slot (issue 19)
+        self.trace_error = Slot(object=_upload_help())
         self.trace_status = self.upload_help = self.trace_error
         self.test_size = NumberInput(m, "test_size", label="Test-set size n (labels)", placeholder="e.g. 5509",
-                                     css_classes=["test-size-input"], message_classes=["test-size-message"])
-        self.meter_summary = HTML("", sizing_mode="stretch_width", css_classes=["meter-summary", "planner-link"],
-                                  margin=(12, 5, 0, 5))
+                                     css_classes=["test-size-input"], message_classes=["test-size-message"],
+                                     field="test_size")
+        self.meter_summary = Slot()
         self.planner_link = self.meter_summary  # the summary carries the link to the planner
-        self._settings = Opened(_SETTINGS, self._build_settings, "meter-settings-toggle")
-        self.settings_toggle = self._settings.toggle
-        self.steps_note = self.follow_button = self.plan_error = None  # with the meter's inputs
+        self._build_settings()
+        self._build_forms()
         if served:
             self._filepond = pn.widgets.Toggle(label="", value=False, visible=False, css_classes=["filepond-ready"])
             self._filepond.jscallback(label=_LOAD_FILEPOND % json.dumps(_filepond_scripts()))
@@ -155,6 +152,26 @@ class SessionInputs(pn.viewable.Viewer):
         else:
             self._filepond = None
             self._build_upload()
+
+    def _build_forms(self) -> None:
+        """The sidebar's two forms, around the upload area (a form cannot hold FilePond)."""
+        example = Field("example", "Example trace", self.example, kind="select", classes=("example-select",),
+                        options=[(title, key) for title, key in _EXAMPLE_OPTIONS.items()])
+        self.trace_form = Form([Note(_TRACE_HEAD, classes=("session-trace-head",)), example],
+                               prefix="session-trace", css_classes=["session-trace-form"])
+        settings = Drawer("settings", _SETTINGS, [
+            self.variant_field, self.epsilon.field(), self.ranges.field(),
+            Row([self.delta.field(), self.steps.field()]),
+            Note(slot=self.steps_note, classes=("steps-note",), name="steps-note"),
+            Action("follow", "T = the trace's steps", self.model.follow_trace, classes=("follow-trace",), hidden=True),
+            self.tenant_steps.field(), self.reverts.field(),
+            Note(slot=self.plan_error, classes=("plan-error",), name="plan-error")], classes=("meter-settings",))
+        self.form = Form([
+            Note(slot=self.trace_error, classes=("trace-error", "trace-status", "upload-help"), name="trace"),
+            self.test_size.field(),
+            Note(slot=self.meter_summary, classes=("meter-summary", "planner-link", "md-form-head"), name="summary"),
+            settings], prefix="session", css_classes=["session-form"])
+        self.settings_toggle = self.form.drawer("settings")
 
     def _on_filepond(self, event) -> None:
         if event.new:
@@ -181,50 +198,40 @@ class SessionInputs(pn.viewable.Viewer):
             self._sidebar[k:k + 1] = [self.upload, self.load_progress]
 
     def open_settings(self) -> None:
-        """Show the meter's inputs (built the first time)."""
-        self.settings_toggle.value = True
+        """Show the meter's inputs (the drawer "Change the meter")."""
+        self.settings_toggle.open()
 
-    def _build_settings(self) -> pn.Column:
-        """The meter's inputs, bound to the planner's model the session holds."""
+    def _build_settings(self) -> None:
+        """The meter's inputs, bound to the planner's model the session holds (shown once the drawer is opened)."""
         m, p = self.model, self.model.plan
-        self.variant = pn.widgets.RadioButtonGroup.from_param(
-            m.param.variant, label="Meter", options={"Incremental meter": "incremental", "Regular meter": "regular"},
-            color="light", sizing_mode="stretch_width", css_classes=["variant-input"])
+        self.variant = Box(value=m.variant)
+        self.variant.param.watch(self._on_variant, "value")
+        self.variant_field = Field("variant", "Meter", self.variant, kind="buttons", classes=("variant-input",),
+                                   options=list(_VARIANTS.items()))
         self.epsilon = ListInput(p, "epsilon", label="ε per signal (ε₁ ≤ … ≤ ε_m)", kind="float",
-                                 on_value=lambda eps: _set_epsilon(self.model.plan, eps), css_classes=["epsilon-input"])
+                                 on_value=lambda eps: _set_epsilon(self.model.plan, eps), css_classes=["epsilon-input"],
+                                 field="epsilon")
         self.ranges = ListInput(p, "ranges", label="Range boundaries 0 = r₀ < … < r_m = 1", kind="float",
-                                css_classes=["ranges-input"])
+                                css_classes=["ranges-input"], field="ranges")
         self.delta = NumberInput(p, "delta", label="δ (failure probability)", css_classes=["delta-input"],
-                                 message_classes=["delta-message"])
+                                 message_classes=["delta-message"], field="delta")
         self.steps = NumberInput(p, "steps", label="T (budget of steps)", css_classes=["steps-input"],
-                                 check=_check_steps, message_classes=["steps-message"])
-        self.steps_note = HTML("", sizing_mode="stretch_width", css_classes=["steps-note"], margin=(0, 5))
-        self.follow_button = pn.widgets.Button(label="T = the trace's steps", color="light", visible=False,
-                                               sizing_mode="stretch_width", css_classes=["follow-trace"])
-        self.follow_button.on_click(lambda event: self.model.follow_trace())
+                                 check=_check_steps, message_classes=["steps-message"], field="steps")
+        self.steps_note = Slot()
         self.tenant_steps = ListInput(p, "tenant_steps", label="Steps per tenant (optional)", placeholder="e.g. 12,8",
                                       on_value=lambda v: self.model.plan.param.update(
-                                          tenant_steps=v, tenants=max(1, len(v))), css_classes=["tenant-steps-input"])
+                                          tenant_steps=v, tenants=max(1, len(v))), css_classes=["tenant-steps-input"],
+                                      field="tenant_steps")
         self.reverts = ListInput(p, "reverts", label="Revert steps fixed in advance (optional)", placeholder="e.g. 9",
                                  on_value=lambda v: self.model.plan.param.update(
-                                     reverts=v, revert_budget=len(v)), css_classes=["reverts-input"])
-        self.plan_error = HTML("", sizing_mode="stretch_width", css_classes=["plan-error"], margin=(0, 5))
-        settings = pn.Column(self.variant, self.epsilon, self.ranges,
-                             pn.Row(self.delta, self.steps, sizing_mode="stretch_width"), self.steps_note,
-                             self.follow_button, self.tenant_steps, self.reverts, self.plan_error,
-                             sizing_mode="stretch_width", margin=0, css_classes=["meter-settings"])
-        self._on_plan()
-        return settings
+                                     reverts=v, revert_budget=len(v)), css_classes=["reverts-input"], field="reverts")
+        self.plan_error = Slot()
 
     def controls(self) -> pn.Column:
-        """Trace and meter inputs (the sidebar of the served page)."""
-        upload = [self._filepond] if self.upload is None else [self.upload, self.load_progress]
-        self._sidebar = pn.Column(
-            HTML("<b>Trace</b> — the team's development history", margin=(5, 5, 0, 5)),
-            self.example, *upload, self.trace_error, self.test_size,
-            self.meter_summary, *self._settings.parts(), sizing_mode="stretch_width",
-        )
-        self._settings.layout = self._sidebar
+        """Trace and meter inputs (the sidebar of the served page): two forms around the upload area."""
+        if self._sidebar is None:
+            upload = [self._filepond] if self.upload is None else [self.upload, self.load_progress]
+            self._sidebar = pn.Column(self.trace_form, *upload, self.form, sizing_mode="stretch_width")
         return self._sidebar
 
     # ------------------------------------------------------------------ the trace
@@ -234,6 +241,10 @@ class SessionInputs(pn.viewable.Viewer):
         self._stop()
         with pn.io.hold():
             self.model.load_example(event.new)
+
+    def _on_variant(self, event):
+        if event.new in _VARIANTS.values():
+            self.model.variant = event.new
 
     def _on_upload_refused(self, event):
         if event.new:
@@ -300,39 +311,37 @@ class SessionInputs(pn.viewable.Viewer):
         wanted = m.example if m.example is not None else (UPLOADED if m.trace is not None else None)
         if wanted is not None and self.example.value != wanted:
             self.example.value = wanted
+        if self.variant.value != m.variant:
+            self.variant.value = m.variant
         self._update_url()
 
     def _trace_message(self, html: str) -> None:
         """Under what a trace file holds: why the last one was refused, or what was loaded."""
         text = _upload_help() + html
-        if self.trace_error.object != text:
-            self.trace_error.object = text
+        self.trace_error.show(text)
 
     # ------------------------------------------------------------------ the plan
     @param.depends("model.variant", "model.steps_source", "model.bound", "model.max_error_rate", "model.test_size",
                    watch=True)
     def _on_plan(self, *_):
         m = self.model
-        self.meter_summary.object = render(
+        self.meter_summary.show(render(
             "session/templates/meter_summary.html", meter=METER_TITLES[m.variant], plan=m.plan,
             steps_text=text.steps_source_text(m.steps_origin, m.plan.steps),
-            query=urlencode(m.planner_query(), safe=","), bound=bound_words(m.bound, m.max_error_rate))
-        if self.plan_error is not None:
-            self.plan_error.object = (view_html.error_html(m.plan.error) + stale_html("replay")) if m.plan.error else ""
+            query=urlencode(m.planner_query(), safe=","), bound=bound_words(m.bound, m.max_error_rate)))
+        self.plan_error.show((view_html.error_html(m.plan.error) + stale_html("replay")) if m.plan.error else "")
         self._on_steps_note()
         self._update_url()
 
     @param.depends("model.steps_source", "model.trace", watch=True)
     def _on_steps_note(self, *_):
-        if self.steps_note is None:
-            return
         m = self.model
         origin = m.steps_origin
-        self.steps_note.object = render("session/templates/note.html", text=text.steps_source_text(origin, m.plan.steps))
-        self.follow_button.visible = (m.trace is not None and origin not in ("trace", "tenant_steps")
-                                      and m.plan.steps != len(m.trace))
-        self.follow_button.label = (f"T = the trace's {len(m.trace):,} steps" if m.trace is not None
-                                    else "T = the trace's steps")
+        self.steps_note.show(render("session/templates/note.html", text=text.steps_source_text(origin, m.plan.steps)))
+        self.form.show_action("follow", m.trace is not None and origin not in ("trace", "tenant_steps")
+                              and m.plan.steps != len(m.trace))
+        self.form.set_label("follow", f"T = the trace's {len(m.trace):,} steps" if m.trace is not None
+                            else "T = the trace's steps")
 
 
 def _check_steps(value) -> int:

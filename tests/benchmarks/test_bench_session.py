@@ -81,7 +81,7 @@ def _build_and_render(build) -> int:
 def test_bench_page_build_and_models(benchmark, page):
     """Issue 19: the session page's Bokeh models and build time, beside the floor app's (same process).
 
-    Was 631 models on /session; the history plots and the meter's inputs are built when first opened.
+    Was 631 models on /session; the history plots are built when first opened, the sidebar is two forms (issue 29).
     """
     from meter_dashboard.app import pages
     from tests.benchmarks.load import floor_app

@@ -141,7 +141,7 @@ def test_links_carry_every_input_both_ways(page, server, open_page, relevant_err
     link.click()
     page.locator(".label-count-incremental").first.wait_for(timeout=60_000)
     expect(page.locator(".budget-input input").first).to_have_value(re.compile(r"^10,?000$"))
-    expect(page.locator(".bound-select .bk-btn.bk-active").first).to_have_text("Exact binomial")
+    expect(page.locator(".bound-select .md-choice[aria-pressed=true]").first).to_have_text("Exact binomial")
     search = page.evaluate("() => window.location.search")
     assert "budget=10000" in search and "max_error_rate=0.2" in search and "delta=0.05" in search
     # and back: the planner's link to the session carries the bound, ε, δ

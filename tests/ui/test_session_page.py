@@ -25,7 +25,7 @@ def expect_text(page, selector: str, value: str):
 
 def open_settings(page):
     """Open "Change the meter" (its inputs are built when first opened, issue 19)."""
-    page.locator(".meter-settings-toggle button").first.click()
+    page.locator("summary.meter-settings-toggle").first.click()  # the form's <details> drawer
     page.locator(".delta-input input").first.wait_for(timeout=20_000)
 
 
@@ -385,6 +385,6 @@ def test_the_planners_bound_goes_to_the_session_and_back(page, server, open_page
     expect(page.locator(".planner-link").first).to_contain_text("exact binomial bound (error rate ≤ 0.2)")
     link.click()
     page.locator(".label-count-incremental").first.wait_for(timeout=60_000)
-    expect(page.locator(".bound-select .bk-btn.bk-active").first).to_have_text("Exact binomial")
+    expect(page.locator(".bound-select .md-choice[aria-pressed=true]").first).to_have_text("Exact binomial")
     assert "max_error_rate=0.2" in page.evaluate("() => window.location.search")
     assert relevant_errors(page.console_errors) == []

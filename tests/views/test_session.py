@@ -57,9 +57,11 @@ def test_t_follows_the_trace_and_the_page_says_so():
     view.model.load(GOOD, name="twenty.csv")
     assert 'session-used">20 / 20<' in view.cards.object and "T = 20: the trace" in view.steps_note.object
     view.steps.text.value = "12"
-    assert "T = 12: set by you" in view.steps_note.object and view.follow_button.visible
-    view.follow_button.clicks += 1
-    assert view.model.plan.steps == 20 and not view.follow_button.visible
+    form = view.inputs.form  # the button "T = the trace's steps" is an action of the sidebar's form
+    assert "T = 12: set by you" in view.steps_note.object and "follow" not in form.hidden
+    assert form.labels["follow"] == "T = the trace's 20 steps"
+    form._handle_msg({"kind": "action", "name": "follow"})  # what the browser sends when it is pressed
+    assert view.model.plan.steps == 20 and "follow" in form.hidden
 
 
 def test_an_upload_outside_a_server_is_read_and_a_refusal_shown():
@@ -107,15 +109,17 @@ def test_the_first_view_builds_few_bokeh_models_and_the_rest_when_first_opened()
     doc = _models(view)
     first = Counter(type(m).__name__ for m in doc.models)
     assert sum(first.values()) <= 60, first
-    assert first["figure"] == 0 and first["GlyphRenderer"] == 0 and first["TextInput"] == 2  # test size, go to step
+    assert first["figure"] == 0 and first["GlyphRenderer"] == 0 and first["TextInput"] == 1  # go to step
+    # the sidebar's inputs are two forms (issue 29; their Bokeh class is named Form<n>); the one select is the speed
+    assert sum(n for kind, n in first.items() if kind.startswith("Form")) == 2 and first["CustomSelect"] == 1
     view.history_toggle.value = True
     opened = Counter(type(m).__name__ for m in doc.models)
     assert opened["figure"] == 2 and opened["BoxAnnotation"] <= 4  # Figures 3a and 3c; the bands are one glyph
     view.history_toggle.value = False
     view.history_toggle.value = True
     assert Counter(type(m).__name__ for m in doc.models) == opened  # reopened, not rebuilt
-    view.open_settings()
-    assert Counter(type(m).__name__ for m in doc.models)["TextInput"] == 8  # ε, ranges, δ, T, tenants, reverts
+    view.open_settings()  # the meter's inputs are in the form's drawer: opening it adds no model
+    assert Counter(type(m).__name__ for m in doc.models) == opened and view.inputs.form.opened == ["settings"]
     assert view.model.current["step"] == 8 and 'meter-signal">3<' in view.cards.object
 
 
@@ -142,3 +146,65 @@ def test_a_notebook_session_takes_the_plans_bound_and_shows_the_steps_left():
     assert "Steps left" in cards and "5,509 labels support 0 steps at the planned ε (exact binomial bound)" in cards
     assert "exact binomial bound" in html.unescape(view.meter_summary.object)
     assert "budget=5509" in view.meter_summary.object and "bound=binomial" in view.meter_summary.object
+
+
+def test_the_sidebar_is_two_forms_around_the_upload_area():
+    """Issue 29: the sidebar's notes, select, boxes and option buttons are two Form models around the upload area."""
+    from meter_dashboard.ui.form import Form
+
+    view = Session(example="emocontext")
+    inputs = view.inputs
+    column = view.controls()
+    assert column.objects == [inputs.trace_form, view.upload, view.load_progress, inputs.form]
+    assert all(isinstance(form, Form) for form in (inputs.trace_form, inputs.form))
+    trace = inputs.trace_form.markup  # the same text, in the same order, as the widgets it replaces
+    assert trace.index("<b>Trace</b>") < trace.index('data-field="example"') and "example-select" in trace
+    markup = inputs.form.markup
+    order = ['data-slot="trace"', 'data-field="test_size"', 'data-slot="summary"', 'data-drawer="settings"',
+             'data-choice="variant"', 'data-field="epsilon"', 'data-field="ranges"', 'data-field="delta"',
+             'data-field="steps"', 'data-slot="steps-note"', 'data-action="follow"', 'data-field="tenant_steps"',
+             'data-field="reverts"', 'data-slot="plan-error"']
+    assert [markup.index(s) for s in order] == sorted(markup.index(s) for s in order)
+    for css in ("test-size-input", "test-size-message", "meter-settings-toggle", "variant-input", "delta-input",
+                "steps-input", "follow-trace", "tenant-steps-input", "reverts-input", "trace-error", "planner-link"):
+        assert css in markup, css
+    doc = _models(view)
+    assert len(doc.models) <= 45, len(doc.models)  # 51 with a Panel widget per input (and 63 once opened)
+    assert sum(type(m).__name__.startswith("Form") for m in doc.models) == 2
+
+
+def test_the_sidebars_inputs_follow_the_model_both_ways():
+    view = Session(example="emocontext")
+    inputs = view.inputs
+    trace, form = inputs.trace_form, inputs.form
+    assert trace.values["example"] == "emocontext" and form.values["variant"] == "incremental"
+    trace.type("example", "synthetic_overfitting")  # what the browser sends
+    assert view.model.example == "synthetic_overfitting" and view.model.plan.steps == 20
+    assert "synthetic" in form.slots["trace"].lower() and form.values["steps"] == "20"
+    trace.type("example", "no-such-trace")  # not offered: ignored
+    assert view.model.example == "synthetic_overfitting"
+    form.type("variant", "regular")
+    assert view.model.variant == "regular" and "The regular meter" in form.slots["summary"]
+    view.model.variant = "incremental"  # a link, the model: the buttons show it
+    assert inputs.variant.value == "incremental" and form.values["variant"] == "incremental"
+    form.type("delta", "0.1")
+    assert view.model.plan.delta == 0.1
+    view.model.plan.delta = 0.05
+    assert form.values["delta"] == "0.05"
+    view.model.load(GOOD, name="twenty.csv")  # an upload: the select says so
+    assert trace.values["example"] == "(uploaded file)"
+
+
+def test_refusals_show_in_their_slots():
+    view = Session(example="emocontext")
+    form = view.inputs.form
+    form.type("test_size", "abc")
+    assert "must be a whole number; got 'abc'" in html.unescape(form.slots["test_size:message"])  # escaped
+    form.type("steps", "0")
+    assert "T (budget of steps) must be a whole number >= 1; got '0'" in html.unescape(form.slots["steps:message"])
+    form.type("epsilon", "0.05,0.01")  # a valid list, an invalid plan: the plan's message under the inputs
+    assert "epsilon must be non-decreasing" in form.slots["plan-error"] and "last valid replay" in form.slots["plan-error"]
+    form.type("epsilon", "0.01,0.02,0.03,0.04,0.05")
+    assert form.slots["plan-error"] == ""
+    view._on_upload(type("E", (), {"new": {"bad.csv": b"step,val_accuracy,test_accuracy\n1,2,0.5\n"}})())
+    assert "row 2, column 2 (val_accuracy)" in form.slots["trace"]
