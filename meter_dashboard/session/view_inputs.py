@@ -32,7 +32,7 @@ from ..core.files import MAX_UPLOAD_BYTES, human_bytes
 from ..core.html import render
 from ..core.validation import InputError, check_int
 from ..meter.model import resize_ranges
-from ..ui.form import Action, Box, Drawer, Field, Form, Note, Row, Slot
+from ..ui.form import Action, Box, Drawer, Field, Form, Note, Row, Slot, linked
 from ..ui.inputs import ListInput, NumberInput
 from ..ui.lazy import on_screen
 from ..ui.style import stale_html
@@ -204,8 +204,7 @@ class SessionInputs(pn.viewable.Viewer):
     def _build_settings(self) -> None:
         """The meter's inputs, bound to the planner's model the session holds (shown once the drawer is opened)."""
         m, p = self.model, self.model.plan
-        self.variant = Box(value=m.variant)
-        self.variant.param.watch(self._on_variant, "value")
+        self.variant = linked(m, "variant", offered=_VARIANTS.values())
         self.variant_field = Field("variant", "Meter", self.variant, kind="buttons", classes=("variant-input",),
                                    options=list(_VARIANTS.items()))
         self.epsilon = ListInput(p, "epsilon", label="ε per signal (ε₁ ≤ … ≤ ε_m)", kind="float",
@@ -241,10 +240,6 @@ class SessionInputs(pn.viewable.Viewer):
         self._stop()
         with pn.io.hold():
             self.model.load_example(event.new)
-
-    def _on_variant(self, event):
-        if event.new in _VARIANTS.values():
-            self.model.variant = event.new
 
     def _on_upload_refused(self, event):
         if event.new:
@@ -311,8 +306,6 @@ class SessionInputs(pn.viewable.Viewer):
         wanted = m.example if m.example is not None else (UPLOADED if m.trace is not None else None)
         if wanted is not None and self.example.value != wanted:
             self.example.value = wanted
-        if self.variant.value != m.variant:
-            self.variant.value = m.variant
         self._update_url()
 
     def _trace_message(self, html: str) -> None:
