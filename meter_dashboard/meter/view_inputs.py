@@ -248,9 +248,12 @@ class PlannerInputs(pn.viewable.Viewer):
 
     @param.depends("plan.epsilon", "plan.ranges", watch=True)
     def _on_meter_inputs(self):
+        """New signals, ranges or ε (m, a preset, a link, the same-ε box): the table shows them, a refused cell too."""
         rows = _meter_rows(self.plan)
         if rows != self.meter_table.rows:
             self.meter_table.rows = rows
+            if self.input_errors.get("meter"):
+                self._set_input_error("meter", "")
 
     @param.depends("plan.bound", watch=True)
     def _on_bound_inputs(self):

@@ -149,6 +149,9 @@ def test_a_refused_cell_shows_the_planner_s_message_and_keeps_the_plan(planner):
     assert plan.epsilon == before and table.rows[2][3] == before[2] and planner.inputs.stale()
     _typed(table, 2, "epsilon", "0.03")
     assert planner.inputs.error_pane("meter").object == "" and not planner.inputs.stale()
+    _typed(table, 2, "epsilon", "x")
+    plan.set_signals(6)  # new values: the refused box shows its value again, its message goes
+    assert table.invalid == [] and planner.inputs.error_pane("meter").object == "" and not planner.inputs.stale()
 
 
 def test_a_decreasing_epsilon_gets_the_plan_s_own_message_beside_the_table(planner):
