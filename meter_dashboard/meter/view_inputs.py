@@ -63,8 +63,8 @@ class PlannerInputs(pn.viewable.Viewer):
 
     ``on_box`` is called after a box took (or refused) what was typed: the answer says whether it is
     still valid.  The sidebar is two :class:`~meter_dashboard.ui.form.Form` components around the
-    meter table (issue 29: one model each, where twenty Panel widgets cost a session 90 ms of server
-    CPU); the drawers (reverts, labeling effort) are ``<details>`` of the second, costing nothing closed.
+    meter table, a :class:`~meter_dashboard.ui.table.NumberTable` (issue 29: one model each, where twenty
+    Panel widgets and a Tabulator cost a session 90 ms of server CPU); the drawers (reverts, labeling effort) are ``<details>`` of the second, costing nothing closed.
     """
 
     plan = param.ClassSelector(class_=MeterPlan)
