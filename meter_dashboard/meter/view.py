@@ -179,7 +179,6 @@ class Planner(DashboardView):
     """
 
     title = "Planner"
-    extensions = ("tabulator",)
 
     plan = param.ClassSelector(class_=MeterPlan)
     sync_url = param.Boolean(default=False)

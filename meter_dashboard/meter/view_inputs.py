@@ -8,7 +8,6 @@ message; what the plan itself refuses shows beside the inputs it concerns, one c
 """
 from __future__ import annotations
 
-import pandas as pd
 import panel as pn
 import param
 
@@ -17,6 +16,7 @@ from ..core.validation import InputError, check_int, check_probability
 from ..ui.form import Action, Box, Drawer, Field, Form, Note, Row, Slot, linked
 from ..ui.inputs import ListInput, NumberInput
 from ..ui.style import error_html
+from ..ui.table import NumberTable
 from .model import PRESETS, MeterPlan
 
 __all__ = ["PlannerInputs", "TEXT"]
@@ -44,21 +44,18 @@ _EFFORT = ("seconds_per_label", "labelers", "cost_per_hour")
 _PRESET_KEYS = (*PRESETS[next(iter(PRESETS))], "ranges")
 _BOXES = ("signals", "uniform_epsilon", "delta", "steps", "budget", "tenants", "tenant_steps", "max_error_rate",
           "revert_budget", "reverts", "seconds", "labelers", "cost")
-_TABLE_EDITORS = {"signal": None, "from": None, "to": {"type": "number", "step": 0.001, "min": 0, "max": 1},
-                  "epsilon": {"type": "number", "step": 0.001, "min": 0.0001, "max": 0.999}}
-_MONEY = {"type": "money", "precision": 4, "symbol": ""}
+#: The meter table's columns: the signal and its range's lower end read-only, its upper end and ε typed.
+_TABLE_COLUMNS = [{"key": "signal", "title": "#", "editable": False, "digits": None},
+                  {"key": "from", "title": "from", "editable": False, "digits": 4},
+                  {"key": "to", "title": "to", "editable": True, "digits": 4},
+                  {"key": "epsilon", "title": "ε", "editable": True, "digits": 4}]
 
 
-def _table_height(rows: int) -> int:
-    return min(34 + 30 * rows, 330)
-
-
-def _meter_frame(plan: MeterPlan) -> pd.DataFrame:
+def _meter_rows(plan: MeterPlan) -> list[list]:
+    """One row per signal: its number, its range (from, to; None where the ranges are short) and its ε."""
     r = plan.ranges
-    n = len(plan.epsilon)
-    lower = [r[i] if i < len(r) else float("nan") for i in range(n)]
-    upper = [r[i + 1] if i + 1 < len(r) else float("nan") for i in range(n)]
-    return pd.DataFrame({"signal": list(range(1, n + 1)), "from": lower, "to": upper, "epsilon": list(plan.epsilon)})
+    return [[i + 1, r[i] if i < len(r) else None, r[i + 1] if i + 1 < len(r) else None, eps]
+            for i, eps in enumerate(plan.epsilon)]
 
 
 class PlannerInputs(pn.viewable.Viewer):
@@ -66,8 +63,8 @@ class PlannerInputs(pn.viewable.Viewer):
 
     ``on_box`` is called after a box took (or refused) what was typed: the answer says whether it is
     still valid.  The sidebar is two :class:`~meter_dashboard.ui.form.Form` components around the
-    meter table (issue 29: one model each, where twenty Panel widgets cost a session 90 ms of server
-    CPU); the drawers (reverts, labeling effort) are ``<details>`` of the second, costing nothing closed.
+    meter table, a :class:`~meter_dashboard.ui.table.NumberTable` (issue 29: one model each, where twenty
+    Panel widgets and a Tabulator cost a session 90 ms of server CPU); the drawers (reverts, labeling effort) are ``<details>`` of the second, costing nothing closed.
     """
 
     plan = param.ClassSelector(class_=MeterPlan)
@@ -96,12 +93,9 @@ class PlannerInputs(pn.viewable.Viewer):
                                    check=lambda text: check_int("Signals m", text, minimum=1, maximum=20),
                                    on_value=p.set_signals, width=110, css_classes=["signals-input"],
                                    description="m: how many signals the meter reports (1 to 20).", field="signals")
-        self.meter_table = pn.widgets.Tabulator(
-            _meter_frame(p), show_index=False, sizing_mode="stretch_width", height=_table_height(p.signals),
-            editors=_TABLE_EDITORS, formatters={"from": _MONEY, "to": _MONEY, "epsilon": _MONEY},
-            titles={"signal": "#", "from": "from", "to": "to", "epsilon": "ε"}, widths={"signal": 48},
-            css_classes=["meter-table"], layout="fit_columns")
-        self.meter_table.on_edit(self._on_table_edit)
+        self.meter_table = NumberTable(_TABLE_COLUMNS, _meter_rows(p), caption="Signals: their ranges and ε",
+                                       row_label="signal", on_edit=self._on_table_edit,
+                                       on_refused=self._on_table_refused, css_classes=["meter-table"])
         self.uniform_epsilon = NumberInput(p, "epsilon", label="Same ε for every signal",
                                            getter=lambda plan: plan.uniform_epsilon,
                                            check=lambda text: check_probability("Same ε for every signal", text),
@@ -236,23 +230,25 @@ class PlannerInputs(pn.viewable.Viewer):
         if not self._applying_preset and self.preset.value != _PRESET_PLACEHOLDER:
             self.preset.value = _PRESET_PLACEHOLDER
 
-    def _on_table_edit(self, event):
-        frame = self.meter_table.value
-        try:
-            to = [float(v) for v in frame["to"]]
-            eps = [float(v) for v in frame["epsilon"]]
-        except (TypeError, ValueError):
-            self._set_input_error("meter", "ranges and ε must be numbers")
-            return
+    def _on_table_edit(self, row: int, key: str, value: float):
+        """A number typed in the meter table: the upper end of a signal's range ("to") or its ε."""
+        shown = self.meter_table.rows
+        to = [value if i == row and key == "to" else r[2] for i, r in enumerate(shown)]
+        eps = [value if i == row and key == "epsilon" else r[3] for i, r in enumerate(shown)]
         self._set_input_error("meter", "")
         self.plan.param.update(ranges=[0.0] + to, epsilon=eps)
 
+    def _on_table_refused(self, row: int, key: str, error: InputError):
+        self._set_input_error("meter", f"ranges and ε must be numbers ({error})")
+
     @param.depends("plan.epsilon", "plan.ranges", watch=True)
     def _on_meter_inputs(self):
-        frame = _meter_frame(self.plan)
-        if not frame.equals(self.meter_table.value):
-            self.meter_table.value = frame
-        self.meter_table.height = _table_height(len(frame))
+        """New signals, ranges or ε (m, a preset, a link, the same-ε box): the table shows them, a refused cell too."""
+        rows = _meter_rows(self.plan)
+        if rows != self.meter_table.rows:
+            self.meter_table.rows = rows
+            if self.input_errors.get("meter"):
+                self._set_input_error("meter", "")
 
     @param.depends("plan.bound", watch=True)
     def _on_bound_inputs(self):

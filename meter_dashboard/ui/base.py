@@ -7,7 +7,7 @@ A page is two parts, the same in a notebook cell and in a served page:
 
 ``__panel__`` lays them side by side for notebooks; :mod:`meter_dashboard.app.pages` puts
 them in the template.  ``extensions`` names the Panel extensions the component needs
-(``"tabulator"``, ``"filedropper"``): a served page loads exactly those (and no other
+(``"filedropper"``): a served page loads exactly those (and no other
 page's), and a notebook loads them the first time a component is displayed, so
 ``md.Planner(...)`` renders in a fresh notebook without ``pn.extension`` (Panel's own
 ``pn.extension(*names)``, called for the user).

@@ -20,7 +20,7 @@ from .base import load_notebook_extensions
 __all__ = ["extension"]
 
 #: every Panel extension a component declares (each component's ``extensions``)
-EXTENSIONS = ("tabulator", "filedropper")
+EXTENSIONS = ("filedropper",)
 
 
 def extension(*, inline: bool = True) -> None:

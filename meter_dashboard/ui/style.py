@@ -66,26 +66,22 @@ _URL = stylesheet_url()  # relative: the same file at the same URL under any pre
 
 
 class _DarkTheme(NativeDarkTheme):
-    """Panel's native dark theme, plus a dark Tabulator (its ``midnight`` theme; ``simple`` stays white) and
-    sliders whose filled part is dark grey (their default ``bar_color`` is a light grey)."""
+    """Panel's native dark theme, plus sliders whose filled part is dark grey (their default ``bar_color`` is a
+    light grey)."""
 
-    modifiers = {**NativeDarkTheme.modifiers, pn.widgets.Tabulator: {"theme": "midnight"},
-                 pn.widgets.slider.ContinuousSlider: {"bar_color": "#4a5158"}}
+    modifiers = {**NativeDarkTheme.modifiers, pn.widgets.slider.ContinuousSlider: {"bar_color": "#4a5158"}}
 
 
 class DashboardDesign(Native):
     """Panel's native design (the default) with every widget following the dark theme (served pages).
 
     Through Panel's documented design mechanism (``pn.extension(design=...)``; a design's
-    ``modifiers`` per component class, a theme's per theme): in the dark theme the Tabulator
-    uses its dark ``midnight`` theme; toggle groups, progress bars, sliders, file droppers, tabs,
-    buttons, toggles and tables (Tabulator) receive ``dashboard.css`` (the same URL as every component), whose
-    rules make the
-    chosen option the highlighted one, the tracks, bars, drop areas and the active tab follow the
-    theme (light and dark, from Panel's theme variables), "light" buttons take the theme's surface
-    colour (Panel draws them white in the dark theme too), a warning button's label is readable
-    (dark on amber) and a table takes the page's surface and ink, without the library's grey stripes.  A table whose page
-    chose its own Tabulator theme keeps it (modifiers apply to default values only).
+    ``modifiers`` per component class, a theme's per theme): toggle groups, progress bars, sliders, file
+    droppers, tabs, buttons and toggles receive ``dashboard.css`` (the same URL as every component), whose
+    rules make the chosen option the highlighted one, the tracks, bars, drop areas and the active tab follow
+    the theme (light and dark, from Panel's theme variables), "light" buttons take the theme's surface
+    colour (Panel draws them white in the dark theme too) and a warning button's label is readable
+    (dark on amber).  (The dashboard's tables are its own components, ui/table.py, styled by the same file.)
     """
 
     modifiers = {
@@ -98,7 +94,6 @@ class DashboardDesign(Native):
         pn.Tabs: {"stylesheets": [Inherit, _URL]},
         pn.widgets.Button: {"stylesheets": [Inherit, _URL]},
         pn.widgets.Toggle: {"stylesheets": [Inherit, _URL]},
-        pn.widgets.Tabulator: {"stylesheets": [Inherit, _URL]},
     }
     _themes = {"default": NativeDefaultTheme, "dark": _DarkTheme}
 

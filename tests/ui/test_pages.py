@@ -158,8 +158,7 @@ def test_each_page_loads_only_what_it_uses(page, server, name):
     assert page.locator('meta[name="viewport"]').count() == 1
     assert not [u for u in urls if "mathjax" in u], "no page needs MathJax (1.7 MiB)"
     assert not [u for u in urls if "fast-components" in u or "googleapis" in u]
-    tabulator = [u for u in urls if "tabulator" in u]
-    assert bool(tabulator) == (name == "planner"), "only the planner uses Tabulator"
+    assert not [u for u in urls if "tabulator" in u.lower()], "no page loads Tabulator (the ε table is ui/table.py's)"
     uploads = ("session", "ci", "ladder", "compare", "approve")  # every upload is a GuardedFileDropper (issue 15)
     if name == "session":  # its upload area is built once the answer is on screen (issue 19: first view light)
         expect(page.locator(".trace-upload .filepond--root").first).to_be_attached(timeout=30_000)
@@ -268,10 +267,12 @@ def test_dark_theme_themes_every_widget(page, server, open_page, name):
     page.wait_for_timeout(1500)
     assert page.evaluate(BRIGHT_AREAS) == []
     assert page.evaluate(LOW_CONTRAST) == []  # e.g. the active tab's label was dark on dark
-    if name == "planner":  # the ε table itself: dark cells, light text (Tabulator's "midnight" theme)
-        cell = page.locator(".meter-table .tabulator-cell").first
-        assert brightness(cell.evaluate("e => getComputedStyle(e.closest('.tabulator-row')).backgroundColor")) < 130
-        assert brightness(cell.evaluate("e => getComputedStyle(e).color")) > 180
+    if name == "planner":  # the ε table itself: dark cells, light text (read-only cells and the boxes alike)
+        for cell in (page.locator(".meter-table tbody td").first, page.locator(".meter-table .md-cell-input").first):
+            assert brightness(cell.evaluate("""e => { for (let x = e; x; x = x.parentElement || x.getRootNode().host) {
+                const bg = getComputedStyle(x).backgroundColor;
+                if (bg !== 'rgba(0, 0, 0, 0)' && bg !== 'transparent') return bg; } return 'rgb(255, 255, 255)'; }""")) < 130
+            assert brightness(cell.evaluate("e => getComputedStyle(e).color")) > 180
 
 
 @pytest.mark.parametrize("theme", ["default", "dark"])

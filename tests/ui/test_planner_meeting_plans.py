@@ -77,7 +77,8 @@ def test_one_uniform_epsilon_box_and_the_chart_reaches_the_steps_the_card_states
     assert largest == 148
     expect(page.locator(".headline-budget-steps").first).to_contain_text(f"{largest:,} steps")
     page.wait_for_function("() => new URLSearchParams(location.search).get('epsilon') === '0.02,0.02,0.02,0.02,0.02'")
-    expect(page.locator(".meter-table .tabulator-row")).to_have_count(5)
+    expect(page.locator(".meter-table tbody tr")).to_have_count(5)
+    expect(page.get_by_role("textbox", name="ε of signal 5", exact=True)).to_have_value("0.0200")  # the table redrawn
     page.wait_for_function(f"() => ({CURVE})().label.includes('largest T = {largest}')")
     c = curve(page)
     assert max(c["x"]) >= largest and largest in c["x"], "the axis reaches the largest T the card states"

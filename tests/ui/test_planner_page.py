@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from meter_dashboard.bounds import meter as M
-from tests.ui.planner_actions import open_drawer
+from tests.ui.planner_actions import open_drawer, type_into
 
 pytestmark = pytest.mark.ui
 
@@ -51,9 +51,7 @@ def test_changing_delta_updates_every_count(page, server, open_page, relevant_er
 
 def test_decreasing_epsilon_shows_message_and_keeps_numbers(page, server, open_page, relevant_errors):
     open_page(page, server, PAPER_URL, ".label-count-regular")
-    cell = page.locator(".meter-table .tabulator-row").first.locator("[tabulator-field='epsilon']")
-    cell.click()
-    editor = page.locator(".meter-table .tabulator-row").first.locator("input")
+    editor = page.get_by_role("textbox", name="ε of signal 1", exact=True)
     editor.fill("0.09")
     editor.press("Enter")
     message = page.locator(".error-meter .md-error").first
@@ -61,6 +59,34 @@ def test_decreasing_epsilon_shows_message_and_keeps_numbers(page, server, open_p
     assert "epsilon must be non-decreasing" in message.inner_text()
     assert count(page, "regular") == "100,033"
     assert count(page, "incremental") == "38,005"
+    assert relevant_errors(page.console_errors) == []
+
+
+def test_editing_epsilon_in_the_table_changes_the_counts_and_bad_text_keeps_them(page, server, open_page,
+                                                                             relevant_errors):
+    # the ε table is ui/table.py's NumberTable: a box per editable cell, what is typed parsed on the server
+    open_page(page, server, PAPER_URL, ".label-count-regular")
+    box = page.get_by_role("textbox", name="ε of signal 5", exact=True)
+    expect(box).to_have_value("0.0500")
+    box.fill("0.1")
+    box.press("Enter")
+    expected = M.all_labels([0.01, 0.02, 0.03, 0.04, 0.1], 0.01, 10)
+    wait_count(page, "incremental", f"{expected['incremental']:,}")
+    assert count(page, "regular") == f"{expected['regular']:,}"
+    expect(box).to_have_value("0.1000")  # the server's value, four decimals
+    box.fill("0.1x")
+    box.press("Tab")  # leaving the box commits it too
+    message = page.locator(".error-meter .md-error").first
+    expect(message).to_contain_text("ranges and ε must be numbers")
+    expect(message).to_contain_text("signal 5: ε must be a number; got '0.1x'")
+    expect(box).to_have_attribute("aria-invalid", "true")
+    assert count(page, "incremental") == f"{expected['incremental']:,}"  # the last good plan's numbers
+    type_into(page, "signals-input", "7")  # the rows follow m; the refused box shows its value again
+    expect(page.locator(".meter-table tbody tr")).to_have_count(7)
+    expect(box).to_have_value("0.1000")
+    expect(box).to_have_attribute("aria-invalid", "false")
+    expect(page.locator(".error-meter .md-error")).to_have_count(0)  # its message went with it
+    expect(page.get_by_role("textbox", name="ε of signal 7", exact=True)).to_be_visible()
     assert relevant_errors(page.console_errors) == []
 
 
