@@ -188,13 +188,15 @@ export function render({ model, el }) {
     model.send_msg({ kind: "value", name, value: String(value) });
   };
   const commit = (box) => {
-    if (!box.disabled && last[box.dataset.field] !== box.value) put(box.dataset.field, box.value);
+    if (box.disabled || last[box.dataset.field] === box.value) return;
+    for (const other of boxes(box.dataset.field)) if (other !== box) setValue(other, box.value);  // its slider
+    put(box.dataset.field, box.value);
   };
   for (const box of root.querySelectorAll("input[data-field], select[data-field]")) {
     if (box.type === "range") {
       // dragging shows the value in the box; releasing sends it (as a Panel slider's value_throttled)
       box.addEventListener("input", () => {
-        for (const other of boxes(box.dataset.field)) if (other !== box) other.value = box.value;
+        for (const other of boxes(box.dataset.field)) if (other !== box) setValue(other, box.value);
       });
       box.addEventListener("change", () => commit(box));
     } else {

@@ -50,3 +50,16 @@ def test_a_box_held_by_the_sidebar_shows_its_message_right_under_it(screen, serv
     shown = message.bounding_box()
     below = page.locator(".steps-input").first.bounding_box()
     assert slider["y"] + slider["height"] <= shown["y"] + 1 and shown["y"] + shown["height"] <= below["y"] + 1
+
+
+def test_a_number_typed_in_a_box_moves_its_slider_and_a_slid_one_shows_in_the_box(screen, server, open_page):
+    page = open_page(screen, server, "/planner", ".label-count-regular")
+    box = page.locator(".delta-input input").first
+    slider = page.locator("input.md-slider[data-field=delta]").first
+    box.fill("0.1")
+    box.press("Enter")
+    expect(slider).to_have_value("0.1")
+    expect(page.locator(".label-count-incremental").first).not_to_have_text("38,005")
+    slider.fill("0.05")  # a range input: sets the value and fires input and change, as a drag released there
+    expect(box).to_have_value("0.05")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('delta') === '0.05'")
