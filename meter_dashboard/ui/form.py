@@ -167,8 +167,10 @@ class DrawerState:
 _ESM = r"""
 function setValue(box, value) {
   if (box.type === "range") {
-    const number = parseFloat(value);
-    if (Number.isFinite(number) && String(box.value) !== String(number)) box.value = number;
+    // a slider shows only a number within its range (text out of it is refused beside the box)
+    const number = Number(value);
+    const inside = value !== "" && Number.isFinite(number) && number >= Number(box.min) && number <= Number(box.max);
+    if (inside && String(box.value) !== String(number)) box.value = number;
   } else if (box.value !== value) {
     box.value = value;
   }

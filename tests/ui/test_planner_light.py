@@ -59,6 +59,10 @@ def test_a_number_typed_in_a_box_moves_its_slider_and_a_slid_one_shows_in_the_bo
     box.fill("0.1")
     box.press("Enter")
     expect(slider).to_have_value("0.1")
+    box.fill("1.5")  # refused beside the box: the slider stays where the plan is
+    box.press("Enter")
+    expect(page.locator(".md-input-message .md-error").first).to_contain_text("got '1.5'")
+    expect(slider).to_have_value("0.1")
     expect(page.locator(".label-count-incremental").first).not_to_have_text("38,005")
     slider.fill("0.05")  # a range input: sets the value and fires input and change, as a drag released there
     expect(box).to_have_value("0.05")
