@@ -15,11 +15,12 @@ page's), and a notebook loads them the first time a component is displayed, so
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import ClassVar
 
 import panel as pn
 
-__all__ = ["DashboardView", "load_notebook_extensions"]
+__all__ = ["DashboardView", "load_notebook_extensions", "SUBSHELL_ADVICE", "warn_if_subshell"]
 
 _NOTEBOOK_LOADED: set[str] = set()  # per kernel (notebooks only; a served page declares its own)
 _NOTEBOOK_READY = False
@@ -45,6 +46,48 @@ def load_notebook_extensions(names) -> None:
         pn.extension(*missing)
         _NOTEBOOK_LOADED.update(missing)
         _NOTEBOOK_READY = True
+
+
+#: what to do when a component's messages reach the kernel on a subshell (README, "In a notebook or a script")
+SUBSHELL_ADVICE = (
+    "meter-dashboard: this kernel handles the components' messages on subshell threads, beside the cell "
+    "that is running (JupyterLab's 'Kernel Comms over subshells', with ipykernel 7 or later). Panel's "
+    "messages are not safe there: a value typed into a component can be held back until the next one is "
+    "typed. Set Settings > Settings Editor > Kernels > 'Kernel Comms over subshells' to 'Disabled' and "
+    "reload the page (README: In a notebook or a script).")
+
+_subshell_warned = False
+
+
+def _kernel_subshells() -> list[str]:
+    """The running ipykernel's subshells (a frontend sending comms over subshells opens them); [] elsewhere."""
+    try:
+        from ipykernel.kernelapp import IPKernelApp
+    except ImportError:
+        return []
+    if not IPKernelApp.initialized():
+        return []
+    manager = getattr(getattr(IPKernelApp.instance().kernel, "shell_channel_thread", None), "manager", None)
+    try:
+        return list(manager.list_subshell()) if manager is not None else []
+    except Exception:  # an ipykernel without subshells, or one shutting down
+        return []
+
+
+def warn_if_subshell() -> None:
+    """Warn once per kernel, when a component is displayed, if the kernel has subshells open.
+
+    JupyterLab 4.4+ sends comm messages to kernel subshells by default (``commsOverSubshells``), so
+    Panel's handlers run beside the executing cell; acknowledgements get lost and the browser then holds
+    later inputs back (tests/ui/test_jupyterlab.py saw a typed value never sent).  A page that sends
+    comms over subshells opens them as soon as it loads Panel's extension, so by the time a component is
+    displayed the kernel has them; the warning then shows under that cell.  (Raised on a subshell thread,
+    a warning would go to no cell: JupyterLab shows output of cell executions only.)
+    """
+    global _subshell_warned
+    if not _subshell_warned and _kernel_subshells():
+        _subshell_warned = True
+        warnings.warn(SUBSHELL_ADVICE, RuntimeWarning, stacklevel=2)
 
 
 class DashboardView(pn.viewable.Viewer):
@@ -75,6 +118,7 @@ class DashboardView(pn.viewable.Viewer):
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         load_notebook_extensions(self.extensions)
+        warn_if_subshell()
         return super()._repr_mimebundle_(include, exclude)
 
     @classmethod

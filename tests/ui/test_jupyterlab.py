@@ -6,10 +6,13 @@ of the README's ``<!-- notebook-cell -->`` cells as written (the first one calls
 does not go to that server, as a firewalled company network would; the test runs all cells from
 JupyterLab's Run menu, then checks that each component draws (a rendered output of real size, no
 "Bokeh or Panel library is missing") and reacts: T 10 -> 20 in the planner changes its label count,
-and steps 32 -> 64 in the CI component changes its own.
+and steps 32 -> 64 in the CI component changes its own.  JupyterLab runs with the README's settings
+(``<!-- lab-settings -->``: comms not over kernel subshells; with them a value typed right after the cells
+ran was never sent), so no cell may print the components' subshell warning either.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -30,6 +33,9 @@ ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CELLS = re.findall(r"<!-- notebook-cell -->\s*```python\n(.*?)```", README, flags=re.S)
 COMPONENTS = ["Planner", "Session", "CI", "Ladder", "Compare", "Approve"]
+#: the README's ``<!-- lab-settings: <plugin id> -->`` blocks: {"<extension>/<plugin>": settings}
+LAB_SETTINGS = {plugin.split("/", 1)[1].replace(":", "/"): json.loads(block) for plugin, block in re.findall(
+    r"<!-- lab-settings: (\S+) -->\s*```json\n(.*?)```", README, flags=re.S)}
 
 
 def _free_port() -> int:
@@ -38,22 +44,26 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """``(base URL, notebook name)`` of a JupyterLab serving the README's notebook."""
-    root = tmp_path_factory.mktemp("lab")
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in CELLS])
+@contextlib.contextmanager
+def _jupyterlab(root: Path, cells: list[str], settings: dict):
+    """A JupyterLab on a free local port serving ``readme.ipynb`` made of ``cells``, with these user settings.
+
+    Besides ``settings`` (plugin "<extension>/<plugin>": values): every cell in the DOM, no news, and the
+    notebook's kernel started by JupyterLab itself, without a "Select Kernel" dialog.  Yields its base URL.
+    """
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in cells])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, root / "readme.ipynb")
-    settings = root / ".settings" / "@jupyterlab"
-    for plugin, values in {"notebook-extension/tracker": {"windowingMode": "none"},  # every cell in the DOM
+    for plugin, values in {**settings,
+                           "notebook-extension/tracker": {"windowingMode": "none", "autoStartDefaultKernel": True},
                            "apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False}
                            }.items():
-        path = settings / f"{plugin}.jupyterlab-settings"
+        path = root / ".settings" / "@jupyterlab" / f"{plugin}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
     port = _free_port()
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(root / ".settings"), "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(root / ".settings"),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
            "JUPYTER_CONFIG_DIR": str(root / ".config"), "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
            "PANEL_INLINE": ""}  # the README's own switch must do it, not the environment
     log = open(root / "lab.log", "w")
@@ -61,60 +71,99 @@ def lab(tmp_path_factory):
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--ServerApp.port={port}",
          "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
          f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
-         "--ServerApp.disable_check_xsrf=True",  # this throwaway local server takes the kernel session by REST
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"jupyterlab exited with {proc.returncode}: {(root / 'lab.log').read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(base + "/api/status", timeout=2) as answer:
-                if answer.status == 200:
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError("jupyterlab did not start within 120 s")
-        time.sleep(0.5)
-    _start_kernel(base, "readme.ipynb", root / ".runtime")
-    yield base, "readme.ipynb"
-    proc.terminate()
     try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
-
-
-def _start_kernel(base: str, path: str, runtime: Path, timeout: float = 300) -> None:
-    """The notebook's kernel session, started through the server's REST API and ready before the page opens.
-
-    JupyterLab then attaches to it.  Left to the page on a loaded machine, a slow kernel start made
-    JupyterLab ask "Select Kernel" again and again, each answer starting a kernel and shutting down
-    the one still starting.
-    """
-    from jupyter_client import BlockingKernelClient
-
-    body = json.dumps({"path": path, "name": path, "type": "notebook", "kernel": {"name": "python3"}}).encode()
-    request = urllib.request.Request(base + "/api/sessions", data=body, method="POST",
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as answer:
-        kernel = json.loads(answer.read())["kernel"]["id"]
-    connection = runtime / f"kernel-{kernel}.json"
-    deadline = time.monotonic() + timeout
-    while not connection.exists():
-        assert time.monotonic() < deadline, f"no connection file for kernel {kernel} within {timeout} s"
-        time.sleep(0.2)
-    client = BlockingKernelClient(connection_file=str(connection))
-    client.load_connection_file()
-    client.start_channels()
-    try:
-        client.wait_for_ready(timeout=max(deadline - time.monotonic(), 1))  # answers kernel_info: it runs code now
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"jupyterlab exited with {proc.returncode}: {(root / 'lab.log').read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(base + "/api/status", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("jupyterlab did not start within 120 s")
+            time.sleep(0.5)
+        yield base
     finally:
-        client.stop_channels()
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """``(base URL, notebook name)`` of a JupyterLab serving the README's notebook, with the README's settings."""
+    assert LAB_SETTINGS, "the README's <!-- lab-settings --> block is gone"
+    with _jupyterlab(tmp_path_factory.mktemp("lab"), CELLS, LAB_SETTINGS) as base:
+        yield base, "readme.ipynb"
+
+
+def _open_notebook(context, base: str, name: str = "readme.ipynb"):
+    """The notebook open in JupyterLab, its kernel (started by JupyterLab) connected and idle."""
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.console_messages = []
+    page.on("console", lambda msg: page.console_messages.append(msg.text))
+    page.on("pageerror", lambda exc: page.console_messages.append(str(exc)))
+    page.goto(f"{base}/lab/tree/{name}", wait_until="domcontentloaded")
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(state="visible", timeout=120_000)
+    # the execution indicator says "idle" before there is any kernel: wait for the kernel's name, then idle
+    page.locator(".jp-Toolbar-kernelName", has_text="Python 3").first.wait_for(timeout=300_000)
+    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(timeout=300_000)
+    page.dialogs_seen = []
+    return page
+
+
+def _answer_dialog(page, name: str) -> bool:
+    """A "Select Kernel" dialog (not seen with the settings above) answered with the notebook's running kernel."""
+    dialog = page.locator(".jp-Dialog")
+    if not dialog.count():
+        return False
+    page.dialogs_seen.append(dialog.first.inner_text())
+    choice = dialog.first.locator("select")
+    if choice.count():  # the notebook's running session ("readme.ipynb (<id>)"), not a new kernel
+        options = choice.first.evaluate("select => [...select.options].map(option => option.text)")
+        running = [text for text in options if text.startswith(name)]
+        if running:
+            choice.first.select_option(label=running[0])
+    dialog.first.locator(".jp-mod-accept").first.click()
+    dialog.first.wait_for(state="detached", timeout=30_000)  # one answer per dialog, not a click per loop
+    return True
+
+
+def _run_all(page, name: str, count: int, timeout: float = 600) -> None:
+    """Run All Cells from JupyterLab's Run menu; wait until all ``count`` cells are numbered."""
+    prompts = page.locator(".jp-Cell .jp-InputArea-prompt")
+    deadline = time.monotonic() + timeout
+    started = None
+    while True:  # every cell numbered, none pending ([*])
+        texts = prompts.all_inner_texts()
+        if _answer_dialog(page, name):
+            continue
+        if started is None or (time.monotonic() - started > 30 and all(t.strip() == "[ ]:" for t in texts)):
+            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()  # (again, if the
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()  # kernel was busy)
+            started = time.monotonic()
+        if len(texts) == count and all(re.fullmatch(r"\[\d+\]:", t.strip()) for t in texts):
+            return
+        assert time.monotonic() < deadline, f"cells not all run after {timeout} s: {texts}; dialogs {page.dialogs_seen}"
+        time.sleep(1)
+
+
+def _run_cell(page, index: int, timeout: float = 300) -> None:
+    """Run cell ``index`` alone (selected, then Ctrl+Enter) and wait until it is numbered."""
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    cell.locator(".jp-InputArea-prompt").click()
+    page.keyboard.press("Control+Enter")
+    expect(cell.locator(".jp-InputArea-prompt")).to_have_text(re.compile(r"^\[\d+\]:$"), timeout=timeout * 1000)
 
 
 @pytest.fixture(scope="module")
@@ -132,33 +181,8 @@ def notebook_page(browser, lab):
             route.abort()
 
     context.route("**/*", only_the_lab)
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    page.console_messages = []
-    page.on("console", lambda msg: page.console_messages.append(msg.text))
-    page.on("pageerror", lambda exc: page.console_messages.append(str(exc)))
-    page.goto(f"{base}/lab/tree/{name}", wait_until="domcontentloaded")
-    page.locator(".jp-Notebook .jp-Cell").first.wait_for(state="visible", timeout=120_000)
-    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(timeout=120_000)
-    prompts = page.locator(".jp-Cell .jp-InputArea-prompt")
-    page.dialogs_seen = []
-    deadline = time.monotonic() + 600
-    started = None
-    while True:  # every cell numbered, none pending ([*])
-        texts = prompts.all_inner_texts()
-        dialog = page.locator(".jp-Dialog")
-        if dialog.count():  # e.g. "Select Kernel" when the kernel was slow to start under load: accept it
-            page.dialogs_seen.append(dialog.first.inner_text())
-            dialog.locator(".jp-mod-accept").first.click()
-            continue
-        if started is None or (time.monotonic() - started > 30 and all(t.strip() == "[ ]:" for t in texts)):
-            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()  # (again, if the
-            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()  # kernel was busy)
-            started = time.monotonic()
-        if len(texts) == len(CELLS) and all(re.fullmatch(r"\[\d+\]:", t.strip()) for t in texts):
-            break
-        assert time.monotonic() < deadline, f"cells not all run after 600 s: {texts}; dialogs {page.dialogs_seen}"
-        time.sleep(1)
+    page = _open_notebook(context, base, name)
+    _run_all(page, name, len(CELLS))
     page.refused = refused
     yield page
     context.close()
@@ -212,10 +236,48 @@ def test_the_ci_component_reacts_to_its_steps(notebook_page):
     box = cell.locator(".ci-steps input").first
     box.fill("64")
     box.press("Enter")
-    expect(labels).not_to_have_text(before, timeout=60_000)  # twice the commits need more labels
+    try:
+        expect(labels).not_to_have_text(before, timeout=60_000)  # twice the commits need more labels
+    except AssertionError as error:
+        raise AssertionError(f"{error}\nbox shows {box.input_value()!r}; "
+                             f"console: {notebook_page.console_messages[-20:]}") from None
 
 
 def test_nothing_was_fetched_from_outside(notebook_page):
     """Requests beyond the machine were refused; the components drew all the same."""
     assert all(not url.startswith("http://127.0.0.1") for url in notebook_page.refused)
     json.dumps(notebook_page.refused)  # listed for the report when a test above fails
+
+
+#: cells of a JupyterLab with its default settings (comms over subshells): the README's first cell (its
+#: ``md.extension`` makes the page open comms, which JupyterLab puts on subshells), a wait until the kernel
+#: has them, then two components: the first warns under its cell, the second does not (once per kernel)
+SUBSHELL_CELLS = [
+    CELLS[0],
+    "import time\nfrom meter_dashboard.ui.base import _kernel_subshells\n"
+    "deadline = time.monotonic() + 120\n"
+    "while not _kernel_subshells() and time.monotonic() < deadline:\n    time.sleep(0.2)\n"
+    "bool(_kernel_subshells())",
+    "md.Planner(epsilon=[0.01, 0.02, 0.03, 0.04, 0.05], delta=0.01, steps=10)",
+    'md.CI(condition="n - o > 0.02 +/- 0.01", reliability=0.999, adaptivity="full", steps=32)',
+]
+
+
+def test_with_comms_over_subshells_a_component_says_once_under_its_cell_what_to_set(browser, tmp_path):
+    """The README's advice, seen where a person sees it: JupyterLab's default sends comms over subshells."""
+    with _jupyterlab(tmp_path, SUBSHELL_CELLS, {}) as base:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        try:
+            page = _open_notebook(context, base)
+            for index in range(len(SUBSHELL_CELLS)):
+                _run_cell(page, index)
+            cells = page.locator(".jp-Notebook .jp-Cell")
+            expect(cells.nth(1).locator(".jp-OutputArea-output").last).to_have_text("True")  # subshells open
+            stderr = "[data-mime-type='application/vnd.jupyter.stderr']"
+            warned = cells.nth(2).locator(f".jp-OutputArea-output{stderr}")
+            expect(warned).to_contain_text("Kernel Comms over subshells", timeout=30_000)
+            assert "'Disabled'" in warned.inner_text() and "README" in warned.inner_text()
+            every = page.locator(f".jp-OutputArea-output{stderr}")
+            assert every.count() == 1, every.all_inner_texts()  # once per kernel: not again under md.CI(...)
+        finally:
+            context.close()

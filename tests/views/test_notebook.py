@@ -66,3 +66,31 @@ def test_the_offline_switch_loads_every_components_extensions():
             md.extension(inline="yes")
     finally:
         pn.config.inline = before
+
+
+def test_a_component_displayed_in_a_kernel_with_subshells_warns_once_with_the_setting_to_change(monkeypatch):
+    """JupyterLab 4.4+ with ipykernel 7 opens subshells for comms (README: "Kernel Comms over subshells")."""
+    import warnings
+
+    import meter_dashboard as md
+    from meter_dashboard.ui import base
+
+    monkeypatch.setattr(base, "_subshell_warned", False)
+    monkeypatch.setattr(base, "_kernel_subshells", lambda: [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        md.Planner()._repr_mimebundle_()  # a kernel without subshells (or a script): nothing said
+    monkeypatch.setattr(base, "_kernel_subshells", lambda: ["0b7f"])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        md.Planner()._repr_mimebundle_()
+        md.CI()._repr_mimebundle_()
+    assert [w.category for w in seen] == [RuntimeWarning]  # once per kernel
+    text = str(seen[0].message)
+    assert "'Kernel Comms over subshells'" in text and "'Disabled'" in text and "README" in text
+
+
+def test_outside_a_kernel_there_are_no_subshells():
+    from meter_dashboard.ui.base import _kernel_subshells
+
+    assert _kernel_subshells() == []
