@@ -155,8 +155,8 @@ class CompareInputs(PageSection):
         self.example = linked(m, "example")
         self.table_file = TableUpload(m, dispatch, parameter="runs file", css="compare-upload")
         self.upload = self.table_file.dropper
-        self.paired = pn.widgets.Checkbox.from_param(m.param.paired, label="Rows are paired runs (same seeds/split)",
-                                                     css_classes=["compare-paired"])
+        self.paired = linked(m, "paired", offered=[True, False], shown=lambda on: "true" if on else "false",
+                             parsed=lambda text: text == "true")
         self.boxes = {
             "gamma": _number(m, "gamma", "γ (meaningful threshold)"),
             "alpha": _number(m, "alpha", "α (interval level 1 − α)"),
@@ -169,7 +169,9 @@ class CompareInputs(PageSection):
         self.file_form = Form([Field("example", "Runs file", self.example, kind="select", classes=("compare-example",),
                                      description=m.param.example.doc or "", options=examples)],
                               prefix="compare-file", css_classes=["compare-file-form"])
-        self.form = Form([*(self.boxes[key].field() for key in ("gamma", "alpha", "resamples", "seed")),
+        self.form = Form([Field("paired", "Paired runs (same seeds/split)", self.paired, kind="checkbox",
+                                classes=("compare-paired",), description=m.param.paired.doc or ""),
+                          *(self.boxes[key].field() for key in ("gamma", "alpha", "resamples", "seed")),
                           Note(slot=self.error, classes=("compare-error",), name="error")],
                          prefix="compare", css_classes=["compare-form"])
         self._show()
@@ -184,7 +186,7 @@ class CompareInputs(PageSection):
 
     def parts(self) -> list:
         """The comparison's inputs, in the order shown (β is the runs-needed section's), straight in one column."""
-        return [self.file_form, self.upload, self.paired, self.form]
+        return [self.file_form, self.upload, self.form]
 
 
 class CompareAnswer(PageSection):

@@ -91,8 +91,9 @@ class Slot(param.Parameterized):
 class Field:
     """One input: ``kind`` "text" (a box, with a ``slider`` (start, end, step) under it if given), "select"
     or "buttons" (``options``: (label, value) pairs; one chosen), or "toggles" (any of ``options`` pressed; the
-    value is the pressed options' values joined by commas, in the options' order).  ``classes`` go on the element holding the label and the
-    box; ``message`` (a :class:`Slot`) shows under it; ``width`` fixes its width in px (in a :class:`Row`)."""
+    value is the pressed options' values joined by commas, in the options' order), or "checkbox" (its value
+    "true" or "false").  ``classes`` go on the element holding the label and the box; ``message`` (a
+    :class:`Slot`) shows under it; ``width`` fixes its width in px (in a :class:`Row`)."""
 
     name: str
     label: str
@@ -166,7 +167,9 @@ class DrawerState:
 
 _ESM = r"""
 function setValue(box, value) {
-  if (box.type === "range") {
+  if (box.type === "checkbox") {
+    box.checked = value === "true";
+  } else if (box.type === "range") {
     // a slider shows only a number within its range (text out of it is refused beside the box)
     const number = Number(value);
     const inside = value !== "" && Number.isFinite(number) && number >= Number(box.min) && number <= Number(box.max);
@@ -189,10 +192,12 @@ export function render({ model, el }) {
     last[name] = String(value);
     model.send_msg({ kind: "value", name, value: String(value) });
   };
+  const read = (box) => (box.type === "checkbox" ? String(box.checked) : box.value);
   const commit = (box) => {
-    if (box.disabled || last[box.dataset.field] === box.value) return;
-    for (const other of boxes(box.dataset.field)) if (other !== box) setValue(other, box.value);  // its slider
-    put(box.dataset.field, box.value);
+    const value = read(box);
+    if (box.disabled || last[box.dataset.field] === value) return;
+    for (const other of boxes(box.dataset.field)) if (other !== box) setValue(other, value);  // its slider
+    put(box.dataset.field, value);
   };
   for (const box of root.querySelectorAll("input[data-field], select[data-field]")) {
     if (box.type === "range") {
@@ -502,6 +507,12 @@ class Form(JSComponent):
             control = (f'<input class="md-input" type="text" id="{ident}" data-field="{esc(name)}" autocomplete="off" '
                        f'spellcheck="false"{placeholder}{aria}>')
             head = f'<label class="md-label" for="{ident}">{label}{help_html}</label>'
+        elif item.kind == "checkbox":
+            self._options[name] = {"true", "false"}
+            control = ""
+            head = (f'<label class="md-check" for="{ident}"><input type="checkbox" id="{ident}" '
+                    f'data-field="{esc(name)}"{aria}><span>{label} {help_html}</span></label>')
         else:
-            raise ValueError(f"a field's kind must be 'text', 'select', 'buttons' or 'toggles'; got {item.kind!r}")
+            raise ValueError("a field's kind must be 'text', 'select', 'buttons', 'toggles' or 'checkbox'; "
+                             f"got {item.kind!r}")
         return head, control

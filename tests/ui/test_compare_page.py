@@ -46,6 +46,19 @@ def test_unpaired_example_is_paired_at_random(page, server, open_page):
         "e => e.parentElement.innerText")
 
 
+def test_the_paired_checkbox_pairs_the_runs_at_random_and_back(page, server, open_page, relevant_errors):
+    open_page(page, server, "/compare", ".compare-conclusion")
+    box = page.get_by_label("Paired runs (same seeds/split)")
+    expect(box).to_be_checked()
+    runs = page.locator(".compare-runs").first
+    box.uncheck()
+    expect(runs.locator("xpath=..")).to_contain_text("paired at random", timeout=20_000)
+    page.wait_for_function("() => window.location.search.includes('paired=false')")
+    box.check()
+    expect(runs.locator("xpath=..")).not_to_contain_text("paired at random", timeout=20_000)
+    assert relevant_errors(page.console_errors) == []
+
+
 def test_upload_good_and_bad_runs(page, server, open_page, tmp_path):
     open_page(page, server, "/compare", ".compare-conclusion")
     drop(page, "compare", tmp_path / "runs.csv",

@@ -67,7 +67,7 @@ def test_compare_inputs_are_forms_around_the_drop_area_and_the_checkbox():
     doc = _document(view)
     settings, needed = view.settings, view.runs_needed
     columns = [c for c in view.results().select(pn.Column) if "compare-controls" in c.css_classes]
-    assert columns[0].objects == [settings.file_form, view.upload, settings.paired, settings.form]
+    assert columns[0].objects == [settings.file_form, view.upload, settings.form]
     assert columns[1].objects == [needed.form]
     assert all(isinstance(f, Form) for f in (settings.file_form, settings.form, needed.form))
     kinds = [type(m).__name__ for m in doc.models]
@@ -118,3 +118,18 @@ def test_compare_refusals_show_in_their_slots():
     with param.edit_constant(view.model):  # what the model says while a worker thread compares new runs
         view.model.busy = True
     assert "Comparing the new runs…" in form.slots["error"]
+
+
+def test_the_paired_checkbox_is_a_form_field_bound_to_the_model_both_ways():
+    from meter_dashboard.comparison.view import Compare
+
+    view = Compare()
+    form = view.settings.form
+    assert 'class="md-field compare-paired"' in form.markup and 'type="checkbox"' in form.markup
+    assert form.values["paired"] == "true" and view.model.paired
+    form.type("paired", "false")
+    assert view.model.paired is False
+    form.type("paired", "1")  # not a checkbox's value: refused, the model keeps its own
+    assert view.model.paired is False and form.values["paired"] == "false"
+    view.model.paired = True
+    assert form.values["paired"] == "true"

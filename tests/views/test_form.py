@@ -134,7 +134,7 @@ def test_a_checked_input_as_a_field_parses_refuses_and_follows_its_model():
 def test_an_item_of_no_known_kind_is_refused_with_what_it_must_be():
     with pytest.raises(TypeError, match="must be a Field, Note, Row, Drawer or Action; got str"):
         Form(["text"])
-    with pytest.raises(ValueError, match="kind must be 'text', 'select', 'buttons' or 'toggles'; got 'radio'"):
+    with pytest.raises(ValueError, match="kind must be 'text', 'select', 'buttons', 'toggles' or 'checkbox'; got 'radio'"):
         Form([Field("x", "X", Box(), kind="radio")])
 
 
@@ -189,3 +189,15 @@ def test_a_linked_box_follows_its_parameter_both_ways_and_takes_only_what_is_off
     assert model.on is True
     model.on = False
     assert pressed.value == ""
+
+
+def test_a_checkbox_takes_true_or_false_only(caplog):
+    on = Box(value="true")
+    form = Form([Field("on", "Paired <runs>", on, kind="checkbox", classes=("on-box",))])
+    assert ('<label class="md-check" for="f-on"><input type="checkbox" id="f-on" data-field="on"><span>Paired '
+            '&lt;runs&gt; </span></label>') in form.markup
+    _typed(form, "on", "false")
+    assert on.value == "false"
+    with caplog.at_level(logging.WARNING):
+        _typed(form, "on", "maybe")
+    assert on.value == "false" and "not one of its options" in caplog.text
