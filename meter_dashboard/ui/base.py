@@ -61,13 +61,10 @@ _subshell_warned = False
 
 def _kernel_subshells() -> list[str]:
     """The running ipykernel's subshells (a frontend sending comms over subshells opens them); [] elsewhere."""
-    try:
-        from ipykernel.kernelapp import IPKernelApp
-    except ImportError:
+    kernelapp = sys.modules.get("ipykernel.kernelapp")  # loaded in a kernel; ipykernel is no dependency of ours
+    if kernelapp is None or not kernelapp.IPKernelApp.initialized():
         return []
-    if not IPKernelApp.initialized():
-        return []
-    manager = getattr(getattr(IPKernelApp.instance().kernel, "shell_channel_thread", None), "manager", None)
+    manager = getattr(getattr(kernelapp.IPKernelApp.instance().kernel, "shell_channel_thread", None), "manager", None)
     try:
         return list(manager.list_subshell()) if manager is not None else []
     except Exception:  # an ipykernel without subshells, or one shutting down
