@@ -6,11 +6,10 @@ adaptivity, mode, the bound (and the exact search's status, with a Cancel button
 difference bound p, and the labeling effort.  Every number gets a message beside it naming the
 rule and the value; the model keeps the last good result.
 
-Everything but the condition box is drawn by three :class:`~meter_dashboard.ui.form.Form`
-components (one Bokeh model each, issue 29): the preset menu above the condition box, then the
-condition's message to the bound's choice, then H to the labeling effort; the exact search's row
-goes between the last two the first time there is a search.  The condition stays a Panel text box:
-it is checked as it is typed (a form sends a box's text on Enter or when it is left).
+Everything is drawn by two :class:`~meter_dashboard.ui.form.Form` components (one Bokeh model
+each, issue 29): the preset menu, the condition (a live box: checked as it is typed, sent once
+typing pauses) and its message to the bound's choice, then H to the labeling effort; the exact
+search's row goes between the two the first time there is a search.
 """
 from __future__ import annotations
 
@@ -101,7 +100,7 @@ class Inputs(pn.viewable.Viewer):
         self._build_choices()
         self._build_numbers()
         self._build_forms()
-        self._layout = pn.Column(self.top, self.condition, self.form, self.numbers_form, sizing_mode="stretch_width")
+        self._layout = pn.Column(self.form, self.numbers_form, sizing_mode="stretch_width")
 
     def __panel__(self) -> pn.Column:
         return self._layout
@@ -111,10 +110,8 @@ class Inputs(pn.viewable.Viewer):
         m = self.model
         self.preset = Box(value=_PRESET_PLACEHOLDER)
         self.preset.param.watch(self._on_preset, "value")
-        self.condition = pn.widgets.TextInput(label="Condition", value=m.condition, value_input=m.condition,
-                                              placeholder="n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01",
-                                              sizing_mode="stretch_width", css_classes=["ci-condition"])
-        self.condition.param.watch(self._on_typed, "value_input")
+        self.condition = Box(value=m.condition)
+        self.condition.param.watch(self._on_typed, "value")
         self.condition_error = Slot()
         self.reliability = NumberInput(m, "reliability", label="Reliability (1 − δ)",
                                        check=reliability_check("Reliability (1 − δ)"), format=_exact_text,
@@ -152,12 +149,14 @@ class Inputs(pn.viewable.Viewer):
         self.other_errors = Slot()
 
     def _build_forms(self) -> None:
-        """Three forms (one Bokeh model each) around the condition box, in the order the page shows them."""
+        """Two forms (one Bokeh model each), in the order the page shows them."""
         m = self.model
         preset = Field("preset", "Paper settings", self.preset, kind="select", classes=("ci-preset",),
                        options=[(name, name) for name in (_PRESET_PLACEHOLDER, *PRESETS)])
-        self.top = Form([preset], prefix="ci-top", css_classes=["ci-form-top"])
+        condition = Field("condition", "Condition", self.condition, classes=("ci-condition",), live=True,
+                          placeholder="n - o > 0.02 +/- 0.01 /\\ d < 0.1 +/- 0.01")
         self.form = Form([
+            preset, condition,
             Note(slot=self.condition_error, classes=("ci-condition-error",), name="condition-error"),
             Note(_GRAMMAR), self.reliability.field(),
             _head("<b>Adaptivity</b>"), choice_field(m, "adaptivity", "Adaptivity"),
@@ -195,8 +194,8 @@ class Inputs(pn.viewable.Viewer):
     def _on_condition(self):
         """A condition set elsewhere (a preset, the URL, a notebook) shows in the box."""
         new = self.model.condition
-        if self.condition.value_input != new:
-            self.condition.param.update(value=new, value_input=new)
+        if self.condition.value != new:
+            self.condition.value = new
 
     def _on_use_bound(self, event):
         used = _is_pressed(event.new)

@@ -92,7 +92,8 @@ class Field:
     """One input: ``kind`` "text" (a box, with a ``slider`` (start, end, step) under it if given), "select"
     or "buttons" (``options``: (label, value) pairs; one chosen), or "toggles" (any of ``options`` pressed; the
     value is the pressed options' values joined by commas, in the options' order), or "checkbox" (its value
-    "true" or "false").  ``classes`` go on the element holding the label and the box; ``message`` (a
+    "true" or "false").  A ``live`` text box also sends its text while it is typed, once typing pauses for
+    0.25 s (not only on Enter or when the box is left).  ``classes`` go on the element holding the label and the box; ``message`` (a
     :class:`Slot`) shows under it; ``width`` fixes its width in px (in a :class:`Row`)."""
 
     name: str
@@ -107,6 +108,7 @@ class Field:
     width: int | None = None
     slider: tuple | None = None
     options: Sequence[tuple[str, str]] = ()
+    live: bool = False
 
 
 @dataclass
@@ -209,6 +211,10 @@ export function render({ model, el }) {
     } else {
       box.addEventListener("change", () => commit(box));
       box.addEventListener("keydown", (event) => { if (event.key === "Enter") commit(box); });
+      if (box.dataset.live) {  // checked as it is typed: sent once typing pauses
+        let pause;
+        box.addEventListener("input", () => { clearTimeout(pause); pause = setTimeout(() => commit(box), 250); });
+      }
     }
   }
   for (const button of root.querySelectorAll("button[data-choice]")) {
@@ -504,8 +510,9 @@ class Form(JSComponent):
             head = f'<label class="md-label" for="{ident}">{label}{help_html}</label>'
         elif item.kind == "text":
             placeholder = f' placeholder="{esc(item.placeholder)}"' if item.placeholder else ""
+            live = ' data-live="1"' if item.live else ""
             control = (f'<input class="md-input" type="text" id="{ident}" data-field="{esc(name)}" autocomplete="off" '
-                       f'spellcheck="false"{placeholder}{aria}>')
+                       f'spellcheck="false"{placeholder}{live}{aria}>')
             head = f'<label class="md-label" for="{ident}">{label}{help_html}</label>'
         elif item.kind == "checkbox":
             self._options[name] = {"true", "false"}

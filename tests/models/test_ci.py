@@ -143,12 +143,12 @@ def test_notebook_component():
 
 def test_component_shows_errors_beside_the_condition_and_keeps_numbers():
     view = md.CI(condition="n - o > 0.1 +/- 0.1", reliability=0.99)
-    view.condition.value_input = "n - o > 0.1 +/- "
+    view.inputs.form.type("condition", "n - o > 0.1 +/- ")
     assert "column 17: condition must be well-formed" in view.condition_error.object
     assert "^" in view.condition_error.object
     assert 'ci-labels">5,496<' in view.headlines.object
     assert "Showing the last valid condition" in view.headlines.object
-    view.condition.value_input = "n - o > 0.1 +/- 0.05"
+    view.inputs.form.type("condition", "n - o > 0.1 +/- 0.05")
     assert view.condition_error.object == "" and 'ci-labels">21,984<' in view.headlines.object
 
 
@@ -156,7 +156,7 @@ def test_component_escapes_user_text():
     view = md.CI(trace="")
     view.model.load_trace(b"commit,n,o,d\n<script>x</script>,0.8,0.7,0.05\n", name="x.csv")
     assert "<script>" not in view.replay_table.object and "&lt;script&gt;" in view.replay_table.object
-    view.condition.value_input = "n > <b>"
+    view.inputs.form.type("condition", "n > <b>")
     assert "<b>" not in view.condition_error.object
 
 

@@ -99,18 +99,19 @@ def test_outside_a_server_the_replay_plot_is_built_at_once():
 
 
 # --------------------------------------------------------------------------- issue 29: the sidebar as forms
-def test_the_sidebar_is_three_forms_around_the_condition_box():
-    """Issue 29: the preset, notes, number boxes, choices and toggles are three Form models around the condition box."""
+def test_the_sidebar_is_two_forms_the_condition_a_live_box_in_the_first():
+    """Issue 29: the preset, the condition, notes, number boxes, choices and toggles are two Form models."""
     from meter_dashboard.ui.form import Form
 
     view = CI(trace="")
     inputs = view.inputs
     column = view.controls()
-    assert column.objects == [inputs.top, view.condition, inputs.form, inputs.numbers_form]
-    assert all(isinstance(f, Form) for f in (inputs.top, inputs.form, inputs.numbers_form))
-    assert 'data-field="preset"' in inputs.top.markup
+    assert column.objects == [inputs.form, inputs.numbers_form]
+    assert all(isinstance(f, Form) for f in (inputs.form, inputs.numbers_form))
     form = inputs.form.markup  # the same text, in the same order, as the widgets it replaces
-    order = ['data-slot="condition-error"', "ci-grammar", 'data-field="reliability"', "<b>Adaptivity</b>",
+    assert 'data-field="condition" autocomplete="off" spellcheck="false" placeholder="n - o &gt; 0.02' in form
+    assert form.count('data-live="1"') == 1 and 'class="md-field ci-condition"' in form  # checked as typed
+    order = ['data-field="preset"', 'data-field="condition"', 'data-slot="condition-error"', "ci-grammar", 'data-field="reliability"', "<b>Adaptivity</b>",
              'data-choice="adaptivity"', "<b>Mode</b>", 'data-choice="mode"', "<b>Bound</b>", 'data-choice="bound"']
     assert [form.index(s) for s in order] == sorted(form.index(s) for s in order)
     numbers = inputs.numbers_form.markup
@@ -122,9 +123,9 @@ def test_the_sidebar_is_three_forms_around_the_condition_box():
     with set_curdoc(doc):
         doc.add_root(column.get_root(doc))
     kinds = [type(m).__name__ for m in doc.models]
-    assert kinds.count("ReactiveESM") == 3 and kinds.count("TextInput") == 1  # the condition, checked as typed
+    assert kinds.count("ReactiveESM") == 2 and kinds.count("TextInput") == 0
     assert not {"Select", "RadioButtonGroup", "Checkbox", "IntSlider"} & set(kinds), kinds
-    assert len(doc.models) <= 15, len(doc.models)  # 44 with a Panel widget per input
+    assert len(doc.models) <= 11, len(doc.models)  # 44 with a Panel widget per input, 15 with the condition one
 
 
 def test_the_choices_follow_the_model_both_ways_and_take_only_their_options():
@@ -139,7 +140,7 @@ def test_the_choices_follow_the_model_both_ways_and_take_only_their_options():
     assert form.values["bound"] == "binomial" == view.inputs.bound_choice.value
     view.inputs.mode.value = "fn-free"  # a notebook sets the box, as it set the button group
     assert m.mode == "fn-free" and form.values["mode"] == "fn-free" and view.inputs.adaptivity.value == "none"
-    top = view.inputs.top
+    top = view.inputs.form
     preset = next(name for name in PRESETS if name.startswith("Section 3.3"))
     top.type("preset", preset)  # a paper setting chosen: the condition box shows it
     assert view.inputs.preset.value == preset and m.condition == view.condition.value == "n > 0.8 +/- 0.05"
