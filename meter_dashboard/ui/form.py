@@ -93,8 +93,8 @@ class Field:
     or "buttons" (``options``: (label, value) pairs; one chosen), or "toggles" (any of ``options`` pressed; the
     value is the pressed options' values joined by commas, in the options' order), or "checkbox" (its value
     "true" or "false").  A ``live`` text box also sends its text while it is typed, once typing pauses for
-    0.25 s (not only on Enter or when the box is left).  ``classes`` go on the element holding the label and the box; ``message`` (a
-    :class:`Slot`) shows under it; ``width`` fixes its width in px (in a :class:`Row`)."""
+    0.25 s (not only on Enter or when the box is left).  ``classes`` go on the element holding the label and
+    the box; ``message`` (a :class:`Slot`) shows under it; ``width`` fixes its width in px (in a :class:`Row`)."""
 
     name: str
     label: str
